@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include <string>
+#include <vector>
+
+namespace attn::cli {
+
+/// One subcommand of attnscope-cli. `run` gets the words after the subcommand name and returns the exit code;
+/// it may throw UsageError (exit 2, usage printed) or attn::Error (exit 1, message printed).
+struct Command {
+    const char* name;
+    const char* usage;
+    const char* summary;
+    int (*run)(const std::vector<std::string>& words);
+};
+
+const std::vector<Command>& commands();
+
+// Each lives in its own cmd_<name>.cpp.
+int runInfo(const std::vector<std::string>& words);
+
+} // namespace attn::cli

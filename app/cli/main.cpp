@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// attnscope-cli: the headless face of the engine. Its subcommands and flags are a contract for scripts and tests.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/error.h"
+
+#include <cstring>
+#include <iostream>
+
+namespace attn::cli {
+
+const std::vector<Command>& commands()
+{
+    static const std::vector<Command> table = {
+        { "info", "info MODEL [--devices]", "print the model description as JSON", runInfo },
+    };
+    return table;
+}
+
+} // namespace attn::cli
+
+namespace {
+
+void printHelp(std::ostream& out)
+{
+    out << "usage: attnscope-cli COMMAND [ARGS]\n\ncommands:\n";
+    for (const auto& c : attn::cli::commands())
+        out << "  " << c.usage << "\n      " << c.summary << "\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+        printHelp(argc < 2 ? std::cerr : std::cout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string name = argv[1];
+    const std::vector<std::string> words(argv + 2, argv + argc);
+    for (const auto& c : attn::cli::commands()) {
+        if (name != c.name)
+            continue;
+        try {
+            return c.run(words);
+        } catch (const attn::cli::UsageError& e) {
+            std::cerr << "attnscope-cli " << name << ": " << e.what() << "\nusage: attnscope-cli " << c.usage << "\n";
+            return 2;
+        } catch (const std::exception& e) {
+            std::cerr << "attnscope-cli " << name << ": error: " << e.what() << "\n";
+            return 1;
+        }
+    }
+    std::cerr << "attnscope-cli: unknown command '" << name << "'\n";
+    printHelp(std::cerr);
+    return 2;
+}

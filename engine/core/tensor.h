@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+using Shape = std::vector<int64_t>;
+
+std::string shapeToString(const Shape& shape);
+int64_t shapeNumel(const Shape& shape);
+
+/// A dense row-major float32 tensor. All compute is fp32; f16/bf16 weights are converted on load.
+class Tensor {
+public:
+    Tensor() = default;
+    explicit Tensor(Shape shape); ///< zero-filled
+    Tensor(Shape shape, std::vector<float> data); ///< throws Error if sizes disagree
+
+    const Shape& shape() const { return m_shape; }
+    int rank() const { return static_cast<int>(m_shape.size()); }
+    /// Size of dimension i; negative i counts from the end.
+    int64_t dim(int i) const;
+    int64_t numel() const { return static_cast<int64_t>(m_data.size()); }
+    bool empty() const { return m_data.empty(); }
+
+    float* data() { return m_data.data(); }
+    const float* data() const { return m_data.data(); }
+    std::vector<float>& storage() { return m_data; }
+    const std::vector<float>& storage() const { return m_data; }
+
+    float& at(std::initializer_list<int64_t> index);
+    float at(std::initializer_list<int64_t> index) const;
+
+    /// Same data, another shape with the same element count (throws Error otherwise).
+    Tensor reshaped(Shape shape) const&;
+    Tensor reshaped(Shape shape) &&;
+    /// Throws Error naming `what` if the shape differs from `expected`.
+    void expectShape(const Shape& expected, const std::string& what) const;
+
+private:
+    int64_t offset(std::initializer_list<int64_t> index) const;
+    Shape m_shape;
+    std::vector<float> m_data;
+};
+
+} // namespace attn
