@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The CPU attention core: the reference every backend and model is checked against.
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+/// Which keys each query may see, plus additive biases, for one attention call.
+/// Query row i sits at absolute position queryOffset + i; key column j sits at absolute position j.
+struct MaskSpec {
+    bool causal = false; ///< key j visible iff j <= queryOffset + i
+    int64_t queryOffset = 0; ///< for KV-cache steps: number of positions before the first query
+    int64_t slidingWindow = 0; ///< > 0: query at position p sees only keys p - w + 1 .. p (with causal) or |p - j| < w
+    std::vector<uint8_t> keyKeep; ///< empty, or size k: 0 marks a padded key that is never attended
+    const Tensor* keepMask = nullptr; ///< optional boolean mask (nonzero = keep), [q, k] or [heads, q, k]
+    const Tensor* bias = nullptr; ///< optional additive bias or mask (-inf allowed), [q, k] or [heads, q, k]
+};
+
+struct AttentionOptions {
+    float scale = 0.0f; ///< score multiplier; 0 means 1/sqrt(head_dim)
+    MaskSpec mask;
+    bool wantProbs = true; ///< false: output only (probabilities never stored)
+};
+
+struct AttentionResult {
+    Tensor probs; ///< [heads, q, k]; masked entries are exactly 0; empty when !wantProbs
+    Tensor output; ///< [heads, q, dv]
+};
+
+/// Scaled dot-product multi-head attention with GQA/MQA.
+/// q [hq, q, d], k [hkv, k, d], v [hkv, k, dv], hq % hkv == 0: query head h reads kv head h / (hq / hkv).
+/// Softmax is max-subtracted; a query row with every key masked yields all-zero probabilities and a zero output.
+/// Throws Error on inconsistent shapes.
+AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options);
+
+/// The probabilities alone, [hq, q, k] (what the views ask for).
+Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options);
+
+/// Numerically stable softmax over each row of a [rows, cols] row-major block, in place.
+/// -inf entries become exactly 0; a row that is entirely -inf becomes all zeros (never NaN).
+void softmaxRowsInPlace(float* data, int64_t rows, int64_t cols);
+
+/// Log-sum-exp of one row (max-subtracted); -inf for an all -inf row.
+float logSumExp(const float* row, int64_t cols);
+
+/// The mask of `spec` as a [q, k] additive tensor: 0 where visible, -inf where masked (keepMask and bias excluded).
+Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys);
+
+/// True if query row i may see key column j under the structural parts of `spec` (causal, window, padding).
+bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol);
+
+} // namespace attn

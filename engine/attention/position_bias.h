@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Position-dependent score biases: ALiBi and T5 relative position buckets.
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+/// ALiBi head slopes (Press et al.), including the interpolation for head counts that are not powers of two.
+std::vector<float> alibiSlopes(int64_t numHeads);
+
+/// ALiBi bias [heads, q, k]: slope_h * (j - (queryOffset + i)) (the causal form; non-positive for visible keys).
+Tensor alibiBias(const std::vector<float>& slopes, int64_t numQueries, int64_t numKeys, int64_t queryOffset = 0);
+
+/// T5's bucket of a relative position (memory_position - query_position), exactly as HF T5Attention._relative_position_bucket.
+int64_t t5RelativeBucket(int64_t relativePosition, bool bidirectional, int64_t numBuckets, int64_t maxDistance);
+
+/// T5 position bias [heads, q, k] from the learned table [numBuckets, heads].
+Tensor t5PositionBias(const Tensor& table, int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
+    int64_t numBuckets, int64_t maxDistance);
+
+} // namespace attn
