@@ -17,7 +17,7 @@ Args::Args(const std::vector<std::string>& words, std::set<std::string> switches
         if (const auto eq = name.find('='); eq != std::string::npos) {
             m_options[name.substr(0, eq)] = name.substr(eq + 1);
         } else if (switches.count(name)) {
-            m_options[name] = "1";
+            m_options[name] = std::string(1, '1');
         } else if (i + 1 < words.size()) {
             m_options[name] = words[++i];
         } else {
