@@ -31,18 +31,14 @@ struct Dims {
 };
 
 /// A [q, k] or [heads, q, k] per-head operand (keepMask, bias): the row block of head h.
-const float* perHeadRows(const Tensor* t, int64_t h, const Dims& dims)
-{
-    if (!t)
-        return nullptr;
+const float* perHeadRows(const Tensor* t, int64_t h, const Dims& dims) {
+    if (!t) return nullptr;
     const int64_t head = t->rank() == 3 && t->dim(0) != 1 ? h : 0;
     return t->data() + head * dims.nq * dims.nk;
 }
 
-void checkPerHead(const Tensor* t, const char* what, const Dims& dims)
-{
-    if (!t)
-        return;
+void checkPerHead(const Tensor* t, const char* what, const Dims& dims) {
+    if (!t) return;
     const Shape& s = t->shape();
     const bool ok = (s.size() == 2 && s[0] == dims.nq && s[1] == dims.nk)
         || (s.size() == 3 && (s[0] == dims.hq || s[0] == 1) && s[1] == dims.nq && s[2] == dims.nk);
@@ -52,19 +48,15 @@ void checkPerHead(const Tensor* t, const char* what, const Dims& dims)
             + std::to_string(dims.nq) + ", " + std::to_string(dims.nk) + "]");
 }
 
-void checkStructure(const MaskSpec& spec, int64_t numKeys)
-{
-    if (spec.queryOffset < 0)
-        throw Error("attention: negative queryOffset " + std::to_string(spec.queryOffset));
-    if (spec.slidingWindow < 0)
-        throw Error("attention: negative slidingWindow " + std::to_string(spec.slidingWindow));
+void checkStructure(const MaskSpec& spec, int64_t numKeys) {
+    if (spec.queryOffset < 0) throw Error("attention: negative queryOffset " + std::to_string(spec.queryOffset));
+    if (spec.slidingWindow < 0) throw Error("attention: negative slidingWindow " + std::to_string(spec.slidingWindow));
     if (!spec.keyKeep.empty() && static_cast<int64_t>(spec.keyKeep.size()) != numKeys)
         throw Error("attention: keyKeep has " + std::to_string(spec.keyKeep.size()) + " entries for "
             + std::to_string(numKeys) + " keys");
 }
 
-Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options)
-{
+Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options) {
     if (q.rank() != 3 || k.rank() != 3 || (v && v->rank() != 3))
         throw Error("attention: q, k, v must be [heads, t, d]; got q " + shapeToString(q.shape()) + ", k "
             + shapeToString(k.shape()) + (v ? ", v " + shapeToString(v->shape()) : std::string()));
@@ -73,12 +65,11 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
         throw Error("attention: head dims differ or are empty: q " + shapeToString(q.shape()) + ", k "
             + shapeToString(k.shape()));
     if (dims.hkv < 1 || dims.hq < 1 || dims.hq % dims.hkv != 0)
-        throw Error("attention: " + std::to_string(dims.hq) + " query heads cannot share "
-            + std::to_string(dims.hkv) + " key/value heads");
+        throw Error("attention: " + std::to_string(dims.hq) + " query heads cannot share " + std::to_string(dims.hkv)
+            + " key/value heads");
     if (v && (v->dim(0) != dims.hkv || v->dim(1) != dims.nk || dims.dv < 1))
         throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
-    if (!std::isfinite(options.scale))
-        throw Error("attention: scale is not finite");
+    if (!std::isfinite(options.scale)) throw Error("attention: scale is not finite");
     checkStructure(options.mask, dims.nk);
     checkPerHead(options.mask.keepMask, "keepMask", dims);
     checkPerHead(options.mask.bias, "bias", dims);
@@ -86,43 +77,35 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
 }
 
 /// Half-open range [lo, hi) of keys that causal / sliding-window rules leave visible to query row i.
-std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys)
-{
+std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys) {
     const int64_t p = spec.queryOffset + queryRow;
     int64_t lo = 0;
     int64_t hi = numKeys;
-    if (spec.causal)
-        hi = std::min(hi, p + 1);
+    if (spec.causal) hi = std::min(hi, p + 1);
     if (spec.slidingWindow > 0) {
         lo = std::clamp<int64_t>(p - spec.slidingWindow + 1, 0, numKeys);
-        if (!spec.causal)
-            hi = std::min(hi, p + spec.slidingWindow);
+        if (!spec.causal) hi = std::min(hi, p + spec.slidingWindow);
     }
     return { lo, std::max(lo, hi) };
 }
 
 /// Writes -inf over the masked entries of one score row.
-void maskRow(const MaskSpec& spec, int64_t queryRow, float* row, int64_t numKeys, const float* keepRow,
-    const float* biasRow)
-{
+void maskRow(
+    const MaskSpec& spec, int64_t queryRow, float* row, int64_t numKeys, const float* keepRow, const float* biasRow) {
     RowArrayMap r(row, numKeys);
-    if (biasRow)
-        r += ConstRowArrayMap(biasRow, numKeys);
-    if (keepRow)
-        r = (ConstRowArrayMap(keepRow, numKeys) != 0.0f).select(r, kNegInf);
+    if (biasRow) r += ConstRowArrayMap(biasRow, numKeys);
+    if (keepRow) r = (ConstRowArrayMap(keepRow, numKeys) != 0.0f).select(r, kNegInf);
     const auto [lo, hi] = visibleRange(spec, queryRow, numKeys);
     std::fill(row, row + lo, kNegInf);
     std::fill(row + hi, row + numKeys, kNegInf);
     if (!spec.keyKeep.empty())
         for (int64_t j = lo; j < hi; ++j)
-            if (!spec.keyKeep[static_cast<size_t>(j)])
-                row[j] = kNegInf;
+            if (!spec.keyKeep[static_cast<size_t>(j)]) row[j] = kNegInf;
 }
 
 /// One attention call: probabilities (and optionally the output) head by head, in row blocks.
 void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options, const Dims& dims,
-    float* probs, float* output)
-{
+    float* probs, float* output) {
     if (dims.nq == 0 || dims.nk == 0)
         return; // no keys: every row is fully masked, so probabilities and output stay zero
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
@@ -159,29 +142,24 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
 
 } // namespace
 
-AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options)
-{
+AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {
     const Dims dims = checkShapes(q, k, &v, options);
     AttentionResult result;
-    if (options.wantProbs)
-        result.probs = Tensor({ dims.hq, dims.nq, dims.nk });
+    if (options.wantProbs) result.probs = Tensor({ dims.hq, dims.nq, dims.nk });
     result.output = Tensor({ dims.hq, dims.nq, dims.dv });
     attend(q, k, &v, options, dims, options.wantProbs ? result.probs.data() : nullptr, result.output.data());
     return result;
 }
 
-Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options)
-{
+Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options) {
     const Dims dims = checkShapes(q, k, nullptr, options);
     Tensor probs({ dims.hq, dims.nq, dims.nk });
     attend(q, k, nullptr, options, dims, probs.data(), nullptr);
     return probs;
 }
 
-void softmaxRowsInPlace(float* data, int64_t rows, int64_t cols)
-{
-    if (cols <= 0)
-        return;
+void softmaxRowsInPlace(float* data, int64_t rows, int64_t cols) {
+    if (cols <= 0) return;
     for (int64_t i = 0; i < rows; ++i) {
         RowArrayMap r(data + i * cols, cols);
         const float m = r.maxCoeff();
@@ -195,24 +173,19 @@ void softmaxRowsInPlace(float* data, int64_t rows, int64_t cols)
     }
 }
 
-float logSumExp(const float* row, int64_t cols)
-{
-    if (cols <= 0)
-        return kNegInf;
+float logSumExp(const float* row, int64_t cols) {
+    if (cols <= 0) return kNegInf;
     const ConstRowArrayMap r(row, cols);
     const float m = r.maxCoeff();
-    if (m == kNegInf)
-        return kNegInf;
+    if (m == kNegInf) return kNegInf;
     double sum = 0.0;
     for (int64_t j = 0; j < cols; ++j)
         sum += std::exp(static_cast<double>(row[j]) - m);
     return static_cast<float>(m + std::log(sum));
 }
 
-Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys)
-{
-    if (numQueries < 0 || numKeys < 0)
-        throw Error("additiveMask: negative size");
+Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys) {
+    if (numQueries < 0 || numKeys < 0) throw Error("additiveMask: negative size");
     checkStructure(spec, numKeys);
     Tensor mask({ numQueries, numKeys });
     for (int64_t i = 0; i < numQueries; ++i)
@@ -220,16 +193,13 @@ Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys)
     return mask;
 }
 
-bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol)
-{
-    if (queryRow < 0 || keyCol < 0)
-        throw Error("keyVisible: negative query row or key column");
+bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol) {
+    if (queryRow < 0 || keyCol < 0) throw Error("keyVisible: negative query row or key column");
     if (!spec.keyKeep.empty()) {
         if (keyCol >= static_cast<int64_t>(spec.keyKeep.size()))
             throw Error("keyVisible: key column " + std::to_string(keyCol) + " beyond keyKeep size "
                 + std::to_string(spec.keyKeep.size()));
-        if (!spec.keyKeep[static_cast<size_t>(keyCol)])
-            return false;
+        if (!spec.keyKeep[static_cast<size_t>(keyCol)]) return false;
     }
     const auto [lo, hi] = visibleRange(spec, queryRow, keyCol + 1);
     return keyCol >= lo && keyCol < hi;

@@ -17,8 +17,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Tensor randomTensor(Shape shape, uint32_t seed, float stddev = 1.0f)
-{
+Tensor randomTensor(Shape shape, uint32_t seed, float stddev = 1.0f) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> dist(0.0f, stddev);
     Tensor t(std::move(shape));
@@ -28,24 +27,18 @@ Tensor randomTensor(Shape shape, uint32_t seed, float stddev = 1.0f)
 }
 
 /// Visibility straight from the MaskSpec documentation (HF Mistral convention for the causal window).
-bool refVisible(const MaskSpec& spec, int64_t i, int64_t j)
-{
+bool refVisible(const MaskSpec& spec, int64_t i, int64_t j) {
     const int64_t p = spec.queryOffset + i;
-    if (spec.causal && j > p)
-        return false;
+    if (spec.causal && j > p) return false;
     if (spec.slidingWindow > 0) {
-        if (spec.causal && p - j >= spec.slidingWindow)
-            return false;
-        if (!spec.causal && std::abs(p - j) >= spec.slidingWindow)
-            return false;
+        if (spec.causal && p - j >= spec.slidingWindow) return false;
+        if (!spec.causal && std::abs(p - j) >= spec.slidingWindow) return false;
     }
-    if (!spec.keyKeep.empty() && spec.keyKeep[static_cast<size_t>(j)] == 0)
-        return false;
+    if (!spec.keyKeep.empty() && spec.keyKeep[static_cast<size_t>(j)] == 0) return false;
     return true;
 }
 
-double perHead(const Tensor* t, int64_t h, int64_t i, int64_t j)
-{
+double perHead(const Tensor* t, int64_t h, int64_t i, int64_t j) {
     return t->rank() == 2 ? t->at({ i, j }) : t->at({ t->dim(0) == 1 ? 0 : h, i, j });
 }
 
@@ -54,8 +47,7 @@ struct Reference {
     std::vector<double> output; // [hq, q, dv]
 };
 
-Reference referenceAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options)
-{
+Reference referenceAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {
     const int64_t hq = q.dim(0), nq = q.dim(1), d = q.dim(2), hkv = k.dim(0), nk = k.dim(1), dv = v.dim(2);
     const double scale = options.scale != 0.0f ? options.scale : 1.0 / std::sqrt(static_cast<double>(d));
     const MaskSpec& spec = options.mask;
@@ -68,8 +60,7 @@ Reference referenceAttention(const Tensor& q, const Tensor& k, const Tensor& v, 
             std::vector<double> s(static_cast<size_t>(nk), -kInf);
             double m = -kInf;
             for (int64_t j = 0; j < nk; ++j) {
-                if (!refVisible(spec, i, j) || (spec.keepMask && perHead(spec.keepMask, h, i, j) == 0.0))
-                    continue;
+                if (!refVisible(spec, i, j) || (spec.keepMask && perHead(spec.keepMask, h, i, j) == 0.0)) continue;
                 double dot = 0.0;
                 for (int64_t c = 0; c < d; ++c)
                     dot += static_cast<double>(q.at({ h, i, c })) * k.at({ kvh, j, c });
@@ -77,8 +68,7 @@ Reference referenceAttention(const Tensor& q, const Tensor& k, const Tensor& v, 
                 s[static_cast<size_t>(j)] = x;
                 m = std::max(m, x);
             }
-            if (m == -kInf)
-                continue;
+            if (m == -kInf) continue;
             double sum = 0.0;
             for (double& x : s)
                 sum += (x = x == -kInf ? 0.0 : std::exp(x - m));
@@ -95,8 +85,7 @@ Reference referenceAttention(const Tensor& q, const Tensor& k, const Tensor& v, 
 
 /// Every element within 1e-6 of the reference, relative to the reference tensor's largest magnitude
 /// (float32 dot products over 80 terms cannot promise more per element).
-void expectNear(const Tensor& actual, const std::vector<double>& ref, const std::string& what)
-{
+void expectNear(const Tensor& actual, const std::vector<double>& ref, const std::string& what) {
     ASSERT_EQ(actual.numel(), static_cast<int64_t>(ref.size())) << what;
     double scale = 0.0;
     for (double r : ref)
@@ -109,23 +98,20 @@ void expectNear(const Tensor& actual, const std::vector<double>& ref, const std:
     EXPECT_LE(worst, 1e-6 * std::max(scale, 1e-30)) << what << " (reference magnitude " << scale << ")";
 }
 
-void expectMaskedExactlyZero(const Tensor& probs, const std::vector<double>& ref, const std::string& what)
-{
+void expectMaskedExactlyZero(const Tensor& probs, const std::vector<double>& ref, const std::string& what) {
     for (size_t n = 0; n < ref.size(); ++n)
         if (ref[n] == 0.0) {
             ASSERT_EQ(probs.data()[n], 0.0f) << what << " element " << n;
         }
 }
 
-std::string describe(int64_t hq, int64_t hkv, int64_t nq, int64_t nk, int64_t d, const MaskSpec& m)
-{
-    return "hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) + " q=" + std::to_string(nq) + " k="
-        + std::to_string(nk) + " d=" + std::to_string(d) + " causal=" + std::to_string(m.causal) + " offset="
-        + std::to_string(m.queryOffset) + " window=" + std::to_string(m.slidingWindow);
+std::string describe(int64_t hq, int64_t hkv, int64_t nq, int64_t nk, int64_t d, const MaskSpec& m) {
+    return "hq=" + std::to_string(hq) + " hkv=" + std::to_string(hkv) + " q=" + std::to_string(nq)
+        + " k=" + std::to_string(nk) + " d=" + std::to_string(d) + " causal=" + std::to_string(m.causal)
+        + " offset=" + std::to_string(m.queryOffset) + " window=" + std::to_string(m.slidingWindow);
 }
 
-TEST(AttentionCore, MatchesReferenceAcrossShapes)
-{
+TEST(AttentionCore, MatchesReferenceAcrossShapes) {
     const std::vector<int64_t> sizes { 1, 3, 7, 64, 129 };
     const std::vector<int64_t> headDims { 1, 8, 16, 80 };
     const std::vector<std::pair<int64_t, int64_t>> heads { { 1, 1 }, { 4, 2 }, { 3, 1 }, { 2, 2 } };
@@ -157,8 +143,7 @@ TEST(AttentionCore, MatchesReferenceAcrossShapes)
         }
 }
 
-TEST(AttentionCore, ExplicitScaleNonCausalWindowAndPadding)
-{
+TEST(AttentionCore, ExplicitScaleNonCausalWindowAndPadding) {
     const Tensor q = randomTensor({ 2, 7, 16 }, 11);
     const Tensor k = randomTensor({ 2, 9, 16 }, 12);
     const Tensor v = randomTensor({ 2, 9, 8 }, 13);
@@ -174,8 +159,7 @@ TEST(AttentionCore, ExplicitScaleNonCausalWindowAndPadding)
     expectMaskedExactlyZero(result.probs, ref.probs, "probs");
 }
 
-TEST(AttentionCore, KeepMaskAndBiasPerQueryAndPerHead)
-{
+TEST(AttentionCore, KeepMaskAndBiasPerQueryAndPerHead) {
     const int64_t hq = 4, hkv = 2, nq = 7, nk = 11, d = 8;
     const Tensor q = randomTensor({ hq, nq, d }, 21);
     const Tensor k = randomTensor({ hkv, nk, d }, 22);
@@ -188,8 +172,7 @@ TEST(AttentionCore, KeepMaskAndBiasPerQueryAndPerHead)
             x = keep(rng) ? 1.0f : 0.0f;
         Tensor bias = randomTensor(shape, 25);
         for (float& x : bias.storage())
-            if (!keep(rng))
-                x = -std::numeric_limits<float>::infinity();
+            if (!keep(rng)) x = -std::numeric_limits<float>::infinity();
         AttentionOptions options;
         options.mask.causal = true;
         options.mask.queryOffset = nk - nq;
@@ -204,8 +187,7 @@ TEST(AttentionCore, KeepMaskAndBiasPerQueryAndPerHead)
     }
 }
 
-TEST(AttentionCore, RowsSumToOneOrAreFullyMaskedZero)
-{
+TEST(AttentionCore, RowsSumToOneOrAreFullyMaskedZero) {
     const int64_t hq = 3, nq = 9, nk = 6, d = 16;
     const Tensor q = randomTensor({ hq, nq, d }, 31, 4.0f);
     const Tensor k = randomTensor({ 1, nk, d }, 32, 4.0f);
@@ -241,8 +223,7 @@ TEST(AttentionCore, RowsSumToOneOrAreFullyMaskedZero)
     EXPECT_FALSE(refVisible(options.mask, 8, 5));
 }
 
-TEST(AttentionCore, FullyMaskedByBiasOrPaddingGivesZerosNotNaN)
-{
+TEST(AttentionCore, FullyMaskedByBiasOrPaddingGivesZerosNotNaN) {
     const Tensor q = randomTensor({ 2, 3, 4 }, 41);
     const Tensor k = randomTensor({ 2, 5, 4 }, 42);
     const Tensor v = randomTensor({ 2, 5, 4 }, 43);
@@ -270,8 +251,7 @@ TEST(AttentionCore, FullyMaskedByBiasOrPaddingGivesZerosNotNaN)
         EXPECT_EQ(o, 0.0f);
 }
 
-TEST(AttentionCore, GroupedQueryEqualsRepeatedKeyValues)
-{
+TEST(AttentionCore, GroupedQueryEqualsRepeatedKeyValues) {
     for (const int64_t hkv : { 1, 2, 3 }) {
         const int64_t hq = 6, nq = 7, nk = 13, d = 16, dv = 8;
         const Tensor q = randomTensor({ hq, nq, d }, 51);
@@ -295,8 +275,7 @@ TEST(AttentionCore, GroupedQueryEqualsRepeatedKeyValues)
 }
 
 /// A slice [t0, t1) of the rows of a [heads, t, cols] tensor, or of its first `cols` columns.
-Tensor rowSlice(const Tensor& t, int64_t t0, int64_t t1, int64_t cols)
-{
+Tensor rowSlice(const Tensor& t, int64_t t0, int64_t t1, int64_t cols) {
     const int64_t heads = t.dim(0), full = t.dim(2);
     Tensor out({ heads, t1 - t0, cols });
     for (int64_t h = 0; h < heads; ++h)
@@ -305,15 +284,13 @@ Tensor rowSlice(const Tensor& t, int64_t t0, int64_t t1, int64_t cols)
     return out;
 }
 
-void expectClose(const Tensor& a, const Tensor& b, const std::string& what)
-{
+void expectClose(const Tensor& a, const Tensor& b, const std::string& what) {
     ASSERT_EQ(a.shape(), b.shape()) << what;
     std::vector<double> ref(b.storage().begin(), b.storage().end());
     expectNear(a, ref, what);
 }
 
-TEST(AttentionCore, KvCacheStepsEqualSlicesOfFullCausalPass)
-{
+TEST(AttentionCore, KvCacheStepsEqualSlicesOfFullCausalPass) {
     const int64_t hq = 4, hkv = 2, total = 23, d = 16, dv = 16;
     const Tensor q = randomTensor({ hq, total, d }, 61);
     const Tensor k = randomTensor({ hkv, total, d }, 62);
@@ -333,8 +310,8 @@ TEST(AttentionCore, KvCacheStepsEqualSlicesOfFullCausalPass)
             step.mask.queryOffset = t0;
             const AttentionResult r
                 = multiHeadAttention(rowSlice(q, t0, t1, d), rowSlice(k, 0, t1, d), rowSlice(v, 0, t1, dv), step);
-            const std::string what = "window " + std::to_string(window) + " rows " + std::to_string(t0) + ".."
-                + std::to_string(t1);
+            const std::string what
+                = "window " + std::to_string(window) + " rows " + std::to_string(t0) + ".." + std::to_string(t1);
             expectClose(r.probs, rowSlice(full.probs, t0, t1, t1), "probs " + what);
             expectClose(r.output, rowSlice(full.output, t0, t1, dv), "output " + what);
             for (int64_t h = 0; h < hq; ++h)
@@ -345,8 +322,7 @@ TEST(AttentionCore, KvCacheStepsEqualSlicesOfFullCausalPass)
     }
 }
 
-TEST(AttentionCore, OutputWithoutProbabilitiesMatchesAndProbabilitiesAloneMatch)
-{
+TEST(AttentionCore, OutputWithoutProbabilitiesMatchesAndProbabilitiesAloneMatch) {
     // 20000 keys make the probability-free path work in several row blocks.
     const int64_t hq = 2, nq = 64, nk = 20000, d = 8;
     const Tensor q = randomTensor({ hq, nq, d }, 71);
@@ -364,8 +340,7 @@ TEST(AttentionCore, OutputWithoutProbabilitiesMatchesAndProbabilitiesAloneMatch)
     EXPECT_EQ(attentionProbabilities(q, k, options).storage(), withProbs.probs.storage());
 }
 
-TEST(AttentionCore, EmptyKeysGiveZeroOutput)
-{
+TEST(AttentionCore, EmptyKeysGiveZeroOutput) {
     const AttentionResult r
         = multiHeadAttention(randomTensor({ 2, 3, 4 }, 75), Tensor({ 1, 0, 4 }), Tensor({ 1, 0, 6 }), {});
     EXPECT_EQ(r.probs.shape(), (Shape { 2, 3, 0 }));
@@ -374,8 +349,7 @@ TEST(AttentionCore, EmptyKeysGiveZeroOutput)
         EXPECT_EQ(o, 0.0f);
 }
 
-TEST(AttentionCore, SoftmaxRowsAndLogSumExp)
-{
+TEST(AttentionCore, SoftmaxRowsAndLogSumExp) {
     const float inf = std::numeric_limits<float>::infinity();
     std::vector<float> rows { 1000.0f, 999.0f, -inf, 998.0f, // large values: needs the max subtraction
         -inf, -inf, -inf, -inf, // fully masked
@@ -406,8 +380,7 @@ TEST(AttentionCore, SoftmaxRowsAndLogSumExp)
     }
 }
 
-TEST(AttentionCore, SlidingWindowFollowsHuggingFaceMistral)
-{
+TEST(AttentionCore, SlidingWindowFollowsHuggingFaceMistral) {
     // transformers masking_utils.sliding_window_overlay: kv_idx > q_idx - sliding_window, on top of kv_idx <= q_idx.
     MaskSpec spec;
     spec.causal = true;
@@ -422,8 +395,7 @@ TEST(AttentionCore, SlidingWindowFollowsHuggingFaceMistral)
         EXPECT_EQ(keyVisible(spec, 3, j), j >= 3 && j <= 7) << j;
 }
 
-TEST(AttentionCore, AdditiveMaskAgreesWithKeyVisible)
-{
+TEST(AttentionCore, AdditiveMaskAgreesWithKeyVisible) {
     const float inf = std::numeric_limits<float>::infinity();
     for (const bool causal : { false, true })
         for (const int64_t window : { 0, 1, 4 })
@@ -444,8 +416,7 @@ TEST(AttentionCore, AdditiveMaskAgreesWithKeyVisible)
             }
 }
 
-std::string errorOf(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {})
-{
+std::string errorOf(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {}) {
     try {
         multiHeadAttention(q, k, v, options);
     } catch (const Error& e) {
@@ -454,8 +425,7 @@ std::string errorOf(const Tensor& q, const Tensor& k, const Tensor& v, const Att
     return "<no error>";
 }
 
-TEST(AttentionCore, BadShapesThrow)
-{
+TEST(AttentionCore, BadShapesThrow) {
     const Tensor q({ 4, 3, 8 });
     const Tensor k({ 2, 5, 8 });
     const Tensor v({ 2, 5, 6 });
