@@ -103,37 +103,41 @@ void maskRow(
             if (!spec.keyKeep[static_cast<size_t>(j)]) row[j] = kNegInf;
 }
 
-/// One attention call: probabilities (and optionally the output) head by head, in row blocks.
+/// One attention call: probabilities (and optionally the output), one key/value head at a time.
+/// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
+/// [group * q, d] block: one GEMM per kv head reads K and V once (this is what makes GQA decode steps cheap).
 void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options, const Dims& dims,
     float* probs, float* output) {
     if (dims.nq == 0 || dims.nk == 0)
         return; // no keys: every row is fully masked, so probabilities and output stay zero
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
     const int64_t group = dims.hq / dims.hkv;
-    const int64_t blockRows = probs ? dims.nq : std::clamp<int64_t>(kScratchFloats / dims.nk, 1, dims.nq);
+    const int64_t fusedRows = group * dims.nq;
+    const int64_t blockRows = probs ? fusedRows : std::clamp<int64_t>(kScratchFloats / dims.nk, 1, fusedRows);
     std::vector<float> scratch(probs ? 0 : static_cast<size_t>(blockRows * dims.nk));
     const MaskSpec& spec = options.mask;
 
-    for (int64_t h = 0; h < dims.hq; ++h) {
-        const int64_t kvh = h / group;
+    for (int64_t kvh = 0; kvh < dims.hkv; ++kvh) {
         const ConstMatrixMap K(k.data() + kvh * dims.nk * dims.d, dims.nk, dims.d);
-        const float* keep = perHeadRows(spec.keepMask, h, dims);
-        const float* bias = perHeadRows(spec.bias, h, dims);
-        for (int64_t r0 = 0; r0 < dims.nq; r0 += blockRows) {
-            const int64_t rows = std::min(blockRows, dims.nq - r0);
-            float* block = probs ? probs + (h * dims.nq + r0) * dims.nk : scratch.data();
+        const int64_t firstRow = kvh * fusedRows; // row index into [hq * q]
+        for (int64_t r0 = 0; r0 < fusedRows; r0 += blockRows) {
+            const int64_t rows = std::min(blockRows, fusedRows - r0);
+            float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
             MatrixMap S(block, rows, dims.nk);
-            const ConstMatrixMap Q(q.data() + (h * dims.nq + r0) * dims.d, rows, dims.d);
+            const ConstMatrixMap Q(q.data() + (firstRow + r0) * dims.d, rows, dims.d);
             S.noalias() = scale * Q * K.transpose();
-            for (int64_t i = 0; i < rows; ++i) {
-                const int64_t off = (r0 + i) * dims.nk;
-                maskRow(spec, r0 + i, block + i * dims.nk, dims.nk, keep ? keep + off : nullptr,
-                    bias ? bias + off : nullptr);
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t h = (firstRow + r0 + r) / dims.nq;
+                const int64_t i = (firstRow + r0 + r) % dims.nq;
+                const float* keep = perHeadRows(spec.keepMask, h, dims);
+                const float* bias = perHeadRows(spec.bias, h, dims);
+                maskRow(spec, i, block + r * dims.nk, dims.nk, keep ? keep + i * dims.nk : nullptr,
+                    bias ? bias + i * dims.nk : nullptr);
             }
             softmaxRowsInPlace(block, rows, dims.nk);
             if (output) {
                 const ConstMatrixMap V(v->data() + kvh * dims.nk * dims.dv, dims.nk, dims.dv);
-                MatrixMap O(output + (h * dims.nq + r0) * dims.dv, rows, dims.dv);
+                MatrixMap O(output + (firstRow + r0) * dims.dv, rows, dims.dv);
                 O.noalias() = S * V;
             }
         }
