@@ -13,10 +13,13 @@ namespace attn {
 struct MaskSpec {
     bool causal = false; ///< key j visible iff j <= queryOffset + i
     int64_t queryOffset = 0; ///< for KV-cache steps: number of positions before the first query
-    int64_t slidingWindow = 0; ///< > 0: query at position p sees only keys p - w + 1 .. p (with causal) or |p - j| < w
+    /// > 0: with causal, query at position p sees keys p - w + 1 .. p, i.e. p - j < w (HF Mistral/Qwen2:
+    /// transformers masking_utils.sliding_window_overlay, kv_idx > q_idx - sliding_window).
+    /// Without causal: |p - j| < w.
+    int64_t slidingWindow = 0;
     std::vector<uint8_t> keyKeep; ///< empty, or size k: 0 marks a padded key that is never attended
-    const Tensor* keepMask = nullptr; ///< optional boolean mask (nonzero = keep), [q, k] or [heads, q, k]
-    const Tensor* bias = nullptr; ///< optional additive bias or mask (-inf allowed), [q, k] or [heads, q, k]
+    const Tensor* keepMask = nullptr; ///< optional boolean mask (nonzero = keep), [q, k], [1, q, k] or [hq, q, k]
+    const Tensor* bias = nullptr; ///< optional additive bias or mask (-inf allowed), [q, k], [1, q, k] or [hq, q, k]
 };
 
 struct AttentionOptions {
@@ -33,7 +36,8 @@ struct AttentionResult {
 /// Scaled dot-product multi-head attention with GQA/MQA.
 /// q [hq, q, d], k [hkv, k, d], v [hkv, k, dv], hq % hkv == 0: query head h reads kv head h / (hq / hkv).
 /// Softmax is max-subtracted; a query row with every key masked yields all-zero probabilities and a zero output.
-/// Throws Error on inconsistent shapes.
+/// The bias is added to the scaled scores before masking. With !wantProbs the scores are processed in row blocks
+/// of bounded size, so no [q, k] buffer is needed. Throws Error on inconsistent shapes or a negative offset/window.
 AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options);
 
 /// The probabilities alone, [hq, q, k] (what the views ask for).

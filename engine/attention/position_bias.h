@@ -12,9 +12,12 @@ namespace attn {
 std::vector<float> alibiSlopes(int64_t numHeads);
 
 /// ALiBi bias [heads, q, k]: slope_h * (j - (queryOffset + i)) (the causal form; non-positive for visible keys).
+/// HF Bloom adds slope_h * j instead, which differs by a per-row constant and so gives the same softmax.
 Tensor alibiBias(const std::vector<float>& slopes, int64_t numQueries, int64_t numKeys, int64_t queryOffset = 0);
 
-/// T5's bucket of a relative position (memory_position - query_position), exactly as HF T5Attention._relative_position_bucket.
+/// T5's bucket of a relative position (memory_position - query_position), exactly as HF
+/// T5Attention._relative_position_bucket (its logarithmic branch in float32, as torch evaluates it).
+/// Throws Error when numBuckets / maxDistance leave no logarithmic range (max_exact < 1 or maxDistance <= max_exact).
 int64_t t5RelativeBucket(int64_t relativePosition, bool bidirectional, int64_t numBuckets, int64_t maxDistance);
 
 /// T5 position bias [heads, q, k] from the learned table [numBuckets, heads].
