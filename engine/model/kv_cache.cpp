@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "model/kv_cache.h"
+
+#include "core/error.h"
+
+namespace attn {
+namespace {
+
+/// Appends rows [n, dim] (block `head` of a head-major [heads, n, dim] tensor) to a [1, T, dim] tensor.
+void appendRows(Tensor& dst, const Tensor& src, int64_t head)
+{
+    const int64_t n = src.dim(1), dim = src.dim(2);
+    const float* begin = src.data() + head * n * dim;
+    auto& storage = dst.storage();
+    storage.insert(storage.end(), begin, begin + n * dim);
+    dst = std::move(dst).reshaped({ 1, static_cast<int64_t>(storage.size()) / dim, dim });
+}
+
+void keepRows(Tensor& t, int64_t rows)
+{
+    const int64_t dim = t.dim(2);
+    t.storage().resize(static_cast<size_t>(rows * dim));
+    t = std::move(t).reshaped({ 1, rows, dim });
+}
+
+} // namespace
+
+KvCache::KvCache(int64_t layers, int64_t queryHeads, int64_t kvHeads, int64_t headDim, int64_t valueDim)
+    : m_layers(layers)
+    , m_queryHeads(queryHeads)
+    , m_kvHeads(kvHeads)
+    , m_headDim(headDim)
+    , m_valueDim(valueDim)
+{
+    for (int64_t i = 0; i < layers * queryHeads; ++i)
+        m_q.emplace_back(Shape { 1, 0, headDim });
+    for (int64_t i = 0; i < layers * kvHeads; ++i) {
+        m_k.emplace_back(Shape { 1, 0, headDim });
+        m_v.emplace_back(Shape { 1, 0, valueDim });
+    }
+}
+
+size_t KvCache::index(int64_t layer, int64_t head, int64_t heads) const
+{
+    if (layer < 0 || layer >= m_layers || head < 0 || head >= heads)
+        throw Error("KV cache: layer " + std::to_string(layer) + " head " + std::to_string(head) + " out of range ("
+            + std::to_string(m_layers) + " layers, " + std::to_string(heads) + " heads)");
+    return static_cast<size_t>(layer * heads + head);
+}
+
+void KvCache::reserve(int64_t positions)
+{
+    for (auto& t : m_q)
+        t.storage().reserve(static_cast<size_t>(positions * m_headDim));
+    for (auto& t : m_k)
+        t.storage().reserve(static_cast<size_t>(positions * m_headDim));
+    for (auto& t : m_v)
+        t.storage().reserve(static_cast<size_t>(positions * m_valueDim));
+}
+
+void KvCache::truncate(int64_t positions)
+{
+    if (positions < 0 || positions > m_length)
+        throw Error("KV cache: cannot keep " + std::to_string(positions) + " of " + std::to_string(m_length)
+            + " positions");
+    for (auto* group : { &m_q, &m_k, &m_v })
+        for (auto& t : *group)
+            keepRows(t, positions);
+    m_length = positions;
+}
+
+void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v)
+{
+    if (q.rank() != 3 || q.dim(0) != m_queryHeads || q.dim(2) != m_headDim || k.rank() != 3 || k.dim(0) != m_kvHeads
+        || k.dim(2) != m_headDim || v.rank() != 3 || v.dim(0) != m_kvHeads || v.dim(2) != m_valueDim
+        || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1))
+        throw Error("KV cache: q " + shapeToString(q.shape()) + ", k " + shapeToString(k.shape()) + ", v "
+            + shapeToString(v.shape()) + " do not fit the cache");
+    for (int64_t h = 0; h < m_queryHeads; ++h)
+        appendRows(m_q[index(layer, h, m_queryHeads)], q, h);
+    for (int64_t h = 0; h < m_kvHeads; ++h) {
+        appendRows(m_k[index(layer, h, m_kvHeads)], k, h);
+        appendRows(m_v[index(layer, h, m_kvHeads)], v, h);
+    }
+}
+
+void KvCache::commit(int64_t n)
+{
+    for (int64_t l = 0; l < m_layers; ++l)
+        if (m_k[index(l, 0, m_kvHeads)].dim(1) != m_length + n)
+            throw Error("KV cache: layer " + std::to_string(l) + " was not appended before commit");
+    m_length += n;
+}
+
+} // namespace attn

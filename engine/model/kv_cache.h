@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+/// The per-layer state a decoder keeps between steps: keys and values per KV head and the queries (after RoPE) per
+/// query head, each a [1, T, dim] tensor that grows by appending rows. Attention probabilities are derived from these
+/// on request. Capacity reserved with reserve() keeps steps free of reallocation.
+class KvCache {
+public:
+    KvCache(int64_t layers, int64_t queryHeads, int64_t kvHeads, int64_t headDim, int64_t valueDim);
+
+    int64_t numLayers() const { return m_layers; }
+    int64_t numQueryHeads() const { return m_queryHeads; }
+    int64_t numKvHeads() const { return m_kvHeads; }
+    /// Positions every layer holds.
+    int64_t length() const { return m_length; }
+
+    void reserve(int64_t positions);
+    /// Keeps the first `positions` positions (rewind). Throws Error if positions > length().
+    void truncate(int64_t positions);
+
+    /// Appends n new rows of one layer: q [hq, n, d], k [hkv, n, d], v [hkv, n, dv]. A forward pass appends every
+    /// layer, then commit(n) makes them part of length().
+    void append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v);
+    void commit(int64_t n);
+    /// Drops rows appended since the last commit (a failed or cancelled forward pass).
+    void rollback() { truncate(m_length); }
+
+    const Tensor& queries(int64_t layer, int64_t head) const { return m_q[index(layer, head, m_queryHeads)]; }
+    const Tensor& keys(int64_t layer, int64_t kvHead) const { return m_k[index(layer, kvHead, m_kvHeads)]; }
+    const Tensor& values(int64_t layer, int64_t kvHead) const { return m_v[index(layer, kvHead, m_kvHeads)]; }
+
+private:
+    size_t index(int64_t layer, int64_t head, int64_t heads) const;
+    int64_t m_layers, m_queryHeads, m_kvHeads, m_headDim, m_valueDim;
+    int64_t m_length = 0;
+    std::vector<Tensor> m_q, m_k, m_v;
+};
+
+} // namespace attn

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The common contract of every model family: a typed description plus the forward passes the session drives.
+#include "core/tensor.h"
+#include "model/model_config.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+class Backend;
+class KvCache;
+
+/// What a forward pass records besides the logits.
+struct ForwardOptions {
+    bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
+    bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
+    /// Runs the attention op (null: the CPU attention core directly). Not owned; used from one thread at a time.
+    Backend* backend = nullptr;
+};
+
+/// What running new positions through a model produced. Built once, then shared read-only
+/// (the session hands it out as std::shared_ptr<const StepResult>).
+struct StepResult {
+    int64_t firstPosition = 0; ///< absolute position of tokens[0]
+    std::vector<int64_t> tokens; ///< ids of the new positions
+    Tensor logits; ///< [q, vocab]; empty for a model without a head
+    /// Per layer [heads, q, keys], one row per query head. Decoders: keys = firstPosition + q (every key so far,
+    /// masked entries exactly 0). Encoders: keys = q.
+    std::vector<Tensor> attention;
+    /// numLayers + 1 entries [q, hidden] when asked: 0 = embeddings, i = output of layer i - 1; the last has the
+    /// final norm applied where the family has one (GPT-2 ln_f, Llama norm), as HF reports it.
+    std::vector<Tensor> hiddenStates;
+    double seconds = 0.0; ///< wall time of the forward pass
+};
+
+/// A loaded model. Immutable after loading, so one model may serve several sessions.
+class Model {
+public:
+    virtual ~Model() = default;
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+
+    const ModelConfig& config() const { return m_config; }
+    ModelKind kind() const { return m_config.kind; }
+    /// One line for people: type, layers, heads, dims.
+    std::string description() const;
+
+protected:
+    explicit Model(ModelConfig config);
+    ModelConfig m_config;
+};
+
+/// Causal decoders (GPT-2, Llama family, llama2.c): new positions run against an append-only KV cache.
+class DecoderModel : public Model {
+public:
+    /// A cache shaped for this model (no positions yet).
+    KvCache newCache() const;
+    /// Runs `tokens` at positions cache.length() .. and appends them to the cache. On any error the cache is left as
+    /// it was. Throws Error for an id outside the vocabulary or a position past the model's limit.
+    virtual StepResult forward(KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const
+        = 0;
+
+protected:
+    using Model::Model;
+    /// Value head size (== headDim for every family so far).
+    virtual int64_t valueDim() const { return m_config.headDim; }
+};
+
+/// Bidirectional encoders (BERT): one pass over the whole input.
+class EncoderModel : public Model {
+public:
+    /// tokenTypes and attentionMask are empty or as long as tokens; attentionMask 0 marks padding (never attended as
+    /// a key; padded query rows are still computed). Throws Error on inconsistent inputs.
+    virtual StepResult encode(const std::vector<int64_t>& tokens, const std::vector<int64_t>& tokenTypes,
+        const std::vector<uint8_t>& attentionMask, const ForwardOptions& options) const
+        = 0;
+
+protected:
+    using Model::Model;
+};
+
+} // namespace attn

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "core/tensor.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace attn {
+
+class SafetensorsStore;
+
+/// Reads a family's tensors from a safetensors store, checking every shape, and remembers which ones were used, so
+/// that tensors the family would ignore (a bias it does not know, say) are reported instead of silently dropped.
+class WeightReader {
+public:
+    explicit WeightReader(const std::string& weightsPath);
+
+    bool has(const std::string& name) const;
+    /// The tensor as float32; throws Error naming the tensor and file if it is missing or its shape differs.
+    Tensor take(const std::string& name, const Shape& shape);
+    /// Marks a tensor as deliberately unused (tied duplicates, buffers), if present.
+    void skip(const std::string& name);
+    /// Throws Error listing the tensors of the file that were neither taken nor skipped.
+    void expectAllUsed() const;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+    std::shared_ptr<SafetensorsStore> m_store;
+    std::set<std::string> m_used;
+};
+
+} // namespace attn

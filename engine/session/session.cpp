@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "session/session.h"
+
+#include "attention/attention.h"
+#include "backend/backend.h"
+#include "core/error.h"
+
+#include <cstring>
+
+namespace attn {
+
+Session::Session(std::shared_ptr<const Model> model, ForwardOptions options)
+    : m_model(std::move(model))
+    , m_options(options)
+{
+    if (!m_model)
+        throw Error("session: no model");
+    m_decoder = dynamic_cast<const DecoderModel*>(m_model.get());
+    m_encoder = dynamic_cast<const EncoderModel*>(m_model.get());
+    if (m_decoder)
+        m_cache.emplace(m_decoder->newCache());
+    else if (!m_encoder)
+        throw Error(m_model->config().source, "a " + modelKindName(m_model->kind()) + " model cannot run in a session yet");
+}
+
+std::shared_ptr<const StepResult> Session::prefill(
+    const std::vector<int64_t>& tokens, const std::vector<int64_t>& tokenTypes, const std::vector<uint8_t>& attentionMask)
+{
+    if (m_encoder) {
+        auto result = std::make_shared<const StepResult>(m_encoder->encode(tokens, tokenTypes, attentionMask, m_options));
+        m_tokens = tokens;
+        m_lastEncoding = result;
+        return result;
+    }
+    if (!tokenTypes.empty() || !attentionMask.empty())
+        throw Error("token types and attention masks apply to encoder models only");
+    auto result = std::make_shared<const StepResult>(m_decoder->forward(*m_cache, tokens, m_options));
+    m_tokens.insert(m_tokens.end(), tokens.begin(), tokens.end());
+    return result;
+}
+
+std::shared_ptr<const StepResult> Session::step(int64_t token)
+{
+    if (!m_decoder)
+        throw Error("step: an encoder model encodes its whole input at once (use prefill)");
+    return prefill({ token });
+}
+
+void Session::rewind(int64_t n)
+{
+    if (n < 0 || n > length())
+        throw Error("rewind: cannot drop " + std::to_string(n) + " of " + std::to_string(length()) + " positions");
+    if (m_encoder) {
+        if (n != length())
+            throw Error("rewind: an encoding can only be cleared as a whole");
+        m_lastEncoding.reset();
+    } else {
+        m_cache->truncate(length() - n);
+    }
+    m_tokens.resize(static_cast<size_t>(length() - n));
+}
+
+void Session::reserve(int64_t positions)
+{
+    m_tokens.reserve(static_cast<size_t>(positions));
+    if (m_cache)
+        m_cache->reserve(positions);
+}
+
+Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const
+{
+    const ModelConfig& c = m_model->config();
+    if (layer < 0 || layer >= c.numLayers || head < 0 || head >= c.numHeads || q0 < 0 || q1 < q0 || q1 > length())
+        throw Error("attention request layer " + std::to_string(layer) + " head " + std::to_string(head) + " rows ["
+            + std::to_string(q0) + ", " + std::to_string(q1) + ") is outside " + std::to_string(c.numLayers)
+            + " layers, " + std::to_string(c.numHeads) + " heads, " + std::to_string(length()) + " positions");
+    const int64_t T = length(), rows = q1 - q0;
+    if (m_encoder) {
+        if (!m_lastEncoding || m_lastEncoding->attention.empty())
+            throw Error("attention request: the encoding was run without attention capture");
+        const Tensor& all = m_lastEncoding->attention[static_cast<size_t>(layer)];
+        Tensor out({ rows, T });
+        std::memcpy(out.data(), all.data() + (head * T + q0) * T, sizeof(float) * rows * T);
+        return out;
+    }
+    const Tensor& queries = m_cache->queries(layer, head);
+    const int64_t d = queries.dim(2);
+    Tensor q({ 1, rows, d });
+    std::memcpy(q.data(), queries.data() + q0 * d, sizeof(float) * rows * d);
+    AttentionOptions options;
+    options.mask.causal = true;
+    options.mask.queryOffset = q0;
+    options.mask.slidingWindow = c.slidingWindow;
+    const Tensor& keys = m_cache->keys(layer, head / (c.numHeads / c.numKvHeads));
+    Tensor probs = m_options.backend ? m_options.backend->attentionProbabilities(q, keys, options)
+                                     : attentionProbabilities(q, keys, options);
+    return std::move(probs).reshaped({ rows, T });
+}
+
+} // namespace attn

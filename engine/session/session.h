@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One session per loaded model: prefill / step / rewind over an append-only KV cache. Every call returns an immutable
+// StepResult that callers (timeline, views, CLI) may keep.
+#include "model/kv_cache.h"
+#include "model/model.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace attn {
+
+class Session {
+public:
+    /// Throws Error for a model kind the session cannot drive (only decoders and encoders so far).
+    explicit Session(std::shared_ptr<const Model> model, ForwardOptions options = {});
+
+    const Model& model() const { return *m_model; }
+    const std::shared_ptr<const Model>& modelPtr() const { return m_model; }
+    bool isDecoder() const { return m_decoder != nullptr; }
+    const ForwardOptions& options() const { return m_options; }
+    void setOptions(const ForwardOptions& options) { m_options = options; }
+
+    /// Decoders: runs `tokens` after the current positions (tokenTypes and attentionMask must be empty).
+    /// Encoders: encodes `tokens` as a whole, replacing any previous input; tokenTypes / attentionMask are empty or
+    /// as long as tokens. Throws Error on bad input; the session is then unchanged.
+    std::shared_ptr<const StepResult> prefill(const std::vector<int64_t>& tokens,
+        const std::vector<int64_t>& tokenTypes = {}, const std::vector<uint8_t>& attentionMask = {});
+    /// Decoders only: one more position.
+    std::shared_ptr<const StepResult> step(int64_t token);
+    /// Decoders: drops the last n positions (the next step continues from there). Encoders: n == length() clears.
+    void rewind(int64_t n);
+    void reset() { rewind(length()); }
+    /// Room for this many positions in total, so later steps do not reallocate.
+    void reserve(int64_t positions);
+
+    int64_t length() const { return static_cast<int64_t>(m_tokens.size()); }
+    const std::vector<int64_t>& tokens() const { return m_tokens; }
+    /// Decoders: the stored queries (after RoPE), keys and values; null for encoders.
+    const KvCache* cache() const { return m_cache ? &*m_cache : nullptr; }
+
+    /// Probabilities of query head `head` in `layer` for query rows [q0, q1) over every key [0, length()), derived
+    /// from the stored Q and K (decoders) or the last encoding (encoders): [q1 - q0, length()].
+    Tensor attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const;
+
+private:
+    std::shared_ptr<const Model> m_model;
+    const DecoderModel* m_decoder = nullptr;
+    const EncoderModel* m_encoder = nullptr;
+    ForwardOptions m_options;
+    std::optional<KvCache> m_cache;
+    std::vector<int64_t> m_tokens;
+    std::shared_ptr<const StepResult> m_lastEncoding;
+};
+
+} // namespace attn

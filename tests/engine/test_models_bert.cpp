@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// BERT (token types, MLM head) against the HF goldens, and padding: masked keys get exactly 0.
+#include "model/model_loader.h"
+#include "model_test_util.h"
+#include "session/session.h"
+
+#include <gtest/gtest.h>
+
+namespace attn {
+namespace {
+
+using test::Fixture;
+using test::maxAbsDiff;
+
+std::vector<uint8_t> maskOf(const std::vector<int64_t>& m) { return std::vector<uint8_t>(m.begin(), m.end()); }
+
+TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits)
+{
+    const Fixture fx("bert");
+    const auto model = loadModel(fx.dir);
+    ASSERT_EQ(model->kind(), ModelKind::Encoder);
+    ForwardOptions options;
+    options.wantHiddenStates = true;
+    Session session(model, options);
+    EXPECT_FALSE(session.isDecoder());
+    const auto r = session.prefill(fx.ids("input_ids.npy"), fx.ids("token_type_ids.npy"), maskOf(fx.ids("attention_mask.npy")));
+    const int64_t layers = model->config().numLayers;
+    ASSERT_EQ(static_cast<int64_t>(r->attention.size()), layers);
+    ASSERT_EQ(static_cast<int64_t>(r->hiddenStates.size()), layers + 1);
+    double attn = 0, hidden = 0;
+    for (int64_t l = 0; l < layers; ++l)
+        attn = std::max(attn, maxAbsDiff(r->attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
+    for (int64_t i = 0; i <= layers; ++i)
+        hidden = std::max(hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
+    const double logits = maxAbsDiff(r->logits, fx.tensor("logits.npy"));
+    std::printf("bert: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", attn, hidden, logits);
+    // fp32 weights and goldens: 1e-5 (tighter than or equal to the manifest's suggestion) for attention and logits.
+    EXPECT_LE(attn, std::min(1e-5, fx.tolerance("attentions")));
+    EXPECT_LE(hidden, fx.tolerance("hidden_states"));
+    EXPECT_LE(logits, fx.tolerance("logits"));
+
+    // The view API derives the same rows from the last encoding.
+    const Tensor rows = session.attentionRows(1, 2, 3, 5);
+    EXPECT_EQ(rows.at({ 1, 7 }), r->attention[1].at({ 2, 4, 7 }));
+    EXPECT_THROW(session.step(5), Error);
+}
+
+TEST(BertModel, PaddedKeysGetZeroAndRealRowsAreUnchanged)
+{
+    const Fixture fx("bert");
+    const auto model = loadModel(fx.dir);
+    Session session(model);
+    std::vector<int64_t> ids = fx.ids("input_ids.npy"), types = fx.ids("token_type_ids.npy");
+    const auto plain = session.prefill(ids, types);
+    const size_t n = ids.size();
+    ids.insert(ids.end(), { 0, 0, 0 });
+    types.insert(types.end(), { 0, 0, 0 });
+    std::vector<uint8_t> mask(n, 1);
+    mask.insert(mask.end(), { 0, 0, 0 });
+    const auto padded = session.prefill(ids, types, mask);
+    const auto N = static_cast<int64_t>(n);
+    for (size_t l = 0; l < plain->attention.size(); ++l) {
+        const Tensor& p = padded->attention[l];
+        ASSERT_EQ(p.shape(), (Shape { 4, N + 3, N + 3 }));
+        for (int64_t h = 0; h < 4; ++h)
+            for (int64_t q = 0; q < N + 3; ++q)
+                for (int64_t k = 0; k < N + 3; ++k) {
+                    if (k >= N) {
+                        EXPECT_EQ(p.at({ h, q, k }), 0.0f);
+                    } else if (q < N) {
+                        EXPECT_NEAR(p.at({ h, q, k }), plain->attention[l].at({ h, q, k }), 1e-6);
+                    }
+                }
+    }
+    EXPECT_THROW(session.prefill({ 1, 2 }, { 0 }), Error);
+    EXPECT_THROW(session.prefill({ 1, 100000 }), Error);
+}
+
+} // namespace
+} // namespace attn
