@@ -18,5 +18,6 @@ const std::vector<Command>& commands();
 
 // Each lives in its own cmd_<name>.cpp.
 int runInfo(const std::vector<std::string>& words);
+int runTokenize(const std::vector<std::string>& words);
 
 } // namespace attn::cli

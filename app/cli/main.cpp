@@ -13,6 +13,9 @@ const std::vector<Command>& commands()
 {
     static const std::vector<Command> table = {
         { "info", "info MODEL [--devices]", "print the model description as JSON", runInfo },
+        { "tokenize", "tokenize MODEL [--tokenizer FILE] --text TEXT [--text-pair TEXT] [--special] [--verbose]",
+            "print the token ids of TEXT (--special adds [CLS]/[SEP] or BOS; --verbose: one line per token)",
+            runTokenize },
     };
     return table;
 }
