@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "backend/backend_registry.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "io/safetensors.h"
@@ -11,12 +12,44 @@
 
 namespace attn::cli {
 
+namespace {
+
+/// The compute devices, and which backend `--backend` would pick (its notice goes to stderr).
+nlohmann::json devicesJson(const Args& args)
+{
+    nlohmann::json out;
+    const DeviceList list = listDevices();
+    for (const auto& d : list.devices)
+        out["devices"].push_back({ { "backend", d.backend }, { "name", d.name }, { "type", d.type },
+            { "vendor_id", d.vendorId }, { "device_id", d.deviceId }, { "memory_bytes", d.memoryBytes },
+            { "api_version", d.apiVersion }, { "driver", d.driver } });
+    if (!list.vulkanProblem.empty())
+        out["vulkan_problem"] = list.vulkanProblem;
+    const BackendChoice choice = parseBackendChoice(args.get("backend", "auto"));
+    auto selected = createBackend(choice);
+    if (!selected)
+        throw Error(selected.error());
+    if (!selected->notice.empty())
+        printNotice(selected->notice);
+    out["backend"] = { { "requested", backendChoiceName(choice) }, { "selected", selected->backend->name() },
+        { "device", selected->backend->device().name } };
+    return out;
+}
+
+} // namespace
+
 int runInfo(const std::vector<std::string>& words)
 {
     const Args args(words, { "devices" });
-    args.allowOnly({ "devices" });
+    args.allowOnly({ "devices", "backend" });
+    if (args.has("devices") && args.positionals().empty()) {
+        std::cout << devicesJson(args).dump(2) << "\n";
+        return 0;
+    }
     const ModelSource src = probeModel(args.positional(0, "MODEL"));
     nlohmann::json out = nlohmann::json::parse(src.config.toJson());
+    if (args.has("devices"))
+        out.update(devicesJson(args));
     out["format"] = src.format == ModelFormat::Llama2c ? "llama2.c" : "huggingface";
     out["weights"] = src.weightsPath;
     if (src.format == ModelFormat::HfFolder && !src.weightsPath.empty()) {

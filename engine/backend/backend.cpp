@@ -77,8 +77,8 @@ void checkRopeInputs(const Tensor& x, int64_t positionOffset, RopeStyle style, i
     if (x.rank() != 3)
         throw Error("rope: x " + shapeToString(x.shape()) + " must be [heads, tokens, head_dim]");
     if (style == RopeStyle::None)
-        throw Error("rope: no rotary style given");
-    if (rotaryDims < 0 || rotaryDims % 2 != 0 || rotaryDims > x.dim(2))
+        return; // nothing rotates, as applyRope()
+    if (rotaryDims <= 0 || rotaryDims % 2 != 0 || rotaryDims > x.dim(2))
         throw Error("rope: rotary dims " + std::to_string(rotaryDims) + " must be even and <= head_dim "
             + std::to_string(x.dim(2)));
     if (positionOffset < 0)

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#include "backend/backend_registry.h"
+
+#include "backend/cpu_backend.h"
+#if AS_HAVE_VULKAN
+#include "vulkan/vulkan_backend.h"
+#endif
+
+namespace attn {
+
+BackendChoice parseBackendChoice(const std::string& text)
+{
+    if (text == "auto")
+        return BackendChoice::Auto;
+    if (text == "cpu")
+        return BackendChoice::Cpu;
+    if (text == "vulkan")
+        return BackendChoice::Vulkan;
+    throw Error("unknown backend '" + text + "' (expected auto, cpu or vulkan)");
+}
+
+const char* backendChoiceName(BackendChoice choice)
+{
+    switch (choice) {
+    case BackendChoice::Auto:
+        return "auto";
+    case BackendChoice::Cpu:
+        return "cpu";
+    case BackendChoice::Vulkan:
+        return "vulkan";
+    }
+    return "auto";
+}
+
+namespace {
+
+/// The Vulkan backend, or the reason there is none.
+std::unique_ptr<Backend> tryVulkan(std::string& why)
+{
+#if AS_HAVE_VULKAN
+    try {
+        return createVulkanBackend();
+    } catch (const DeviceFailure& e) {
+        why = e.what();
+    }
+#else
+    why = "this build has no Vulkan support";
+#endif
+    return nullptr;
+}
+
+} // namespace
+
+Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice)
+{
+    BackendSelection sel;
+    if (choice == BackendChoice::Cpu) {
+        sel.backend = std::make_shared<CpuBackend>();
+        return sel;
+    }
+    std::string why;
+    auto vulkan = tryVulkan(why);
+    if (!vulkan) {
+        if (choice == BackendChoice::Vulkan)
+            return Result<BackendSelection>::failure("vulkan backend unavailable: " + why);
+        sel.backend = std::make_shared<CpuBackend>();
+        sel.notice = "no Vulkan device (" + why + "): running on the CPU";
+        return sel;
+    }
+    sel.backend = std::make_shared<FallbackBackend>(std::move(vulkan), std::make_unique<CpuBackend>(), std::move(notice));
+    return sel;
+}
+
+DeviceList listDevices()
+{
+    DeviceList list;
+    list.devices.push_back(CpuBackend().device());
+#if AS_HAVE_VULKAN
+    try {
+        for (auto& d : vulkanDevices())
+            list.devices.push_back(std::move(d));
+        if (list.devices.size() == 1)
+            list.vulkanProblem = "the Vulkan loader found no device with a compute queue";
+    } catch (const DeviceFailure& e) {
+        list.vulkanProblem = e.what();
+    }
+#else
+    list.vulkanProblem = "this build has no Vulkan support";
+#endif
+    return list;
+}
+
+} // namespace attn

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Shared by the attention kernels: operand bindings, parameters and the mask/score rules of the CPU core
+// (engine/attention/attention.cpp): causal, sliding window, padded keys, keep mask, additive bias (-inf = masked).
+#extension GL_GOOGLE_include_directive : require
+
+layout(constant_id = 0) const uint WG = 64; // threads per workgroup (also local_size_x)
+const uint MAX_HEAD_DIM = 256; // q/k/v head dims the kernels accept; the host checks it
+
+layout(std430, binding = 0) readonly buffer QBuf { float qData[]; };
+layout(std430, binding = 1) readonly buffer KBuf { float kData[]; };
+layout(std430, binding = 2) readonly buffer VBuf { float vData[]; };
+layout(std430, binding = 3) writeonly buffer OutBuf { float outData[]; };
+layout(std430, binding = 4) readonly buffer KeyKeepBuf { uint keyKeep[]; };
+layout(std430, binding = 5) readonly buffer KeepBuf { float keepData[]; };
+layout(std430, binding = 6) readonly buffer BiasBuf { float biasData[]; };
+
+layout(push_constant) uniform Params {
+    uint hq, hkv, nq, nk, d, dv;
+    float scale;
+    uint causal;
+    int queryOffset;
+    int window; // sliding window, 0 = none
+    uint hasKeyKeep;
+    uint hasKeep;
+    uint keepHeadStride; // 0 when the keep mask is shared by all heads
+    uint hasBias;
+    uint biasHeadStride;
+    uint head0; // first query head of this dispatch (workgroup y adds to it)
+    uint row0; // first query row of this dispatch (workgroup x adds to it)
+    uint col0, col1; // output columns [col0, col1) of the probability kernel
+} pc;
+
+shared float qRow[MAX_HEAD_DIM];
+
+// Bit pattern of -inf: compared as bits so that no compiler float mode can fold the test away.
+const uint NEG_INF_BITS = 0xff800000u;
+
+/// Causal / sliding-window / padded-key rules (visibleRange + keyKeep in attention.cpp).
+bool structurallyVisible(uint qi, uint kj)
+{
+    const int p = pc.queryOffset + int(qi);
+    const int j = int(kj);
+    if (pc.causal != 0u && j > p)
+        return false;
+    if (pc.window > 0 && (j < p - pc.window + 1 || (pc.causal == 0u && j >= p + pc.window)))
+        return false;
+    return pc.hasKeyKeep == 0u || keyKeep[kj] != 0u;
+}
+
+/// Loads query row qi of head h into qRow (all threads call it).
+void loadQueryRow(uint h, uint qi)
+{
+    const uint base = (h * pc.nq + qi) * pc.d;
+    for (uint c = gl_LocalInvocationID.x; c < pc.d; c += WG)
+        qRow[c] = qData[base + c];
+    barrier();
+}
+
+/// The masked score of (h, qi, kj): false when the key is masked, else s = scale * (q . k) + bias.
+bool maskedScore(uint h, uint qi, uint kj, out float s)
+{
+    s = 0.0;
+    if (!structurallyVisible(qi, kj))
+        return false;
+    const uint mi = qi * pc.nk + kj;
+    if (pc.hasKeep != 0u && keepData[h * pc.keepHeadStride + mi] == 0.0)
+        return false;
+    float b = 0.0;
+    if (pc.hasBias != 0u) {
+        b = biasData[h * pc.biasHeadStride + mi];
+        if (floatBitsToUint(b) == NEG_INF_BITS)
+            return false;
+    }
+    const uint kvh = h / (pc.hq / pc.hkv);
+    const uint kBase = (kvh * pc.nk + kj) * pc.d;
+    float dot = 0.0;
+    for (uint c = 0; c < pc.d; ++c)
+        dot += qRow[c] * kData[kBase + c];
+    s = pc.scale * dot + b;
+    return true;
+}
