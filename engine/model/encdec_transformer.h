@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One transformer encoder-decoder parameterised by what differs between MarianMT, BART, T5 and Whisper
+// (norm placement and kind, positions, embedding scale, score scale, feed-forward form, LM head). The loaders
+// (encdec_loaders.h) fill it from each family's tensor names.
+#include "model/layers.h"
+#include "model/seq2seq_model.h"
+
+#include <memory>
+
+namespace attn {
+
+/// Projection weights [out, in] in HF Linear layout; an empty bias means none.
+struct ProjectionWeights {
+    Tensor qW, qB, kW, kB, vW, vB, oW, oB;
+};
+
+/// LayerNorm (weight + bias) or, with an empty bias, T5's RMS norm (weight only, no mean subtraction).
+struct NormWeights {
+    Tensor weight, bias;
+    bool present() const { return !weight.empty(); }
+};
+
+/// fc2(act(fc1 x)) or, with gate set, T5's gated form wo(act(wi_0 x) * wi_1 x). Empty biases mean none.
+struct FeedForwardWeights {
+    Tensor inW, inB, gateW, outW, outB;
+};
+
+struct EncoderLayerWeights {
+    NormWeights selfNorm, ffNorm;
+    ProjectionWeights self;
+    FeedForwardWeights ff;
+};
+
+struct DecoderLayerWeights {
+    NormWeights selfNorm, crossNorm, ffNorm;
+    ProjectionWeights self, cross;
+    FeedForwardWeights ff;
+};
+
+enum class PositionKind {
+    Table, ///< rows of `positions` (learned, stored sinusoids or computed sinusoids), offset by positionOffset
+    RelativeBuckets, ///< T5: per-head score bias from `relativeBias` [buckets, heads]
+};
+
+struct StackWeights {
+    Tensor tokenEmbedding; ///< [V, D]
+    PositionKind positionKind = PositionKind::Table;
+    Tensor positions; ///< [P, D] for Table
+    int64_t positionOffset = 0; ///< BART's learned positions start at row 2
+    Tensor relativeBias; ///< [buckets, heads] for RelativeBuckets
+    NormWeights embeddingNorm; ///< BART layernorm_embedding
+    NormWeights finalNorm; ///< T5 / Whisper stack norm
+};
+
+/// Whisper's convolutional front end: conv1 (k3, p1) + GELU, conv2 (k3, s2, p1) + GELU.
+struct AudioFrontEndWeights {
+    Tensor conv1W, conv1B, conv2W, conv2B; ///< [D, mel, 3], [D], [D, D, 3], [D]
+    bool present() const { return !conv1W.empty(); }
+};
+
+struct TransformerSeq2SeqWeights {
+    bool preNorm = false; ///< T5 / Whisper norm before each sublayer; Marian / BART after the residual add
+    float embeddingScale = 1.0f; ///< sqrt(d_model) with scale_embedding
+    float attentionScale = 0.0f; ///< 0: 1 / sqrt(head_dim); T5 uses 1
+    Activation activation = Activation::Gelu;
+    StackWeights encoder, decoder;
+    std::vector<EncoderLayerWeights> encoderLayers;
+    std::vector<DecoderLayerWeights> decoderLayers;
+    AudioFrontEndWeights audio;
+    Tensor lmHead; ///< [V, D]
+    float logitScale = 1.0f; ///< T5 with a tied head: d_model^-0.5 on the decoder output
+    Tensor finalLogitsBias; ///< [V] or empty
+};
+
+std::shared_ptr<EncoderDecoderModel> makeTransformerSeq2Seq(ModelConfig config, TransformerSeq2SeqWeights weights);
+
+} // namespace attn

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The encoder-decoder contract (MarianMT, BART, T5, Whisper): encode the source once, then run decoder positions
+// against a self-attention KV cache plus the cross-attention keys and values of that encoding.
+#include "model/kv_cache.h"
+#include "model/model.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace attn {
+
+/// The source side: token ids (text models) or log-mel features [mel bins, frames] (Whisper).
+struct EncoderInput {
+    std::vector<int64_t> tokens;
+    Tensor features;
+};
+
+/// One encoding of the source. Immutable once built, so beams and sessions may share it.
+struct EncoderOutput {
+    Tensor hidden; ///< [S, D] final encoder states (after the stack's final norm where it has one)
+    std::vector<Tensor> attention; ///< per encoder layer [heads, S, S], when asked for
+    std::vector<Tensor> hiddenStates; ///< numLayers + 1 entries [S, D] when asked for, as HF reports them
+    /// Per decoder layer, the cross-attention keys and values [heads, S, headDim], projected once here so that
+    /// decode steps do not redo it.
+    std::vector<Tensor> crossKeys, crossValues;
+    double seconds = 0.0;
+    int64_t length() const { return hidden.empty() ? 0 : hidden.dim(0); }
+};
+
+/// A decoder step: StepResult's attention holds the causal self-attention [heads, q, past + q] per decoder layer,
+/// crossAttention the decoder->encoder probabilities [heads, q, S] per decoder layer.
+struct Seq2SeqStepResult : StepResult {
+    std::vector<Tensor> crossAttention;
+};
+
+class EncoderDecoderModel : public Model {
+public:
+    /// Throws Error for an empty input, ids out of range, a source longer than the model allows, or features of the
+    /// wrong shape (and for features given to a text model or tokens to a speech model).
+    virtual std::shared_ptr<const EncoderOutput> encode(const EncoderInput& input, const ForwardOptions& options) const
+        = 0;
+
+    /// A self-attention cache for the decoder (no positions yet).
+    KvCache newDecoderCache() const;
+
+    /// Runs decoder `tokens` at positions cache.length() .. against `encoding` and appends them to the cache. On any
+    /// error the cache is left as it was. Logits are [q, vocab].
+    virtual Seq2SeqStepResult decode(const EncoderOutput& encoding, KvCache& cache, const std::vector<int64_t>& tokens,
+        const ForwardOptions& options) const
+        = 0;
+
+    /// The first decoder input (config decoder_start_token_id).
+    int64_t decoderStartToken() const { return m_config.decoderStartTokenId; }
+    int64_t decoderLayers() const { return m_config.numDecoderLayers; }
+    int64_t decoderHeads() const { return m_config.numDecoderHeads; }
+    int64_t decoderHeadDim() const { return m_decoderHeadDim; }
+
+protected:
+    EncoderDecoderModel(ModelConfig config, int64_t decoderHeadDim);
+    int64_t m_decoderHeadDim;
+};
+
+/// Plain greedy decoding from decoder_start_token_id with the KV cache: `steps` argmax tokens, stopping early at
+/// EOS only when stopAtEos. Returns the generated ids and, if asked, each step's last-position logits [steps, V].
+std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps,
+    bool stopAtEos, Tensor* stepLogits = nullptr);
+
+} // namespace attn
