@@ -1,67 +1,332 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
-#include "core/error.h"
-#include "model/model_source.h"
+#include "plots/heatmap_view.h"
+#include "plots/stats_view.h"
+#include "widgets/head_grid_view.h"
+#include "widgets/head_lines_view.h"
+#include "widgets/token_chips_view.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
 
 namespace attn::ui {
 
-MainWindow::MainWindow(QWidget* parent)
+namespace {
+constexpr int kMaxRecent = 8;
+constexpr int kInputDebounceMs = 250;
+const char* kRecentKey = "recentModels";
+
+QScrollArea* scrolled(QWidget* inner) {
+    auto* area = new QScrollArea;
+    area->setWidget(inner);
+    area->setWidgetResizable(true);
+    return area;
+}
+} // namespace
+
+MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     : QMainWindow(parent)
-{
+    , m_controller(new EngineController(std::move(factory), this)) {
     setWindowTitle(tr("AttnScope"));
     resize(1280, 800);
+    setAcceptDrops(true);
 
-    auto* fileMenu = menuBar()->addMenu(tr("&File"));
-    auto* open = fileMenu->addAction(tr("&Open model…"), this, &MainWindow::chooseModel);
-    open->setShortcut(QKeySequence::Open);
-    open->setObjectName("actionOpenModel");
-    fileMenu->addSeparator();
-    auto* quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
-    quit->setShortcut(QKeySequence::Quit);
+    m_heatmap = new HeatmapView;
+    m_grid = new HeadGridView;
+    m_lines = new HeadLinesView;
+    m_stats = new StatsView;
+    m_tabs = new QTabWidget;
+    m_tabs->setObjectName("viewTabs");
+    m_tabs->addTab(m_heatmap, tr("&Heatmap"));
+    m_tabs->addTab(scrolled(m_lines), tr("Head &view"));
+    m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
+    m_tabs->addTab(m_stats, tr("&Statistics"));
 
-    m_info = new QPlainTextEdit(this);
+    m_errorBanner = new QLabel;
+    m_errorBanner->setObjectName("errorBanner");
+    m_errorBanner->setWordWrap(true);
+    m_errorBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_errorBanner->setStyleSheet("QLabel { background: #fde2e1; color: #8a1111; border: 1px solid #e0a0a0;"
+                                 " padding: 6px; }");
+    m_errorBanner->hide();
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_errorBanner);
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    buildDocks();
+    buildMenus();
+
+    m_status = new QLabel;
+    statusBar()->addWidget(m_status, 1);
+    m_progress = new QProgressBar;
+    m_progress->setMaximumWidth(220);
+    m_progress->hide();
+    statusBar()->addPermanentWidget(m_progress);
+
+    m_inputTimer = new QTimer(this);
+    m_inputTimer->setSingleShot(true);
+    m_inputTimer->setInterval(kInputDebounceMs);
+    connect(m_inputTimer, &QTimer::timeout, this, [this] {
+        if (!m_summary) return;
+        m_controller->tokenize(m_input->text());
+        if (m_live->isChecked()) requestRun();
+    });
+    connect(m_input, &QLineEdit::textChanged, m_inputTimer, qOverload<>(&QTimer::start));
+    connect(m_input, &QLineEdit::returnPressed, this, &MainWindow::requestRun);
+    connect(m_runButton, &QPushButton::clicked, this, &MainWindow::requestRun);
+    connect(m_cancelButton, &QPushButton::clicked, m_controller, &EngineController::cancel);
+
+    connect(m_controller, &EngineController::modelLoaded, this, [this](SummaryPtr summary) {
+        m_summary = std::move(summary);
+        clearError();
+        m_info->setPlainText(infoText());
+        setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
+        m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
+        addRecent(QString::fromStdString(m_summary->path));
+        if (!m_input->text().isEmpty()) m_inputTimer->start();
+    });
+    connect(
+        m_controller, &EngineController::tokenized, this, [this](TokensPtr tokens) { m_chips->setTokens(*tokens); });
+    connect(m_controller, &EngineController::snapshotReady, this, &MainWindow::showSnapshot);
+    connect(m_controller, &EngineController::failed, this, &MainWindow::showError);
+    connect(m_controller, &EngineController::cancelled, this, [this] { m_status->setText(tr("Cancelled")); });
+    connect(m_controller, &EngineController::busyChanged, this, [this](bool busy) {
+        m_progress->setVisible(busy);
+        m_cancelButton->setEnabled(busy);
+        if (busy) m_progress->setRange(0, 0);
+    });
+    connect(m_controller, &EngineController::progress, this, [this](int step, int total) {
+        m_progress->setRange(0, total);
+        m_progress->setValue(step);
+    });
+
+    connect(m_grid, &HeadGridView::headActivated, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_tabs->setCurrentWidget(m_heatmap);
+    });
+    connect(m_stats, &StatsView::headActivated, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_tabs->setCurrentWidget(m_heatmap);
+    });
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks() {
+    m_info = new QPlainTextEdit;
+    m_info->setObjectName("modelInfo");
     m_info->setReadOnly(true);
     m_info->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_info->setPlaceholderText(tr("Open a model (File > Open model…) to see its description."));
-    setCentralWidget(m_info);
+    m_info->setPlaceholderText(tr("Open a model (File > Open model…, or drop a folder here) to see its description."));
+    auto* infoDock = new QDockWidget(tr("Model"), this);
+    infoDock->setObjectName("modelDock");
+    infoDock->setWidget(m_info);
+    addDockWidget(Qt::LeftDockWidgetArea, infoDock);
 
-    m_status = new QLabel(this);
-    statusBar()->addWidget(m_status, 1);
+    m_input = new QLineEdit;
+    m_input->setObjectName("inputText");
+    m_input->setPlaceholderText(tr("Type an input; it is tokenized as you type (Enter runs)"));
+    m_live = new QCheckBox(tr("&Live"));
+    m_live->setChecked(true);
+    m_live->setToolTip(tr("Run the model whenever the input changes"));
+    m_runButton = new QPushButton(tr("&Run"));
+    m_cancelButton = new QPushButton(tr("&Cancel"));
+    m_cancelButton->setEnabled(false);
+    m_chips = new TokenChipsView;
+    auto* inputPanel = new QWidget;
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_input, 1);
+    row->addWidget(m_live);
+    row->addWidget(m_runButton);
+    row->addWidget(m_cancelButton);
+    auto* inputLayout = new QVBoxLayout(inputPanel);
+    inputLayout->addLayout(row);
+    inputLayout->addWidget(m_chips);
+    auto* inputDock = new QDockWidget(tr("Input"), this);
+    inputDock->setObjectName("inputDock");
+    inputDock->setWidget(inputPanel);
+    addDockWidget(Qt::TopDockWidgetArea, inputDock);
+
+    auto* headBar = addToolBar(tr("Head"));
+    headBar->setObjectName("headToolBar");
+    m_layerBox = new QSpinBox;
+    m_layerBox->setObjectName("layerBox");
+    m_layerBox->setPrefix(tr("layer "));
+    m_headBox = new QSpinBox;
+    m_headBox->setObjectName("headBox");
+    m_headBox->setPrefix(tr("head "));
+    headBar->addWidget(m_layerBox);
+    headBar->addWidget(m_headBox);
+    const auto apply = [this] { setCurrentHead(m_layerBox->value(), m_headBox->value()); };
+    connect(m_layerBox, &QSpinBox::valueChanged, this, apply);
+    connect(m_headBox, &QSpinBox::valueChanged, this, apply);
 }
 
-void MainWindow::chooseModel()
-{
+void MainWindow::buildMenus() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* open = file->addAction(tr("&Open model folder…"), this, &MainWindow::chooseModelFolder);
+    open->setShortcut(QKeySequence::Open);
+    open->setObjectName("actionOpenModel");
+    auto* openFile = file->addAction(tr("Open model &file…"), this, &MainWindow::chooseModelFile);
+    openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    updateRecentMenu();
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Next head"), QKeySequence(Qt::Key_BracketRight), this, [this] { stepHead(0, 1); });
+    view->addAction(tr("Previous head"), QKeySequence(Qt::Key_BracketLeft), this, [this] { stepHead(0, -1); });
+    view->addAction(tr("Next layer"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight), this, [this] { stepHead(1, 0); });
+    view->addAction(
+        tr("Previous layer"), QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), this, [this] { stepHead(-1, 0); });
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Run input"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::requestRun);
+    run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_controller, &EngineController::cancel);
+}
+
+void MainWindow::chooseModelFolder() {
     const QString path = QFileDialog::getExistingDirectory(this, tr("Open model folder"));
-    if (!path.isEmpty())
-        openModel(path);
+    if (!path.isEmpty()) openModel(path);
 }
 
-void MainWindow::openModel(const QString& path)
-{
-    const auto probed = capture([&] { return probeModel(path.toStdString()); });
-    if (!probed) {
-        showError(QString::fromStdString(probed.error()));
-        return;
+void MainWindow::chooseModelFile() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open model file"), QString(), tr("Models (*.safetensors *.bin config.json);;All files (*)"));
+    if (!path.isEmpty()) openModel(path);
+}
+
+void MainWindow::openModel(const QString& path) {
+    m_status->setText(tr("Opening %1…").arg(path));
+    m_controller->loadModel(path);
+}
+
+void MainWindow::setInputText(const QString& text) {
+    m_input->setText(text);
+    m_inputTimer->start();
+}
+
+void MainWindow::requestRun() {
+    if (!m_summary) return showError(tr("Open a model first (File > Open model)."));
+    m_inputTimer->stop();
+    m_controller->run(m_input->text());
+}
+
+void MainWindow::showSnapshot(SnapshotPtr snapshot) {
+    m_snapshot = std::move(snapshot);
+    clearError();
+    m_chips->setTokens(m_snapshot->tokens());
+    {
+        const QSignalBlocker blockLayer(m_layerBox), blockHead(m_headBox);
+        m_layerBox->setRange(0, static_cast<int>(m_snapshot->numLayers() - 1));
+        m_headBox->setRange(0, static_cast<int>(m_snapshot->numHeads() - 1));
     }
-    m_lastError.clear();
-    m_info->setPlainText(QString::fromStdString(probed->config.toJson()));
-    m_status->setText(tr("Opened %1").arg(path));
+    m_heatmap->setSnapshot(m_snapshot);
+    m_grid->setSnapshot(m_snapshot);
+    m_lines->setSnapshot(m_snapshot);
+    m_stats->setSnapshot(m_snapshot);
+    setCurrentHead(m_layerBox->value(), m_headBox->value());
+    m_status->setText(tr("%1 tokens, %2 layers x %3 heads")
+                          .arg(m_snapshot->numKeys())
+                          .arg(m_snapshot->numLayers())
+                          .arg(m_snapshot->numHeads()));
+    emit snapshotShown();
 }
 
-void MainWindow::showError(const QString& message)
-{
+void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
+    if (m_snapshot) {
+        layer = std::clamp<int64_t>(layer, 0, m_snapshot->numLayers() - 1);
+        head = std::clamp<int64_t>(head, 0, m_snapshot->numHeads() - 1);
+    }
+    {
+        const QSignalBlocker blockLayer(m_layerBox), blockHead(m_headBox);
+        m_layerBox->setValue(static_cast<int>(layer));
+        m_headBox->setValue(static_cast<int>(head));
+    }
+    m_heatmap->setHead(layer, head);
+    m_grid->setCurrent(layer, head);
+    m_lines->setLayer(layer);
+}
+
+void MainWindow::stepHead(int dLayer, int dHead) {
+    setCurrentHead(m_layerBox->value() + dLayer, m_headBox->value() + dHead);
+}
+
+QString MainWindow::infoText() const {
+    return m_summary ? QString::fromStdString(m_summary->text()) : QString();
+}
+
+void MainWindow::showError(const QString& message) {
     m_lastError = message;
-    m_status->setText(tr("Error: %1").arg(message));
+    m_errorBanner->setText(tr("Error: %1").arg(message));
+    m_errorBanner->show();
+    m_status->setText(tr("Error"));
+    emit errorShown(message);
+}
+
+void MainWindow::clearError() {
+    m_lastError.clear();
+    m_errorBanner->hide();
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] { openModel(path); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    openModel(event->mimeData()->urls().first().toLocalFile());
+    event->acceptProposedAction();
 }
 
 } // namespace attn::ui

@@ -1,29 +1,100 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "controller/engine_controller.h"
+
 #include <QMainWindow>
 
 class QLabel;
+class QLineEdit;
+class QMenu;
 class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QCheckBox;
+class QSpinBox;
+class QTabWidget;
+class QTimer;
 
 namespace attn::ui {
 
-/// The application window: menus, the model info panel and (later) the attention views.
+class HeatmapView;
+class HeadGridView;
+class HeadLinesView;
+class StatsView;
+class TokenChipsView;
+
+/// The application window: menus, model info and input docks, and the attention views as tabs.
+/// Model loading and runs go through the EngineController (engine thread); the window only shows results.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(ProviderFactory factory = openEngineProvider, QWidget* parent = nullptr);
+    ~MainWindow() override;
 
-    /// Opens a model folder or file; errors are shown in the window, never thrown.
+    /// Opens a model folder or file asynchronously; errors are shown in the window, never thrown.
     void openModel(const QString& path);
+    /// Replaces the input text (tokenizes and, when live, runs).
+    void setInputText(const QString& text);
+    /// Selects the head shown by the heatmap and the head view (clamped to the model).
+    void setCurrentHead(int64_t layer, int64_t head);
+
     QString lastError() const { return m_lastError; }
+    SnapshotPtr snapshot() const { return m_snapshot; }
+    SummaryPtr summary() const { return m_summary; }
+    EngineController* controller() const { return m_controller; }
+    HeatmapView* heatmapView() const { return m_heatmap; }
+    HeadGridView* gridView() const { return m_grid; }
+    HeadLinesView* linesView() const { return m_lines; }
+    StatsView* statsView() const { return m_stats; }
+    TokenChipsView* tokenChips() const { return m_chips; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QString infoText() const;
+
+signals:
+    /// A new snapshot reached the views.
+    void snapshotShown();
+    void errorShown(const QString& message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
-    void chooseModel();
+    void buildMenus();
+    void buildDocks();
+    void chooseModelFolder();
+    void chooseModelFile();
+    void addRecent(const QString& path);
+    void updateRecentMenu();
+    void requestRun();
+    void showSnapshot(SnapshotPtr snapshot);
     void showError(const QString& message);
+    void clearError();
+    void stepHead(int dLayer, int dHead);
 
+    EngineController* m_controller = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    HeatmapView* m_heatmap = nullptr;
+    HeadGridView* m_grid = nullptr;
+    HeadLinesView* m_lines = nullptr;
+    StatsView* m_stats = nullptr;
+    TokenChipsView* m_chips = nullptr;
     QPlainTextEdit* m_info = nullptr;
+    QLineEdit* m_input = nullptr;
+    QCheckBox* m_live = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_errorBanner = nullptr;
     QLabel* m_status = nullptr;
+    QSpinBox* m_layerBox = nullptr;
+    QSpinBox* m_headBox = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QTimer* m_inputTimer = nullptr;
+
     QString m_lastError;
+    SnapshotPtr m_snapshot;
+    SummaryPtr m_summary;
 };
 
 } // namespace attn::ui

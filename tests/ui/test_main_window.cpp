@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The window on real fixtures through the real engine: open, type, select, and compare with HF's attentions.
+#include "main_window.h"
+#include "plots/heatmap_view.h"
+#include "support/shared_data.h"
+#include "ui_test_support.h"
+#include "widgets/head_grid_view.h"
+#include "widgets/token_chips_view.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace attn::ui {
+namespace {
+
+constexpr int kTimeoutMs = 30000;
+
+/// Opens fixture `model`, types its golden text and waits for the attention.
+void openAndRun(MainWindow& window, const std::string& model) {
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/" + model)));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    window.setInputText(test::fixtureText(model));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+void expectHeatmapIsGolden(MainWindow& window, const std::string& model, int layer, int head) {
+    window.setCurrentHead(layer, head);
+    window.heatmapView()->flushRedraw();
+    const SnapshotPtr s = window.snapshot();
+    const HeatmapMatrix& m = window.heatmapView()->matrix();
+    const Tensor golden = test::goldenAttention(model, layer);
+    ASSERT_EQ(m.rows, golden.dim(1));
+    ASSERT_EQ(m.cols, golden.dim(2));
+    double worst = 0;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t j = 0; j < m.cols; ++j) {
+            const float engine = s->head(layer, head)[i * m.cols + j];
+            if (s->visible(i, j))
+                EXPECT_EQ(m.at(i, j), static_cast<double>(engine)); // the view draws the engine's numbers
+            else
+                EXPECT_TRUE(std::isnan(m.at(i, j)));
+            worst = std::max(worst, std::abs(static_cast<double>(engine) - golden.at({ head, i, j })));
+        }
+    EXPECT_LE(worst, 1e-5) << model << " layer " << layer << " head " << head << " vs HF";
+}
+
+TEST(MainWindow, Gpt2FixtureShowsTheEngineAttention) {
+    MainWindow window;
+    window.show();
+    openAndRun(window, "gpt2");
+    EXPECT_TRUE(window.infoText().contains("Layers: 2")) << window.infoText().toStdString();
+    EXPECT_TRUE(window.infoText().contains("Heads: 4"));
+    EXPECT_EQ(window.tokenChips()->count(), 26);
+    EXPECT_EQ(window.snapshot()->numKeys(), 26);
+    expectHeatmapIsGolden(window, "gpt2", 1, 2);
+    expectHeatmapIsGolden(window, "gpt2", 0, 0);
+    EXPECT_EQ(window.gridView()->thumbnailCount(), 2 * 4);
+    const QImage shot = window.grab().toImage();
+    EXPECT_FALSE(shot.isNull());
+}
+
+TEST(MainWindow, BertFixtureMarksSpecialTokens) {
+    MainWindow window;
+    openAndRun(window, "bert");
+    EXPECT_EQ(window.snapshot()->numKeys(), 12);
+    EXPECT_GE(window.tokenChips()->specialCount(), 3); // [CLS], [MASK], [SEP]
+    EXPECT_FALSE(window.snapshot()->mask().causal);
+    expectHeatmapIsGolden(window, "bert", 1, 3);
+    EXPECT_EQ(window.gridView()->thumbnailCount(), 2 * 4);
+}
+
+TEST(MainWindow, MalformedModelShowsAnErrorAndTheWindowStaysUsable) {
+    const std::string dir = test::makeTempDir("ui-bad-model");
+    std::ofstream(dir + "/config.json") << "{ \"model_type\": \"gpt2\", ";
+    MainWindow window;
+    window.show();
+    QSignalSpy errors(&window, &MainWindow::errorShown);
+    window.openModel(QString::fromStdString(dir));
+    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
+    EXPECT_TRUE(window.lastError().contains("config.json")) << window.lastError().toStdString();
+    const auto* banner = window.findChild<QLabel*>("errorBanner");
+    ASSERT_NE(banner, nullptr);
+    EXPECT_TRUE(banner->isVisible());
+    EXPECT_EQ(window.summary(), nullptr);
+
+    window.openModel("/nonexistent/model/folder");
+    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 2, kTimeoutMs);
+    EXPECT_TRUE(window.lastError().contains("/nonexistent/model/folder")) << window.lastError().toStdString();
+    openAndRun(window, "gpt2");
+    EXPECT_FALSE(banner->isVisible());
+    EXPECT_EQ(window.gridView()->thumbnailCount(), 8);
+}
+
+} // namespace
+} // namespace attn::ui

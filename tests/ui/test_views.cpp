@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The attention views fed with golden HF attentions: the numbers drawn, the pixels' colours, grid and statistics.
+#include "plots/heatmap_matrix.h"
+#include "plots/heatmap_view.h"
+#include "plots/stats_view.h"
+#include "ui_test_support.h"
+#include "widgets/head_grid_view.h"
+#include "widgets/head_lines_view.h"
+
+#include <QImage>
+#include <QSet>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+using test::goldenAttention;
+using test::goldenSnapshot;
+
+int colorDistance(QColor a, QColor b) {
+    return std::max({ std::abs(a.red() - b.red()), std::abs(a.green() - b.green()), std::abs(a.blue() - b.blue()) });
+}
+
+TEST(HeatmapMatrix, LinearEqualsGoldenAndMasksFutureTokens) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    const Tensor golden = goldenAttention("gpt2", 1);
+    const int64_t q = golden.dim(1), k = golden.dim(2);
+    const HeatmapMatrix m = buildHeatmapMatrix(*s, 1, 2, {});
+    ASSERT_EQ(m.rows, q);
+    ASSERT_EQ(m.cols, k);
+    for (int64_t i = 0; i < q; ++i)
+        for (int64_t j = 0; j < k; ++j) {
+            if (j > i)
+                EXPECT_TRUE(std::isnan(m.at(i, j))) << i << "," << j;
+            else
+                EXPECT_EQ(m.at(i, j), static_cast<double>(golden.at({ 2, i, j }))) << i << "," << j;
+        }
+    EXPECT_EQ(m.low, 0.0);
+    EXPECT_GT(m.high, 0.0);
+}
+
+TEST(HeatmapMatrix, ScalingModes) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    const float* p = s->head(0, 1);
+    const int64_t k = s->numKeys();
+
+    HeatmapOptions log;
+    log.scale = ScaleMode::Log;
+    const HeatmapMatrix ml = buildHeatmapMatrix(*s, 0, 1, log);
+    EXPECT_NEAR(ml.at(5, 3), std::log10(std::max(1e-6, static_cast<double>(p[5 * k + 3]))), 1e-12);
+    EXPECT_LE(ml.high, 0.0);
+
+    HeatmapOptions rowNorm;
+    rowNorm.scale = ScaleMode::RowNormalized;
+    const HeatmapMatrix mr = buildHeatmapMatrix(*s, 0, 1, rowNorm);
+    for (int64_t i = 0; i < mr.rows; ++i) {
+        double rowMax = 0;
+        for (int64_t j = 0; j <= i; ++j)
+            rowMax = std::max(rowMax, mr.at(i, j));
+        EXPECT_NEAR(rowMax, 1.0, 1e-12) << "row " << i;
+    }
+
+    HeatmapOptions sinkless;
+    sinkless.excludeFirstToken = true;
+    const HeatmapMatrix me = buildHeatmapMatrix(*s, 0, 1, sinkless);
+    for (int64_t i = 1; i < me.rows; ++i) {
+        EXPECT_TRUE(std::isnan(me.at(i, 0)));
+        double sum = 0;
+        for (int64_t j = 1; j <= i; ++j)
+            sum += me.at(i, j);
+        EXPECT_NEAR(sum, 1.0, 1e-5) << "row " << i;
+    }
+
+    HeatmapOptions mask;
+    mask.showMask = true;
+    const HeatmapMatrix mm = buildHeatmapMatrix(*s, 0, 1, mask);
+    EXPECT_EQ(mm.at(3, 3), 1.0);
+    EXPECT_EQ(mm.at(3, 4), 0.0);
+    EXPECT_EQ(rankInRow(*s, 0, 1, 0, 0), 1); // row 0 of a causal head sees only key 0
+}
+
+TEST(HeatmapView, GrabbedPixelsFollowTheColormap) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    HeatmapView view;
+    view.resize(900, 700);
+    view.setSnapshot(s);
+    view.setHead(1, 3);
+    view.setColormap(Colormap::Magma);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.flushRedraw();
+    const QImage image = view.grab().toImage();
+    ASSERT_FALSE(image.isNull());
+
+    QSet<QRgb> colors;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colors.insert(image.pixel(x, y));
+    EXPECT_GT(colors.size(), 50) << "the grabbed heatmap looks blank";
+
+    const HeatmapMatrix& m = view.matrix();
+    int checked = 0;
+    for (int64_t i = 0; i < m.rows; i += 5)
+        for (int64_t j = 0; j < m.cols; j += 3) {
+            const QPoint c = view.cellCenter(i, j);
+            const QColor pixel = image.pixelColor(c);
+            const QColor expected = j > i ? maskedCellColor(Colormap::Magma)
+                                          : colormapColor(Colormap::Magma, (m.at(i, j) - m.low) / (m.high - m.low));
+            EXPECT_LE(colorDistance(pixel, expected), 4)
+                << "cell " << i << "," << j << " at " << c.x() << "," << c.y() << " of " << image.width() << "x"
+                << image.height() << " value " << m.at(i, j) << " pixel " << pixel.name().toStdString() << " expected "
+                << expected.name().toStdString();
+            ++checked;
+        }
+    EXPECT_GT(checked, 20);
+}
+
+TEST(HeatmapView, ToolTipNamesTokensWeightAndRank) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    HeatmapView view;
+    view.setSnapshot(s);
+    view.setHead(0, 0);
+    view.flushRedraw();
+    const float w = s->head(0, 0)[4 * s->numKeys() + 2];
+    const QString tip = view.cellToolTip(4, 2);
+    EXPECT_TRUE(tip.contains(QString::number(static_cast<double>(w), 'g', 5))) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QString("rank in row: %1 of 26").arg(rankInRow(*s, 0, 0, 4, 2)))) << tip.toStdString();
+    EXPECT_TRUE(view.cellToolTip(2, 4).contains("causal")) << view.cellToolTip(2, 4).toStdString();
+}
+
+TEST(HeadGridView, OneThumbnailPerHeadAndGqaGroups) {
+    const SnapshotPtr s = goldenSnapshot("llama", true, 2);
+    HeadGridView grid;
+    grid.setSnapshot(s);
+    EXPECT_EQ(grid.thumbnailCount(), s->numLayers() * s->numHeads());
+    EXPECT_EQ(grid.thumbnailCount(), 8);
+    EXPECT_EQ(s->kvHeadOf(0), 0);
+    EXPECT_EQ(s->kvHeadOf(1), 0);
+    EXPECT_EQ(s->kvHeadOf(2), 1);
+    EXPECT_EQ(s->kvHeadOf(3), 1);
+    // The thumbnail's top-left cell is (q 0, k 0); its first row's future keys are masked.
+    const QImage& t = grid.thumbnail(1, 2);
+    EXPECT_EQ(t.width(), s->numKeys());
+    EXPECT_EQ(t.pixelColor(1, 0), maskedCellColor(Colormap::Viridis));
+    grid.resize(grid.sizeHint());
+    const QImage shot = grid.grab().toImage();
+    EXPECT_EQ(shot.pixelColor(grid.thumbnailRect(1, 2).topRight() + QPoint(-1, 1)), maskedCellColor(Colormap::Viridis));
+}
+
+TEST(StatsView, TableHoldsEveryHeadAndSortsNumerically) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    StatsView view;
+    view.setSnapshot(s);
+    QStandardItemModel* model = view.tableModel();
+    ASSERT_EQ(model->rowCount(), s->numLayers() * s->numHeads());
+    MaskSpec causal;
+    causal.causal = true;
+    const auto expected = computeLayerHeadStats(goldenAttention("gpt2", 1), causal);
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const int layer = model->item(row, 0)->data(Qt::DisplayRole).toInt();
+        const int head = model->item(row, 1)->data(Qt::DisplayRole).toInt();
+        if (layer != 1) continue;
+        EXPECT_NEAR(model->item(row, 3)->data(Qt::DisplayRole).toDouble(), expected[head].entropy, 1e-4);
+        EXPECT_NEAR(model->item(row, 7)->data(Qt::DisplayRole).toDouble(), expected[head].previousToken, 1e-4);
+    }
+    view.setMetric(StatsView::SinkMass);
+    EXPECT_NEAR(view.plottedValue(1, 2), expected[2].sinkMass, 1e-12);
+
+    view.table()->sortByColumn(6, Qt::DescendingOrder); // first-token mass
+    double previous = 2.0;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const double v = model->item(row, 6)->data(Qt::DisplayRole).toDouble();
+        EXPECT_LE(v, previous);
+        previous = v;
+    }
+}
+
+TEST(HeadLinesView, DrawsLinesForSelectedHeads) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    HeadLinesView view;
+    view.setSnapshot(s);
+    view.setLayer(1);
+    view.setHeads({ 0, 2 });
+    view.setSelectedToken(10);
+    view.resize(view.sizeHint());
+    const QImage image = view.grab().toImage();
+    // Somewhere between the two columns there are pixels in head 0's and head 2's colours.
+    bool seen0 = false, seen2 = false;
+    const QColor c0 = HeadLinesView::headColor(0), c2 = HeadLinesView::headColor(2);
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 150; x < 380; ++x) {
+            const QColor p = image.pixelColor(x, y);
+            seen0 = seen0 || colorDistance(p, c0) < 40;
+            seen2 = seen2 || colorDistance(p, c2) < 40;
+        }
+    EXPECT_TRUE(seen0);
+    EXPECT_TRUE(seen2);
+}
+
+} // namespace
+} // namespace attn::ui

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "model/attention_snapshot.h"
+
+#include <QString>
+
+#include <string>
+
+namespace attn::test {
+
+/// The golden HF attentions of fixtures/hf-tiny/<model>/golden/item0 as a snapshot (token text = "#id").
+ui::SnapshotPtr goldenSnapshot(const std::string& model, bool causal, int64_t numKvHeads = 0);
+
+/// golden attentions.LNN.npy of a fixture, [heads, q, k].
+Tensor goldenAttention(const std::string& model, int layer);
+
+/// manifest.json inputs.items[0].text of a fixture.
+QString fixtureText(const std::string& model);
+
+/// Max |a - b| over two equally long float ranges.
+double maxAbsDiff(const float* a, const float* b, int64_t n);
+
+} // namespace attn::test

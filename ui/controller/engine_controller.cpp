@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "controller/engine_controller.h"
+
+namespace attn::ui {
+
+EngineController::EngineController(ProviderFactory factory, QObject* parent)
+    : QObject(parent)
+    , m_cancel(std::make_shared<CancelBounds>()) {
+    qRegisterMetaType<attn::ui::SummaryPtr>("attn::ui::SummaryPtr");
+    qRegisterMetaType<attn::ui::TokensPtr>("attn::ui::TokensPtr");
+    qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
+
+    m_thread.setObjectName("engine");
+    auto* worker = new EngineWorker(std::move(factory), m_cancel);
+    worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
+    connect(this, &EngineController::requestLoad, worker, &EngineWorker::loadModel);
+    connect(this, &EngineController::requestTokenize, worker, &EngineWorker::tokenize);
+    connect(this, &EngineController::requestRun, worker, &EngineWorker::run);
+
+    connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
+        if (id != m_latestLoad) return;
+        finish(id);
+        emit modelLoaded(std::move(summary));
+    });
+    connect(worker, &EngineWorker::tokenized, this, [this](quint64 id, TokensPtr tokens) {
+        if (id == m_latestTokenize && m_latestTokenize > m_latestLoad) emit tokenized(std::move(tokens));
+    });
+    connect(worker, &EngineWorker::snapshotReady, this, [this](quint64 id, SnapshotPtr snapshot) {
+        if (id != m_latestRun || m_latestRun < m_latestLoad) return;
+        finish(id);
+        emit snapshotReady(std::move(snapshot));
+    });
+    connect(worker, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
+        const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize;
+        finish(id);
+        if (current) emit failed(message);
+    });
+    connect(worker, &EngineWorker::cancelled, this, [this](quint64 id) {
+        const bool current = id == m_latestLoad || id == m_latestRun;
+        finish(id);
+        if (current) emit cancelled();
+    });
+    connect(worker, &EngineWorker::progress, this, [this](quint64 id, int step, int total) {
+        if (id == m_pendingLoad || id == m_pendingRun) emit progress(step, total);
+    });
+    m_thread.start();
+}
+
+EngineController::~EngineController() {
+    cancel();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void EngineController::raise(std::atomic<quint64>& bound, quint64 value) {
+    quint64 seen = bound.load();
+    while (seen < value && !bound.compare_exchange_weak(seen, value)) { }
+}
+
+quint64 EngineController::loadModel(const QString& path) {
+    const quint64 id = ++m_nextId;
+    raise(m_cancel->loadsUpTo, id - 1);
+    raise(m_cancel->runsUpTo, id - 1);
+    const bool wasBusy = busy();
+    m_latestLoad = m_pendingLoad = id;
+    m_pendingRun = 0;
+    if (!wasBusy) emit busyChanged(true);
+    emit requestLoad(id, path);
+    return id;
+}
+
+quint64 EngineController::tokenize(const QString& text) {
+    const quint64 id = ++m_nextId;
+    m_latestTokenize = id;
+    emit requestTokenize(id, text);
+    return id;
+}
+
+quint64 EngineController::run(const QString& text) {
+    const quint64 id = ++m_nextId;
+    raise(m_cancel->runsUpTo, id - 1);
+    const bool wasBusy = busy();
+    m_latestRun = m_pendingRun = id;
+    if (!wasBusy) emit busyChanged(true);
+    emit requestRun(id, text);
+    return id;
+}
+
+void EngineController::cancel() {
+    raise(m_cancel->loadsUpTo, m_nextId);
+    raise(m_cancel->runsUpTo, m_nextId);
+}
+
+void EngineController::finish(quint64 id) {
+    const bool wasBusy = busy();
+    if (id == m_pendingLoad) m_pendingLoad = 0;
+    if (id == m_pendingRun) m_pendingRun = 0;
+    if (wasBusy && !busy()) emit busyChanged(false);
+}
+
+} // namespace attn::ui

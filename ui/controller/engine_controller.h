@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "controller/engine_worker.h"
+
+#include <QObject>
+#include <QThread>
+
+namespace attn::ui {
+
+/// The GUI-thread face of the engine thread. Each request gets an id; only the answer to the latest request of
+/// its kind is passed on (stale answers are dropped). A new load or run cancels the older ones still in flight.
+class EngineController : public QObject {
+    Q_OBJECT
+public:
+    explicit EngineController(ProviderFactory factory = openEngineProvider, QObject* parent = nullptr);
+    ~EngineController() override;
+
+    quint64 loadModel(const QString& path);
+    quint64 tokenize(const QString& text);
+    quint64 run(const QString& text);
+    /// Abandons the load or run in flight (the worker checks between steps).
+    void cancel();
+    bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0; }
+
+signals:
+    void modelLoaded(attn::ui::SummaryPtr summary);
+    void tokenized(attn::ui::TokensPtr tokens);
+    void snapshotReady(attn::ui::SnapshotPtr snapshot);
+    void failed(const QString& message);
+    void cancelled();
+    void progress(int step, int total);
+    void busyChanged(bool busy);
+
+    // Internal: queued to the worker on the engine thread.
+    void requestLoad(quint64 id, const QString& path);
+    void requestTokenize(quint64 id, const QString& text);
+    void requestRun(quint64 id, const QString& text);
+
+private:
+    void finish(quint64 id);
+    static void raise(std::atomic<quint64>& bound, quint64 value);
+
+    QThread m_thread;
+    std::shared_ptr<CancelBounds> m_cancel;
+    quint64 m_nextId = 0;
+    quint64 m_latestLoad = 0;
+    quint64 m_latestTokenize = 0;
+    quint64 m_latestRun = 0;
+    quint64 m_pendingLoad = 0; ///< id of the load in flight, 0 when none
+    quint64 m_pendingRun = 0;
+};
+
+} // namespace attn::ui

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "controller/engine_worker.h"
+
+#include "core/error.h"
+
+namespace attn::ui {
+
+EngineWorker::EngineWorker(ProviderFactory factory, std::shared_ptr<const CancelBounds> cancel)
+    : m_factory(std::move(factory))
+    , m_cancel(std::move(cancel)) { }
+
+EngineWorker::~EngineWorker() = default;
+
+ProgressFn EngineWorker::progressFor(quint64 id, const std::atomic<quint64>& cancelUpTo) {
+    return [this, id, &cancelUpTo](int step, int total) {
+        if (id <= cancelUpTo.load()) return false;
+        emit progress(id, step, total);
+        return true;
+    };
+}
+
+template <class Job> void EngineWorker::guarded(quint64 id, Job&& job) {
+    try {
+        job();
+    } catch (const Cancelled&) {
+        emit cancelled(id);
+    } catch (const std::exception& e) {
+        emit failed(id, QString::fromStdString(e.what()));
+    }
+}
+
+void EngineWorker::loadModel(quint64 id, const QString& path) {
+    guarded(id, [&] {
+        // The old model goes first so that two large models never sit in memory together.
+        m_provider.reset();
+        const ProgressFn progress = progressFor(id, m_cancel->loadsUpTo);
+        if (!progress(0, 1)) throw Cancelled();
+        m_provider = m_factory(path.toStdString(), progress);
+        emit modelLoaded(id, std::make_shared<const ModelSummary>(m_provider->summary()));
+    });
+}
+
+void EngineWorker::tokenize(quint64 id, const QString& text) {
+    guarded(id, [&] {
+        if (!m_provider) throw Error("no model is open");
+        emit tokenized(id, std::make_shared<const std::vector<TokenChip>>(m_provider->tokenize(text.toStdString())));
+    });
+}
+
+void EngineWorker::run(quint64 id, const QString& text) {
+    guarded(id, [&] {
+        if (!m_provider) throw Error("no model is open");
+        const ProgressFn progress = progressFor(id, m_cancel->runsUpTo);
+        if (!progress(0, 1)) throw Cancelled();
+        emit snapshotReady(id, m_provider->run(text.toStdString(), progress));
+    });
+}
+
+} // namespace attn::ui

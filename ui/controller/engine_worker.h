@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "controller/attention_provider.h"
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace attn::ui {
+
+using SummaryPtr = std::shared_ptr<const ModelSummary>;
+using TokensPtr = std::shared_ptr<const std::vector<TokenChip>>;
+
+/// Shared by the controller (writer) and the worker (reader): a load or run whose id is <= the matching bound is
+/// abandoned before it starts or between its steps. Tokenizing is quick and never cancelled.
+struct CancelBounds {
+    std::atomic<quint64> loadsUpTo { 0 };
+    std::atomic<quint64> runsUpTo { 0 };
+};
+
+/// Lives on the engine thread and alone owns the model. Requests arrive as queued slot calls tagged with an id;
+/// every result goes back tagged with the same id.
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    EngineWorker(ProviderFactory factory, std::shared_ptr<const CancelBounds> cancel);
+    ~EngineWorker() override;
+
+public slots:
+    void loadModel(quint64 id, const QString& path);
+    void tokenize(quint64 id, const QString& text);
+    void run(quint64 id, const QString& text);
+
+signals:
+    void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
+    void tokenized(quint64 id, attn::ui::TokensPtr tokens);
+    void snapshotReady(quint64 id, attn::ui::SnapshotPtr snapshot);
+    void failed(quint64 id, const QString& message);
+    void cancelled(quint64 id);
+    void progress(quint64 id, int step, int total);
+
+private:
+    ProgressFn progressFor(quint64 id, const std::atomic<quint64>& cancelUpTo);
+    /// Runs job(); turns Cancelled into cancelled(id) and any other exception into failed(id, message).
+    template <class Job> void guarded(quint64 id, Job&& job);
+
+    ProviderFactory m_factory;
+    std::shared_ptr<const CancelBounds> m_cancel;
+    std::unique_ptr<AttentionProvider> m_provider;
+};
+
+} // namespace attn::ui

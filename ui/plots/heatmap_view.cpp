@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+#include "plots/heatmap_view.h"
+
+#include "model/token_text.h"
+#include "widgets/redraw_coalescer.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn::ui {
+
+namespace {
+
+QCPColorGradient gradientFor(Colormap map) {
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (const auto& [t, color] : colormapStops(map))
+        g.setColorStopAt(t, color);
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setLevelCount(1000);
+    g.setNanHandling(QCPColorGradient::nhNanColor);
+    g.setNanColor(maskedCellColor(map));
+    return g;
+}
+
+// Labels that fit: every token when there is room, else every n-th one.
+QSharedPointer<QCPAxisTickerText> tokenTicker(const AttentionSnapshot& s, int pixels, int labelPixels) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int64_t n = s.numKeys();
+    const int64_t step = std::max<int64_t>(1, (n * labelPixels + pixels - 1) / std::max(1, pixels));
+    const int maxChars = n > 40 ? 8 : 14;
+    for (int64_t i = 0; i < n; i += step)
+        ticker->addTick(static_cast<double>(i), elidedToken(s.tokens()[static_cast<size_t>(i)], maxChars));
+    return ticker;
+}
+
+} // namespace
+
+HeatmapView::HeatmapView(QWidget* parent)
+    : QWidget(parent)
+    , m_redraw(new RedrawCoalescer(this, [this] { rebuild(); })) {
+    m_colormapBox = new QComboBox(this);
+    m_colormapBox->setObjectName("heatmapColormap");
+    for (Colormap map : allColormaps())
+        m_colormapBox->addItem(colormapName(map), static_cast<int>(map));
+    m_scaleBox = new QComboBox(this);
+    m_scaleBox->setObjectName("heatmapScale");
+    m_scaleBox->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
+    m_scaleBox->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
+    m_scaleBox->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));
+    m_excludeFirst = new QCheckBox(tr("E&xclude first token"), this);
+    m_excludeFirst->setToolTip(tr("Hide key 0 (often an attention sink) and renormalize the other keys"));
+    m_showMask = new QCheckBox(tr("Show &mask"), this);
+    auto* reset = new QPushButton(tr("&Reset zoom"), this);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Colormap:"), this));
+    controls->addWidget(m_colormapBox);
+    controls->addWidget(new QLabel(tr("Scale:"), this));
+    controls->addWidget(m_scaleBox);
+    controls->addWidget(m_excludeFirst);
+    controls->addWidget(m_showMask);
+    controls->addStretch(1);
+    controls->addWidget(reset);
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName("heatmapPlot");
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setMouseTracking(true);
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, QString(), QFont(font().family(), 11, QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_scale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(1, 1, m_scale);
+    m_scale->setType(QCPAxis::atRight);
+    m_map->setColorScale(m_scale);
+    auto* group = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    m_plot->yAxis->setRangeReversed(true);
+    m_plot->xAxis->setLabel(tr("key"));
+    m_plot->yAxis->setLabel(tr("query"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(controls);
+    layout->addWidget(m_plot, 1);
+
+    connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
+    connect(m_colormapBox, &QComboBox::currentIndexChanged, this,
+        [this] { setColormap(static_cast<Colormap>(m_colormapBox->currentData().toInt())); });
+    const auto optionsChanged = [this] {
+        HeatmapOptions o;
+        o.scale = static_cast<ScaleMode>(m_scaleBox->currentData().toInt());
+        o.excludeFirstToken = m_excludeFirst->isChecked();
+        o.showMask = m_showMask->isChecked();
+        setOptions(o);
+    };
+    connect(m_scaleBox, &QComboBox::currentIndexChanged, this, optionsChanged);
+    connect(m_excludeFirst, &QCheckBox::toggled, this, optionsChanged);
+    connect(m_showMask, &QCheckBox::toggled, this, optionsChanged);
+    connect(reset, &QPushButton::clicked, this, [this] {
+        resetZoom();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+}
+
+HeatmapView::~HeatmapView() = default;
+
+void HeatmapView::setSnapshot(SnapshotPtr snapshot) {
+    m_snapshot = std::move(snapshot);
+    m_redraw->schedule();
+}
+
+void HeatmapView::setHead(int64_t layer, int64_t head) {
+    m_layer = layer;
+    m_head = head;
+    m_redraw->schedule();
+}
+
+void HeatmapView::setColormap(Colormap map) {
+    m_colormap = map;
+    const int index = m_colormapBox->findData(static_cast<int>(map));
+    if (index != m_colormapBox->currentIndex()) m_colormapBox->setCurrentIndex(index);
+    m_redraw->schedule();
+}
+
+void HeatmapView::setOptions(const HeatmapOptions& options) {
+    m_options = options;
+    m_scaleBox->setCurrentIndex(m_scaleBox->findData(static_cast<int>(options.scale)));
+    m_excludeFirst->setChecked(options.excludeFirstToken);
+    m_showMask->setChecked(options.showMask);
+    m_redraw->schedule();
+}
+
+void HeatmapView::flushRedraw() {
+    m_redraw->flush();
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void HeatmapView::rebuild() {
+    if (!m_snapshot || m_layer >= m_snapshot->numLayers() || m_head >= m_snapshot->numHeads()) {
+        m_matrix = {};
+        m_map->data()->clear();
+        m_title->setText(tr("No attention yet: open a model and type an input"));
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const bool shapeChanged
+        = m_map->data()->keySize() != m_snapshot->numKeys() || m_map->data()->valueSize() != m_snapshot->numQueries();
+    m_matrix = buildHeatmapMatrix(*m_snapshot, m_layer, m_head, m_options);
+    auto* data = m_map->data();
+    data->setSize(static_cast<int>(m_matrix.cols), static_cast<int>(m_matrix.rows));
+    data->setRange(
+        QCPRange(0, static_cast<double>(m_matrix.cols - 1)), QCPRange(0, static_cast<double>(m_matrix.rows - 1)));
+    for (int64_t r = 0; r < m_matrix.rows; ++r)
+        for (int64_t c = 0; c < m_matrix.cols; ++c)
+            data->setCell(static_cast<int>(c), static_cast<int>(r), m_matrix.at(r, c));
+    // The mask is drawn in grayscale (white = visible) whatever the colormap.
+    m_map->setGradient(gradientFor(m_options.showMask ? Colormap::Grayscale : m_colormap));
+    m_map->setDataRange(QCPRange(m_matrix.low, m_matrix.high));
+    const char* scaleName[] = { "weight", "log10 weight", "weight / row max" };
+    m_scale->axis()->setLabel(m_options.showMask ? tr("visible") : tr(scaleName[static_cast<int>(m_options.scale)]));
+    QString title = tr("Layer %1 · Head %2").arg(m_layer).arg(m_head);
+    if (m_snapshot->numKvHeads() != m_snapshot->numHeads())
+        title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
+    if (m_options.showMask) title += tr("  — mask");
+    m_title->setText(title);
+    if (shapeChanged) resetZoom();
+    updateAxisLabels();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::resetZoom() {
+    // Cell i is centred on coordinate i, so the whole matrix spans [-0.5, n - 0.5].
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(m_matrix.cols) - 0.5);
+    m_plot->yAxis->setRange(-0.5, static_cast<double>(m_matrix.rows) - 0.5);
+}
+
+void HeatmapView::updateAxisLabels() {
+    const int labelPx = fontMetrics().height() + 2;
+    const QRect rect = m_plot->axisRect()->rect();
+    const int64_t n = m_snapshot->numKeys();
+    const bool dense = n > 8;
+    m_plot->xAxis->setTicker(tokenTicker(*m_snapshot, std::max(100, rect.width()), labelPx));
+    m_plot->xAxis->setTickLabelRotation(dense ? 60 : 0);
+    m_plot->yAxis->setTicker(tokenTicker(*m_snapshot, std::max(100, rect.height()), labelPx));
+    m_plot->xAxis->setSubTicks(false);
+    m_plot->yAxis->setSubTicks(false);
+}
+
+QPoint HeatmapView::cellCenter(int64_t row, int64_t col) const {
+    const double x = m_plot->xAxis->coordToPixel(static_cast<double>(col));
+    const double y = m_plot->yAxis->coordToPixel(static_cast<double>(row));
+    return m_plot->mapTo(this, QPoint(static_cast<int>(std::lround(x)), static_cast<int>(std::lround(y))));
+}
+
+QString HeatmapView::maskReason(int64_t row, int64_t col) const {
+    const MaskSpec& m = m_snapshot->mask();
+    if (!m.keyKeep.empty() && m.keyKeep[static_cast<size_t>(col)] == 0) return tr("padding");
+    if (m.causal && col > m.queryOffset + row) return tr("causal (future token)");
+    return tr("sliding window");
+}
+
+QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
+    if (!m_snapshot || row < 0 || col < 0 || row >= m_snapshot->numQueries() || col >= m_snapshot->numKeys()) return {};
+    const auto& tokens = m_snapshot->tokens();
+    QString text = tr("query %1: %2\nkey %3: %4\n")
+                       .arg(row)
+                       .arg(displayToken(tokens[static_cast<size_t>(row)]))
+                       .arg(col)
+                       .arg(displayToken(tokens[static_cast<size_t>(col)]));
+    if (!m_snapshot->visible(row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
+    const float w = m_snapshot->head(m_layer, m_head)[row * m_snapshot->numKeys() + col];
+    return text
+        + tr("weight: %1\nrank in row: %2 of %3")
+              .arg(static_cast<double>(w), 0, 'g', 5)
+              .arg(rankInRow(*m_snapshot, m_layer, m_head, row, col))
+              .arg(m_snapshot->numKeys());
+}
+
+void HeatmapView::onMouseMove(QMouseEvent* event) {
+    if (m_matrix.values.empty() || !m_plot->axisRect()->rect().contains(event->pos())) {
+        QToolTip::hideText();
+        return;
+    }
+    const auto col = static_cast<int64_t>(std::lround(m_plot->xAxis->pixelToCoord(event->pos().x())));
+    const auto row = static_cast<int64_t>(std::lround(m_plot->yAxis->pixelToCoord(event->pos().y())));
+    const QString text = cellToolTip(row, col);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+} // namespace attn::ui

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "model/attention_snapshot.h"
+#include "plots/colormaps.h"
+#include "plots/heatmap_matrix.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QComboBox;
+class QCheckBox;
+class QMouseEvent;
+
+namespace attn::ui {
+
+class RedrawCoalescer;
+
+/// One head's attention matrix: queries down, keys across, token labels, hover tooltip, zoom/pan, colour bar.
+class HeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeatmapView(QWidget* parent = nullptr);
+    ~HeatmapView() override;
+
+    void setSnapshot(SnapshotPtr snapshot);
+    void setHead(int64_t layer, int64_t head);
+    void setColormap(Colormap map);
+    void setOptions(const HeatmapOptions& options);
+
+    Colormap colormap() const { return m_colormap; }
+    const HeatmapOptions& options() const { return m_options; }
+    int64_t layer() const { return m_layer; }
+    int64_t head() const { return m_head; }
+    /// What is drawn now (after flushRedraw()).
+    const HeatmapMatrix& matrix() const { return m_matrix; }
+    /// Centre of cell (row, col) in this widget's coordinates.
+    QPoint cellCenter(int64_t row, int64_t col) const;
+    /// The hover text of a cell: query token, key token, weight, rank in row (or why it is masked).
+    QString cellToolTip(int64_t row, int64_t col) const;
+    /// Applies pending changes and replots synchronously.
+    void flushRedraw();
+
+private:
+    void rebuild();
+    void updateAxisLabels();
+    void resetZoom();
+    void onMouseMove(QMouseEvent* event);
+    QString maskReason(int64_t row, int64_t col) const;
+
+    QCustomPlot* m_plot = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QComboBox* m_colormapBox = nullptr;
+    QComboBox* m_scaleBox = nullptr;
+    QCheckBox* m_excludeFirst = nullptr;
+    QCheckBox* m_showMask = nullptr;
+    RedrawCoalescer* m_redraw = nullptr;
+
+    SnapshotPtr m_snapshot;
+    int64_t m_layer = 0;
+    int64_t m_head = 0;
+    Colormap m_colormap = Colormap::Viridis;
+    HeatmapOptions m_options;
+    HeatmapMatrix m_matrix;
+};
+
+} // namespace attn::ui

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/head_grid_view.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPaintEvent>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+namespace {
+constexpr int kLeft = 40; // room for "L12"
+constexpr int kTop = 34; // room for "H12" and the KV band
+constexpr int kGap = 6;
+
+// Thumbnails scale each head to its own maximum so that sharp and diffuse heads are both readable.
+QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map) {
+    const int64_t q = s.numQueries(), k = s.numKeys();
+    const float* p = s.head(layer, head);
+    const float maxValue = std::max(1e-12f, *std::max_element(p, p + q * k));
+    QImage image(static_cast<int>(k), static_cast<int>(q), QImage::Format_RGB32);
+    const QRgb masked = maskedCellColor(map).rgb();
+    for (int64_t i = 0; i < q; ++i) {
+        auto* line = reinterpret_cast<QRgb*>(image.scanLine(static_cast<int>(i)));
+        for (int64_t j = 0; j < k; ++j)
+            line[j] = s.visible(i, j) ? colormapColor(map, p[i * k + j] / maxValue).rgb() : masked;
+    }
+    return image;
+}
+} // namespace
+
+HeadGridView::HeadGridView(QWidget* parent)
+    : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setObjectName("headGrid");
+}
+
+void HeadGridView::setSnapshot(SnapshotPtr snapshot) {
+    m_snapshot = std::move(snapshot);
+    rebuildThumbnails();
+}
+
+void HeadGridView::setColormap(Colormap map) {
+    if (map == m_colormap) return;
+    m_colormap = map;
+    rebuildThumbnails();
+}
+
+void HeadGridView::setCurrent(int64_t layer, int64_t head) {
+    m_layer = layer;
+    m_head = head;
+    update();
+}
+
+void HeadGridView::rebuildThumbnails() {
+    m_thumbnails.clear();
+    if (m_snapshot) {
+        m_thumbnails.reserve(static_cast<size_t>(m_snapshot->numLayers() * m_snapshot->numHeads()));
+        for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
+            for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
+                m_thumbnails.push_back(renderThumbnail(*m_snapshot, l, h, m_colormap));
+    }
+    updateGeometry();
+    update();
+}
+
+const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const {
+    return m_thumbnails.at(static_cast<size_t>(layer * m_snapshot->numHeads() + head));
+}
+
+int HeadGridView::cellSize() const {
+    if (!m_snapshot) return 64;
+    // Fill the width when there is room, never below a readable 40 px.
+    const int64_t heads = m_snapshot->numHeads();
+    const int fit = static_cast<int>((width() - kLeft) / heads) - kGap;
+    return std::clamp(fit, 40, 160);
+}
+
+QRect HeadGridView::thumbnailRect(int64_t layer, int64_t head) const {
+    const int c = cellSize();
+    return QRect(kLeft + static_cast<int>(head) * (c + kGap), kTop + static_cast<int>(layer) * (c + kGap), c, c);
+}
+
+QSize HeadGridView::sizeHint() const {
+    if (!m_snapshot) return QSize(400, 300);
+    const QRect last = thumbnailRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
+    return QSize(last.right() + kGap, last.bottom() + kGap);
+}
+
+void HeadGridView::paintEvent(QPaintEvent* event) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    if (!m_snapshot) {
+        painter.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        return;
+    }
+    const int64_t layers = m_snapshot->numLayers(), heads = m_snapshot->numHeads();
+    const int64_t groups = m_snapshot->numKvHeads();
+    const bool grouped = groups != heads;
+    for (int64_t h = 0; h < heads; ++h) {
+        const QRect r = thumbnailRect(0, h);
+        painter.setPen(palette().text().color());
+        painter.drawText(QRect(r.left(), 0, r.width(), 16), Qt::AlignCenter, tr("H%1").arg(h));
+        if (grouped) {
+            // Alternate two band colours per KV group; the band spans the group's query heads.
+            const int64_t g = m_snapshot->kvHeadOf(h);
+            const QColor band = g % 2 == 0 ? QColor(90, 140, 220) : QColor(230, 150, 60);
+            const QRect bandRect(r.left() - kGap / 2, 18, r.width() + kGap, 12);
+            painter.fillRect(bandRect, band);
+            painter.setPen(Qt::white);
+            painter.drawText(bandRect, Qt::AlignCenter, tr("kv%1").arg(g));
+        }
+    }
+    for (int64_t l = 0; l < layers; ++l) {
+        const QRect r = thumbnailRect(l, 0);
+        painter.setPen(palette().text().color());
+        painter.drawText(QRect(0, r.top(), kLeft - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
+        for (int64_t h = 0; h < heads; ++h) {
+            const QRect cell = thumbnailRect(l, h);
+            if (!event->rect().intersects(cell)) continue;
+            painter.drawImage(cell, thumbnail(l, h));
+        }
+    }
+    const QRect current = thumbnailRect(m_layer, m_head).adjusted(-3, -3, 2, 2);
+    painter.setPen(QPen(palette().highlight().color(), 3));
+    painter.drawRect(current);
+}
+
+void HeadGridView::mousePressEvent(QMouseEvent* event) {
+    if (!m_snapshot) return;
+    for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
+        for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
+            if (thumbnailRect(l, h).contains(event->pos())) {
+                setCurrent(l, h);
+                emit headActivated(l, h);
+                return;
+            }
+}
+
+void HeadGridView::keyPressEvent(QKeyEvent* event) {
+    if (!m_snapshot) return QWidget::keyPressEvent(event);
+    int64_t l = m_layer, h = m_head;
+    switch (event->key()) {
+    case Qt::Key_Left:
+        h = std::max<int64_t>(0, h - 1);
+        break;
+    case Qt::Key_Right:
+        h = std::min(m_snapshot->numHeads() - 1, h + 1);
+        break;
+    case Qt::Key_Up:
+        l = std::max<int64_t>(0, l - 1);
+        break;
+    case Qt::Key_Down:
+        l = std::min(m_snapshot->numLayers() - 1, l + 1);
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        emit headActivated(m_layer, m_head);
+        return;
+    default:
+        return QWidget::keyPressEvent(event);
+    }
+    setCurrent(l, h);
+}
+
+} // namespace attn::ui

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/head_lines_view.h"
+
+#include "model/token_text.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+namespace {
+constexpr int kRowHeight = 20;
+constexpr int kTop = 44; // head swatches above the token columns
+constexpr int kColumnWidth = 130;
+constexpr int kSpan = 260; // distance between the two columns, where the lines go
+}
+
+HeadLinesView::HeadLinesView(QWidget* parent)
+    : QWidget(parent) {
+    setObjectName("headLines");
+    setMouseTracking(false);
+}
+
+QColor HeadLinesView::headColor(int64_t head) {
+    static const QColor colors[] = { QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+        QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
+        QColor(188, 189, 34), QColor(23, 190, 207) };
+    return colors[head % 10];
+}
+
+void HeadLinesView::setSnapshot(SnapshotPtr snapshot) {
+    m_snapshot = std::move(snapshot);
+    if (m_snapshot && m_selected >= m_snapshot->numQueries()) m_selected = -1;
+    updateGeometry();
+    update();
+}
+
+void HeadLinesView::setLayer(int64_t layer) {
+    m_layer = layer;
+    update();
+}
+
+void HeadLinesView::setHeads(const std::set<int64_t>& heads) {
+    m_heads = heads;
+    update();
+}
+
+void HeadLinesView::setSelectedToken(int64_t token) {
+    m_selected = token;
+    update();
+}
+
+QRect HeadLinesView::tokenRect(bool left, int64_t index) const {
+    const int x = left ? 10 : 10 + kColumnWidth + kSpan;
+    return QRect(x, kTop + static_cast<int>(index) * kRowHeight, kColumnWidth, kRowHeight);
+}
+
+QRect HeadLinesView::swatchRect(int64_t head) const {
+    return QRect(10 + static_cast<int>(head) * 52, 8, 48, 22);
+}
+
+QSize HeadLinesView::sizeHint() const {
+    const int rows = m_snapshot ? static_cast<int>(m_snapshot->numKeys()) : 10;
+    return QSize(20 + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
+}
+
+void HeadLinesView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (!m_snapshot || m_layer >= m_snapshot->numLayers()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing);
+    for (int64_t h = 0; h < m_snapshot->numHeads(); ++h) {
+        const QRect r = swatchRect(h);
+        const bool on = m_heads.count(h) != 0;
+        p.setPen(headColor(h).darker(130));
+        p.setBrush(on ? headColor(h) : palette().base().color());
+        p.drawRoundedRect(r, 4, 4);
+        p.setPen(on ? Qt::white : palette().text().color());
+        p.drawText(r, Qt::AlignCenter, tr("H%1").arg(h));
+    }
+    const int64_t q = m_snapshot->numQueries(), k = m_snapshot->numKeys();
+    for (int64_t h : m_heads) {
+        if (h >= m_snapshot->numHeads()) continue;
+        const float* probs = m_snapshot->head(m_layer, h);
+        QColor c = headColor(h);
+        for (int64_t i = 0; i < q; ++i) {
+            if (m_selected >= 0 && i != m_selected) continue;
+            const QPointF from(tokenRect(true, i).right() + 4, tokenRect(true, i).center().y());
+            const float* row = probs + i * k;
+            const float rowMax = std::max(1e-12f, *std::max_element(row, row + k));
+            for (int64_t j = 0; j < k; ++j) {
+                // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows the weight.
+                const float relative = row[j] / rowMax;
+                if (relative < 0.02f) continue;
+                c.setAlphaF(relative * (m_selected >= 0 ? 0.9f : 0.45f));
+                p.setPen(QPen(c, 1.0 + 4.0 * row[j]));
+                p.drawLine(from, QPointF(tokenRect(false, j).left() - 4, tokenRect(false, j).center().y()));
+            }
+        }
+    }
+    for (int64_t i = 0; i < k; ++i) {
+        const QString text = displayToken(m_snapshot->tokens()[static_cast<size_t>(i)]);
+        for (bool left : { true, false }) {
+            const QRect r = tokenRect(left, i);
+            if (left && i == m_selected) p.fillRect(r, palette().highlight());
+            p.setPen(left && i == m_selected ? palette().highlightedText().color() : palette().text().color());
+            p.drawText(r.adjusted(4, 0, -4, 0), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
+                fontMetrics().elidedText(text, Qt::ElideRight, r.width() - 8));
+        }
+    }
+}
+
+void HeadLinesView::mousePressEvent(QMouseEvent* event) {
+    if (!m_snapshot) return;
+    for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
+        if (swatchRect(h).contains(event->pos())) {
+            if (!m_heads.erase(h)) m_heads.insert(h);
+            update();
+            return;
+        }
+    for (int64_t i = 0; i < m_snapshot->numQueries(); ++i)
+        if (tokenRect(true, i).contains(event->pos())) {
+            setSelectedToken(i == m_selected ? -1 : i);
+            return;
+        }
+}
+
+} // namespace attn::ui
