@@ -18,6 +18,8 @@ const std::vector<Command>& commands();
 
 // Each lives in its own cmd_<name>.cpp.
 int runInfo(const std::vector<std::string>& words);
+int runGenerate(const std::vector<std::string>& words);
+int runAttention(const std::vector<std::string>& words);
 int runTokenize(const std::vector<std::string>& words);
 
 } // namespace attn::cli

@@ -13,6 +13,16 @@ const std::vector<Command>& commands()
 {
     static const std::vector<Command> table = {
         { "info", "info MODEL [--devices]", "print the model description as JSON", runInfo },
+        { "generate",
+            "generate MODEL [--tokenizer FILE] (--prompt TEXT | --tokens 1,2,3) [--max-new-tokens N] [--steps N] "
+            "[--temperature T] [--top-p P] [--top-k K] [--seed S] [--backend cpu|vulkan|auto]",
+            "decode token by token (greedy unless --temperature > 0; llama2.c run.c's sampler) and print the text",
+            runGenerate },
+        { "attention",
+            "attention MODEL (--prompt TEXT [--text-pair TEXT] | --tokens IDS [--token-types IDS]) "
+            "[--tokenizer FILE] [--backend cpu|vulkan|auto] --out DIR",
+            "run one forward pass and write attn.L{l}.npy [heads, q, k], logits.npy and manifest.json to DIR",
+            runAttention },
         { "tokenize", "tokenize MODEL [--tokenizer FILE] --text TEXT [--text-pair TEXT] [--special] [--verbose]",
             "print the token ids of TEXT (--special adds [CLS]/[SEP] or BOS; --verbose: one line per token)",
             runTokenize },

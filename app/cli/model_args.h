@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Options shared by the commands that run a model: the backend choice and the input tokens.
+#include "cli/args.h"
+#include "model/model_source.h"
+#include "tokenizer/tokenizer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn {
+class Backend;
+}
+
+namespace attn::cli {
+
+/// --backend cpu|vulkan|auto (default auto) for model runs, through the backend registry; a notice such as "no Vulkan
+/// device: running on the CPU" goes to stderr. The backend lives until the process exits (one command per process).
+/// Throws Error when the choice cannot be honoured.
+Backend* modelBackend(const Args& args);
+
+/// The model's tokenizer (--tokenizer FILE overrides the search); null with `why` filled when none is found and
+/// `required` is false.
+std::unique_ptr<Tokenizer> modelTokenizer(const Args& args, const ModelSource& source, bool required, std::string* why);
+
+/// Input ids and segment ids from --prompt [--text-pair] (through the tokenizer) or --tokens [--token-types].
+struct TokenInput {
+    std::vector<int64_t> ids;
+    std::vector<int64_t> types; ///< empty unless given or produced by a pair encoding
+};
+TokenInput readTokenInput(const Args& args, const Tokenizer* tokenizer);
+
+} // namespace attn::cli
