@@ -27,6 +27,8 @@ int runAttention(const std::vector<std::string>& words)
         "features", "backend", "out", "tokenizer" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     const ModelKind kind = source.config.kind;
+    if (kind == ModelKind::Vision)
+        return runVisionAttention(words);
     const std::string what = source.config.modelType + " (" + modelKindName(kind) + ")";
     if (kind != ModelKind::Decoder && kind != ModelKind::Encoder)
         throw Error(source.config.source, "attention for " + what + " models is not available in this command yet");

@@ -21,5 +21,9 @@ int runInfo(const std::vector<std::string>& words);
 int runGenerate(const std::vector<std::string>& words);
 int runAttention(const std::vector<std::string>& words);
 int runTokenize(const std::vector<std::string>& words);
+int runClassify(const std::vector<std::string>& words);
+int runRollout(const std::vector<std::string>& words);
+/// The vision branch of `attention` (vision_attention.cpp), dispatched to from cmd_attention.cpp.
+int runVisionAttention(const std::vector<std::string>& words);
 
 } // namespace attn::cli

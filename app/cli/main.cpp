@@ -26,6 +26,13 @@ const std::vector<Command>& commands()
         { "tokenize", "tokenize MODEL [--tokenizer FILE] --text TEXT [--text-pair TEXT] [--special] [--verbose]",
             "print the token ids of TEXT (--special adds [CLS]/[SEP] or BOS; --verbose: one line per token)",
             runTokenize },
+        { "classify", "classify MODEL (--image FILE | --pixel-values FILE.npy) [--top-k K]",
+            "print the top K labels of an image model with their probabilities, best first", runClassify },
+        { "rollout",
+            "rollout MODEL (--image FILE | --pixel-values FILE.npy) [--fusion mean|max|min] [--discard R] "
+            "[--method rollout|flow] --out FILE.npy",
+            "write the attention rollout (or flow) of the class token over the patches as a [rows, cols] map",
+            runRollout },
     };
     return table;
 }
