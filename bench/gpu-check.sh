@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One-shot check on a machine with a real GPU (no internet needed): build what the machine allows, run the Vulkan
+# parity tests (a missing device FAILS here) and the kernel benchmarks, and print one table. Budget: < 10 minutes.
+#   bench/gpu-check.sh [BUILD_DIR]     (default build/gpu-check; OUT=$OUT or BUILD_DIR gets the logs and JSON)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build/gpu-check}
+LOGS=${OUT:-$BUILD}
+mkdir -p "$LOGS"
+JOBS=$(nproc 2>/dev/null || echo 4)
+start=$(date +%s)
+say() { printf '== %s (%ds)\n' "$*" $(($(date +%s) - start)); }
+
+# --- what the machine has -----------------------------------------------------------------------------------------
+missing=()
+for tool in cmake c++ glslc; do command -v "$tool" >/dev/null || missing+=("$tool (command)"); done
+[ -f /usr/include/vulkan/vulkan.h ] || missing+=("vulkan.h (libvulkan-dev)")
+ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || missing+=("libvulkan.so.1 (libvulkan1)")
+[ -d /usr/include/eigen3 ] || missing+=("Eigen (libeigen3-dev)")
+[ -f /usr/include/nlohmann/json.hpp ] || missing+=("nlohmann/json.hpp (nlohmann-json3-dev)")
+pkg-config --exists sentencepiece 2>/dev/null || missing+=("sentencepiece (libsentencepiece-dev)")
+[ -f /usr/include/gtest/gtest.h ] || missing+=("GoogleTest (libgtest-dev)")
+bench=ON
+[ -f /usr/include/benchmark/benchmark.h ] || { bench=OFF; echo "note: no libbenchmark-dev: benchmarks skipped"; }
+ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1 || missing+=("a Vulkan ICD json (GPU driver)")
+ls /usr/share/vulkan/explicit_layer.d/*validation*.json >/dev/null 2>&1 \
+    || echo "note: no vulkan-validationlayers: tests run WITHOUT the validation layer"
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "MISSING (cannot build the Vulkan checks):"
+    printf '  - %s\n' "${missing[@]}"
+    exit 2
+fi
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+
+# --- build ----------------------------------------------------------------------------------------------------------
+say configure
+cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAS_BUILD_GUI=OFF -DAS_BUILD_BENCH=$bench \
+    -DAS_ENABLE_VULKAN=ON >"$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
+grep -q 'AS_ENABLE_VULKAN:BOOL=ON' "$BUILD/CMakeCache.txt" || { echo "Vulkan got disabled at configure:"; grep -i vulkan "$LOGS/configure.log"; exit 1; }
+say build
+targets=(vulkan_tests attnscope-cli)
+[ $bench = ON ] && targets+=(bench_attention_kernels)
+timeout 360 cmake --build "$BUILD" -j"$JOBS" --target "${targets[@]}" >"$LOGS/build.log" 2>&1 \
+    || { grep -E 'error|Error' "$LOGS/build.log" | head -30; exit 1; }
+
+# --- devices and parity -----------------------------------------------------------------------------------------------
+say devices
+"$BUILD/app/attnscope-cli" info --devices --backend vulkan | tee "$LOGS/devices.json"
+say "parity tests (CI=1: a missing device fails)"
+CI=1 AS_VULKAN_VALIDATE=1 timeout 240 "$BUILD/tests/vulkan_tests" --gtest_brief=1 >"$LOGS/tests.log" 2>&1
+tests_rc=$?
+tail -5 "$LOGS/tests.log"
+grep -E '^\[  (PASSED|FAILED) ' "$LOGS/tests.log"
+
+# --- benchmarks -----------------------------------------------------------------------------------------------------
+if [ $bench = ON ]; then
+    say benchmarks
+    timeout 240 "$BUILD/bench/bench_attention_kernels" --benchmark_min_time=0.2 \
+        --benchmark_out="$LOGS/bench.json" --benchmark_out_format=json >"$LOGS/bench.log" 2>&1 \
+        || echo "benchmarks stopped early (rc $?): partial results below"
+    python3 - "$LOGS/bench.json" <<'PY' 2>/dev/null || grep -E '^BM_' "$LOGS/bench.log"
+import json, sys
+rows = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    parts = dict(p.split(":") for p in b["name"].split("/")[1:] if ":" in p)
+    key = (b["name"].split("/")[0][3:], int(parts["tokens"]))
+    rows.setdefault(key, {})["vulkan" if parts["vulkan"] == "1" else "cpu"] = b
+print(f"{'op':24} {'tokens':>6} | {'cpu ms':>9} {'GFLOP/s':>8} | {'vulkan ms':>9} {'GFLOP/s':>8} {'GB/s':>7} | speedup")
+for (op, n), r in sorted(rows.items()):
+    c, v = r.get("cpu"), r.get("vulkan")
+    f = lambda b, k: f"{b[k]:.2f}" if b and k in b else "-"
+    sp = f"{c['real_time'] / v['real_time']:.1f}x" if c and v else "-"
+    print(f"{op:24} {n:>6} | {f(c,'real_time'):>9} {f(c,'GFLOP/s'):>8} | {f(v,'real_time'):>9} {f(v,'GFLOP/s'):>8} {f(v,'GB/s'):>7} | {sp}")
+PY
+fi
+say done
+exit $tests_rc
