@@ -1,11 +1,46 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
+#include "plots/heatmap_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QTabWidget>
+#include <QTimer>
 
-int main(int argc, char** argv)
-{
+#include <cstdio>
+
+namespace {
+
+// --screenshots DIR: once the first attention is shown, saves one PNG per view tab and quits (docs, CI smoke test).
+void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) {
+    QDir().mkpath(dir);
+    QObject::connect(&window, &attn::ui::MainWindow::errorShown, &window, [](const QString& message) {
+        std::fprintf(stderr, "attnscope: %s\n", message.toUtf8().constData());
+        QApplication::exit(1);
+    });
+    QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&window, dir] {
+        QTimer::singleShot(300, &window, [&window, dir] {
+            const char* names[] = { "heatmap", "head-view", "all-heads", "statistics" };
+            for (int i = 0; i < window.tabs()->count() && i < 4; ++i) {
+                window.tabs()->setCurrentIndex(i);
+                window.heatmapView()->flushRedraw();
+                QApplication::processEvents(); // lay out the new tab before grabbing (not inside compute)
+                const QString path = QDir(dir).filePath(QString("%1.png").arg(names[i]));
+                if (!window.grab().save(path)) {
+                    std::fprintf(stderr, "attnscope: cannot write %s\n", path.toUtf8().constData());
+                    QApplication::exit(1);
+                    return;
+                }
+            }
+            QApplication::quit();
+        });
+    });
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("AttnScope");
     QApplication::setOrganizationName("AttnScope");
@@ -13,11 +48,20 @@ int main(int argc, char** argv)
     parser.setApplicationDescription("AttnScope: see what every attention head does");
     parser.addHelpOption();
     parser.addPositionalArgument("model", "model folder or file to open");
+    const QCommandLineOption input("input", "input text to run", "text");
+    const QCommandLineOption head("head", "layer.head to show first, e.g. 1.2", "layer.head");
+    const QCommandLineOption screenshots("screenshots", "save a PNG of each view to DIR, then quit", "dir");
+    parser.addOptions({ input, head, screenshots });
     parser.process(app);
 
     attn::ui::MainWindow window;
     window.show();
-    if (!parser.positionalArguments().isEmpty())
-        window.openModel(parser.positionalArguments().first());
+    if (parser.isSet(screenshots)) saveScreenshotsWhenReady(window, parser.value(screenshots));
+    if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+    if (parser.isSet(input)) window.setInputText(parser.value(input));
+    if (parser.isSet(head)) {
+        const QStringList parts = parser.value(head).split('.');
+        window.setCurrentHead(parts.value(0).toLongLong(), parts.value(1).toLongLong());
+    }
     return app.exec();
 }

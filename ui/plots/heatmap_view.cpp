@@ -2,6 +2,7 @@
 #include "plots/heatmap_view.h"
 
 #include "model/token_text.h"
+#include "plots/color_gradient.h"
 #include "widgets/redraw_coalescer.h"
 
 #include <qcustomplot.h>
@@ -19,18 +20,6 @@
 namespace attn::ui {
 
 namespace {
-
-QCPColorGradient gradientFor(Colormap map) {
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (const auto& [t, color] : colormapStops(map))
-        g.setColorStopAt(t, color);
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(1000);
-    g.setNanHandling(QCPColorGradient::nhNanColor);
-    g.setNanColor(maskedCellColor(map));
-    return g;
-}
 
 // Labels that fit: every token when there is room, else every n-th one.
 QSharedPointer<QCPAxisTickerText> tokenTicker(const AttentionSnapshot& s, int pixels, int labelPixels) {
@@ -169,7 +158,7 @@ void HeatmapView::rebuild() {
         for (int64_t c = 0; c < m_matrix.cols; ++c)
             data->setCell(static_cast<int>(c), static_cast<int>(r), m_matrix.at(r, c));
     // The mask is drawn in grayscale (white = visible) whatever the colormap.
-    m_map->setGradient(gradientFor(m_options.showMask ? Colormap::Grayscale : m_colormap));
+    m_map->setGradient(colorGradient(m_options.showMask ? Colormap::Grayscale : m_colormap));
     m_map->setDataRange(QCPRange(m_matrix.low, m_matrix.high));
     const char* scaleName[] = { "weight", "log10 weight", "weight / row max" };
     m_scale->axis()->setLabel(m_options.showMask ? tr("visible") : tr(scaleName[static_cast<int>(m_options.scale)]));

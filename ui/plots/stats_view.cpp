@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "plots/stats_view.h"
 
-#include "plots/colormaps.h"
-
-#include <qcustomplot.h>
+#include "plots/color_gradient.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -69,14 +67,10 @@ StatsView::StatsView(QWidget* parent)
     m_plot->setObjectName("statsPlot");
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
-    QCPColorGradient g;
-    g.clearColorStops();
-    for (const auto& [t, color] : colormapStops(Colormap::Viridis))
-        g.setColorStopAt(t, color);
-    m_map->setGradient(g);
     auto* scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, scale);
     m_map->setColorScale(scale);
+    m_map->setGradient(colorGradient(Colormap::Viridis)); // after setColorScale, which imposes the scale's gradient
     m_plot->xAxis->setLabel(tr("head"));
     m_plot->yAxis->setLabel(tr("layer"));
     m_plot->yAxis->setRangeReversed(true);

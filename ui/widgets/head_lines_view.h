@@ -37,7 +37,7 @@ private:
 
     SnapshotPtr m_snapshot;
     int64_t m_layer = 0;
-    std::set<int64_t> m_heads { 0 };
+    std::set<int64_t> m_heads { 0, 1 };
     int64_t m_selected = -1;
 };
 
