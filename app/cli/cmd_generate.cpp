@@ -28,6 +28,8 @@ public:
         , m_llama2c(dynamic_cast<const Llama2cTokenizer*>(tokenizer))
         , m_ids { firstToken }
     {
+        if (!m_tokenizer) // ids: the whole sequence, start token included
+            std::printf("%lld", static_cast<long long>(firstToken));
     }
 
     void print(int64_t prev, int64_t next)
@@ -38,7 +40,7 @@ public:
         else if (m_tokenizer)
             printDecodedSuffix(false);
         else
-            std::printf("%s%lld", m_ids.size() > 2 ? " " : "", static_cast<long long>(next));
+            std::printf(" %lld", static_cast<long long>(next));
         std::fflush(stdout);
     }
     void finish()
@@ -71,11 +73,11 @@ private:
         std::fwrite(piece.data(), 1, piece.size(), stdout);
     }
 
-    /// Other tokenizers decode the whole text; what is new is printed, holding back an incomplete UTF-8 tail.
+    /// Other tokenizers decode the whole text, prompt included; what is new is printed, holding back an incomplete
+    /// UTF-8 tail.
     void printDecodedSuffix(bool final)
     {
-        const std::vector<int64_t> shown(m_ids.begin() + 1, m_ids.end()); // as run.c, the start token is not printed
-        const std::string text = m_tokenizer->decode(shown, true);
+        const std::string text = m_tokenizer->decode(m_ids, true); // special tokens (BOS) are not shown
         if (!final && text.size() >= 3 && text.compare(text.size() - 3, 3, "\xEF\xBF\xBD") == 0)
             return;
         if (text.compare(0, m_printed.size(), m_printed) == 0) {
@@ -99,8 +101,8 @@ int runGenerate(const std::vector<std::string>& words)
         "backend" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     if (source.config.kind != ModelKind::Decoder)
-        throw Error(source.config.source, "generate needs a decoder model; this is a " + modelKindName(source.config.kind)
-                + " model");
+        throw Error(source.config.source, "generate needs a decoder model, not " + source.config.modelType + " ("
+                + modelKindName(source.config.kind) + ")");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
     if (!tokenizer)
