@@ -26,14 +26,12 @@ public:
     TokenPrinter(const Tokenizer* tokenizer, int64_t firstToken)
         : m_tokenizer(tokenizer)
         , m_llama2c(dynamic_cast<const Llama2cTokenizer*>(tokenizer))
-        , m_ids { firstToken }
-    {
+        , m_ids { firstToken } {
         if (!m_tokenizer) // ids: the whole sequence, start token included
             std::printf("%lld", static_cast<long long>(firstToken));
     }
 
-    void print(int64_t prev, int64_t next)
-    {
+    void print(int64_t prev, int64_t next) {
         m_ids.push_back(next);
         if (m_llama2c)
             printRunCPiece(prev, next);
@@ -43,43 +41,35 @@ public:
             std::printf(" %lld", static_cast<long long>(next));
         std::fflush(stdout);
     }
-    void finish()
-    {
-        if (m_tokenizer && !m_llama2c)
-            printDecodedSuffix(true);
+    void finish() {
+        if (m_tokenizer && !m_llama2c) printDecodedSuffix(true);
         std::printf("\n");
     }
 
 private:
     /// run.c decode() + safe_printf(): strip the space after BOS, "<0xNN>" is a raw byte, and a lone byte that is
     /// neither printable nor whitespace is skipped.
-    void printRunCPiece(int64_t prev, int64_t next) const
-    {
+    void printRunCPiece(int64_t prev, int64_t next) const {
         std::string piece = m_llama2c->piece(next);
-        if (prev == 1 && !piece.empty() && piece[0] == ' ')
-            piece.erase(0, 1);
+        if (prev == 1 && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
         unsigned int byte = 0;
         int consumed = 0;
         if (piece.size() >= 4 && piece.compare(0, 3, "<0x") == 0
             && std::sscanf(piece.c_str(), "<0x%2X%n", &byte, &consumed) == 1 && consumed >= 4)
             piece = std::string(1, static_cast<char>(byte));
-        if (piece.empty())
-            return;
+        if (piece.empty()) return;
         if (piece.size() == 1) {
             const auto b = static_cast<unsigned char>(piece[0]);
-            if (!(std::isprint(b) || std::isspace(b)))
-                return;
+            if (!(std::isprint(b) || std::isspace(b))) return;
         }
         std::fwrite(piece.data(), 1, piece.size(), stdout);
     }
 
     /// Other tokenizers decode the whole text, prompt included; what is new is printed, holding back an incomplete
     /// UTF-8 tail.
-    void printDecodedSuffix(bool final)
-    {
+    void printDecodedSuffix(bool final) {
         const std::string text = m_tokenizer->decode(m_ids, true); // special tokens (BOS) are not shown
-        if (!final && text.size() >= 3 && text.compare(text.size() - 3, 3, "\xEF\xBF\xBD") == 0)
-            return;
+        if (!final && text.size() >= 3 && text.compare(text.size() - 3, 3, "\xEF\xBF\xBD") == 0) return;
         if (text.compare(0, m_printed.size(), m_printed) == 0) {
             std::fwrite(text.data() + m_printed.size(), 1, text.size() - m_printed.size(), stdout);
             m_printed = text;
@@ -94,24 +84,22 @@ private:
 
 } // namespace
 
-int runGenerate(const std::vector<std::string>& words)
-{
+int runGenerate(const std::vector<std::string>& words) {
     const Args args(words, {});
-    args.allowOnly({ "tokenizer", "prompt", "tokens", "max-new-tokens", "steps", "temperature", "top-p", "top-k", "seed",
-        "backend" });
+    args.allowOnly({ "tokenizer", "prompt", "tokens", "max-new-tokens", "steps", "temperature", "top-p", "top-k",
+        "seed", "backend" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     if (source.config.kind != ModelKind::Decoder)
-        throw Error(source.config.source, "generate needs a decoder model, not " + source.config.modelType + " ("
-                + modelKindName(source.config.kind) + ")");
+        throw Error(source.config.source,
+            "generate needs a decoder model, not " + source.config.modelType + " (" + modelKindName(source.config.kind)
+                + ")");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
-    if (!tokenizer)
-        std::cerr << "no tokenizer (" << noTokenizer << "): printing token ids\n";
+    if (!tokenizer) std::cerr << "no tokenizer (" << noTokenizer << "): printing token ids\n";
 
     std::vector<int64_t> prompt;
     if (args.has("tokens")) {
-        if (args.has("prompt"))
-            throw UsageError("give either --prompt or --tokens");
+        if (args.has("prompt")) throw UsageError("give either --prompt or --tokens");
         prompt = args.getIds("tokens");
     } else {
         for (const Token& t : tokenizer->encode(args.get("prompt", ""))) // no prompt: just BOS, as run.c
@@ -126,21 +114,18 @@ int runGenerate(const std::vector<std::string>& words)
     so.topP = static_cast<float>(args.getDouble("top-p", 0.9));
     so.topK = args.getInt("top-k", 0);
     so.seed = static_cast<uint64_t>(args.getInt("seed", 0));
-    if (so.seed == 0)
-        so.seed = static_cast<uint64_t>(std::time(nullptr)); // run.c
+    if (so.seed == 0) so.seed = static_cast<uint64_t>(std::time(nullptr)); // run.c
     Sampler sampler(so);
 
     const auto model = loadModel(source);
     const int64_t limit = model->config().maxPositions;
     // --steps counts every position including the prompt (llama2.c -n); --max-new-tokens counts sampled tokens.
-    if (args.has("steps") && args.has("max-new-tokens"))
-        throw UsageError("give either --steps or --max-new-tokens");
-    int64_t steps = args.has("max-new-tokens") ? numPrompt - 1 + args.getInt("max-new-tokens", 0)
-                                               : args.getInt("steps", 256);
+    if (args.has("steps") && args.has("max-new-tokens")) throw UsageError("give either --steps or --max-new-tokens");
+    int64_t steps
+        = args.has("max-new-tokens") ? numPrompt - 1 + args.getInt("max-new-tokens", 0) : args.getInt("steps", 256);
     if (args.has("max-new-tokens") && args.getInt("max-new-tokens", 0) < 0)
         throw UsageError("--max-new-tokens must not be negative");
-    if (steps <= 0 || steps > limit)
-        steps = limit; // run.c: 0 or too many = the model's sequence length
+    if (steps <= 0 || steps > limit) steps = limit; // run.c: 0 or too many = the model's sequence length
 
     Backend* backend = modelBackend(args);
     ForwardOptions options;
@@ -157,14 +142,13 @@ int runGenerate(const std::vector<std::string>& words)
     std::chrono::steady_clock::time_point start;
     while (pos < steps) {
         const auto r = session.step(token);
-        const int64_t next = pos < numPrompt - 1 ? prompt[static_cast<size_t>(pos + 1)] : sampler.sample(r->logits.data(), vocab);
+        const int64_t next
+            = pos < numPrompt - 1 ? prompt[static_cast<size_t>(pos + 1)] : sampler.sample(r->logits.data(), vocab);
         ++pos;
-        if (next == stop)
-            break;
+        if (next == stop) break;
         printer.print(token, next);
         token = next;
-        if (pos == 1)
-            start = std::chrono::steady_clock::now(); // as run.c, the first step (warm-up) is not timed
+        if (pos == 1) start = std::chrono::steady_clock::now(); // as run.c, the first step (warm-up) is not timed
     }
     printer.finish();
     if (pos > 1) {

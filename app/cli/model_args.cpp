@@ -9,52 +9,42 @@
 
 namespace attn::cli {
 
-Backend* modelBackend(const Args& args)
-{
+Backend* modelBackend(const Args& args) {
     static std::shared_ptr<Backend> keep;
     auto selection = createBackend(parseBackendChoice(args.get("backend", "auto")));
-    if (!selection)
-        throw Error(selection.error());
-    if (!selection->notice.empty())
-        std::cerr << selection->notice << "\n";
+    if (!selection) throw Error(selection.error());
+    if (!selection->notice.empty()) std::cerr << selection->notice << "\n";
     keep = selection->backend;
     return keep.get();
 }
 
-std::unique_ptr<Tokenizer> modelTokenizer(const Args& args, const ModelSource& source, bool required, std::string* why)
-{
+std::unique_ptr<Tokenizer> modelTokenizer(
+    const Args& args, const ModelSource& source, bool required, std::string* why) {
     try {
         return loadTokenizer(source, args.get("tokenizer", ""));
     } catch (const Error& e) {
-        if (required || args.has("tokenizer"))
-            throw;
-        if (why)
-            *why = e.what();
+        if (required || args.has("tokenizer")) throw;
+        if (why) *why = e.what();
         return nullptr;
     }
 }
 
-TokenInput readTokenInput(const Args& args, const Tokenizer* tokenizer)
-{
+TokenInput readTokenInput(const Args& args, const Tokenizer* tokenizer) {
     TokenInput in;
     if (args.has("prompt") == args.has("tokens"))
         throw UsageError("give exactly one of --prompt TEXT and --tokens IDS");
     if (args.has("tokens")) {
-        if (args.has("text-pair"))
-            throw UsageError("--text-pair goes with --prompt");
+        if (args.has("text-pair")) throw UsageError("--text-pair goes with --prompt");
         in.ids = args.getIds("tokens");
         in.types = args.getIds("token-types");
-        if (in.ids.empty())
-            throw UsageError("--tokens is empty");
+        if (in.ids.empty()) throw UsageError("--tokens is empty");
         if (!in.types.empty() && in.types.size() != in.ids.size())
             throw UsageError("--token-types has " + std::to_string(in.types.size()) + " entries for "
                 + std::to_string(in.ids.size()) + " tokens");
         return in;
     }
-    if (args.has("token-types"))
-        throw UsageError("--token-types goes with --tokens");
-    if (!tokenizer)
-        throw Error("--prompt needs a tokenizer");
+    if (args.has("token-types")) throw UsageError("--token-types goes with --tokens");
+    if (!tokenizer) throw Error("--prompt needs a tokenizer");
     const std::vector<Token> tokens = args.has("text-pair")
         ? tokenizer->encodePair(args.require("prompt"), args.require("text-pair"))
         : tokenizer->encode(args.require("prompt"));
@@ -62,8 +52,7 @@ TokenInput readTokenInput(const Args& args, const Tokenizer* tokenizer)
         in.ids.push_back(t.id);
         in.types.push_back(t.typeId);
     }
-    if (!args.has("text-pair"))
-        in.types.clear();
+    if (!args.has("text-pair")) in.types.clear();
     return in;
 }
 

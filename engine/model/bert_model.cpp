@@ -34,39 +34,34 @@ public:
         , m_embLnB(std::move(embLnB))
         , m_layers(std::move(layers))
         , m_head(std::move(head))
-        , m_activation(parseActivation(m_config.activation, m_config.source))
-    {
-    }
+        , m_activation(parseActivation(m_config.activation, m_config.source)) { }
 
     StepResult encode(const std::vector<int64_t>& tokens, const std::vector<int64_t>& tokenTypes,
-        const std::vector<uint8_t>& attentionMask, const ForwardOptions& options) const override
-    {
+        const std::vector<uint8_t>& attentionMask, const ForwardOptions& options) const override {
         const auto start = std::chrono::steady_clock::now();
         const ModelConfig& c = m_config;
         const int64_t n = static_cast<int64_t>(tokens.size());
-        if (n == 0)
-            throw Error("encode: no tokens");
+        if (n == 0) throw Error("encode: no tokens");
         if (n > c.maxPositions)
             throw Error("input of " + std::to_string(n) + " tokens exceeds the model's limit of "
                 + std::to_string(c.maxPositions));
         if (!tokenTypes.empty() && tokenTypes.size() != tokens.size())
-            throw Error("encode: " + std::to_string(tokenTypes.size()) + " token types for " + std::to_string(n)
-                + " tokens");
+            throw Error(
+                "encode: " + std::to_string(tokenTypes.size()) + " token types for " + std::to_string(n) + " tokens");
         if (!attentionMask.empty() && attentionMask.size() != tokens.size())
             throw Error("encode: attention mask of " + std::to_string(attentionMask.size()) + " for "
                 + std::to_string(n) + " tokens");
         StepResult result;
         result.tokens = tokens;
         Tensor x = gatherRows(m_word, tokens, "token");
-        addInPlace(x, gatherRows(m_type, tokenTypes.empty() ? std::vector<int64_t>(tokens.size(), 0) : tokenTypes,
-                          "token type"));
+        addInPlace(x,
+            gatherRows(m_type, tokenTypes.empty() ? std::vector<int64_t>(tokens.size(), 0) : tokenTypes, "token type"));
         std::vector<int64_t> positions(tokens.size());
         for (int64_t i = 0; i < n; ++i)
             positions[static_cast<size_t>(i)] = i;
         addInPlace(x, gatherRows(m_pos, positions, "position"));
         layerNormInPlace(x, m_embLnW, m_embLnB, c.normEps);
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
 
         AttentionOptions attn;
         attn.mask.keyKeep = attentionMask;
@@ -83,10 +78,8 @@ public:
             applyActivation(inter, m_activation);
             addInPlace(x, linear(inter, w.outW, &w.outB));
             layerNormInPlace(x, w.ln2w, w.ln2b, c.normEps);
-            if (options.wantAttention)
-                result.attention.push_back(std::move(a.probs));
-            if (options.wantHiddenStates)
-                result.hiddenStates.push_back(x);
+            if (options.wantAttention) result.attention.push_back(std::move(a.probs));
+            if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         }
         if (!m_head.dW.empty()) {
             Tensor t = linear(x, m_head.dW, &m_head.dB);
@@ -107,8 +100,7 @@ private:
 
 } // namespace
 
-std::shared_ptr<EncoderModel> loadBert(const ModelSource& source)
-{
+std::shared_ptr<EncoderModel> loadBert(const ModelSource& source) {
     const ModelConfig& c = source.config;
     WeightReader r(source.weightsPath);
     // BertForMaskedLM prefixes the body with "bert."; a bare BertModel does not.

@@ -10,8 +10,7 @@
 namespace attn {
 
 Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
-    int64_t slidingWindow, Backend* backend, Tensor* probs)
-{
+    int64_t slidingWindow, Backend* backend, Tensor* probs) {
     const int64_t past = cache.length();
     cache.append(layer, q, k, v);
     const int64_t hq = q.dim(0), n = q.dim(1), d = q.dim(2);
@@ -27,15 +26,14 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     // The cache keeps one [1, T, d] tensor per KV head, so each KV head's group of query heads is one core call:
     // the cached keys are read in place, never copied.
     Tensor merged({ n, hq * dv });
-    if (probs)
-        *probs = Tensor({ hq, n, total });
+    if (probs) *probs = Tensor({ hq, n, total });
     Tensor qGroup({ group, n, d });
     for (int64_t g = 0; g < hkv; ++g) {
         std::memcpy(qGroup.data(), q.data() + g * group * n * d, sizeof(float) * group * n * d);
         const Tensor& keys = cache.keys(layer, g);
         const Tensor& values = cache.values(layer, g);
-        const AttentionResult r
-            = backend ? backend->attention(qGroup, keys, values, options) : multiHeadAttention(qGroup, keys, values, options);
+        const AttentionResult r = backend ? backend->attention(qGroup, keys, values, options)
+                                          : multiHeadAttention(qGroup, keys, values, options);
         for (int64_t h = 0; h < group; ++h)
             for (int64_t row = 0; row < n; ++row)
                 std::memcpy(merged.data() + row * hq * dv + (g * group + h) * dv, r.output.data() + (h * n + row) * dv,

@@ -27,17 +27,14 @@ public:
         , m_wpe(std::move(wpe))
         , m_lnfW(std::move(lnfW))
         , m_lnfB(std::move(lnfB))
-        , m_activation(parseActivation(m_config.activation, m_config.source))
-    {
-    }
+        , m_activation(parseActivation(m_config.activation, m_config.source)) { }
 
-    StepResult forward(KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override
-    {
+    StepResult forward(
+        KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override {
         const auto start = std::chrono::steady_clock::now();
         const ModelConfig& c = m_config;
         const int64_t n = static_cast<int64_t>(tokens.size()), past = cache.length(), D = c.hiddenSize;
-        if (n == 0)
-            throw Error("forward: no tokens");
+        if (n == 0) throw Error("forward: no tokens");
         if (past + n > c.maxPositions)
             throw Error("sequence of " + std::to_string(past + n) + " positions exceeds the model's limit of "
                 + std::to_string(c.maxPositions));
@@ -48,8 +45,7 @@ public:
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < D; ++j)
                 x.data()[i * D + j] += m_wpe.data()[(past + i) * D + j];
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         try {
             for (int64_t l = 0; l < c.numLayers; ++l) {
                 const Gpt2Layer& w = m_layers[static_cast<size_t>(l)];
@@ -60,18 +56,17 @@ public:
                 const Tensor k = splitHeads(qkv, c.numHeads, c.headDim, D);
                 const Tensor v = splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
                 Tensor probs;
-                const Tensor heads = cachedSelfAttention(cache, l, q, k, v, 0, options.backend, options.wantAttention ? &probs : nullptr);
+                const Tensor heads = cachedSelfAttention(
+                    cache, l, q, k, v, 0, options.backend, options.wantAttention ? &probs : nullptr);
                 addInPlace(x, linear(heads, w.projW, &w.projB));
-                if (options.wantAttention)
-                    result.attention.push_back(std::move(probs));
+                if (options.wantAttention) result.attention.push_back(std::move(probs));
 
                 Tensor h2 = x;
                 layerNormInPlace(h2, w.ln2w, w.ln2b, c.normEps);
                 Tensor m = linear(h2, w.fcW, &w.fcB);
                 applyActivation(m, m_activation);
                 addInPlace(x, linear(m, w.fcProjW, &w.fcProjB));
-                if (options.wantHiddenStates && l + 1 < c.numLayers)
-                    result.hiddenStates.push_back(x);
+                if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
             }
             cache.commit(n);
         } catch (...) {
@@ -79,8 +74,7 @@ public:
             throw;
         }
         layerNormInPlace(x, m_lnfW, m_lnfB, c.normEps);
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         result.logits = linear(x, m_wte);
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
@@ -94,15 +88,13 @@ private:
 
 } // namespace
 
-std::shared_ptr<DecoderModel> loadGpt2(const ModelSource& source)
-{
+std::shared_ptr<DecoderModel> loadGpt2(const ModelSource& source) {
     const ModelConfig& c = source.config;
     WeightReader r(source.weightsPath);
     // GPT2LMHeadModel prefixes the body with "transformer."; a bare GPT2Model does not.
     const std::string pre = r.has("transformer.wte.weight") ? "transformer." : "";
     const int64_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
-    if (c.headDim * c.numHeads != D)
-        throw Error(source.configPath, "n_embd must equal n_head * head size");
+    if (c.headDim * c.numHeads != D) throw Error(source.configPath, "n_embd must equal n_head * head size");
     Tensor wte = r.take(pre + "wte.weight", { V, D });
     Tensor wpe = r.take(pre + "wpe.weight", { P, D });
     std::vector<Gpt2Layer> layers;
@@ -130,8 +122,8 @@ std::shared_ptr<DecoderModel> loadGpt2(const ModelSource& source)
     Tensor lnfB = r.take(pre + "ln_f.bias", { D });
     r.skip("lm_head.weight"); // tied to wte
     r.expectAllUsed();
-    return std::make_shared<Gpt2Model>(c, std::move(layers), std::move(wte), std::move(wpe), std::move(lnfW),
-        std::move(lnfB));
+    return std::make_shared<Gpt2Model>(
+        c, std::move(layers), std::move(wte), std::move(wpe), std::move(lnfW), std::move(lnfB));
 }
 
 } // namespace attn

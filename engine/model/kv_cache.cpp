@@ -7,8 +7,7 @@ namespace attn {
 namespace {
 
 /// Appends rows [n, dim] (block `head` of a head-major [heads, n, dim] tensor) to a [1, T, dim] tensor.
-void appendRows(Tensor& dst, const Tensor& src, int64_t head)
-{
+void appendRows(Tensor& dst, const Tensor& src, int64_t head) {
     const int64_t n = src.dim(1), dim = src.dim(2);
     const float* begin = src.data() + head * n * dim;
     auto& storage = dst.storage();
@@ -16,8 +15,7 @@ void appendRows(Tensor& dst, const Tensor& src, int64_t head)
     dst = std::move(dst).reshaped({ 1, static_cast<int64_t>(storage.size()) / dim, dim });
 }
 
-void keepRows(Tensor& t, int64_t rows)
-{
+void keepRows(Tensor& t, int64_t rows) {
     const int64_t dim = t.dim(2);
     t.storage().resize(static_cast<size_t>(rows * dim));
     t = std::move(t).reshaped({ 1, rows, dim });
@@ -30,8 +28,7 @@ KvCache::KvCache(int64_t layers, int64_t queryHeads, int64_t kvHeads, int64_t he
     , m_queryHeads(queryHeads)
     , m_kvHeads(kvHeads)
     , m_headDim(headDim)
-    , m_valueDim(valueDim)
-{
+    , m_valueDim(valueDim) {
     for (int64_t i = 0; i < layers * queryHeads; ++i)
         m_q.emplace_back(Shape { 1, 0, headDim });
     for (int64_t i = 0; i < layers * kvHeads; ++i) {
@@ -40,16 +37,14 @@ KvCache::KvCache(int64_t layers, int64_t queryHeads, int64_t kvHeads, int64_t he
     }
 }
 
-size_t KvCache::index(int64_t layer, int64_t head, int64_t heads) const
-{
+size_t KvCache::index(int64_t layer, int64_t head, int64_t heads) const {
     if (layer < 0 || layer >= m_layers || head < 0 || head >= heads)
         throw Error("KV cache: layer " + std::to_string(layer) + " head " + std::to_string(head) + " out of range ("
             + std::to_string(m_layers) + " layers, " + std::to_string(heads) + " heads)");
     return static_cast<size_t>(layer * heads + head);
 }
 
-void KvCache::reserve(int64_t positions)
-{
+void KvCache::reserve(int64_t positions) {
     for (auto& t : m_q)
         t.storage().reserve(static_cast<size_t>(positions * m_headDim));
     for (auto& t : m_k)
@@ -58,19 +53,17 @@ void KvCache::reserve(int64_t positions)
         t.storage().reserve(static_cast<size_t>(positions * m_valueDim));
 }
 
-void KvCache::truncate(int64_t positions)
-{
+void KvCache::truncate(int64_t positions) {
     if (positions < 0 || positions > m_length)
-        throw Error("KV cache: cannot keep " + std::to_string(positions) + " of " + std::to_string(m_length)
-            + " positions");
+        throw Error(
+            "KV cache: cannot keep " + std::to_string(positions) + " of " + std::to_string(m_length) + " positions");
     for (auto* group : { &m_q, &m_k, &m_v })
         for (auto& t : *group)
             keepRows(t, positions);
     m_length = positions;
 }
 
-void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v)
-{
+void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v) {
     if (q.rank() != 3 || q.dim(0) != m_queryHeads || q.dim(2) != m_headDim || k.rank() != 3 || k.dim(0) != m_kvHeads
         || k.dim(2) != m_headDim || v.rank() != 3 || v.dim(0) != m_kvHeads || v.dim(2) != m_valueDim
         || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1))
@@ -84,8 +77,7 @@ void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tens
     }
 }
 
-void KvCache::commit(int64_t n)
-{
+void KvCache::commit(int64_t n) {
     for (int64_t l = 0; l < m_layers; ++l)
         if (m_k[index(l, 0, m_kvHeads)].dim(1) != m_length + n)
             throw Error("KV cache: layer " + std::to_string(l) + " was not appended before commit");

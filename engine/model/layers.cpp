@@ -15,29 +15,21 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using ConstMap = Eigen::Map<const RowMatrix>;
 using MutMap = Eigen::Map<RowMatrix>;
 
-void expectRank2(const Tensor& t, const char* what)
-{
-    if (t.rank() != 2)
-        throw Error(std::string(what) + " must be 2-D, got " + shapeToString(t.shape()));
+void expectRank2(const Tensor& t, const char* what) {
+    if (t.rank() != 2) throw Error(std::string(what) + " must be 2-D, got " + shapeToString(t.shape()));
 }
 
 } // namespace
 
-Activation parseActivation(const std::string& name, const std::string& source)
-{
-    if (name == "relu")
-        return Activation::Relu;
-    if (name == "gelu")
-        return Activation::Gelu;
-    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
-        return Activation::GeluTanh;
-    if (name == "silu" || name == "swish")
-        return Activation::Silu;
+Activation parseActivation(const std::string& name, const std::string& source) {
+    if (name == "relu") return Activation::Relu;
+    if (name == "gelu") return Activation::Gelu;
+    if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+    if (name == "silu" || name == "swish") return Activation::Silu;
     throw Error(source, "activation \"" + name + "\" is not supported (relu, gelu, gelu_new, gelu_pytorch_tanh, silu)");
 }
 
-void applyActivation(Tensor& x, Activation activation)
-{
+void applyActivation(Tensor& x, Activation activation) {
     float* p = x.data();
     const int64_t n = x.numel();
     switch (activation) {
@@ -62,8 +54,7 @@ void applyActivation(Tensor& x, Activation activation)
     }
 }
 
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias)
-{
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
     expectRank2(x, "linear input");
     expectRank2(w, "linear weight");
     const int64_t n = x.dim(0), in = x.dim(1), out = w.dim(0);
@@ -81,22 +72,21 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias)
     }
     if (bias) {
         if (bias->numel() != out)
-            throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit " + std::to_string(out) + " outputs");
+            throw Error(
+                "linear: bias " + shapeToString(bias->shape()) + " does not fit " + std::to_string(out) + " outputs");
         Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias->data(), out);
     }
     return y;
 }
 
-Tensor transposed(const Tensor& m)
-{
+Tensor transposed(const Tensor& m) {
     expectRank2(m, "transpose input");
     Tensor t({ m.dim(1), m.dim(0) });
     MutMap(t.data(), m.dim(1), m.dim(0)) = ConstMap(m.data(), m.dim(0), m.dim(1)).transpose();
     return t;
 }
 
-void layerNormInPlace(Tensor& x, const Tensor& weight, const Tensor& bias, double eps)
-{
+void layerNormInPlace(Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
     const int64_t d = x.dim(-1), n = x.numel() / d;
     for (int64_t r = 0; r < n; ++r) {
         float* row = x.data() + r * d;
@@ -114,8 +104,7 @@ void layerNormInPlace(Tensor& x, const Tensor& weight, const Tensor& bias, doubl
     }
 }
 
-Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps)
-{
+Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps) {
     const int64_t d = x.dim(-1), n = x.numel() / d;
     Tensor y(x.shape());
     for (int64_t r = 0; r < n; ++r) {
@@ -131,22 +120,18 @@ Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps)
     return y;
 }
 
-void addInPlace(Tensor& x, const Tensor& y)
-{
-    if (x.numel() != y.numel())
-        throw Error("add: " + shapeToString(x.shape()) + " vs " + shapeToString(y.shape()));
+void addInPlace(Tensor& x, const Tensor& y) {
+    if (x.numel() != y.numel()) throw Error("add: " + shapeToString(x.shape()) + " vs " + shapeToString(y.shape()));
     Eigen::Map<Eigen::ArrayXf>(x.data(), x.numel()) += Eigen::Map<const Eigen::ArrayXf>(y.data(), y.numel());
 }
 
-void multiplyInPlace(Tensor& a, const Tensor& b)
-{
+void multiplyInPlace(Tensor& a, const Tensor& b) {
     if (a.numel() != b.numel())
         throw Error("multiply: " + shapeToString(a.shape()) + " vs " + shapeToString(b.shape()));
     Eigen::Map<Eigen::ArrayXf>(a.data(), a.numel()) *= Eigen::Map<const Eigen::ArrayXf>(b.data(), b.numel());
 }
 
-Tensor gatherRows(const Tensor& table, const std::vector<int64_t>& ids, const std::string& what)
-{
+Tensor gatherRows(const Tensor& table, const std::vector<int64_t>& ids, const std::string& what) {
     const int64_t rows = table.dim(0), d = table.dim(1);
     Tensor out({ static_cast<int64_t>(ids.size()), d });
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -157,8 +142,7 @@ Tensor gatherRows(const Tensor& table, const std::vector<int64_t>& ids, const st
     return out;
 }
 
-Tensor splitHeads(const Tensor& x, int64_t heads, int64_t dim, int64_t offset)
-{
+Tensor splitHeads(const Tensor& x, int64_t heads, int64_t dim, int64_t offset) {
     const int64_t n = x.dim(0), cols = x.dim(1);
     if (offset + heads * dim > cols)
         throw Error("splitHeads: " + std::to_string(heads) + " heads of " + std::to_string(dim) + " at column "
@@ -170,8 +154,7 @@ Tensor splitHeads(const Tensor& x, int64_t heads, int64_t dim, int64_t offset)
     return out;
 }
 
-Tensor mergeHeads(const Tensor& x)
-{
+Tensor mergeHeads(const Tensor& x) {
     const int64_t heads = x.dim(0), n = x.dim(1), dim = x.dim(2);
     Tensor out({ n, heads * dim });
     for (int64_t h = 0; h < heads; ++h)

@@ -15,22 +15,17 @@ class FloatCursor {
 public:
     FloatCursor(const MappedFile& file, uint64_t offset)
         : m_file(file)
-        , m_offset(offset)
-    {
-    }
-    Tensor next(const Shape& shape)
-    {
+        , m_offset(offset) { }
+    Tensor next(const Shape& shape) {
         const uint64_t bytes = static_cast<uint64_t>(shapeNumel(shape)) * 4;
-        if (m_offset + bytes > m_file.size())
-            throw Error(m_file.path(), "truncated llama2.c checkpoint");
+        if (m_offset + bytes > m_file.size()) throw Error(m_file.path(), "truncated llama2.c checkpoint");
         Tensor t(shape);
         std::memcpy(t.data(), m_file.data() + m_offset, bytes);
         m_offset += bytes;
         return t;
     }
     /// `count` consecutive tensors of one shape: a per-layer stack.
-    std::vector<Tensor> stacked(int64_t count, const Shape& shape)
-    {
+    std::vector<Tensor> stacked(int64_t count, const Shape& shape) {
         std::vector<Tensor> out;
         for (int64_t i = 0; i < count; ++i)
             out.push_back(next(shape));
@@ -45,8 +40,7 @@ private:
 
 } // namespace
 
-std::shared_ptr<LlamaModel> loadLlama2c(const ModelSource& source)
-{
+std::shared_ptr<LlamaModel> loadLlama2c(const ModelSource& source) {
     const Llama2cHeader h = readLlama2cHeader(source.weightsPath);
     const ModelConfig& c = h.config;
     const MappedFile file(source.weightsPath);
@@ -82,8 +76,7 @@ std::shared_ptr<LlamaModel> loadLlama2c(const ModelSource& source)
         w2 = cur.stacked(L, { D, I });
         w3 = cur.stacked(L, { I, D });
     }
-    if (!h.sharedClassifier)
-        w.lmHead = cur.next({ V, D });
+    if (!h.sharedClassifier) w.lmHead = cur.next({ V, D });
     for (int64_t l = 0; l < L; ++l) {
         const auto i = static_cast<size_t>(l);
         LlamaLayerWeights lw;

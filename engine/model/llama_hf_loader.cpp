@@ -12,22 +12,18 @@ namespace attn {
 namespace {
 
 /// Config keys that change the compute in ways this implementation does not follow: refuse rather than be wrong.
-void refuseUnsupported(const std::string& configPath)
-{
+void refuseUnsupported(const std::string& configPath) {
     std::ifstream in(configPath);
     const auto j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded())
-        return; // parseHfConfig already reported malformed JSON
+    if (j.is_discarded()) return; // parseHfConfig already reported malformed JSON
     if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
         throw Error(configPath, "rope_scaling " + j["rope_scaling"].dump() + " is not supported");
-    if (j.value("mlp_bias", false))
-        throw Error(configPath, "mlp_bias is not supported");
+    if (j.value("mlp_bias", false)) throw Error(configPath, "mlp_bias is not supported");
 }
 
 } // namespace
 
-std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source)
-{
+std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source) {
     const ModelConfig& c = source.config;
     refuseUnsupported(source.configPath);
     WeightReader r(source.weightsPath);

@@ -13,8 +13,7 @@ namespace attn {
 
 LlamaModel::LlamaModel(ModelConfig config, LlamaWeights weights)
     : DecoderModel(std::move(config))
-    , m_w(std::move(weights))
-{
+    , m_w(std::move(weights)) {
     // HF: rotary dims = int(head_dim * partial_rotary_factor), always even in practice.
     m_rotaryDims = static_cast<int64_t>(static_cast<double>(m_config.headDim) * m_config.partialRotaryFactor);
     m_rotaryDims -= m_rotaryDims % 2;
@@ -22,13 +21,12 @@ LlamaModel::LlamaModel(ModelConfig config, LlamaWeights weights)
         throw Error(m_config.source, "llama-family activation \"" + m_config.activation + "\" is not supported (silu)");
 }
 
-StepResult LlamaModel::forward(KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const
-{
+StepResult LlamaModel::forward(
+    KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const {
     const auto start = std::chrono::steady_clock::now();
     const ModelConfig& c = m_config;
     const int64_t n = static_cast<int64_t>(tokens.size()), past = cache.length();
-    if (n == 0)
-        throw Error("forward: no tokens");
+    if (n == 0) throw Error("forward: no tokens");
     if (past + n > c.maxPositions)
         throw Error("sequence of " + std::to_string(past + n) + " positions exceeds the model's limit of "
             + std::to_string(c.maxPositions));
@@ -37,8 +35,7 @@ StepResult LlamaModel::forward(KvCache& cache, const std::vector<int64_t>& token
     result.tokens = tokens;
     Tensor x = gatherRows(m_w.embed, tokens, "token");
     try {
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         for (int64_t l = 0; l < c.numLayers; ++l) {
             const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
             const Tensor h = rmsNorm(x, w.attnNorm, c.normEps);
@@ -48,19 +45,17 @@ StepResult LlamaModel::forward(KvCache& cache, const std::vector<int64_t>& token
             applyRope(q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
             applyRope(k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
             Tensor probs;
-            const Tensor heads
-                = cachedSelfAttention(cache, l, q, k, v, c.slidingWindow, options.backend, options.wantAttention ? &probs : nullptr);
+            const Tensor heads = cachedSelfAttention(
+                cache, l, q, k, v, c.slidingWindow, options.backend, options.wantAttention ? &probs : nullptr);
             addInPlace(x, linear(heads, w.wo, w.bo.empty() ? nullptr : &w.bo));
-            if (options.wantAttention)
-                result.attention.push_back(std::move(probs));
+            if (options.wantAttention) result.attention.push_back(std::move(probs));
 
             const Tensor h2 = rmsNorm(x, w.ffnNorm, c.normEps);
             Tensor gate = linear(h2, w.gate);
             applyActivation(gate, Activation::Silu);
             multiplyInPlace(gate, linear(h2, w.up));
             addInPlace(x, linear(gate, w.down));
-            if (options.wantHiddenStates && l + 1 < c.numLayers)
-                result.hiddenStates.push_back(x);
+            if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
         }
         cache.commit(n);
     } catch (...) {
@@ -68,8 +63,7 @@ StepResult LlamaModel::forward(KvCache& cache, const std::vector<int64_t>& token
         throw;
     }
     const Tensor normed = rmsNorm(x, m_w.finalNorm, c.normEps);
-    if (options.wantHiddenStates)
-        result.hiddenStates.push_back(normed);
+    if (options.wantHiddenStates) result.hiddenStates.push_back(normed);
     result.logits = linear(normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

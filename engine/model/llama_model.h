@@ -26,7 +26,8 @@ struct LlamaWeights {
 class LlamaModel : public DecoderModel {
 public:
     LlamaModel(ModelConfig config, LlamaWeights weights);
-    StepResult forward(KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override;
+    StepResult forward(
+        KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override;
 
 private:
     LlamaWeights m_w;

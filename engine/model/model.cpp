@@ -6,23 +6,18 @@
 namespace attn {
 
 Model::Model(ModelConfig config)
-    : m_config(std::move(config))
-{
-}
+    : m_config(std::move(config)) { }
 
-std::string Model::description() const
-{
+std::string Model::description() const {
     const ModelConfig& c = m_config;
-    std::string s = c.modelType + " (" + (c.architecture.empty() ? modelKindName(c.kind) : c.architecture) + "): "
-        + std::to_string(c.numLayers) + " layers, " + std::to_string(c.numHeads) + " heads";
-    if (c.numKvHeads != c.numHeads)
-        s += " (" + std::to_string(c.numKvHeads) + " KV heads)";
+    std::string s = c.modelType + " (" + (c.architecture.empty() ? modelKindName(c.kind) : c.architecture)
+        + "): " + std::to_string(c.numLayers) + " layers, " + std::to_string(c.numHeads) + " heads";
+    if (c.numKvHeads != c.numHeads) s += " (" + std::to_string(c.numKvHeads) + " KV heads)";
     return s + ", hidden " + std::to_string(c.hiddenSize) + ", head dim " + std::to_string(c.headDim) + ", vocab "
         + std::to_string(c.vocabSize);
 }
 
-KvCache DecoderModel::newCache() const
-{
+KvCache DecoderModel::newCache() const {
     return KvCache(m_config.numLayers, m_config.numHeads, m_config.numKvHeads, m_config.headDim, valueDim());
 }
 

@@ -60,8 +60,8 @@ public:
     KvCache newCache() const;
     /// Runs `tokens` at positions cache.length() .. and appends them to the cache. On any error the cache is left as
     /// it was. Throws Error for an id outside the vocabulary or a position past the model's limit.
-    virtual StepResult forward(KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const
-        = 0;
+    virtual StepResult forward(
+        KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const = 0;
 
 protected:
     using Model::Model;
@@ -75,8 +75,7 @@ public:
     /// tokenTypes and attentionMask are empty or as long as tokens; attentionMask 0 marks padding (never attended as
     /// a key; padded query rows are still computed). Throws Error on inconsistent inputs.
     virtual StepResult encode(const std::vector<int64_t>& tokens, const std::vector<int64_t>& tokenTypes,
-        const std::vector<uint8_t>& attentionMask, const ForwardOptions& options) const
-        = 0;
+        const std::vector<uint8_t>& attentionMask, const ForwardOptions& options) const = 0;
 
 protected:
     using Model::Model;

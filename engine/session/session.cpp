@@ -11,23 +11,22 @@ namespace attn {
 
 Session::Session(std::shared_ptr<const Model> model, ForwardOptions options)
     : m_model(std::move(model))
-    , m_options(options)
-{
-    if (!m_model)
-        throw Error("session: no model");
+    , m_options(options) {
+    if (!m_model) throw Error("session: no model");
     m_decoder = dynamic_cast<const DecoderModel*>(m_model.get());
     m_encoder = dynamic_cast<const EncoderModel*>(m_model.get());
     if (m_decoder)
         m_cache.emplace(m_decoder->newCache());
     else if (!m_encoder)
-        throw Error(m_model->config().source, "a " + modelKindName(m_model->kind()) + " model cannot run in a session yet");
+        throw Error(
+            m_model->config().source, "a " + modelKindName(m_model->kind()) + " model cannot run in a session yet");
 }
 
-std::shared_ptr<const StepResult> Session::prefill(
-    const std::vector<int64_t>& tokens, const std::vector<int64_t>& tokenTypes, const std::vector<uint8_t>& attentionMask)
-{
+std::shared_ptr<const StepResult> Session::prefill(const std::vector<int64_t>& tokens,
+    const std::vector<int64_t>& tokenTypes, const std::vector<uint8_t>& attentionMask) {
     if (m_encoder) {
-        auto result = std::make_shared<const StepResult>(m_encoder->encode(tokens, tokenTypes, attentionMask, m_options));
+        auto result
+            = std::make_shared<const StepResult>(m_encoder->encode(tokens, tokenTypes, attentionMask, m_options));
         m_tokens = tokens;
         m_lastEncoding = result;
         return result;
@@ -39,20 +38,16 @@ std::shared_ptr<const StepResult> Session::prefill(
     return result;
 }
 
-std::shared_ptr<const StepResult> Session::step(int64_t token)
-{
-    if (!m_decoder)
-        throw Error("step: an encoder model encodes its whole input at once (use prefill)");
+std::shared_ptr<const StepResult> Session::step(int64_t token) {
+    if (!m_decoder) throw Error("step: an encoder model encodes its whole input at once (use prefill)");
     return prefill({ token });
 }
 
-void Session::rewind(int64_t n)
-{
+void Session::rewind(int64_t n) {
     if (n < 0 || n > length())
         throw Error("rewind: cannot drop " + std::to_string(n) + " of " + std::to_string(length()) + " positions");
     if (m_encoder) {
-        if (n != length())
-            throw Error("rewind: an encoding can only be cleared as a whole");
+        if (n != length()) throw Error("rewind: an encoding can only be cleared as a whole");
         m_lastEncoding.reset();
     } else {
         m_cache->truncate(length() - n);
@@ -60,15 +55,12 @@ void Session::rewind(int64_t n)
     m_tokens.resize(static_cast<size_t>(length() - n));
 }
 
-void Session::reserve(int64_t positions)
-{
+void Session::reserve(int64_t positions) {
     m_tokens.reserve(static_cast<size_t>(positions));
-    if (m_cache)
-        m_cache->reserve(positions);
+    if (m_cache) m_cache->reserve(positions);
 }
 
-Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const
-{
+Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const {
     const ModelConfig& c = m_model->config();
     if (layer < 0 || layer >= c.numLayers || head < 0 || head >= c.numHeads || q0 < 0 || q1 < q0 || q1 > length())
         throw Error("attention request layer " + std::to_string(layer) + " head " + std::to_string(head) + " rows ["

@@ -18,8 +18,7 @@
 namespace attn::test {
 
 /// max |a - b|; +inf when the shapes differ (so a shape mismatch always fails a tolerance check).
-inline double maxAbsDiff(const Tensor& a, const Tensor& b)
-{
+inline double maxAbsDiff(const Tensor& a, const Tensor& b) {
     if (a.shape() != b.shape()) {
         ADD_FAILURE() << "shape " << shapeToString(a.shape()) << " != " << shapeToString(b.shape());
         return std::numeric_limits<double>::infinity();
@@ -27,15 +26,13 @@ inline double maxAbsDiff(const Tensor& a, const Tensor& b)
     double m = 0.0;
     for (int64_t i = 0; i < a.numel(); ++i) {
         const double d = std::fabs(static_cast<double>(a.data()[i]) - b.data()[i]);
-        if (!(d <= m))
-            m = d; // NaN propagates as a failure
+        if (!(d <= m)) m = d; // NaN propagates as a failure
     }
     return m;
 }
 
 /// Rows [r0, r1) of a [rows, cols] tensor.
-inline Tensor rowsOf(const Tensor& t, int64_t r0, int64_t r1)
-{
+inline Tensor rowsOf(const Tensor& t, int64_t r0, int64_t r1) {
     const int64_t cols = t.dim(1);
     std::vector<float> v(t.data() + r0 * cols, t.data() + r1 * cols);
     return Tensor({ r1 - r0, cols }, std::move(v));
@@ -45,29 +42,24 @@ inline Tensor rowsOf(const Tensor& t, int64_t r0, int64_t r1)
 struct Fixture {
     explicit Fixture(const std::string& name)
         : name(name)
-        , dir(sharedPath("fixtures/hf-tiny/" + name))
-    {
+        , dir(sharedPath("fixtures/hf-tiny/" + name)) {
         std::ifstream in(dir + "/manifest.json");
         manifest = nlohmann::json::parse(in);
     }
-    std::string golden(const std::string& file) const
-    {
+    std::string golden(const std::string& file) const {
         return sharedPath("fixtures/hf-tiny/" + name + "/golden/item0/" + file);
     }
     Tensor tensor(const std::string& file) const { return readNpy(golden(file)); }
     std::vector<int64_t> ids(const std::string& file) const { return readNpyInts(golden(file)); }
-    double tolerance(const std::string& what) const
-    {
+    double tolerance(const std::string& what) const {
         return manifest["suggested_tolerances"]["max_abs_diff"][what].get<double>();
     }
-    std::string layerFile(const char* stem, int64_t i) const
-    {
+    std::string layerFile(const char* stem, int64_t i) const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%s.%02lld.npy", stem, static_cast<long long>(i));
         return buf;
     }
-    std::string attentionFile(int64_t layer) const
-    {
+    std::string attentionFile(int64_t layer) const {
         char buf[64];
         std::snprintf(buf, sizeof buf, "attentions.L%02lld.npy", static_cast<long long>(layer));
         return buf;

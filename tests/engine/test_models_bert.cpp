@@ -12,10 +12,11 @@ namespace {
 using test::Fixture;
 using test::maxAbsDiff;
 
-std::vector<uint8_t> maskOf(const std::vector<int64_t>& m) { return std::vector<uint8_t>(m.begin(), m.end()); }
+std::vector<uint8_t> maskOf(const std::vector<int64_t>& m) {
+    return std::vector<uint8_t>(m.begin(), m.end());
+}
 
-TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits)
-{
+TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits) {
     const Fixture fx("bert");
     const auto model = loadModel(fx.dir);
     ASSERT_EQ(model->kind(), ModelKind::Encoder);
@@ -23,7 +24,8 @@ TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits)
     options.wantHiddenStates = true;
     Session session(model, options);
     EXPECT_FALSE(session.isDecoder());
-    const auto r = session.prefill(fx.ids("input_ids.npy"), fx.ids("token_type_ids.npy"), maskOf(fx.ids("attention_mask.npy")));
+    const auto r
+        = session.prefill(fx.ids("input_ids.npy"), fx.ids("token_type_ids.npy"), maskOf(fx.ids("attention_mask.npy")));
     const int64_t layers = model->config().numLayers;
     ASSERT_EQ(static_cast<int64_t>(r->attention.size()), layers);
     ASSERT_EQ(static_cast<int64_t>(r->hiddenStates.size()), layers + 1);
@@ -31,7 +33,8 @@ TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits)
     for (int64_t l = 0; l < layers; ++l)
         attn = std::max(attn, maxAbsDiff(r->attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
     for (int64_t i = 0; i <= layers; ++i)
-        hidden = std::max(hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
+        hidden = std::max(
+            hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
     const double logits = maxAbsDiff(r->logits, fx.tensor("logits.npy"));
     std::printf("bert: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", attn, hidden, logits);
     // fp32 weights and goldens: 1e-5 (tighter than or equal to the manifest's suggestion) for attention and logits.
@@ -45,8 +48,7 @@ TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits)
     EXPECT_THROW(session.step(5), Error);
 }
 
-TEST(BertModel, PaddedKeysGetZeroAndRealRowsAreUnchanged)
-{
+TEST(BertModel, PaddedKeysGetZeroAndRealRowsAreUnchanged) {
     const Fixture fx("bert");
     const auto model = loadModel(fx.dir);
     Session session(model);

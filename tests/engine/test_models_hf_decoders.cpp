@@ -17,8 +17,7 @@ using test::maxAbsDiff;
 
 class HfDecoderGolden : public ::testing::TestWithParam<const char*> { };
 
-TEST_P(HfDecoderGolden, FullForwardMatchesAttentionHiddenStatesAndLogits)
-{
+TEST_P(HfDecoderGolden, FullForwardMatchesAttentionHiddenStatesAndLogits) {
     const Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     ASSERT_EQ(model->kind(), ModelKind::Decoder);
@@ -33,20 +32,21 @@ TEST_P(HfDecoderGolden, FullForwardMatchesAttentionHiddenStatesAndLogits)
     for (int64_t l = 0; l < layers; ++l)
         attn = std::max(attn, maxAbsDiff(r->attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
     for (int64_t i = 0; i <= layers; ++i)
-        hidden = std::max(hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
+        hidden = std::max(
+            hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
     const double logits = maxAbsDiff(r->logits, fx.tensor("logits.npy"));
     RecordProperty("max_err_attention", std::to_string(attn));
     RecordProperty("max_err_hidden", std::to_string(hidden));
     RecordProperty("max_err_logits", std::to_string(logits));
-    std::printf("%s: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", GetParam(), attn, hidden, logits);
+    std::printf(
+        "%s: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", GetParam(), attn, hidden, logits);
     // fp32 weights and goldens: 1e-5 (tighter than or equal to the manifest's suggestion) for attention and logits.
     EXPECT_LE(attn, std::min(1e-5, fx.tolerance("attentions")));
     EXPECT_LE(hidden, fx.tolerance("hidden_states"));
     EXPECT_LE(logits, std::min(1e-5, fx.tolerance("logits")));
 }
 
-TEST_P(HfDecoderGolden, GreedyStepsThroughKvCacheMatchHf)
-{
+TEST_P(HfDecoderGolden, GreedyStepsThroughKvCacheMatchHf) {
     const Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     Session session(model);
@@ -58,7 +58,8 @@ TEST_P(HfDecoderGolden, GreedyStepsThroughKvCacheMatchHf)
     double worst = 0;
     for (size_t s = 0; s < expected.size(); ++s) {
         const Tensor last = test::rowsOf(r->logits, r->logits.dim(0) - 1, r->logits.dim(0));
-        worst = std::max(worst, maxAbsDiff(last, test::rowsOf(stepLogits, static_cast<int64_t>(s), static_cast<int64_t>(s) + 1)));
+        worst = std::max(
+            worst, maxAbsDiff(last, test::rowsOf(stepLogits, static_cast<int64_t>(s), static_cast<int64_t>(s) + 1)));
         got.push_back(argmax(last.data(), V));
         r = session.step(got.back());
         EXPECT_EQ(r->firstPosition, session.length() - 1);
@@ -69,12 +70,11 @@ TEST_P(HfDecoderGolden, GreedyStepsThroughKvCacheMatchHf)
     EXPECT_LE(worst, std::min(1e-5, fx.tolerance("logits")));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, HfDecoderGolden, ::testing::Values("gpt2", "gpt2-fp16", "gpt2-bf16", "llama"),
-    [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, HfDecoderGolden, ::testing::Values("gpt2", "gpt2-fp16", "gpt2-bf16", "llama"), [](const auto& info) {
         std::string n = info.param;
         for (char& c : n)
-            if (c == '-')
-                c = '_';
+            if (c == '-') c = '_';
         return n;
     });
 

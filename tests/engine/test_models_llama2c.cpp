@@ -16,24 +16,21 @@ namespace {
 
 using test::maxAbsDiff;
 
-std::vector<int64_t> referenceIds()
-{
+std::vector<int64_t> referenceIds() {
     std::ifstream in(test::sharedPath("models/stories260K/reference_greedy_token_ids.json"));
     return nlohmann::json::parse(in)["token_ids"].get<std::vector<int64_t>>();
 }
 
 /// Reference [layer, head, 32, 32] -> layer l as [head, 32, 32].
-Tensor referenceLayer(const Tensor& all, int64_t l)
-{
+Tensor referenceLayer(const Tensor& all, int64_t l) {
     const int64_t per = all.numel() / all.dim(0);
-    return Tensor({ all.dim(1), all.dim(2), all.dim(3) },
-        std::vector<float>(all.data() + l * per, all.data() + (l + 1) * per));
+    return Tensor(
+        { all.dim(1), all.dim(2), all.dim(3) }, std::vector<float>(all.data() + l * per, all.data() + (l + 1) * per));
 }
 
 class Stories260K : public ::testing::TestWithParam<const char*> { };
 
-TEST_P(Stories260K, First32PositionsMatchReferenceAttentionAndLogits)
-{
+TEST_P(Stories260K, First32PositionsMatchReferenceAttentionAndLogits) {
     const auto model = loadModel(test::sharedPath(std::string("models/stories260K/") + GetParam()));
     const ModelConfig& c = model->config();
     EXPECT_EQ(c.numLayers, 5);
@@ -55,8 +52,7 @@ TEST_P(Stories260K, First32PositionsMatchReferenceAttentionAndLogits)
     EXPECT_LE(logits, 1e-4); // ~1e-5 relative at magnitude 22, as the provenance states
 }
 
-TEST_P(Stories260K, Greedy256StepsReproduceTheReferenceIds)
-{
+TEST_P(Stories260K, Greedy256StepsReproduceTheReferenceIds) {
     const auto model = loadModel(test::sharedPath(std::string("models/stories260K/") + GetParam()));
     const std::vector<int64_t> expected = referenceIds();
     ASSERT_EQ(expected.size(), 257u);
@@ -73,8 +69,7 @@ TEST_P(Stories260K, Greedy256StepsReproduceTheReferenceIds)
 INSTANTIATE_TEST_SUITE_P(Layouts, Stories260K, ::testing::Values("stories260K.bin", "stories260K_v1.bin"),
     [](const auto& info) { return std::string(info.index == 0 ? "legacy" : "v1"); });
 
-TEST(Llama2cLoader, TruncatedCheckpointIsRefused)
-{
+TEST(Llama2cLoader, TruncatedCheckpointIsRefused) {
     const std::string dir = test::makeTempDir("llama2c");
     std::ifstream in(test::sharedPath("models/stories260K/stories260K_v1.bin"), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

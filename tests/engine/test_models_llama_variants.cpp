@@ -18,8 +18,7 @@ namespace {
 
 using Tensors = std::map<std::string, Tensor>;
 
-void writeSafetensors(const std::string& path, const Tensors& tensors)
-{
+void writeSafetensors(const std::string& path, const Tensors& tensors) {
     nlohmann::json header = nlohmann::json::object();
     uint64_t offset = 0;
     for (const auto& [name, t] : tensors) {
@@ -36,8 +35,7 @@ void writeSafetensors(const std::string& path, const Tensors& tensors)
         out.write(reinterpret_cast<const char*>(t.data()), t.numel() * 4);
 }
 
-Tensor randomTensor(const Shape& shape, std::mt19937& rng, float scale = 0.5f)
-{
+Tensor randomTensor(const Shape& shape, std::mt19937& rng, float scale = 0.5f) {
     Tensor t(shape);
     std::normal_distribution<float> d(0.0f, scale);
     for (int64_t i = 0; i < t.numel(); ++i)
@@ -52,8 +50,7 @@ struct TinyLlama {
         { "max_position_embeddings", 32 }, { "rms_norm_eps", 1e-6 }, { "tie_word_embeddings", false } };
     Tensors tensors;
 
-    explicit TinyLlama(unsigned seed)
-    {
+    explicit TinyLlama(unsigned seed) {
         std::mt19937 rng(seed);
         const std::string p = "model.layers.0.";
         tensors["model.embed_tokens.weight"] = randomTensor({ 10, 8 }, rng);
@@ -69,8 +66,7 @@ struct TinyLlama {
         tensors["model.norm.weight"] = randomTensor({ 8 }, rng);
         tensors["lm_head.weight"] = randomTensor({ 10, 8 }, rng);
     }
-    std::string write(const std::string& tag) const
-    {
+    std::string write(const std::string& tag) const {
         const std::string dir = test::makeTempDir(tag);
         std::ofstream(dir + "/config.json") << config.dump();
         writeSafetensors(dir + "/model.safetensors", tensors);
@@ -78,8 +74,7 @@ struct TinyLlama {
     }
 };
 
-std::string loadError(const std::string& dir)
-{
+std::string loadError(const std::string& dir) {
     try {
         loadModel(dir);
     } catch (const Error& e) {
@@ -90,8 +85,7 @@ std::string loadError(const std::string& dir)
 
 const std::vector<int64_t> kIds { 1, 4, 2, 8, 5, 7, 3, 9, 0, 6 };
 
-TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree)
-{
+TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree) {
     TinyLlama m(1);
     m.config["model_type"] = "mistral";
     m.config["sliding_window"] = 3;
@@ -117,14 +111,15 @@ TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree)
     Session stepped(model);
     for (size_t i = 0; i < kIds.size(); ++i) {
         const auto s = stepped.step(kIds[i]);
-        EXPECT_LE(test::maxAbsDiff(s->logits, test::rowsOf(r->logits, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1)), 1e-5);
+        EXPECT_LE(
+            test::maxAbsDiff(s->logits, test::rowsOf(r->logits, static_cast<int64_t>(i), static_cast<int64_t>(i) + 1)),
+            1e-5);
     }
     // The derived rows honour the window too.
     EXPECT_EQ(stepped.attentionRows(0, 1, 9, 10).at({ 0, 6 }), 0.0f);
 }
 
-TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed)
-{
+TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed) {
     TinyLlama base(2);
     const auto plain = loadModel(base.write("llama-plain"));
     TinyLlama q = base;
@@ -140,7 +135,8 @@ TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed)
     std::mt19937 rng(3);
     q.tensors[p + "q_proj.bias"] = randomTensor({ 8 }, rng, 1.0f);
     const auto biased = loadModel(q.write("qwen2-bias"));
-    EXPECT_GT(test::maxAbsDiff(Session(biased).prefill(kIds)->attention[0], Session(plain).prefill(kIds)->attention[0]), 1e-3);
+    EXPECT_GT(test::maxAbsDiff(Session(biased).prefill(kIds)->attention[0], Session(plain).prefill(kIds)->attention[0]),
+        1e-3);
     // A v bias shifts every head output by the same vector.
     q.tensors[p + "q_proj.bias"] = Tensor({ 8 });
     q.tensors[p + "v_proj.bias"] = randomTensor({ 4 }, rng, 1.0f);
@@ -150,8 +146,7 @@ TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed)
     EXPECT_NE(loadError(q.write("qwen2-missing")).find("k_proj.bias"), std::string::npos);
 }
 
-TEST(LlamaVariants, TiedHeadUsesTheEmbedding)
-{
+TEST(LlamaVariants, TiedHeadUsesTheEmbedding) {
     TinyLlama m(4);
     m.config["tie_word_embeddings"] = true;
     m.tensors.erase("lm_head.weight");
@@ -165,8 +160,7 @@ TEST(LlamaVariants, TiedHeadUsesTheEmbedding)
     EXPECT_NE(loadError(u.write("untied-missing")).find("lm_head.weight"), std::string::npos);
 }
 
-TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndRopeScaling)
-{
+TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndRopeScaling) {
     TinyLlama m(5);
     m.tensors["model.layers.0.self_attn.k_proj.weight"] = Tensor({ 8, 8 }); // GQA says [4, 8]
     const std::string shape = loadError(m.write("bad-shape"));
@@ -182,8 +176,7 @@ TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndRopeScaling)
     EXPECT_NE(loadError(scaled.write("rope-scaling")).find("rope_scaling"), std::string::npos);
 }
 
-TEST(LlamaVariants, RopeThetaIsHonoured)
-{
+TEST(LlamaVariants, RopeThetaIsHonoured) {
     TinyLlama a(6);
     TinyLlama b = a;
     b.config["rope_theta"] = 500000.0;

@@ -13,23 +13,20 @@
 namespace attn {
 namespace {
 
-std::vector<float> logitsOf(const std::vector<double>& probs)
-{
+std::vector<float> logitsOf(const std::vector<double>& probs) {
     std::vector<float> l;
     for (double p : probs)
         l.push_back(static_cast<float>(std::log(p)));
     return l;
 }
 
-TEST(Sampler, GreedyTakesTheFirstMaximum)
-{
+TEST(Sampler, GreedyTakesTheFirstMaximum) {
     Sampler s({ 0.0f, 0.9f, 0, 0 });
     const std::vector<float> l { 0.5f, 2.0f, -1.0f, 2.0f };
     EXPECT_EQ(s.sample(l.data(), 4), 1);
 }
 
-TEST(Sampler, XorshiftFollowsItsDefinition)
-{
+TEST(Sampler, XorshiftFollowsItsDefinition) {
     // xorshift64* (Vigna): the state update and output multiplier, checked against an independent evaluation.
     Sampler s({ 1.0f, 0.9f, 0, 42 });
     uint64_t x = 42;
@@ -46,8 +43,7 @@ TEST(Sampler, XorshiftFollowsItsDefinition)
     }
 }
 
-TEST(Sampler, SameSeedSameDrawsDifferentSeedDifferentDraws)
-{
+TEST(Sampler, SameSeedSameDrawsDifferentSeedDifferentDraws) {
     const std::vector<float> l = logitsOf({ 0.2, 0.2, 0.2, 0.2, 0.2 });
     Sampler a({ 1.0f, 0.0f, 0, 7 }), b({ 1.0f, 0.0f, 0, 7 }), c({ 1.0f, 0.0f, 0, 8 });
     std::vector<int64_t> da, db, dc;
@@ -60,8 +56,7 @@ TEST(Sampler, SameSeedSameDrawsDifferentSeedDifferentDraws)
     EXPECT_NE(da, dc);
 }
 
-TEST(Sampler, TopPDrawsOnlyFromTheNucleusInProportion)
-{
+TEST(Sampler, TopPDrawsOnlyFromTheNucleusInProportion) {
     // Sorted: 0.5 (id 2), 0.3 (id 0), 0.15, 0.05. Cumulative passes 0.7 at the second: nucleus {2, 0}.
     const std::vector<float> l = logitsOf({ 0.3, 0.15, 0.5, 0.05 });
     Sampler s({ 1.0f, 0.7f, 0, 12345 });
@@ -74,8 +69,7 @@ TEST(Sampler, TopPDrawsOnlyFromTheNucleusInProportion)
     EXPECT_NEAR(counts[0] / double(draws), 0.3 / 0.8, 0.02);
 }
 
-TEST(Sampler, FullDistributionAndTemperature)
-{
+TEST(Sampler, FullDistributionAndTemperature) {
     const std::vector<float> l = logitsOf({ 0.1, 0.6, 0.3 });
     Sampler plain({ 1.0f, 1.0f, 0, 99 });
     Sampler hot({ 2.0f, 1.0f, 0, 99 });
@@ -93,8 +87,7 @@ TEST(Sampler, FullDistributionAndTemperature)
     EXPECT_NEAR(ch[1] / double(draws), std::sqrt(0.6) / z, 0.02);
 }
 
-TEST(Sampler, TopKKeepsOnlyTheBest)
-{
+TEST(Sampler, TopKKeepsOnlyTheBest) {
     const std::vector<float> l = logitsOf({ 0.1, 0.4, 0.2, 0.3 });
     Sampler s({ 1.0f, 1.0f, 2, 5 });
     std::map<int64_t, int> counts;
@@ -105,8 +98,7 @@ TEST(Sampler, TopKKeepsOnlyTheBest)
     EXPECT_GT(counts[3], 0);
 }
 
-TEST(Sampler, RejectsBadOptions)
-{
+TEST(Sampler, RejectsBadOptions) {
     EXPECT_THROW(Sampler({ -1.0f, 0.9f, 0, 1 }), Error);
     EXPECT_THROW(Sampler({ 1.0f, 0.9f, -2, 1 }), Error);
     EXPECT_THROW(Sampler({ 1.0f, 0.9f, 0, 0 }), Error);

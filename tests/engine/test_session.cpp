@@ -13,8 +13,7 @@ namespace {
 using test::maxAbsDiff;
 
 /// Row q of a [heads, Q, K] tensor, first `keys` keys, as [heads, keys].
-Tensor attentionRow(const Tensor& a, int64_t q, int64_t keys)
-{
+Tensor attentionRow(const Tensor& a, int64_t q, int64_t keys) {
     const int64_t heads = a.dim(0), Q = a.dim(1), K = a.dim(2);
     Tensor out({ heads, keys });
     for (int64_t h = 0; h < heads; ++h)
@@ -25,8 +24,7 @@ Tensor attentionRow(const Tensor& a, int64_t q, int64_t keys)
 
 class SessionOnFixture : public ::testing::TestWithParam<const char*> { };
 
-TEST_P(SessionOnFixture, StepByStepEqualsFullForward)
-{
+TEST_P(SessionOnFixture, StepByStepEqualsFullForward) {
     const test::Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     const std::vector<int64_t> ids = fx.ids("input_ids.npy");
@@ -54,8 +52,7 @@ TEST_P(SessionOnFixture, StepByStepEqualsFullForward)
     EXPECT_EQ(all->attention[0].at({ 0, 0, n - 1 }), 0.0f);
 }
 
-TEST_P(SessionOnFixture, RewindThenReStepReproduces)
-{
+TEST_P(SessionOnFixture, RewindThenReStepReproduces) {
     const test::Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     const std::vector<int64_t> ids = fx.ids("input_ids.npy");
@@ -78,8 +75,7 @@ TEST_P(SessionOnFixture, RewindThenReStepReproduces)
     EXPECT_THROW(session.rewind(session.length() + 1), Error);
 }
 
-TEST_P(SessionOnFixture, DerivedAttentionRowsEqualRecordedOnes)
-{
+TEST_P(SessionOnFixture, DerivedAttentionRowsEqualRecordedOnes) {
     const test::Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     Session session(model);
@@ -96,8 +92,7 @@ TEST_P(SessionOnFixture, DerivedAttentionRowsEqualRecordedOnes)
     EXPECT_THROW(session.attentionRows(0, 0, 0, n + 1), Error);
 }
 
-TEST_P(SessionOnFixture, FailedCallsLeaveTheSessionUnchanged)
-{
+TEST_P(SessionOnFixture, FailedCallsLeaveTheSessionUnchanged) {
     const test::Fixture fx(GetParam());
     const auto model = loadModel(fx.dir);
     Session session(model);
@@ -111,8 +106,7 @@ TEST_P(SessionOnFixture, FailedCallsLeaveTheSessionUnchanged)
     EXPECT_EQ(session.step(4)->firstPosition, 3);
 }
 
-TEST_P(SessionOnFixture, ReservedCacheDoesNotReallocate)
-{
+TEST_P(SessionOnFixture, ReservedCacheDoesNotReallocate) {
     const test::Fixture fx(GetParam());
     Session session(loadModel(fx.dir));
     session.reserve(20);
