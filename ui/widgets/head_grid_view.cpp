@@ -121,6 +121,14 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
             const QRect cell = thumbnailRect(l, h);
             if (!event->rect().intersects(cell)) continue;
             painter.drawImage(cell, thumbnail(l, h));
+            // Role tags (previous-token, sink, broad) from the engine's head statistics.
+            const QString roles = QString::fromStdString(headRoleNames(classifyHead(m_snapshot->stats(l, h))));
+            if (!roles.isEmpty()) {
+                const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
+                painter.fillRect(tag, QColor(0, 0, 0, 150));
+                painter.setPen(Qt::white);
+                painter.drawText(tag, Qt::AlignCenter, fontMetrics().elidedText(roles, Qt::ElideRight, cell.width()));
+            }
         }
     }
     const QRect current = thumbnailRect(m_layer, m_head).adjusted(-3, -3, 2, 2);
