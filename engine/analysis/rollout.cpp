@@ -6,10 +6,12 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <queue>
+#include <thread>
 
 namespace attn {
 namespace {
@@ -80,7 +82,8 @@ Tensor toTensor(const Matrix& m)
     return t;
 }
 
-/// Dinic's max flow with real capacities; residual amounts below kEps count as saturated.
+/// Dinic's max flow with real capacities over a fixed graph; residual amounts below kEps count as saturated.
+/// The graph is read-only once built, so several threads may run flows on it, each with its own Workspace.
 class MaxFlow {
 public:
     explicit MaxFlow(int64_t nodes)
@@ -90,30 +93,32 @@ public:
 
     void addEdge(int64_t from, int64_t to, double capacity)
     {
-        m_edges.push_back({ to, m_first[from], capacity });
+        m_edges.push_back({ to, m_first[from] });
+        m_capacity.push_back(capacity);
         m_first[from] = static_cast<int64_t>(m_edges.size()) - 1;
-        m_edges.push_back({ from, m_first[to], 0.0 });
+        m_edges.push_back({ from, m_first[to] });
+        m_capacity.push_back(0.0);
         m_first[to] = static_cast<int64_t>(m_edges.size()) - 1;
     }
 
-    /// Max flow from s to t; the capacities are restored afterwards so that the graph can be reused.
-    double run(int64_t s, int64_t t)
+    struct Workspace {
+        std::vector<double> residual;
+        std::vector<int64_t> next, level;
+    };
+
+    double run(int64_t s, int64_t t, Workspace& w) const
     {
-        std::vector<double> saved(m_edges.size());
-        for (size_t i = 0; i < m_edges.size(); ++i)
-            saved[i] = m_edges[i].capacity;
+        w.residual = m_capacity;
         double total = 0.0;
-        while (levels(s, t)) {
-            m_next = m_first;
+        while (levels(s, t, w)) {
+            w.next = m_first;
             while (true) {
-                const double f = push(s, t, std::numeric_limits<double>::infinity());
+                const double f = push(s, t, std::numeric_limits<double>::infinity(), w);
                 if (f <= kEps)
                     break;
                 total += f;
             }
         }
-        for (size_t i = 0; i < m_edges.size(); ++i)
-            m_edges[i].capacity = saved[i];
         return total;
     }
 
@@ -121,39 +126,38 @@ private:
     static constexpr double kEps = 1e-12;
     struct Edge {
         int64_t to, next;
-        double capacity;
     };
 
-    bool levels(int64_t s, int64_t t)
+    bool levels(int64_t s, int64_t t, Workspace& w) const
     {
-        m_level.assign(m_first.size(), -1);
+        w.level.assign(m_first.size(), -1);
         std::queue<int64_t> q;
-        m_level[s] = 0;
+        w.level[s] = 0;
         q.push(s);
         while (!q.empty()) {
             const int64_t u = q.front();
             q.pop();
             for (int64_t e = m_first[u]; e >= 0; e = m_edges[e].next)
-                if (m_edges[e].capacity > kEps && m_level[m_edges[e].to] < 0) {
-                    m_level[m_edges[e].to] = m_level[u] + 1;
+                if (w.residual[e] > kEps && w.level[m_edges[e].to] < 0) {
+                    w.level[m_edges[e].to] = w.level[u] + 1;
                     q.push(m_edges[e].to);
                 }
         }
-        return m_level[t] >= 0;
+        return w.level[t] >= 0;
     }
 
-    double push(int64_t u, int64_t t, double limit)
+    double push(int64_t u, int64_t t, double limit, Workspace& w) const
     {
         if (u == t)
             return limit;
-        for (int64_t& e = m_next[u]; e >= 0; e = m_edges[e].next) {
-            Edge& edge = m_edges[e];
-            if (edge.capacity <= kEps || m_level[edge.to] != m_level[u] + 1)
+        for (int64_t& e = w.next[u]; e >= 0; e = m_edges[e].next) {
+            const int64_t v = m_edges[e].to;
+            if (w.residual[e] <= kEps || w.level[v] != w.level[u] + 1)
                 continue;
-            const double f = push(edge.to, t, std::min(limit, edge.capacity));
+            const double f = push(v, t, std::min(limit, w.residual[e]), w);
             if (f > kEps) {
-                edge.capacity -= f;
-                m_edges[e ^ 1].capacity += f;
+                w.residual[e] -= f;
+                w.residual[e ^ 1] += f;
                 return f;
             }
         }
@@ -161,7 +165,8 @@ private:
     }
 
     std::vector<Edge> m_edges;
-    std::vector<int64_t> m_first, m_next, m_level;
+    std::vector<double> m_capacity;
+    std::vector<int64_t> m_first;
 };
 
 } // namespace
@@ -208,9 +213,21 @@ Tensor attentionFlow(const std::vector<Tensor>& attention, int64_t query, const 
             for (int64_t j = 0; j < T; ++j)
                 if (layers[static_cast<size_t>(l)](i, j) > 0.0)
                     graph.addEdge((l + 1) * T + i, l * T + j, layers[static_cast<size_t>(l)](i, j));
+    // One independent max-flow per input token: spread them over threads.
     std::vector<double> flow(static_cast<size_t>(T));
-    for (int64_t j = 0; j < T; ++j)
-        flow[static_cast<size_t>(j)] = graph.run(L * T + query, j);
+    std::atomic<int64_t> nextToken { 0 };
+    auto worker = [&] {
+        MaxFlow::Workspace w;
+        for (int64_t j = nextToken++; j < T; j = nextToken++)
+            flow[static_cast<size_t>(j)] = graph.run(L * T + query, j, w);
+    };
+    const auto threads = static_cast<int64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    std::vector<std::thread> pool;
+    for (int64_t i = 1; i < std::min(threads, T); ++i)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread& th : pool)
+        th.join();
     const double sum = std::accumulate(flow.begin(), flow.end(), 0.0);
     Tensor out({ T });
     for (int64_t j = 0; j < T; ++j)
