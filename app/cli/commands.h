@@ -26,4 +26,9 @@ int runRollout(const std::vector<std::string>& words);
 /// The vision branch of `attention` (vision_attention.cpp), dispatched to from cmd_attention.cpp.
 int runVisionAttention(const std::vector<std::string>& words);
 
+/// The encoder-decoder branch of `attention` (seq2seq_attention.cpp), dispatched to from cmd_attention.cpp.
+int runSeq2SeqAttention(const std::vector<std::string>& words);
+int runTranslate(const std::vector<std::string>& words);
+int runAlign(const std::vector<std::string>& words);
+
 } // namespace attn::cli

@@ -33,6 +33,12 @@ const std::vector<Command>& commands()
             "[--method rollout|flow] --out FILE.npy",
             "write the attention rollout (or flow) of the class token over the patches as a [rows, cols] map",
             runRollout },
+        { "translate", "translate MODEL (--prompt TEXT | --tokens IDS) [--beam K] [--max-new-tokens N] [--tokenizer FILE]",
+            "translate with an encoder-decoder or RNN seq2seq model (beam search; K = 1 is greedy)", runTranslate },
+        { "align",
+            "align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]",
+            "word alignments (Pharaoh i-j) from cross-attention; with --gold, precision, recall and AER per head",
+            runAlign },
     };
     return table;
 }

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// `align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]`: word alignments
+// from cross-attention under teacher forcing. The attention row of target piece j is the one of the decoder step
+// that predicts it; pieces merge into words (align/word_pieces.h) and each target word links to its argmax source
+// word. Without --layer/--head the heads of the last layer are averaged. Pharaoh lines go to --out or stdout; with
+// --gold, precision / recall / AER per head (and for the best head, whose alignments are then written) follow.
+#include "align/alignment.h"
+#include "align/word_pieces.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/seq2seq_models.h"
+#include "core/error.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace attn::cli {
+namespace {
+
+std::vector<std::string> readLines(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(path, "cannot open");
+    std::vector<std::string> out;
+    for (std::string l; std::getline(in, l);)
+        out.push_back(l);
+    return out;
+}
+
+/// One sentence pair: per step cross-attention [layers, heads, K] and the word maps of both sides.
+struct PairAttention {
+    std::vector<Tensor> steps;
+    std::vector<int64_t> sourceWords, targetWords;
+};
+
+Tensor headMatrix(const PairAttention& p, int64_t layer, int64_t head, bool meanOfLastLayer)
+{
+    const int64_t T = static_cast<int64_t>(p.steps.size()), S = static_cast<int64_t>(p.sourceWords.size());
+    const int64_t H = p.steps[0].dim(1), K = p.steps[0].dim(2);
+    Tensor m({ T, S });
+    for (int64_t t = 0; t < T; ++t) {
+        const Tensor& a = p.steps[t];
+        const int64_t l = meanOfLastLayer ? a.dim(0) - 1 : layer;
+        for (int64_t h = meanOfLastLayer ? 0 : head; h < (meanOfLastLayer ? H : head + 1); ++h)
+            for (int64_t s = 0; s < S; ++s) // keys past the source (the RNN tutorial's padding) are not words
+                m.data()[t * S + s] += a.data()[(l * H + h) * K + s] / (meanOfLastLayer ? static_cast<float>(H) : 1.0f);
+    }
+    return wordAttention(m, p.targetWords, p.sourceWords);
+}
+
+} // namespace
+
+int runAlign(const std::vector<std::string>& words)
+{
+    const Args args(words, { "all-heads" });
+    args.allowOnly({ "src", "tgt", "gold", "layer", "head", "all-heads", "out", "tokenizer" });
+    const TranslationModel model(args, args.positional(0, "MODEL"));
+    const auto src = readLines(args.require("src")), tgt = readLines(args.require("tgt"));
+    if (src.size() != tgt.size())
+        throw Error(args.require("tgt"), std::to_string(tgt.size()) + " lines but the source has "
+                + std::to_string(src.size()));
+    const bool allHeads = args.has("all-heads"), chosen = args.has("layer") || args.has("head");
+    if (allHeads && chosen)
+        throw UsageError("--all-heads and --layer/--head exclude each other");
+    if (chosen && !(args.has("layer") && args.has("head")))
+        throw UsageError("give both --layer L and --head H");
+
+    std::vector<PairAttention> pairs;
+    for (size_t k = 0; k < src.size(); ++k) {
+        const Pieces s = model.source(src[k]), t = model.target(tgt[k]);
+        PairAttention p;
+        p.sourceWords = wordIndexOfPieces(s.text, s.special);
+        p.targetWords = wordIndexOfPieces(t.text, t.special);
+        auto decoder = model.decoder(s.ids);
+        int64_t next = model.startToken();
+        for (int64_t id : t.ids) {
+            p.steps.push_back(decoder->step(next).crossAttention);
+            next = id;
+        }
+        pairs.push_back(std::move(p));
+    }
+    const int64_t layers = pairs.empty() ? 0 : pairs[0].steps[0].dim(0), heads = pairs.empty() ? 0 : pairs[0].steps[0].dim(1);
+    const int64_t layer = args.getInt("layer", 0), head = args.getInt("head", 0);
+    if (chosen && (layer < 0 || layer >= layers || head < 0 || head >= heads))
+        throw UsageError("--layer must be in [0, " + std::to_string(layers) + ") and --head in [0, "
+            + std::to_string(heads) + ")");
+
+    auto alignAll = [&](int64_t l, int64_t h, bool mean) {
+        std::vector<Links> out;
+        for (const PairAttention& p : pairs)
+            out.push_back(argmaxPerTarget(headMatrix(p, l, h, mean)));
+        return out;
+    };
+    std::vector<Links> result = alignAll(layer, head, !chosen && !allHeads);
+    std::string report;
+    if (args.has("gold")) {
+        const std::vector<GoldAlignment> gold = readGoldAlignments(args.require("gold"));
+        auto line = [](const std::string& name, const AlignmentScore& s) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%-14s precision %.4f recall %.4f AER %.4f\n", name.c_str(), s.precision,
+                s.recall, s.aer);
+            return std::string(buf);
+        };
+        if (allHeads) {
+            double bestAer = 2.0;
+            std::string bestName;
+            for (int64_t l = 0; l < layers; ++l)
+                for (int64_t h = 0; h < heads; ++h) {
+                    std::vector<Links> a = alignAll(l, h, false);
+                    const AlignmentScore s = scoreAlignments(a, gold);
+                    const std::string name = "L" + std::to_string(l) + " H" + std::to_string(h);
+                    report += line(name, s);
+                    if (s.aer < bestAer) {
+                        bestAer = s.aer;
+                        bestName = name;
+                        result = std::move(a);
+                    }
+                }
+            report += line("best " + bestName, scoreAlignments(result, gold));
+        } else {
+            report += line(chosen ? "L" + std::to_string(layer) + " H" + std::to_string(head) : "last-layer mean",
+                scoreAlignments(result, gold));
+        }
+    }
+    std::ofstream file;
+    if (args.has("out")) {
+        file.open(args.require("out"));
+        if (!file)
+            throw Error(args.require("out"), "cannot open for writing");
+    }
+    std::ostream& out = args.has("out") ? file : std::cout;
+    for (const Links& l : result)
+        out << formatPharaoh(l) << "\n";
+    std::cout << report;
+    return 0;
+}
+
+} // namespace attn::cli

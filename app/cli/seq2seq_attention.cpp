@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The encoder-decoder branch of `attention`: MODEL (--tokens SRC_IDS | --features FILE.npy) [--decoder-tokens TGT_IDS]
+// --out DIR [--backend B] writes enc_attn.L{l}.npy [heads, S, S], dec_attn.L{l}.npy [heads, T, T],
+// cross.L{l}.npy [heads, T, S] and logits.npy [T, V]. Without --decoder-tokens the decoder sees its start token.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "core/error.h"
+#include "core/npy.h"
+#include "model/model_loader.h"
+#include "model/seq2seq_model.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace attn::cli {
+
+int runSeq2SeqAttention(const std::vector<std::string>& words)
+{
+    const Args args(words, {});
+    args.allowOnly({ "tokens", "features", "decoder-tokens", "out", "backend" });
+    const std::string path = args.positional(0, "MODEL");
+    const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(path));
+    if (!model)
+        throw Error(path, "not an encoder-decoder model");
+    const std::filesystem::path out = args.require("out");
+    EncoderInput input;
+    input.tokens = args.getIds("tokens");
+    if (const auto features = args.get("features"))
+        input.features = readNpy(*features);
+    if (input.tokens.empty() == input.features.empty())
+        throw UsageError("give the source as exactly one of --tokens SRC_IDS or --features FILE.npy");
+    std::vector<int64_t> target = args.getIds("decoder-tokens");
+    if (target.empty())
+        target = { model->decoderStartToken() };
+
+    ForwardOptions options;
+    options.backend = modelBackend(args);
+    const auto encoding = model->encode(input, options);
+    KvCache cache = model->newDecoderCache();
+    const Seq2SeqStepResult r = model->decode(*encoding, cache, target, options);
+
+    std::filesystem::create_directories(out);
+    auto write = [&](const std::string& stem, const std::vector<Tensor>& layers) {
+        for (size_t l = 0; l < layers.size(); ++l)
+            writeNpy((out / (stem + ".L" + std::to_string(l) + ".npy")).string(), layers[l]);
+    };
+    write("enc_attn", encoding->attention);
+    write("dec_attn", r.attention);
+    write("cross", r.crossAttention);
+    writeNpy((out / "logits.npy").string(), r.logits);
+    std::cout << "wrote " << encoding->attention.size() << " encoder, " << r.attention.size() << " decoder and "
+              << r.crossAttention.size() << " cross-attention layers and logits [" << r.logits.dim(0) << ", "
+              << r.logits.dim(1) << "] to " << out.string() << "\n";
+    return 0;
+}
+
+} // namespace attn::cli
