@@ -6,6 +6,8 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+
 namespace attn {
 
 SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)
@@ -42,10 +44,21 @@ std::vector<Token> SentencePieceTokenizer::encode(const std::string& text, bool 
     if (addSpecialTokens && m_special.bos >= 0)
         out.push_back({ m_special.bos, m_sp->IdToPiece(static_cast<int>(m_special.bos)), 0, 0, true, 0 });
     const auto spt = m_sp->EncodeAsImmutableProto(text);
+    const size_t first = out.size();
     for (const auto& p : spt.pieces()) {
         const int64_t id = p.id();
-        // Byte-fallback pieces of one character share its span.
         out.push_back({ id, p.piece(), p.begin(), p.end(), isSpecial(id), 0 });
+    }
+    // SentencePiece gives the byte-fallback pieces of one character empty spans and the whole character to the
+    // last; when there is one piece per byte, each gets its own byte.
+    for (size_t i = first; i < out.size();) {
+        size_t j = i;
+        while (j < out.size() && m_sp->IsByte(static_cast<int>(out[j].id)))
+            ++j;
+        if (j > i && out[j - 1].end - out[i].begin == j - i)
+            for (size_t k = i; k < j; ++k)
+                out[k].end = (out[k].begin = out[i].begin + (k - i)) + 1;
+        i = std::max(j, i + 1);
     }
     return out;
 }

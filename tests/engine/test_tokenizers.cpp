@@ -400,7 +400,7 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
     const std::string story = readFile(test::sharedPath("models/stories260K/expected_greedy_t0.0_n256.txt"));
     // Plain text only: SentencePiece's normalizer also collapses runs of spaces, which run.c does not.
     std::vector<std::string> texts = { "Once upon a time", "The cat sat on the mat.", "Lily and Tom went to the park",
-        "He said, \"No!\"" };
+        "He said, \"No!\"", "A \xE4\xB8\xAD\xE4\xB8\xAD cat" /* byte fallback: each byte its own span */ };
     std::istringstream lines(story);
     while (std::getline(lines, line))
         if (!line.empty())
@@ -411,6 +411,9 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
         EXPECT_EQ(tokenIds(a), tokenIds(b)) << t;
         EXPECT_EQ(spm.decode(tokenIds(a)), bin->decode(tokenIds(b))) << t;
         expectSpansTile(t, a);
+        for (const Token& tok : a)
+            if (tok.piece.rfind("<0x", 0) == 0)
+                EXPECT_EQ(tok.end - tok.begin, 1u) << tok.piece << " in " << t;
     }
 }
 
