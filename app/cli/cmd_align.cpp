@@ -21,8 +21,7 @@ namespace {
 std::vector<std::string> readLines(const std::string& path)
 {
     std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot open");
+    if (!in) throw Error(path, "cannot open");
     std::vector<std::string> out;
     for (std::string l; std::getline(in, l);)
         out.push_back(l);
@@ -59,13 +58,11 @@ int runAlign(const std::vector<std::string>& words)
     const TranslationModel model(args, args.positional(0, "MODEL"));
     const auto src = readLines(args.require("src")), tgt = readLines(args.require("tgt"));
     if (src.size() != tgt.size())
-        throw Error(args.require("tgt"), std::to_string(tgt.size()) + " lines but the source has "
-                + std::to_string(src.size()));
+        throw Error(args.require("tgt"),
+            std::to_string(tgt.size()) + " lines but the source has " + std::to_string(src.size()));
     const bool allHeads = args.has("all-heads"), chosen = args.has("layer") || args.has("head");
-    if (allHeads && chosen)
-        throw UsageError("--all-heads and --layer/--head exclude each other");
-    if (chosen && !(args.has("layer") && args.has("head")))
-        throw UsageError("give both --layer L and --head H");
+    if (allHeads && chosen) throw UsageError("--all-heads and --layer/--head exclude each other");
+    if (chosen && !(args.has("layer") && args.has("head"))) throw UsageError("give both --layer L and --head H");
 
     std::vector<PairAttention> pairs;
     for (size_t k = 0; k < src.size(); ++k) {
@@ -81,11 +78,12 @@ int runAlign(const std::vector<std::string>& words)
         }
         pairs.push_back(std::move(p));
     }
-    const int64_t layers = pairs.empty() ? 0 : pairs[0].steps[0].dim(0), heads = pairs.empty() ? 0 : pairs[0].steps[0].dim(1);
+    const int64_t layers = pairs.empty() ? 0 : pairs[0].steps[0].dim(0),
+                  heads = pairs.empty() ? 0 : pairs[0].steps[0].dim(1);
     const int64_t layer = args.getInt("layer", 0), head = args.getInt("head", 0);
     if (chosen && (layer < 0 || layer >= layers || head < 0 || head >= heads))
-        throw UsageError("--layer must be in [0, " + std::to_string(layers) + ") and --head in [0, "
-            + std::to_string(heads) + ")");
+        throw UsageError(
+            "--layer must be in [0, " + std::to_string(layers) + ") and --head in [0, " + std::to_string(heads) + ")");
 
     auto alignAll = [&](int64_t l, int64_t h, bool mean) {
         std::vector<Links> out;
@@ -127,8 +125,7 @@ int runAlign(const std::vector<std::string>& words)
     std::ofstream file;
     if (args.has("out")) {
         file.open(args.require("out"));
-        if (!file)
-            throw Error(args.require("out"), "cannot open for writing");
+        if (!file) throw Error(args.require("out"), "cannot open for writing");
     }
     std::ostream& out = args.has("out") ? file : std::cout;
     for (const Links& l : result)

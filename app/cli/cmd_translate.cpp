@@ -18,8 +18,7 @@ int runTranslate(const std::vector<std::string>& words)
     if (args.has("prompt") == args.has("tokens"))
         throw UsageError("give the source as exactly one of --prompt TEXT or --tokens IDS");
     std::vector<int64_t> source = args.getIds("tokens");
-    if (args.has("prompt"))
-        source = model.source(args.require("prompt")).ids;
+    if (args.has("prompt")) source = model.source(args.require("prompt")).ids;
     BeamOptions options;
     options.width = args.getInt("beam", 1);
     options.maxNewTokens = args.getInt("max-new-tokens", 50);

@@ -21,18 +21,15 @@ int runSeq2SeqAttention(const std::vector<std::string>& words)
     args.allowOnly({ "tokens", "features", "decoder-tokens", "out", "backend" });
     const std::string path = args.positional(0, "MODEL");
     const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(path));
-    if (!model)
-        throw Error(path, "not an encoder-decoder model");
+    if (!model) throw Error(path, "not an encoder-decoder model");
     const std::filesystem::path out = args.require("out");
     EncoderInput input;
     input.tokens = args.getIds("tokens");
-    if (const auto features = args.get("features"))
-        input.features = readNpy(*features);
+    if (const auto features = args.get("features")) input.features = readNpy(*features);
     if (input.tokens.empty() == input.features.empty())
         throw UsageError("give the source as exactly one of --tokens SRC_IDS or --features FILE.npy");
     std::vector<int64_t> target = args.getIds("decoder-tokens");
-    if (target.empty())
-        target = { model->decoderStartToken() };
+    if (target.empty()) target = { model->decoderStartToken() };
 
     ForwardOptions options;
     options.backend = modelBackend(args);

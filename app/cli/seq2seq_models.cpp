@@ -18,8 +18,7 @@ TranslationModel::TranslationModel(const Args& args, const std::string& path)
     }
     const ModelSource source = probeModel(path);
     m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
-    if (!m_transformer)
-        throw Error(path, "not an encoder-decoder or RNN seq2seq model");
+    if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");
     std::string why;
     m_tokenizer = modelTokenizer(args, source, false, &why);
 }
@@ -35,8 +34,7 @@ Pieces TranslationModel::pieces(const std::string& text, bool sourceSide) const
             for (std::string w; words >> w;) {
                 const auto& vocab = m_rnn->targetVocab();
                 const auto it = std::find(vocab.begin(), vocab.end(), w);
-                if (it == vocab.end())
-                    throw Error("word \"" + w + "\" is not in the target vocabulary");
+                if (it == vocab.end()) throw Error("word \"" + w + "\" is not in the target vocabulary");
                 p.ids.push_back(it - vocab.begin());
             }
             p.ids.push_back(m_rnn->eosToken());
@@ -72,15 +70,19 @@ Pieces TranslationModel::pieces(const std::string& text, bool sourceSide) const
     return p;
 }
 
-Pieces TranslationModel::source(const std::string& text) const { return pieces(text, true); }
-Pieces TranslationModel::target(const std::string& text) const { return pieces(text, false); }
+Pieces TranslationModel::source(const std::string& text) const
+{
+    return pieces(text, true);
+}
+Pieces TranslationModel::target(const std::string& text) const
+{
+    return pieces(text, false);
+}
 
 std::string TranslationModel::decode(const std::vector<int64_t>& ids) const
 {
-    if (m_rnn)
-        return m_rnn->targetText(ids);
-    if (m_tokenizer)
-        return m_tokenizer->decode(ids, true);
+    if (m_rnn) return m_rnn->targetText(ids);
+    if (m_tokenizer) return m_tokenizer->decode(ids, true);
     std::string out;
     for (int64_t id : ids)
         out += (out.empty() ? "" : " ") + std::to_string(id);
@@ -92,12 +94,14 @@ int64_t TranslationModel::startToken() const
     return m_rnn ? m_rnn->startToken() : m_transformer->decoderStartToken();
 }
 
-int64_t TranslationModel::eosToken() const { return m_rnn ? m_rnn->eosToken() : m_transformer->config().eosTokenId; }
+int64_t TranslationModel::eosToken() const
+{
+    return m_rnn ? m_rnn->eosToken() : m_transformer->config().eosTokenId;
+}
 
 std::unique_ptr<BeamDecoder> TranslationModel::decoder(const std::vector<int64_t>& sourceIds) const
 {
-    if (m_rnn)
-        return makeBeamDecoder(m_rnn, std::make_shared<const RnnEncoding>(m_rnn->encode(sourceIds)));
+    if (m_rnn) return makeBeamDecoder(m_rnn, std::make_shared<const RnnEncoding>(m_rnn->encode(sourceIds)));
     EncoderInput input;
     input.tokens = sourceIds;
     return makeBeamDecoder(m_transformer, m_transformer->encode(input, {}));

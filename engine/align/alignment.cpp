@@ -46,8 +46,7 @@ Links argmaxPerSource(const Tensor& attention)
     for (int64_t i = 0; T > 0 && i < S; ++i) {
         int64_t best = 0;
         for (int64_t j = 1; j < T; ++j)
-            if (attention.data()[j * S + i] > attention.data()[best * S + i])
-                best = j;
+            if (attention.data()[j * S + i] > attention.data()[best * S + i]) best = j;
         links.insert({ i, best });
     }
     return links;
@@ -91,8 +90,7 @@ Links growDiag(const Links& a, const Links& b, bool final)
     if (final)
         for (const Links* side : { &a, &b })
             for (const Link& l : *side)
-                if (!src.count(l.first) || !tgt.count(l.second))
-                    add(l);
+                if (!src.count(l.first) || !tgt.count(l.second)) add(l);
     return out;
 }
 
@@ -110,17 +108,17 @@ GoldAlignment parsePharaohLine(const std::string& line, const std::string& where
     std::istringstream in(line);
     for (std::string item; in >> item;) {
         const size_t q = item.find('?');
-        const bool possible = q != std::string::npos || (item.size() > 2 && item.compare(item.size() - 2, 2, "-P") == 0);
+        const bool possible
+            = q != std::string::npos || (item.size() > 2 && item.compare(item.size() - 2, 2, "-P") == 0);
         std::string body = item;
-        if (item.size() > 2 && (item.compare(item.size() - 2, 2, "-P") == 0 || item.compare(item.size() - 2, 2, "-S") == 0))
+        if (item.size() > 2
+            && (item.compare(item.size() - 2, 2, "-P") == 0 || item.compare(item.size() - 2, 2, "-S") == 0))
             body = item.substr(0, item.size() - 2);
         const size_t sep = q != std::string::npos ? q : body.find('-');
-        if (sep == std::string::npos)
-            throw Error(where, "link \"" + item + "\" is not i-j or i?j");
+        if (sep == std::string::npos) throw Error(where, "link \"" + item + "\" is not i-j or i?j");
         const Link link { parseIndex(body.substr(0, sep), where), parseIndex(body.substr(sep + 1), where) };
         g.possible.insert(link);
-        if (!possible)
-            g.sure.insert(link);
+        if (!possible) g.sure.insert(link);
     }
     return g;
 }
@@ -128,8 +126,7 @@ GoldAlignment parsePharaohLine(const std::string& line, const std::string& where
 std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
 {
     std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot open gold alignment file");
+    if (!in) throw Error(path, "cannot open gold alignment file");
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);)
         lines.push_back(line);
@@ -140,9 +137,8 @@ std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
             ++fields;
         return fields >= 3 && fields <= 5 && line.find_first_of("-?") == std::string::npos;
     };
-    const auto first = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
-        return l.find_first_not_of(" \t\r") != std::string::npos;
-    });
+    const auto first = std::find_if(lines.begin(), lines.end(),
+        [](const std::string& l) { return l.find_first_not_of(" \t\r") != std::string::npos; });
     std::vector<GoldAlignment> gold;
     if (first == lines.end() || !isNaacl(*first)) {
         for (size_t k = 0; k < lines.size(); ++k)
@@ -155,24 +151,18 @@ std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
         std::vector<std::string> f;
         for (std::string w; words >> w;)
             f.push_back(w);
-        if (f.empty())
-            continue;
+        if (f.empty()) continue;
         if (f.size() < 3 || f.size() > 5)
             throw Error(where, "NAACL line needs: sentence source target [S|P] [confidence]");
         const int64_t sentence = parseIndex(f[0], where), i = parseIndex(f[1], where), j = parseIndex(f[2], where);
         const std::string kind = f.size() >= 4 ? f[3] : "S";
-        if (kind != "S" && kind != "P")
-            throw Error(where, "link kind \"" + kind + "\" is not S or P");
-        if (sentence < 1)
-            throw Error(where, "sentence numbers start at 1");
-        if (gold.size() < static_cast<size_t>(sentence))
-            gold.resize(static_cast<size_t>(sentence));
-        if (i == 0 || j == 0)
-            continue; // NULL links do not count in AER
+        if (kind != "S" && kind != "P") throw Error(where, "link kind \"" + kind + "\" is not S or P");
+        if (sentence < 1) throw Error(where, "sentence numbers start at 1");
+        if (gold.size() < static_cast<size_t>(sentence)) gold.resize(static_cast<size_t>(sentence));
+        if (i == 0 || j == 0) continue; // NULL links do not count in AER
         GoldAlignment& g = gold[static_cast<size_t>(sentence - 1)];
         g.possible.insert({ i - 1, j - 1 });
-        if (kind == "S")
-            g.sure.insert({ i - 1, j - 1 });
+        if (kind == "S") g.sure.insert({ i - 1, j - 1 });
     }
     return gold;
 }
@@ -192,7 +182,8 @@ AlignmentScore scoreAlignments(const std::vector<Links>& predicted, const std::v
     s.precision = s.predicted ? static_cast<double>(s.hitsPossible) / static_cast<double>(s.predicted) : 0.0;
     s.recall = s.sure ? static_cast<double>(s.hitsSure) / static_cast<double>(s.sure) : 0.0;
     const int64_t denominator = s.predicted + s.sure;
-    s.aer = denominator ? 1.0 - static_cast<double>(s.hitsSure + s.hitsPossible) / static_cast<double>(denominator) : 0.0;
+    s.aer
+        = denominator ? 1.0 - static_cast<double>(s.hitsSure + s.hitsPossible) / static_cast<double>(denominator) : 0.0;
     return s;
 }
 

@@ -8,7 +8,10 @@
 namespace attn {
 namespace {
 
-bool startsWith(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool startsWith(const std::string& s, const std::string& prefix)
+{
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
 
 } // namespace
 
@@ -22,12 +25,11 @@ std::vector<int64_t> wordIndexOfPieces(const std::vector<std::string>& pieces, c
     std::vector<int64_t> out(pieces.size(), -1);
     int64_t word = -1;
     for (size_t k = 0; k < pieces.size(); ++k) {
-        if (!special.empty() && special[k])
-            continue;
+        if (!special.empty() && special[k]) continue;
         const std::string& p = pieces[k];
-        const bool starts = wordPiece ? !startsWith(p, "##") : startsWith(p, "\xE2\x96\x81") || startsWith(p, "\xC4\xA0");
-        if (starts || word < 0)
-            ++word;
+        const bool starts
+            = wordPiece ? !startsWith(p, "##") : startsWith(p, "\xE2\x96\x81") || startsWith(p, "\xC4\xA0");
+        if (starts || word < 0) ++word;
         out[k] = word;
     }
     return out;
@@ -38,8 +40,8 @@ int64_t wordCount(const std::vector<int64_t>& wordOfPiece)
     return wordOfPiece.empty() ? 0 : *std::max_element(wordOfPiece.begin(), wordOfPiece.end()) + 1;
 }
 
-Tensor wordAttention(const Tensor& pieceAttention, const std::vector<int64_t>& targetWords,
-    const std::vector<int64_t>& sourceWords)
+Tensor wordAttention(
+    const Tensor& pieceAttention, const std::vector<int64_t>& targetWords, const std::vector<int64_t>& sourceWords)
 {
     const int64_t Tp = pieceAttention.dim(0), Sp = pieceAttention.dim(1);
     if (pieceAttention.rank() != 2 || static_cast<int64_t>(targetWords.size()) != Tp
@@ -51,8 +53,7 @@ Tensor wordAttention(const Tensor& pieceAttention, const std::vector<int64_t>& t
     Tensor out({ Tw, Sw });
     std::vector<int64_t> piecesOfWord(static_cast<size_t>(Tw), 0);
     for (int64_t t = 0; t < Tp; ++t) {
-        if (targetWords[t] < 0)
-            continue;
+        if (targetWords[t] < 0) continue;
         ++piecesOfWord[targetWords[t]];
         for (int64_t s = 0; s < Sp; ++s)
             if (sourceWords[s] >= 0)

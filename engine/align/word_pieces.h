@@ -22,7 +22,7 @@ int64_t wordCount(const std::vector<int64_t>& wordOfPiece);
 /// Piece attention [Tp, Sp] -> word attention [Tw, Sw]: the weights of a source word's pieces are summed (it is
 /// the probability mass on that word), and a target word takes the mean of its pieces' rows. Pieces with index -1
 /// are left out.
-Tensor wordAttention(const Tensor& pieceAttention, const std::vector<int64_t>& targetWords,
-    const std::vector<int64_t>& sourceWords);
+Tensor wordAttention(
+    const Tensor& pieceAttention, const std::vector<int64_t>& targetWords, const std::vector<int64_t>& sourceWords);
 
 } // namespace attn

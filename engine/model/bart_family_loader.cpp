@@ -18,7 +18,10 @@ struct BartLayout {
     int64_t D;
     bool keyBias; ///< Whisper's k_proj has none
 
-    NormWeights norm(const std::string& p) const { return { r.take(p + ".weight", { D }), r.take(p + ".bias", { D }) }; }
+    NormWeights norm(const std::string& p) const
+    {
+        return { r.take(p + ".weight", { D }), r.take(p + ".bias", { D }) };
+    }
 
     ProjectionWeights projection(const std::string& p) const
     {
@@ -26,8 +29,7 @@ struct BartLayout {
         w.qW = r.take(p + "q_proj.weight", { D, D });
         w.qB = r.take(p + "q_proj.bias", { D });
         w.kW = r.take(p + "k_proj.weight", { D, D });
-        if (keyBias)
-            w.kB = r.take(p + "k_proj.bias", { D });
+        if (keyBias) w.kB = r.take(p + "k_proj.bias", { D });
         w.vW = r.take(p + "v_proj.weight", { D, D });
         w.vB = r.take(p + "v_proj.bias", { D });
         w.oW = r.take(p + "out_proj.weight", { D, D });
@@ -89,8 +91,7 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
         w.decoder.tokenEmbedding = L.optional(pre + "decoder.embed_tokens.weight", shared);
         w.lmHead = L.optional("lm_head.weight", w.decoder.tokenEmbedding);
         w.finalLogitsBias = r.take("final_logits_bias", { 1, V }).reshaped({ V });
-        if (c.maxPositions <= 0)
-            throw Error(source.configPath, "max_position_embeddings must be positive");
+        if (c.maxPositions <= 0) throw Error(source.configPath, "max_position_embeddings must be positive");
         if (bart) {
             w.encoder.positionOffset = w.decoder.positionOffset = 2; // BartLearnedPositionalEmbedding's offset
             w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { c.maxPositions + 2, D });

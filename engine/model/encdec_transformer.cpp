@@ -19,7 +19,10 @@ double secondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Tensor project(const Tensor& x, const Tensor& w, const Tensor& b) { return linear(x, w, b.empty() ? nullptr : &b); }
+Tensor project(const Tensor& x, const Tensor& w, const Tensor& b)
+{
+    return linear(x, w, b.empty() ? nullptr : &b);
+}
 
 void normInPlace(Tensor& x, const NormWeights& n, double eps)
 {
@@ -33,14 +36,12 @@ Tensor feedForward(const Tensor& x, const FeedForwardWeights& f, Activation acti
 {
     Tensor h = project(x, f.inW, f.inB);
     applyActivation(h, activation);
-    if (!f.gateW.empty())
-        multiplyInPlace(h, linear(x, f.gateW));
+    if (!f.gateW.empty()) multiplyInPlace(h, linear(x, f.gateW));
     return project(h, f.outW, f.outB);
 }
 
 /// One residual sublayer: pre-norm x += f(norm(x)), post-norm x = norm(x + f(x)).
-template <class Fn>
-void residual(Tensor& x, const NormWeights& norm, bool preNorm, double eps, Fn&& sublayer)
+template <class Fn> void residual(Tensor& x, const NormWeights& norm, bool preNorm, double eps, Fn&& sublayer)
 {
     if (preNorm) {
         Tensor h = x;
@@ -52,8 +53,8 @@ void residual(Tensor& x, const NormWeights& norm, bool preNorm, double eps, Fn&&
     }
 }
 
-AttentionResult runAttention(Backend* backend, const Tensor& q, const Tensor& k, const Tensor& v,
-    const AttentionOptions& options)
+AttentionResult runAttention(
+    Backend* backend, const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options)
 {
     return backend ? backend->attention(q, k, v, options) : multiHeadAttention(q, k, v, options);
 }
@@ -74,16 +75,14 @@ Tensor biasedCachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q,
     Tensor qHead({ 1, n, d }), biasHead({ 1, n, total });
     options.mask.bias = &biasHead;
     Tensor merged({ n, heads * dv });
-    if (probs)
-        *probs = Tensor({ heads, n, total });
+    if (probs) *probs = Tensor({ heads, n, total });
     for (int64_t h = 0; h < heads; ++h) {
         std::memcpy(qHead.data(), q.data() + h * n * d, sizeof(float) * n * d);
         std::memcpy(biasHead.data(), bias.data() + h * n * total, sizeof(float) * n * total);
         const AttentionResult r = runAttention(backend, qHead, cache.keys(layer, h), cache.values(layer, h), options);
         for (int64_t row = 0; row < n; ++row)
             std::memcpy(merged.data() + row * heads * dv + h * dv, r.output.data() + row * dv, sizeof(float) * dv);
-        if (probs)
-            std::memcpy(probs->data() + h * n * total, r.probs.data(), sizeof(float) * n * total);
+        if (probs) std::memcpy(probs->data() + h * n * total, r.probs.data(), sizeof(float) * n * total);
     }
     return merged;
 }
@@ -119,12 +118,11 @@ public:
         auto out = std::make_shared<EncoderOutput>();
         if (!m_w.audio.present() && !input.features.empty())
             throw Error(c.source, "this text model encodes token ids, not audio features");
-        Tensor x = m_w.audio.present() ? audioEmbeddings(input) : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
+        Tensor x
+            = m_w.audio.present() ? audioEmbeddings(input) : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
         const int64_t S = x.dim(0);
-        if (m_w.encoder.embeddingNorm.present())
-            normInPlace(x, m_w.encoder.embeddingNorm, c.normEps);
-        if (options.wantHiddenStates)
-            out->hiddenStates.push_back(x);
+        if (m_w.encoder.embeddingNorm.present()) normInPlace(x, m_w.encoder.embeddingNorm, c.normEps);
+        if (options.wantHiddenStates) out->hiddenStates.push_back(x);
 
         AttentionOptions attn;
         attn.scale = m_w.attentionScale;
@@ -141,19 +139,15 @@ public:
                 const ProjectionWeights& p = w.self;
                 AttentionResult a = runAttention(options.backend, splitHeads(project(h, p.qW, p.qB), H, dh),
                     splitHeads(project(h, p.kW, p.kB), H, dh), splitHeads(project(h, p.vW, p.vB), H, dh), attn);
-                if (options.wantAttention)
-                    out->attention.push_back(std::move(a.probs));
+                if (options.wantAttention) out->attention.push_back(std::move(a.probs));
                 return project(mergeHeads(a.output), p.oW, p.oB);
             });
             residual(x, w.ffNorm, m_w.preNorm, c.normEps,
                 [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
-            if (options.wantHiddenStates && l + 1 < m_w.encoderLayers.size())
-                out->hiddenStates.push_back(x);
+            if (options.wantHiddenStates && l + 1 < m_w.encoderLayers.size()) out->hiddenStates.push_back(x);
         }
-        if (m_w.encoder.finalNorm.present())
-            normInPlace(x, m_w.encoder.finalNorm, c.normEps);
-        if (options.wantHiddenStates)
-            out->hiddenStates.push_back(x);
+        if (m_w.encoder.finalNorm.present()) normInPlace(x, m_w.encoder.finalNorm, c.normEps);
+        if (options.wantHiddenStates) out->hiddenStates.push_back(x);
         const int64_t Hd = c.numDecoderHeads, dd = m_decoderHeadDim;
         for (const DecoderLayerWeights& w : m_w.decoderLayers) {
             out->crossKeys.push_back(splitHeads(project(x, w.cross.kW, w.cross.kB), Hd, dd));
@@ -177,14 +171,12 @@ public:
         result.firstPosition = past;
         result.tokens = tokens;
         Tensor x = tokenEmbeddings(m_w.decoder, tokens, past, "decoder");
-        if (m_w.decoder.embeddingNorm.present())
-            normInPlace(x, m_w.decoder.embeddingNorm, c.normEps);
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (m_w.decoder.embeddingNorm.present()) normInPlace(x, m_w.decoder.embeddingNorm, c.normEps);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
 
         const bool relative = m_w.decoder.positionKind == PositionKind::RelativeBuckets;
         const Tensor selfBias = relative ? t5PositionBias(m_w.decoder.relativeBias, n, past + n, past, false,
-                                               c.relativeBuckets, c.relativeMaxDistance)
+                                    c.relativeBuckets, c.relativeMaxDistance)
                                          : Tensor();
         AttentionOptions crossOptions;
         crossOptions.scale = m_w.attentionScale;
@@ -201,35 +193,31 @@ public:
                     const Tensor v = splitHeads(project(h, p.vW, p.vB), H, dh);
                     Tensor probs;
                     Tensor* probsOut = options.wantAttention ? &probs : nullptr;
-                    const Tensor heads = relative ? biasedCachedSelfAttention(cache, layer, q, k, v, selfBias,
-                                                        m_w.attentionScale, options.backend, probsOut)
-                                                  : cachedSelfAttention(cache, layer, q, k, v, 0, options.backend, probsOut);
-                    if (probsOut)
-                        result.attention.push_back(std::move(probs));
+                    const Tensor heads = relative
+                        ? biasedCachedSelfAttention(
+                            cache, layer, q, k, v, selfBias, m_w.attentionScale, options.backend, probsOut)
+                        : cachedSelfAttention(cache, layer, q, k, v, 0, options.backend, probsOut);
+                    if (probsOut) result.attention.push_back(std::move(probs));
                     return project(heads, p.oW, p.oB);
                 });
                 residual(x, w.crossNorm, m_w.preNorm, c.normEps, [&](const Tensor& h) {
                     const ProjectionWeights& p = w.cross;
                     AttentionResult a = runAttention(options.backend, splitHeads(project(h, p.qW, p.qB), H, dh),
                         encoding.crossKeys[l], encoding.crossValues[l], crossOptions);
-                    if (options.wantAttention)
-                        result.crossAttention.push_back(std::move(a.probs));
+                    if (options.wantAttention) result.crossAttention.push_back(std::move(a.probs));
                     return project(mergeHeads(a.output), p.oW, p.oB);
                 });
                 residual(x, w.ffNorm, m_w.preNorm, c.normEps,
                     [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
-                if (options.wantHiddenStates && l + 1 < m_w.decoderLayers.size())
-                    result.hiddenStates.push_back(x);
+                if (options.wantHiddenStates && l + 1 < m_w.decoderLayers.size()) result.hiddenStates.push_back(x);
             }
             cache.commit(n);
         } catch (...) {
             cache.rollback();
             throw;
         }
-        if (m_w.decoder.finalNorm.present())
-            normInPlace(x, m_w.decoder.finalNorm, c.normEps);
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (m_w.decoder.finalNorm.present()) normInPlace(x, m_w.decoder.finalNorm, c.normEps);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         if (m_w.logitScale != 1.0f)
             for (float& value : x.storage())
                 value *= m_w.logitScale;
@@ -240,18 +228,16 @@ public:
 
 private:
     /// Scaled token embeddings plus absolute positions first .. first + n - 1 (Table stacks).
-    Tensor tokenEmbeddings(const StackWeights& stack, const std::vector<int64_t>& tokens, int64_t first,
-        const std::string& what) const
+    Tensor tokenEmbeddings(
+        const StackWeights& stack, const std::vector<int64_t>& tokens, int64_t first, const std::string& what) const
     {
         const int64_t n = static_cast<int64_t>(tokens.size());
-        if (n == 0)
-            throw Error(what + ": no tokens");
+        if (n == 0) throw Error(what + ": no tokens");
         Tensor x = gatherRows(stack.tokenEmbedding, tokens, what + " token");
         if (m_w.embeddingScale != 1.0f)
             for (float& value : x.storage())
                 value *= m_w.embeddingScale;
-        if (stack.positionKind == PositionKind::Table)
-            addPositions(x, stack, first, what);
+        if (stack.positionKind == PositionKind::Table) addPositions(x, stack, first, what);
         return x;
     }
 
@@ -271,8 +257,8 @@ private:
     {
         const int64_t mel = m_config.numMelBins;
         if (!input.tokens.empty() || input.features.empty())
-            throw Error(m_config.source, "this speech model encodes log-mel features [" + std::to_string(mel)
-                    + ", frames], not token ids");
+            throw Error(m_config.source,
+                "this speech model encodes log-mel features [" + std::to_string(mel) + ", frames], not token ids");
         if (input.features.rank() != 2 || input.features.dim(0) != mel)
             throw Error("input features have shape " + shapeToString(input.features.shape()) + ", expected ["
                 + std::to_string(mel) + ", frames]");

@@ -10,9 +10,15 @@
 namespace attn {
 namespace {
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float sigmoid(float x)
+{
+    return 1.0f / (1.0f + std::exp(-x));
+}
 
-Tensor row(const std::vector<float>& v) { return Tensor({ 1, static_cast<int64_t>(v.size()) }, v); }
+Tensor row(const std::vector<float>& v)
+{
+    return Tensor({ 1, static_cast<int64_t>(v.size()) }, v);
+}
 
 } // namespace
 

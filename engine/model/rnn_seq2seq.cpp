@@ -21,7 +21,10 @@ namespace fs = std::filesystem;
 namespace attn {
 namespace {
 
-Tensor row(const std::vector<float>& v) { return Tensor({ 1, static_cast<int64_t>(v.size()) }, v); }
+Tensor row(const std::vector<float>& v)
+{
+    return Tensor({ 1, static_cast<int64_t>(v.size()) }, v);
+}
 
 std::vector<float> concat(const std::vector<float>& a, const std::vector<float>& b)
 {
@@ -47,8 +50,7 @@ std::vector<float> affine(const std::vector<float>& x, const Tensor& w, const Te
 nlohmann::json readJson(const fs::path& path)
 {
     std::ifstream in(path);
-    if (!in)
-        throw Error(path.string(), "cannot open");
+    if (!in) throw Error(path.string(), "cannot open");
     try {
         return nlohmann::json::parse(in);
     } catch (const std::exception& e) {
@@ -62,15 +64,14 @@ std::vector<std::string> stringList(const nlohmann::json& j, const char* key, co
         throw Error(path.string(), std::string("\"") + key + "\" must be a non-empty list of words");
     std::vector<std::string> out;
     for (const auto& w : j[key]) {
-        if (!w.is_string())
-            throw Error(path.string(), std::string("\"") + key + "\" holds a non-string entry");
+        if (!w.is_string()) throw Error(path.string(), std::string("\"") + key + "\" holds a non-string entry");
         out.push_back(w.get<std::string>());
     }
     return out;
 }
 
-ModelConfig rnnConfig(const std::string& source, const std::string& type, int64_t hidden, int64_t targetVocab,
-    int64_t sos, int64_t eos)
+ModelConfig rnnConfig(
+    const std::string& source, const std::string& type, int64_t hidden, int64_t targetVocab, int64_t sos, int64_t eos)
 {
     ModelConfig c;
     c.source = source;
@@ -94,8 +95,7 @@ std::shared_ptr<RnnSeq2SeqModel> loadTutorial(const fs::path& dir)
     std::vector<std::string> src = stringList(vocab, "input_index2word", vocabPath);
     std::vector<std::string> tgt = stringList(vocab, "output_index2word", vocabPath);
     WeightReader enc((dir / "encoder.safetensors").string()), dec((dir / "decoder.safetensors").string());
-    if (!dec.has("attn.weight"))
-        throw Error(dec.path(), "no attn.weight: not the tutorial's AttnDecoderRNN");
+    if (!dec.has("attn.weight")) throw Error(dec.path(), "no attn.weight: not the tutorial's AttnDecoderRNN");
     RnnSeq2SeqWeights w;
     w.score = RnnScore::Location;
     const int64_t Vs = static_cast<int64_t>(src.size()), Vt = static_cast<int64_t>(tgt.size());
@@ -126,8 +126,7 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     const std::string cfgName = cfgPath.string();
     const nlohmann::json j = readJson(cfgPath);
     auto integer = [&](const char* key, int64_t fallback) -> int64_t {
-        if (!j.contains(key))
-            return fallback;
+        if (!j.contains(key)) return fallback;
         if (!j[key].is_number_integer() || j[key].get<int64_t>() < 0)
             throw Error(cfgName, std::string("\"") + key + "\" must be a non-negative integer");
         return j[key].get<int64_t>();
@@ -138,8 +137,7 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     std::vector<std::string> src = stringList(j, "source_vocab", cfgPath);
     std::vector<std::string> tgt = stringList(j, "target_vocab", cfgPath);
     const std::string cellName = text("cell", "gru");
-    if (cellName != "gru" && cellName != "lstm")
-        throw Error(cfgName, "cell \"" + cellName + "\" is not gru or lstm");
+    if (cellName != "gru" && cellName != "lstm") throw Error(cfgName, "cell \"" + cellName + "\" is not gru or lstm");
     const RnnCell cell = cellName == "gru" ? RnnCell::Gru : RnnCell::Lstm;
     const std::string scoreName = text("attention", "bahdanau");
     RnnSeq2SeqWeights w;
@@ -158,16 +156,15 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     if (w.inputFeeding && w.score == RnnScore::Bahdanau)
         throw Error(cfgName, "input_feeding applies to Luong attention only");
     const int64_t E = integer("embedding_size", 0), H = integer("hidden_size", 0);
-    const int64_t De = (bidirectional ? 2 : 1) * H, Hd = integer("decoder_hidden_size", De), A = integer("attention_size", Hd);
-    if (E == 0 || H == 0)
-        throw Error(cfgName, "embedding_size and hidden_size are required");
+    const int64_t De = (bidirectional ? 2 : 1) * H, Hd = integer("decoder_hidden_size", De),
+                  A = integer("attention_size", Hd);
+    if (E == 0 || H == 0) throw Error(cfgName, "embedding_size and hidden_size are required");
     const int64_t Vs = static_cast<int64_t>(src.size()), Vt = static_cast<int64_t>(tgt.size());
 
     WeightReader r((dir / "model.safetensors").string());
     w.sourceEmbedding = r.take("encoder.embedding.weight", { Vs, E });
     w.encoder = readRnn(r, "encoder.rnn.", "", cell, E, H);
-    if (bidirectional)
-        w.encoderReverse = readRnn(r, "encoder.rnn.", "_reverse", cell, E, H);
+    if (bidirectional) w.encoderReverse = readRnn(r, "encoder.rnn.", "_reverse", cell, E, H);
     if (r.has("bridge.weight")) {
         w.bridgeW = r.take("bridge.weight", { Hd, De });
         w.bridgeB = r.take("bridge.bias", { Hd });
@@ -186,8 +183,7 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
         w.v = r.take(a + "v.weight", { 1, A }).reshaped({ A });
         break;
     case RnnScore::LuongDot:
-        if (Hd != De)
-            throw Error(cfgName, "dot attention needs decoder_hidden_size == encoder output size");
+        if (Hd != De) throw Error(cfgName, "dot attention needs decoder_hidden_size == encoder output size");
         break;
     case RnnScore::LuongGeneral:
         w.scoreW = r.take(a + "weight", { Hd, De });
@@ -207,8 +203,7 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     w.outB = r.take("decoder.out.bias", { Vt });
     r.expectAllUsed();
     const int64_t sos = integer("sos_id", 0), eos = integer("eos_id", 1);
-    if (sos >= Vt || eos >= Vt)
-        throw Error(cfgName, "sos_id / eos_id outside the target vocabulary");
+    if (sos >= Vt || eos >= Vt) throw Error(cfgName, "sos_id / eos_id outside the target vocabulary");
     return std::make_shared<RnnSeq2SeqModel>(rnnConfig(cfgName, "rnn_seq2seq", Hd, Vt, sos, eos), std::move(w),
         std::move(src), std::move(tgt), integer("max_length", 50));
 }
@@ -228,8 +223,7 @@ RnnSeq2SeqModel::RnnSeq2SeqModel(ModelConfig config, RnnSeq2SeqWeights weights, 
 RnnEncoding RnnSeq2SeqModel::encode(const std::vector<int64_t>& source) const
 {
     const int64_t S = static_cast<int64_t>(source.size()), H = m_w.encoder.hiddenSize();
-    if (S == 0)
-        throw Error("encode: empty source");
+    if (S == 0) throw Error("encode: empty source");
     if (m_w.score == RnnScore::Location && S > m_w.fixedKeys)
         throw Error("source of " + std::to_string(S) + " tokens exceeds this model's " + std::to_string(m_w.fixedKeys)
             + " attention positions");
@@ -270,8 +264,7 @@ RnnDecoderState RnnSeq2SeqModel::initialState(const RnnEncoding& encoding) const
     RnnDecoderState s;
     s.h = encoding.h;
     s.c = encoding.c;
-    if (m_w.inputFeeding)
-        s.feed.assign(s.h.size(), 0.0f);
+    if (m_w.inputFeeding) s.feed.assign(s.h.size(), 0.0f);
     return s;
 }
 
@@ -281,15 +274,26 @@ RnnStep RnnSeq2SeqModel::step(const RnnEncoding& encoding, RnnDecoderState& stat
     const Tensor& keys = encoding.keys;
     // Keys past the source are padding, except for the tutorial, whose location attention spans all K positions.
     const int64_t K = m_w.score == RnnScore::Location ? keys.dim(0) : encoding.length, De = keys.dim(1);
-    const Tensor visible = keys.dim(0) == K ? keys : Tensor({ K, De }, std::vector<float>(keys.data(), keys.data() + K * De));
+    const Tensor visible
+        = keys.dim(0) == K ? keys : Tensor({ K, De }, std::vector<float>(keys.data(), keys.data() + K * De));
     auto attend = [&](const std::vector<float>& query, RnnStep& out) {
         Tensor scores;
         switch (m_w.score) {
-        case RnnScore::Bahdanau: scores = bahdanauScores(row(query), visible, m_w.queryW, m_w.keyW, m_w.v); break;
-        case RnnScore::LuongDot: scores = luongDotScores(row(query), visible); break;
-        case RnnScore::LuongGeneral: scores = luongGeneralScores(row(query), visible, m_w.scoreW); break;
-        case RnnScore::LuongConcat: scores = luongConcatScores(row(query), visible, m_w.scoreW, m_w.v); break;
-        case RnnScore::Location: scores = linear(row(query), m_w.scoreW, &m_w.scoreB); break;
+        case RnnScore::Bahdanau:
+            scores = bahdanauScores(row(query), visible, m_w.queryW, m_w.keyW, m_w.v);
+            break;
+        case RnnScore::LuongDot:
+            scores = luongDotScores(row(query), visible);
+            break;
+        case RnnScore::LuongGeneral:
+            scores = luongGeneralScores(row(query), visible, m_w.scoreW);
+            break;
+        case RnnScore::LuongConcat:
+            scores = luongConcatScores(row(query), visible, m_w.scoreW, m_w.v);
+            break;
+        case RnnScore::Location:
+            scores = linear(row(query), m_w.scoreW, &m_w.scoreB);
+            break;
         }
         softmaxRowsInPlace(scores.data(), 1, K);
         out.attention = scores.storage();
@@ -323,8 +327,7 @@ RnnStep RnnSeq2SeqModel::step(const RnnEncoding& encoding, RnnDecoderState& stat
         for (float& v : attentional)
             v = std::tanh(v);
         out.logits = affine(attentional, m_w.outW, m_w.outB);
-        if (m_w.inputFeeding)
-            state.feed = std::move(attentional);
+        if (m_w.inputFeeding) state.feed = std::move(attentional);
         break;
     }
     }
@@ -337,15 +340,13 @@ std::string normalizeTutorialText(const std::string& text)
     for (const auto& cp : unicode::decodeUtf8(text))
         for (char32_t lower : unicode::toLower(cp.cp))
             for (char32_t d : unicode::decompose(lower))
-                if (unicode::category(d) != unicode::Category::Mn)
-                    unicode::appendUtf8(ascii, d);
+                if (unicode::category(d) != unicode::Category::Mn) unicode::appendUtf8(ascii, d);
     std::string out;
     bool gap = false;
     for (char ch : ascii) {
         const bool punct = ch == '.' || ch == '!' || ch == '?';
         if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || punct) {
-            if (gap || (punct && !out.empty()))
-                out += ' ';
+            if (gap || (punct && !out.empty())) out += ' ';
             out += ch;
             gap = false;
         } else {
@@ -362,8 +363,7 @@ std::vector<int64_t> RnnSeq2SeqModel::sourceIds(const std::string& text) const
     std::vector<int64_t> ids;
     for (std::string w; words >> w;) {
         const auto it = std::find(m_sourceVocab.begin(), m_sourceVocab.end(), w);
-        if (it == m_sourceVocab.end())
-            throw Error("word \"" + w + "\" is not in the source vocabulary");
+        if (it == m_sourceVocab.end()) throw Error("word \"" + w + "\" is not in the source vocabulary");
         ids.push_back(it - m_sourceVocab.begin());
     }
     ids.push_back(eosToken());
@@ -384,13 +384,11 @@ std::string RnnSeq2SeqModel::targetText(const std::vector<int64_t>& ids) const
 bool isRnnSeq2SeqFolder(const std::string& path)
 {
     const fs::path dir(path);
-    if (!fs::is_directory(dir))
-        return false;
+    if (!fs::is_directory(dir)) return false;
     if (fs::exists(dir / "encoder.safetensors") && fs::exists(dir / "decoder.safetensors")
         && fs::exists(dir / "vocab_and_pairs.json"))
         return true;
-    if (!fs::exists(dir / "config.json"))
-        return false;
+    if (!fs::exists(dir / "config.json")) return false;
     try {
         return readJson(dir / "config.json").value("model_type", "") == "rnn_seq2seq";
     } catch (const Error&) {
@@ -401,8 +399,7 @@ bool isRnnSeq2SeqFolder(const std::string& path)
 std::shared_ptr<RnnSeq2SeqModel> loadRnnSeq2Seq(const std::string& path)
 {
     const fs::path dir(path);
-    if (fs::exists(dir / "vocab_and_pairs.json"))
-        return loadTutorial(dir);
+    if (fs::exists(dir / "vocab_and_pairs.json")) return loadTutorial(dir);
     return loadGeneral(dir);
 }
 

@@ -20,8 +20,8 @@ KvCache EncoderDecoderModel::newDecoderCache() const
     return KvCache(m_config.numDecoderLayers, heads, heads, m_decoderHeadDim, m_decoderHeadDim);
 }
 
-std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps,
-    bool stopAtEos, Tensor* stepLogits)
+std::vector<int64_t> greedyDecode(
+    const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps, bool stopAtEos, Tensor* stepLogits)
 {
     if (model.decoderStartToken() < 0)
         throw Error(model.config().source, "no decoder_start_token_id: cannot start decoding");
@@ -38,11 +38,9 @@ std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const Encode
         logits.insert(logits.end(), row, row + vocab);
         next = argmax(row, vocab);
         out.push_back(next);
-        if (stopAtEos && next == model.config().eosTokenId)
-            break;
+        if (stopAtEos && next == model.config().eosTokenId) break;
     }
-    if (stepLogits)
-        *stepLogits = Tensor({ static_cast<int64_t>(out.size()), vocab }, std::move(logits));
+    if (stepLogits) *stepLogits = Tensor({ static_cast<int64_t>(out.size()), vocab }, std::move(logits));
     return out;
 }
 

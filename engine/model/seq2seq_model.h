@@ -39,8 +39,8 @@ class EncoderDecoderModel : public Model {
 public:
     /// Throws Error for an empty input, ids out of range, a source longer than the model allows, or features of the
     /// wrong shape (and for features given to a text model or tokens to a speech model).
-    virtual std::shared_ptr<const EncoderOutput> encode(const EncoderInput& input, const ForwardOptions& options) const
-        = 0;
+    virtual std::shared_ptr<const EncoderOutput> encode(
+        const EncoderInput& input, const ForwardOptions& options) const = 0;
 
     /// A self-attention cache for the decoder (no positions yet).
     KvCache newDecoderCache() const;
@@ -48,8 +48,7 @@ public:
     /// Runs decoder `tokens` at positions cache.length() .. against `encoding` and appends them to the cache. On any
     /// error the cache is left as it was. Logits are [q, vocab].
     virtual Seq2SeqStepResult decode(const EncoderOutput& encoding, KvCache& cache, const std::vector<int64_t>& tokens,
-        const ForwardOptions& options) const
-        = 0;
+        const ForwardOptions& options) const = 0;
 
     /// The first decoder input (config decoder_start_token_id).
     int64_t decoderStartToken() const { return m_config.decoderStartTokenId; }

@@ -69,7 +69,7 @@ std::shared_ptr<EncoderDecoderModel> loadT5(const ModelSource& source)
     w.attentionScale = 1.0f; // T5 folds the 1/sqrt(d) into its initialisation
     // HF maps "gated-gelu" to the tanh GELU (gelu_new); the other names mean what they say.
     w.activation = c.gatedFeedForward && c.activation == "gelu" ? Activation::GeluTanh
-                                                                 : parseActivation(c.activation, source.configPath);
+                                                                : parseActivation(c.activation, source.configPath);
     const Tensor shared = r.take("shared.weight", { V, D });
     w.encoder = L.stack("encoder", shared, c.numHeads, c.relativeBuckets);
     w.decoder = L.stack("decoder", shared, c.numDecoderHeads, c.relativeBuckets);

@@ -89,8 +89,8 @@ double normalised(double logProb, size_t length, double penalty)
 /// Whether a live beam could still end above the width-th best finished hypothesis. Log-probabilities only fall,
 /// so with a non-negative length penalty the best a live beam can reach is its current sum divided by the longest
 /// allowed length.
-bool canImprove(const std::vector<Beam>& live, std::vector<BeamHypothesis>& finished, size_t width,
-    const BeamOptions& options)
+bool canImprove(
+    const std::vector<Beam>& live, std::vector<BeamHypothesis>& finished, size_t width, const BeamOptions& options)
 {
     std::stable_sort(finished.begin(), finished.end(),
         [](const BeamHypothesis& a, const BeamHypothesis& b) { return a.score > b.score; });
@@ -99,8 +99,7 @@ bool canImprove(const std::vector<Beam>& live, std::vector<BeamHypothesis>& fini
         const double bound = options.lengthPenalty >= 0.0
             ? normalised(b.hyp.logProb, static_cast<size_t>(options.maxNewTokens), options.lengthPenalty)
             : b.hyp.score;
-        if (bound > worstKept)
-            return true;
+        if (bound > worstKept) return true;
     }
     return false;
 }
@@ -109,8 +108,7 @@ bool canImprove(const std::vector<Beam>& live, std::vector<BeamHypothesis>& fini
 
 std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptions& options)
 {
-    if (options.width < 1)
-        throw Error("beam width must be at least 1, got " + std::to_string(options.width));
+    if (options.width < 1) throw Error("beam width must be at least 1, got " + std::to_string(options.width));
     const size_t width = static_cast<size_t>(options.width);
     std::vector<Beam> live;
     live.push_back({ start.clone(), {}, options.startToken });
@@ -139,8 +137,7 @@ std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptio
             [](const Candidate& a, const Candidate& c) { return a.logProb > c.logProb; });
         std::vector<Beam> next;
         for (const Candidate& c : candidates) {
-            if (next.size() >= width)
-                break;
+            if (next.size() >= width) break;
             BeamHypothesis h = live[c.parent].hyp;
             h.tokens.push_back(c.token);
             h.logProb = c.logProb;
@@ -154,17 +151,14 @@ std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptio
             }
         }
         live = std::move(next);
-        if (finished.size() >= width && !canImprove(live, finished, width, options))
-            break;
+        if (finished.size() >= width && !canImprove(live, finished, width, options)) break;
     }
     // Unfinished beams (the token limit was hit) fill up the result only when too few ended with EOS.
     for (Beam& b : live)
-        if (finished.size() < width)
-            finished.push_back(std::move(b.hyp));
+        if (finished.size() < width) finished.push_back(std::move(b.hyp));
     std::stable_sort(finished.begin(), finished.end(),
         [](const BeamHypothesis& a, const BeamHypothesis& b) { return a.score > b.score; });
-    if (finished.size() > width)
-        finished.resize(width);
+    if (finished.size() > width) finished.resize(width);
     return finished;
 }
 

@@ -52,7 +52,11 @@ TEST(Align, ArgmaxAndSymmetrisation)
 
 TEST(Align, SubwordPiecesMergeIntoWords)
 {
-    EXPECT_EQ(wordIndexOfPieces({ "\xE2\x96\x81The", "\xE2\x96\x81" "cat", "s", "</s>" }, { false, false, false, true }),
+    EXPECT_EQ(wordIndexOfPieces({ "\xE2\x96\x81The",
+                                    "\xE2\x96\x81"
+                                    "cat",
+                                    "s", "</s>" },
+                  { false, false, false, true }),
         (std::vector<int64_t> { 0, 1, 1, -1 }));
     EXPECT_EQ(wordIndexOfPieces({ "[CLS]", "un", "##believ", "##able", "!" }, { true, false, false, false, false }),
         (std::vector<int64_t> { -1, 0, 0, 0, 1 }));

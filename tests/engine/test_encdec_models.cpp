@@ -112,8 +112,8 @@ TEST_P(EncDecParity, StepByStepEqualsFullForward)
         for (size_t l = 0; l < all.attention.size(); ++l) {
             Tensor selfRow({ H, 1, t + 1 }), crossRow({ H, 1, S });
             for (int64_t h = 0; h < H; ++h) {
-                std::memcpy(selfRow.data() + h * (t + 1), all.attention[l].data() + (h * T + t) * T,
-                    sizeof(float) * (t + 1));
+                std::memcpy(
+                    selfRow.data() + h * (t + 1), all.attention[l].data() + (h * T + t) * T, sizeof(float) * (t + 1));
                 std::memcpy(crossRow.data() + h * S, all.crossAttention[l].data() + (h * T + t) * S, sizeof(float) * S);
             }
             selfErr = std::max(selfErr, maxAbsDiff(step.attention[l], selfRow));

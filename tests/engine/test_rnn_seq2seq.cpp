@@ -45,8 +45,7 @@ TEST(RnnSeq2Seq, ToyReproducesAllReferenceTranslationsAndAttention)
             token = argmax(step.logits.data(), static_cast<int64_t>(step.logits.size()));
             out.push_back(token);
             rows.push_back(step.attention);
-            if (token == model->eosToken())
-                break;
+            if (token == model->eosToken()) break;
         }
         const std::string hyp = model->targetText(out);
         EXPECT_EQ(hyp, ref["hyp"].get<std::string>());
