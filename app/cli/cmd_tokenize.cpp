@@ -49,12 +49,12 @@ int runTokenize(const std::vector<std::string>& words)
     const auto tokenizer = loadTokenizer(source, args.get("tokenizer", ""));
     const bool special = args.has("special");
     const auto pair = args.get("text-pair");
-    const std::vector<Token> tokens = pair ? tokenizer->encodePair(text, *pair, special) : tokenizer->encode(text, special);
+    const std::vector<Token> tokens
+        = pair ? tokenizer->encodePair(text, *pair, special) : tokenizer->encode(text, special);
 
     std::string line;
     for (const Token& t : tokens) {
-        if (!line.empty())
-            line += ' ';
+        if (!line.empty()) line += ' ';
         line += std::to_string(t.id);
     }
     std::cout << line << "\n";
@@ -62,10 +62,8 @@ int runTokenize(const std::vector<std::string>& words)
         for (const Token& t : tokens) {
             std::cout << t.id << "\t" << quoted(t.piece) << "\t" << quoted(tokenizer->tokenText(t.id)) << "\t["
                       << t.begin << ", " << t.end << ")";
-            if (pair)
-                std::cout << "\ttype " << t.typeId;
-            if (t.special)
-                std::cout << "\tspecial";
+            if (pair) std::cout << "\ttype " << t.typeId;
+            if (t.special) std::cout << "\tspecial";
             std::cout << "\n";
         }
     }

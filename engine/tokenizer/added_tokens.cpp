@@ -5,8 +5,7 @@ namespace attn {
 
 void AddedTokens::add(std::string content, int64_t id, bool special)
 {
-    if (content.empty())
-        return;
+    if (content.empty()) return;
     for (Entry& e : m_entries) {
         if (e.content == content) {
             e.special = e.special || special;
@@ -30,30 +29,26 @@ std::vector<AddedTokens::Segment> AddedTokens::split(const std::string& text) co
             ++i;
             continue;
         }
-        if (plainBegin < i)
-            out.push_back({ plainBegin, i, -1 });
+        if (plainBegin < i) out.push_back({ plainBegin, i, -1 });
         out.push_back({ i, i + best->content.size(), best->id });
         i += best->content.size();
         plainBegin = i;
     }
-    if (plainBegin < text.size())
-        out.push_back({ plainBegin, text.size(), -1 });
+    if (plainBegin < text.size()) out.push_back({ plainBegin, text.size(), -1 });
     return out;
 }
 
 const AddedTokens::Entry* AddedTokens::find(int64_t id) const
 {
     for (const Entry& e : m_entries)
-        if (e.id == id)
-            return &e;
+        if (e.id == id) return &e;
     return nullptr;
 }
 
 const AddedTokens::Entry* AddedTokens::find(const std::string& content) const
 {
     for (const Entry& e : m_entries)
-        if (e.content == content)
-            return &e;
+        if (e.content == content) return &e;
     return nullptr;
 }
 

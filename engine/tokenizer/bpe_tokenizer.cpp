@@ -47,8 +47,7 @@ BpeTokenizer::BpeTokenizer(Spec spec)
 {
     m_special = m_spec.special;
     for (size_t id = 0; id < m_spec.vocab.size(); ++id)
-        if (!m_spec.vocab[id].empty())
-            m_ids.emplace(m_spec.vocab[id], static_cast<int64_t>(id));
+        if (!m_spec.vocab[id].empty()) m_ids.emplace(m_spec.vocab[id], static_cast<int64_t>(id));
     const auto idOf = [&](const std::string& piece, size_t rank) {
         const auto it = m_ids.find(piece);
         if (it == m_ids.end())
@@ -79,8 +78,8 @@ Token BpeTokenizer::specialToken(int64_t id, size_t at) const
     return { id, e ? e->content : m_spec.vocab[static_cast<size_t>(id)], at, at, true, 0 };
 }
 
-void BpeTokenizer::encodeWord(const std::string& text, size_t begin, size_t end, bool prefixSpace, size_t offset,
-    std::vector<Token>& out) const
+void BpeTokenizer::encodeWord(
+    const std::string& text, size_t begin, size_t end, bool prefixSpace, size_t offset, std::vector<Token>& out) const
 {
     struct Symbol {
         int64_t id;
@@ -94,15 +93,15 @@ void BpeTokenizer::encodeWord(const std::string& text, size_t begin, size_t end,
         const auto it = m_ids.find(ch);
         if (it == m_ids.end()) {
             if (m_special.unk < 0)
-                throw Error(m_spec.path, "the byte-level vocabulary has no token for byte " + std::to_string(byte)
+                throw Error(m_spec.path,
+                    "the byte-level vocabulary has no token for byte " + std::to_string(byte)
                         + " and no unknown token");
             symbols.push_back({ m_special.unk, b, e });
         } else {
             symbols.push_back({ it->second, b, e });
         }
     };
-    if (prefixSpace)
-        addByte(' ', begin, begin); // not in the text: zero width at the word start
+    if (prefixSpace) addByte(' ', begin, begin); // not in the text: zero width at the word start
     for (size_t i = begin; i < end; ++i)
         addByte(static_cast<unsigned char>(text[i]), i, i + 1);
 
@@ -124,8 +123,7 @@ void BpeTokenizer::encodeWord(const std::string& text, size_t begin, size_t end,
                 result = it->second.result;
             }
         }
-        if (result < 0)
-            break;
+        if (result < 0) break;
         symbols[best] = { result, symbols[best].begin, symbols[best + 1].end };
         symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(best) + 1);
     }
@@ -163,7 +161,8 @@ std::vector<Token> BpeTokenizer::encode(const std::string& text, bool addSpecial
     return out;
 }
 
-std::vector<Token> BpeTokenizer::encodePair(const std::string& first, const std::string& second, bool addSpecialTokens) const
+std::vector<Token> BpeTokenizer::encodePair(
+    const std::string& first, const std::string& second, bool addSpecialTokens) const
 {
     std::vector<Token> out = encode(first, false);
     std::vector<Token> tail = encode(second, false);
@@ -188,10 +187,9 @@ std::vector<Token> BpeTokenizer::encodePair(const std::string& first, const std:
 std::string BpeTokenizer::pieceBytes(int64_t id) const
 {
     if (id < 0 || id >= vocabSize())
-        throw Error(m_spec.path, "token id " + std::to_string(id) + " is outside the vocabulary of "
-                + std::to_string(vocabSize()));
-    if (const AddedTokens::Entry* e = m_spec.added.find(id))
-        return e->content;
+        throw Error(m_spec.path,
+            "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
+    if (const AddedTokens::Entry* e = m_spec.added.find(id)) return e->content;
     const std::string& piece = m_spec.vocab[static_cast<size_t>(id)];
     std::string bytes;
     for (const unicode::CodePoint& c : unicode::decodeUtf8(piece)) {
@@ -209,11 +207,13 @@ std::string BpeTokenizer::decode(const std::vector<int64_t>& ids, bool skipSpeci
 {
     std::string out;
     for (int64_t id : ids)
-        if (!(skipSpecial && isSpecial(id)))
-            out += pieceBytes(id);
+        if (!(skipSpecial && isSpecial(id))) out += pieceBytes(id);
     return out;
 }
 
-std::string BpeTokenizer::tokenText(int64_t id) const { return unicode::displayBytes(pieceBytes(id)); }
+std::string BpeTokenizer::tokenText(int64_t id) const
+{
+    return unicode::displayBytes(pieceBytes(id));
+}
 
 } // namespace attn

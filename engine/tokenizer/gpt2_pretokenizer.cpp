@@ -10,26 +10,20 @@ enum class CharClass { Letter, Number, Space, Other };
 
 CharClass classify(char32_t cp)
 {
-    if (unicode::isWhitespace(cp))
-        return CharClass::Space;
-    if (unicode::isLetter(cp))
-        return CharClass::Letter;
-    if (unicode::isNumber(cp))
-        return CharClass::Number;
+    if (unicode::isWhitespace(cp)) return CharClass::Space;
+    if (unicode::isLetter(cp)) return CharClass::Letter;
+    if (unicode::isNumber(cp)) return CharClass::Number;
     return CharClass::Other;
 }
 
 /// Length (in code points) of a contraction starting at i, or 0.
 size_t contractionAt(const std::vector<unicode::CodePoint>& cps, size_t i)
 {
-    if (cps[i].cp != U'\'' || i + 1 >= cps.size())
-        return 0;
+    if (cps[i].cp != U'\'' || i + 1 >= cps.size()) return 0;
     const char32_t a = cps[i + 1].cp;
-    if (a == U's' || a == U't' || a == U'm' || a == U'd')
-        return 2;
+    if (a == U's' || a == U't' || a == U'm' || a == U'd') return 2;
     const char32_t b = i + 2 < cps.size() ? cps[i + 2].cp : 0;
-    if ((a == U'r' && b == U'e') || (a == U'v' && b == U'e') || (a == U'l' && b == U'l'))
-        return 3;
+    if ((a == U'r' && b == U'e') || (a == U'v' && b == U'e') || (a == U'l' && b == U'l')) return 3;
     return 0;
 }
 
@@ -62,8 +56,7 @@ std::vector<std::pair<size_t, size_t>> gpt2PreTokenize(const std::string& text)
                 end = i;
                 while (end < n && cls[end] == CharClass::Space)
                     ++end;
-                if (end < n && end - i >= 2)
-                    --end;
+                if (end < n && end - i >= 2) --end;
             }
         }
         out.emplace_back(cps[i].begin, cps[end - 1].end);

@@ -13,14 +13,13 @@ namespace fs = std::filesystem;
 namespace attn {
 namespace {
 
-const char* const kTokenKeys[] = { "bos_token", "eos_token", "unk_token", "pad_token", "cls_token", "sep_token",
-    "mask_token" };
+const char* const kTokenKeys[]
+    = { "bos_token", "eos_token", "unk_token", "pad_token", "cls_token", "sep_token", "mask_token" };
 
 nlohmann::json readJson(const fs::path& path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path.string(), "cannot open");
+    if (!in) throw Error(path.string(), "cannot open");
     try {
         return nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception& e) {
@@ -31,17 +30,14 @@ nlohmann::json readJson(const fs::path& path)
 /// A token is written either as a string or as an AddedToken object {"content": ...}.
 std::optional<std::string> tokenString(const nlohmann::json& v)
 {
-    if (v.is_string())
-        return v.get<std::string>();
-    if (v.is_object() && v.contains("content") && v["content"].is_string())
-        return v["content"].get<std::string>();
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
     return std::nullopt;
 }
 
 std::optional<bool> optionalBool(const nlohmann::json& j, const char* key)
 {
-    if (j.contains(key) && j[key].is_boolean())
-        return j[key].get<bool>();
+    if (j.contains(key) && j[key].is_boolean()) return j[key].get<bool>();
     return std::nullopt;
 }
 
@@ -59,8 +55,7 @@ HfTokenizerConfig readHfTokenizerConfig(const std::string& folder)
     const fs::path configPath = fs::path(folder) / "tokenizer_config.json";
     if (fs::exists(configPath)) {
         const nlohmann::json j = readJson(configPath);
-        if (!j.is_object())
-            throw Error(configPath.string(), "expected a JSON object");
+        if (!j.is_object()) throw Error(configPath.string(), "expected a JSON object");
         cfg.doLowerCase = optionalBool(j, "do_lower_case");
         cfg.stripAccents = optionalBool(j, "strip_accents");
         cfg.tokenizeChineseChars = optionalBool(j, "tokenize_chinese_chars");
@@ -69,8 +64,7 @@ HfTokenizerConfig readHfTokenizerConfig(const std::string& folder)
         cfg.addPrefixSpace = optionalBool(j, "add_prefix_space");
         for (const char* key : kTokenKeys)
             if (j.contains(key))
-                if (auto s = tokenString(j[key]))
-                    cfg.tokens[key] = *s;
+                if (auto s = tokenString(j[key])) cfg.tokens[key] = *s;
         if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
             for (const auto& [idText, tok] : j["added_tokens_decoder"].items()) {
                 const auto content = tokenString(tok);
@@ -89,12 +83,10 @@ HfTokenizerConfig readHfTokenizerConfig(const std::string& folder)
     const fs::path mapPath = fs::path(folder) / "special_tokens_map.json";
     if (fs::exists(mapPath)) {
         const nlohmann::json j = readJson(mapPath);
-        if (!j.is_object())
-            throw Error(mapPath.string(), "expected a JSON object");
+        if (!j.is_object()) throw Error(mapPath.string(), "expected a JSON object");
         for (const char* key : kTokenKeys)
             if (j.contains(key) && !cfg.tokens.count(key))
-                if (auto s = tokenString(j[key]))
-                    cfg.tokens[key] = *s;
+                if (auto s = tokenString(j[key])) cfg.tokens[key] = *s;
     }
     return cfg;
 }

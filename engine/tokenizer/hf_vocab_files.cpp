@@ -16,8 +16,7 @@ namespace {
 std::string readText(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open");
+    if (!in) throw Error(path, "cannot open");
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -37,8 +36,7 @@ void placePiece(std::vector<std::string>& vocab, int64_t id, const std::string& 
 {
     if (id < 0 || id > (int64_t(1) << 31))
         throw Error(path, "token '" + piece + "' has the invalid id " + std::to_string(id));
-    if (vocab.size() <= static_cast<size_t>(id))
-        vocab.resize(static_cast<size_t>(id) + 1);
+    if (vocab.size() <= static_cast<size_t>(id)) vocab.resize(static_cast<size_t>(id) + 1);
     std::string& slot = vocab[static_cast<size_t>(id)];
     if (!slot.empty() && slot != piece)
         throw Error(path, "id " + std::to_string(id) + " is used by both '" + slot + "' and '" + piece + "'");
@@ -47,27 +45,24 @@ void placePiece(std::vector<std::string>& vocab, int64_t id, const std::string& 
 
 std::vector<std::string> vocabFromJsonObject(const nlohmann::json& j, const std::string& path)
 {
-    if (!j.is_object() || j.empty())
-        throw Error(path, "expected a non-empty JSON object mapping tokens to ids");
+    if (!j.is_object() || j.empty()) throw Error(path, "expected a non-empty JSON object mapping tokens to ids");
     std::vector<std::string> vocab;
     for (const auto& [piece, id] : j.items()) {
-        if (!id.is_number_integer())
-            throw Error(path, "the id of token '" + piece + "' is not an integer");
+        if (!id.is_number_integer()) throw Error(path, "the id of token '" + piece + "' is not an integer");
         placePiece(vocab, id.get<int64_t>(), piece, path);
     }
     for (size_t id = 0; id < vocab.size(); ++id)
         if (vocab[id].empty())
-            throw Error(path, "no token has id " + std::to_string(id) + " (ids must be 0.." + std::to_string(vocab.size() - 1) + ")");
+            throw Error(path,
+                "no token has id " + std::to_string(id) + " (ids must be 0.." + std::to_string(vocab.size() - 1) + ")");
     return vocab;
 }
 
 int64_t findId(const std::vector<std::string>& vocab, const AddedTokens& added, const std::string& piece)
 {
-    if (const AddedTokens::Entry* e = added.find(piece))
-        return e->id;
+    if (const AddedTokens::Entry* e = added.find(piece)) return e->id;
     for (size_t id = 0; id < vocab.size(); ++id)
-        if (vocab[id] == piece)
-            return static_cast<int64_t>(id);
+        if (vocab[id] == piece) return static_cast<int64_t>(id);
     return -1;
 }
 
@@ -81,24 +76,24 @@ SpecialTokenIds resolveSpecials(const HfTokenizerConfig& cfg, const std::map<std
         added.add(a.content, a.id, a.special);
     }
     SpecialTokenIds ids;
-    const std::pair<const char*, int64_t*> keys[] = { { "bos_token", &ids.bos }, { "eos_token", &ids.eos },
-        { "pad_token", &ids.pad }, { "cls_token", &ids.cls }, { "sep_token", &ids.sep }, { "mask_token", &ids.mask },
-        { "unk_token", &ids.unk } };
+    const std::pair<const char*, int64_t*> keys[]
+        = { { "bos_token", &ids.bos }, { "eos_token", &ids.eos }, { "pad_token", &ids.pad }, { "cls_token", &ids.cls },
+              { "sep_token", &ids.sep }, { "mask_token", &ids.mask }, { "unk_token", &ids.unk } };
     for (const auto& [key, slot] : keys) {
         std::optional<std::string> piece = cfg.token(key);
         if (!piece)
-            if (const auto it = defaults.find(key); it != defaults.end())
-                piece = it->second;
-        if (!piece)
-            continue;
+            if (const auto it = defaults.find(key); it != defaults.end()) piece = it->second;
+        if (!piece) continue;
         *slot = findId(vocab, added, *piece);
-        if (*slot >= 0)
-            added.add(*piece, *slot, true);
+        if (*slot >= 0) added.add(*piece, *slot, true);
     }
     return ids;
 }
 
-std::vector<int64_t> optionalId(bool wanted, int64_t id) { return wanted && id >= 0 ? std::vector<int64_t> { id } : std::vector<int64_t> {}; }
+std::vector<int64_t> optionalId(bool wanted, int64_t id)
+{
+    return wanted && id >= 0 ? std::vector<int64_t> { id } : std::vector<int64_t> {};
+}
 
 } // namespace
 
@@ -112,12 +107,11 @@ std::unique_ptr<Tokenizer> loadVocabJsonMerges(
     std::istringstream merges(readText(mergesTxt));
     std::string line;
     for (size_t lineNo = 1; std::getline(merges, line); ++lineNo) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.empty() || (lineNo == 1 && line.rfind("#version", 0) == 0))
-            continue;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || (lineNo == 1 && line.rfind("#version", 0) == 0)) continue;
         const size_t space = line.find(' ');
-        if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos)
+        if (space == std::string::npos || space == 0 || space + 1 == line.size()
+            || line.find(' ', space + 1) != std::string::npos)
             throw Error(mergesTxt, "line " + std::to_string(lineNo) + " is not a merge \"LEFT RIGHT\": '" + line + "'");
         spec.merges.emplace_back(line.substr(0, space), line.substr(space + 1));
     }
@@ -140,8 +134,7 @@ std::unique_ptr<Tokenizer> loadVocabTxt(const std::string& vocabTxt, const HfTok
     std::string line;
     while (std::getline(in, line))
         spec.vocab.push_back(line); // Hugging Face strips only "\n"
-    if (spec.vocab.empty())
-        throw Error(vocabTxt, "empty vocabulary");
+    if (spec.vocab.empty()) throw Error(vocabTxt, "empty vocabulary");
     spec.special = resolveSpecials(cfg,
         { { "unk_token", "[UNK]" }, { "cls_token", "[CLS]" }, { "sep_token", "[SEP]" }, { "pad_token", "[PAD]" },
             { "mask_token", "[MASK]" } },
@@ -157,14 +150,16 @@ namespace {
 // GPT-2's pattern as tokenizer.json spells it in a Split pre-tokenizer.
 const char* const kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-std::string typeOf(const nlohmann::json& j) { return j.is_object() ? j.value("type", std::string()) : std::string(); }
+std::string typeOf(const nlohmann::json& j)
+{
+    return j.is_object() ? j.value("type", std::string()) : std::string();
+}
 
 /// Collects the ids a post-processor puts before, between and after the texts.
 void readPostProcessor(const nlohmann::json& pp, BpeTokenizer::Spec& spec, const std::string& path)
 {
     const std::string type = typeOf(pp);
-    if (pp.is_null() || type == "ByteLevel")
-        return;
+    if (pp.is_null() || type == "ByteLevel") return;
     if (type == "Sequence") {
         for (const auto& p : pp.at("processors"))
             readPostProcessor(p, spec, path);
@@ -174,7 +169,8 @@ void readPostProcessor(const nlohmann::json& pp, BpeTokenizer::Spec& spec, const
         const int64_t cls = pp.at("cls").at(1).get<int64_t>(), sep = pp.at("sep").at(1).get<int64_t>();
         spec.prefix = { cls };
         spec.suffix = { sep };
-        spec.pairMiddle = type == "RobertaProcessing" ? std::vector<int64_t> { sep, sep } : std::vector<int64_t> { sep };
+        spec.pairMiddle
+            = type == "RobertaProcessing" ? std::vector<int64_t> { sep, sep } : std::vector<int64_t> { sep };
         return;
     }
     if (type == "TemplateProcessing") {
@@ -195,14 +191,12 @@ void readPostProcessor(const nlohmann::json& pp, BpeTokenizer::Spec& spec, const
         };
         std::vector<std::vector<int64_t>> single, pair;
         split(pp.at("single"), single);
-        if (single.size() != 2)
-            throw Error(path, "post_processor template 'single' must hold one sequence");
+        if (single.size() != 2) throw Error(path, "post_processor template 'single' must hold one sequence");
         spec.prefix = single[0];
         spec.suffix = single[1];
         if (pp.contains("pair")) {
             split(pp.at("pair"), pair);
-            if (pair.size() == 3)
-                spec.pairMiddle = pair[1];
+            if (pair.size() == 3) spec.pairMiddle = pair[1];
         }
         return;
     }
@@ -216,7 +210,8 @@ void readPreTokenizer(const nlohmann::json& pt, BpeTokenizer::Spec& spec, const 
     if (type == "ByteLevel") {
         spec.addPrefixSpace = pt.value("add_prefix_space", false);
         if (!pt.value("use_regex", true))
-            throw Error(path, "a ByteLevel pre-tokenizer without its GPT-2 regex and without a Split before it is not supported");
+            throw Error(path,
+                "a ByteLevel pre-tokenizer without its GPT-2 regex and without a Split before it is not supported");
     } else if (type == "Sequence" && pt.contains("pretokenizers") && pt["pretokenizers"].size() == 2
         && typeOf(pt["pretokenizers"][0]) == "Split" && typeOf(pt["pretokenizers"][1]) == "ByteLevel") {
         const auto& split = pt["pretokenizers"][0];
@@ -224,11 +219,13 @@ void readPreTokenizer(const nlohmann::json& pt, BpeTokenizer::Spec& spec, const 
             ? split["pattern"]["Regex"].get<std::string>()
             : std::string();
         if (pattern != kGpt2Pattern || split.value("behavior", std::string("Isolated")) != "Isolated")
-            throw Error(path, "the pre-tokenizer regex '" + pattern
+            throw Error(path,
+                "the pre-tokenizer regex '" + pattern
                     + "' is not supported; only GPT-2's byte-level pattern is implemented");
         spec.addPrefixSpace = pt["pretokenizers"][1].value("add_prefix_space", false);
     } else {
-        throw Error(path, "pre_tokenizer '" + (type.empty() ? std::string("null") : type)
+        throw Error(path,
+            "pre_tokenizer '" + (type.empty() ? std::string("null") : type)
                 + "' is not supported; only byte-level BPE (GPT-2 pre-tokenization) is implemented");
     }
 }
@@ -241,8 +238,7 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
     try {
         const nlohmann::json& model = j.at("model");
         const std::string type = model.value("type", std::string("BPE"));
-        if (type != "BPE")
-            throw Error(path, "model type '" + type + "' is not supported in tokenizer.json (only BPE)");
+        if (type != "BPE") throw Error(path, "model type '" + type + "' is not supported in tokenizer.json (only BPE)");
         if (j.contains("normalizer") && !j["normalizer"].is_null())
             throw Error(path, "normalizer '" + typeOf(j["normalizer"]) + "' is not supported");
         BpeTokenizer::Spec spec;
@@ -257,8 +253,7 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
             if (m.is_string()) {
                 const std::string s = m.get<std::string>();
                 const size_t space = s.find(' ');
-                if (space == std::string::npos)
-                    throw Error(path, "merge '" + s + "' is not \"LEFT RIGHT\"");
+                if (space == std::string::npos) throw Error(path, "merge '" + s + "' is not \"LEFT RIGHT\"");
                 spec.merges.emplace_back(s.substr(0, space), s.substr(space + 1));
             } else {
                 spec.merges.emplace_back(m.at(0).get<std::string>(), m.at(1).get<std::string>());

@@ -19,8 +19,7 @@ constexpr int32_t kMaxTokenLengthLimit = 1 << 16;
 /// run.c parses "<0x%02hhX>"; returns the byte or -1.
 int byteOfPiece(const std::string& piece)
 {
-    if (piece.size() != 6 || piece.compare(0, 3, "<0x") != 0 || piece[5] != '>')
-        return -1;
+    if (piece.size() != 6 || piece.compare(0, 3, "<0x") != 0 || piece[5] != '>') return -1;
     int value = 0;
     for (size_t i = 3; i < 5; ++i) {
         const char c = piece[i];
@@ -48,8 +47,7 @@ Llama2cTokenizer::Llama2cTokenizer(const std::string& path, int64_t vocabSize)
     const size_t size = file.size();
     size_t pos = 0;
     const auto readInt = [&](const char* what) {
-        if (pos + 4 > size)
-            throw Error(path, std::string("truncated: the file ends inside ") + what);
+        if (pos + 4 > size) throw Error(path, std::string("truncated: the file ends inside ") + what);
         int32_t v;
         std::memcpy(&v, p + pos, 4);
         pos += 4;
@@ -57,19 +55,22 @@ Llama2cTokenizer::Llama2cTokenizer(const std::string& path, int64_t vocabSize)
     };
     m_maxTokenLength = readInt("the max_token_length header");
     if (m_maxTokenLength <= 0 || m_maxTokenLength > kMaxTokenLengthLimit)
-        throw Error(path, "max_token_length is " + std::to_string(m_maxTokenLength)
+        throw Error(path,
+            "max_token_length is " + std::to_string(m_maxTokenLength)
                 + "; not a llama2.c tokenizer.bin (e.g. tok512.bin)");
     while (vocabSize <= 0 ? pos < size : static_cast<int64_t>(m_pieces.size()) < vocabSize) {
         const std::string where = "token " + std::to_string(m_pieces.size());
         float score;
         if (pos + 4 > size)
-            throw Error(path, "truncated: the file ends at " + where + " of the model's "
-                    + std::to_string(vocabSize) + "; is this the tokenizer of this model?");
+            throw Error(path,
+                "truncated: the file ends at " + where + " of the model's " + std::to_string(vocabSize)
+                    + "; is this the tokenizer of this model?");
         std::memcpy(&score, p + pos, 4);
         pos += 4;
         const int32_t len = readInt(where.c_str());
         if (len < 0 || len > m_maxTokenLength)
-            throw Error(path, "corrupt: " + where + " has length " + std::to_string(len) + " (max_token_length "
+            throw Error(path,
+                "corrupt: " + where + " has length " + std::to_string(len) + " (max_token_length "
                     + std::to_string(m_maxTokenLength) + ")");
         if (pos + static_cast<size_t>(len) > size)
             throw Error(path, "truncated: the file ends inside the bytes of " + where);
@@ -78,10 +79,12 @@ Llama2cTokenizer::Llama2cTokenizer(const std::string& path, int64_t vocabSize)
         pos += static_cast<size_t>(len);
     }
     if (pos != size)
-        throw Error(path, "holds more than the model's " + std::to_string(vocabSize)
+        throw Error(path,
+            "holds more than the model's " + std::to_string(vocabSize)
                 + " tokens; is this the tokenizer of this model?");
     if (m_pieces.size() < 3)
-        throw Error(path, "holds " + std::to_string(m_pieces.size()) + " tokens; llama2.c needs at least <unk>, <s>, </s>");
+        throw Error(
+            path, "holds " + std::to_string(m_pieces.size()) + " tokens; llama2.c needs at least <unk>, <s>, </s>");
     // run.c binary-searches a sorted copy; with duplicate pieces either id may come back, we keep the first.
     for (size_t id = 0; id < m_pieces.size(); ++id)
         m_ids.emplace(m_pieces[id], static_cast<int64_t>(id));
@@ -99,22 +102,19 @@ int64_t Llama2cTokenizer::lookup(const std::string& piece) const
 std::vector<Token> Llama2cTokenizer::encode(const std::string& text, bool addSpecialTokens) const
 {
     std::vector<Token> tokens;
-    if (addSpecialTokens)
-        tokens.push_back({ kBos, m_pieces[kBos], 0, 0, true, 0 });
+    if (addSpecialTokens) tokens.push_back({ kBos, m_pieces[kBos], 0, 0, true, 0 });
     if (!text.empty()) {
         const int64_t dummy = lookup(" ");
-        if (dummy < 0)
-            throw Error(m_path, "has no \" \" token, which run.c's encode() prepends as the dummy prefix");
+        if (dummy < 0) throw Error(m_path, "has no \" \" token, which run.c's encode() prepends as the dummy prefix");
         tokens.push_back({ dummy, " ", 0, 0, false, 0 }); // not in the text: zero width
     }
     // One token per UTF-8 character, at most 4 bytes, exactly as run.c groups continuation bytes.
-    const auto isContinuation = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+    const auto isContinuation
+        = [&](size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
     size_t start = 0;
     for (size_t i = 0; i < text.size(); ++i) {
-        if (!isContinuation(i))
-            start = i;
-        if (isContinuation(i + 1) && i + 1 - start < 4)
-            continue;
+        if (!isContinuation(i)) start = i;
+        if (isContinuation(i + 1) && i + 1 - start < 4) continue;
         const std::string ch = text.substr(start, i + 1 - start);
         if (const int64_t id = lookup(ch); id >= 0) {
             tokens.push_back({ id, ch, start, i + 1, false, 0 });
@@ -132,15 +132,15 @@ std::vector<Token> Llama2cTokenizer::encode(const std::string& text, bool addSpe
         int64_t bestId = -1;
         size_t bestIdx = 0;
         for (size_t i = 0; i + 1 < tokens.size(); ++i) {
-            const int64_t id = lookup(m_pieces[static_cast<size_t>(tokens[i].id)] + m_pieces[static_cast<size_t>(tokens[i + 1].id)]);
+            const int64_t id
+                = lookup(m_pieces[static_cast<size_t>(tokens[i].id)] + m_pieces[static_cast<size_t>(tokens[i + 1].id)]);
             if (id >= 0 && m_scores[static_cast<size_t>(id)] > bestScore) {
                 bestScore = m_scores[static_cast<size_t>(id)];
                 bestId = id;
                 bestIdx = i;
             }
         }
-        if (bestId < 0)
-            break;
+        if (bestId < 0) break;
         Token& t = tokens[bestIdx];
         const Token& next = tokens[bestIdx + 1];
         t = { bestId, m_pieces[static_cast<size_t>(bestId)], std::min(t.begin, next.begin), std::max(t.end, next.end),
@@ -153,17 +153,16 @@ std::vector<Token> Llama2cTokenizer::encode(const std::string& text, bool addSpe
 void Llama2cTokenizer::checkId(int64_t id) const
 {
     if (id < 0 || id >= vocabSize())
-        throw Error(m_path, "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
+        throw Error(
+            m_path, "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
 }
 
 std::string Llama2cTokenizer::pieceOutput(int64_t id, bool afterBos) const
 {
     checkId(id);
     std::string piece = m_pieces[static_cast<size_t>(id)];
-    if (afterBos && !piece.empty() && piece[0] == ' ')
-        piece.erase(0, 1);
-    if (const int byte = byteOfPiece(piece); byte >= 0)
-        piece = std::string(1, static_cast<char>(byte));
+    if (afterBos && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
+    if (const int byte = byteOfPiece(piece); byte >= 0) piece = std::string(1, static_cast<char>(byte));
     return piece;
 }
 
@@ -181,8 +180,7 @@ std::string Llama2cTokenizer::decode(const std::vector<int64_t>& ids, bool skipS
         const std::string piece = pieceOutput(id, before == kBos);
         if (piece.size() == 1) {
             const auto c = static_cast<unsigned char>(piece[0]);
-            if ((c < 0x20 && !(c >= '\t' && c <= '\r')) || c == 0x7F)
-                continue;
+            if ((c < 0x20 && !(c >= '\t' && c <= '\r')) || c == 0x7F) continue;
         }
         out += piece;
     }

@@ -15,8 +15,7 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)
     , m_sp(std::make_unique<sentencepiece::SentencePieceProcessor>())
 {
     const auto status = m_sp->Load(path);
-    if (!status.ok())
-        throw Error(path, "not a readable SentencePiece model: " + status.ToString());
+    if (!status.ok()) throw Error(path, "not a readable SentencePiece model: " + status.ToString());
     m_special.unk = m_sp->unk_id();
     m_special.bos = m_sp->bos_id();
     m_special.eos = m_sp->eos_id();
@@ -25,17 +24,22 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)
 
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
 
-int64_t SentencePieceTokenizer::vocabSize() const { return m_sp->GetPieceSize(); }
+int64_t SentencePieceTokenizer::vocabSize() const
+{
+    return m_sp->GetPieceSize();
+}
 
 bool SentencePieceTokenizer::isSpecial(int64_t id) const
 {
-    return id >= 0 && id < vocabSize() && (m_sp->IsControl(static_cast<int>(id)) || m_sp->IsUnknown(static_cast<int>(id)));
+    return id >= 0 && id < vocabSize()
+        && (m_sp->IsControl(static_cast<int>(id)) || m_sp->IsUnknown(static_cast<int>(id)));
 }
 
 void SentencePieceTokenizer::checkId(int64_t id) const
 {
     if (id < 0 || id >= vocabSize())
-        throw Error(m_path, "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
+        throw Error(
+            m_path, "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
 }
 
 std::vector<Token> SentencePieceTokenizer::encode(const std::string& text, bool addSpecialTokens) const
@@ -68,8 +72,7 @@ std::string SentencePieceTokenizer::decode(const std::vector<int64_t>& ids, bool
     std::vector<int> kept;
     for (int64_t id : ids) {
         checkId(id);
-        if (!(skipSpecial && isSpecial(id)))
-            kept.push_back(static_cast<int>(id));
+        if (!(skipSpecial && isSpecial(id))) kept.push_back(static_cast<int>(id));
     }
     return m_sp->DecodeIds(kept);
 }
@@ -79,8 +82,7 @@ std::string SentencePieceTokenizer::tokenText(int64_t id) const
     checkId(id);
     const int i = static_cast<int>(id);
     const std::string& piece = m_sp->IdToPiece(i);
-    if (isSpecial(id))
-        return piece;
+    if (isSpecial(id)) return piece;
     if (m_sp->IsByte(i)) // "<0xNN>"
         return unicode::displayBytes(std::string(1, static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16))));
     // DecodeIds would drop the leading space of a lone word piece; show "▁" as the space it stands for.

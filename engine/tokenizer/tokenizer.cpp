@@ -3,10 +3,11 @@
 
 namespace attn {
 
-std::vector<Token> Tokenizer::encodePair(const std::string& first, const std::string& second, bool addSpecialTokens) const
+std::vector<Token> Tokenizer::encodePair(
+    const std::string& first, const std::string& second, bool addSpecialTokens) const
 {
     std::vector<Token> out = encode(first, addSpecialTokens);
-    for (Token t : encode(second, addSpecialTokens)) {
+    for (Token t : encode(second, false)) {
         t.typeId = 1;
         out.push_back(std::move(t));
     }
@@ -16,7 +17,8 @@ std::vector<Token> Tokenizer::encodePair(const std::string& first, const std::st
 bool Tokenizer::isSpecial(int64_t id) const
 {
     const SpecialTokenIds& s = m_special;
-    return id >= 0 && (id == s.bos || id == s.eos || id == s.pad || id == s.cls || id == s.sep || id == s.mask || id == s.unk);
+    return id >= 0
+        && (id == s.bos || id == s.eos || id == s.pad || id == s.cls || id == s.sep || id == s.mask || id == s.unk);
 }
 
 std::vector<int64_t> tokenIds(const std::vector<Token>& tokens)

@@ -35,8 +35,8 @@ public:
 
     /// Encodes `text`; with addSpecialTokens the model's framing tokens are added ([CLS] ... [SEP], BOS, ...).
     virtual std::vector<Token> encode(const std::string& text, bool addSpecialTokens = true) const = 0;
-    /// Encodes a text pair. The default concatenates both encodings, the second with typeId 1; BERT frames
-    /// them as [CLS] a [SEP] b [SEP].
+    /// Encodes a text pair. The default appends the second text's tokens (no special tokens of its own) with
+    /// typeId 1; BERT frames them as [CLS] a [SEP] b [SEP], tokenizer.json post-processors as they say.
     virtual std::vector<Token> encodePair(
         const std::string& first, const std::string& second, bool addSpecialTokens = true) const;
     virtual std::string decode(const std::vector<int64_t>& ids, bool skipSpecial = false) const = 0;

@@ -27,7 +27,8 @@ std::string lowerExtension(const fs::path& p)
 HfTokenizerConfig configFor(const fs::path& file, const ModelSource& source)
 {
     const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    if (fs::exists(dir / "tokenizer_config.json") || fs::exists(dir / "special_tokens_map.json") || source.folder.empty())
+    if (fs::exists(dir / "tokenizer_config.json") || fs::exists(dir / "special_tokens_map.json")
+        || source.folder.empty())
         return readHfTokenizerConfig(dir.string());
     return readHfTokenizerConfig(source.folder);
 }
@@ -42,29 +43,25 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file, const ModelSource& sou
             throw Error(file.string(), "a vocab.json needs merges.txt beside it (not found: " + merges.string() + ")");
         return loadVocabJsonMerges(file.string(), merges.string(), configFor(file, source));
     }
-    if (ext == ".json")
-        return loadTokenizerJson(file.string(), configFor(file, source));
+    if (ext == ".json") return loadTokenizerJson(file.string(), configFor(file, source));
     if (ext == ".txt" && name == "merges.txt")
         throw Error(file.string(), "give the vocab.json beside merges.txt as the tokenizer");
-    if (ext == ".txt")
-        return loadVocabTxt(file.string(), configFor(file, source));
-    if (ext == ".model")
-        return std::make_unique<SentencePieceTokenizer>(file.string());
+    if (ext == ".txt") return loadVocabTxt(file.string(), configFor(file, source));
+    if (ext == ".model") return std::make_unique<SentencePieceTokenizer>(file.string());
     if (ext == ".bin")
         return std::make_unique<Llama2cTokenizer>(
             file.string(), source.format == ModelFormat::Llama2c ? source.config.vocabSize : 0);
-    throw Error(file.string(), "unrecognized tokenizer file; expected tokenizer.json, vocab.json (+ merges.txt), "
-                               "vocab.txt, a SentencePiece .model or a llama2.c tokenizer .bin");
+    throw Error(file.string(),
+        "unrecognized tokenizer file; expected tokenizer.json, vocab.json (+ merges.txt), "
+        "vocab.txt, a SentencePiece .model or a llama2.c tokenizer .bin");
 }
 
 /// The llama2.c rule: tokenizer.bin, else tok<vocab_size>.bin, else the only tok*.bin.
 std::optional<fs::path> llama2cTokenizerIn(const fs::path& dir, const ModelSource& source)
 {
-    if (fs::exists(dir / "tokenizer.bin"))
-        return dir / "tokenizer.bin";
+    if (fs::exists(dir / "tokenizer.bin")) return dir / "tokenizer.bin";
     const fs::path sized = dir / ("tok" + std::to_string(source.config.vocabSize) + ".bin");
-    if (fs::exists(sized))
-        return sized;
+    if (fs::exists(sized)) return sized;
     std::vector<fs::path> found;
     for (const auto& entry : fs::directory_iterator(dir)) {
         const std::string n = entry.path().filename().string();
@@ -80,8 +77,7 @@ std::optional<fs::path> llama2cTokenizerIn(const fs::path& dir, const ModelSourc
         }
         throw Error(dir.string(), "several llama2.c tokenizers (" + names + "); choose one with --tokenizer FILE");
     }
-    if (found.size() == 1)
-        return found.front();
+    if (found.size() == 1) return found.front();
     return std::nullopt;
 }
 
@@ -91,19 +87,16 @@ std::unique_ptr<Tokenizer> searchFolder(const fs::path& dir, const ModelSource& 
     std::string lookedFor;
     if (source.format == ModelFormat::Llama2c) {
         lookedFor = "tokenizer.bin, tok" + std::to_string(source.config.vocabSize) + ".bin, tok*.bin, tokenizer.model";
-        if (auto bin = llama2cTokenizerIn(dir, source))
-            candidates.push_back(*bin);
-        if (fs::exists(dir / "tokenizer.model"))
-            candidates.push_back(dir / "tokenizer.model");
+        if (auto bin = llama2cTokenizerIn(dir, source)) candidates.push_back(*bin);
+        if (fs::exists(dir / "tokenizer.model")) candidates.push_back(dir / "tokenizer.model");
     } else {
         lookedFor = "tokenizer.json, vocab.json + merges.txt, vocab.txt, tokenizer.model, spiece.model";
         for (const char* name : { "tokenizer.json", "vocab.json", "vocab.txt", "tokenizer.model", "spiece.model" })
-            if (fs::exists(dir / name))
-                candidates.push_back(dir / name);
+            if (fs::exists(dir / name)) candidates.push_back(dir / name);
     }
     if (candidates.empty())
-        throw Error(dir.string(), "no tokenizer found in the model folder (looked for " + lookedFor
-                + "); pass one with --tokenizer FILE");
+        throw Error(dir.string(),
+            "no tokenizer found in the model folder (looked for " + lookedFor + "); pass one with --tokenizer FILE");
     // A file of an unsupported kind (e.g. a Unigram tokenizer.json) gives way to the next one; if none loads,
     // the first file's error is the one that explains.
     std::optional<Error> firstError;
@@ -111,8 +104,7 @@ std::unique_ptr<Tokenizer> searchFolder(const fs::path& dir, const ModelSource& 
         try {
             return loadFile(file, source);
         } catch (const Error& e) {
-            if (!firstError)
-                firstError = e;
+            if (!firstError) firstError = e;
         }
     }
     throw *firstError;
@@ -124,14 +116,14 @@ std::unique_ptr<Tokenizer> loadTokenizer(const ModelSource& source, const std::s
 {
     std::unique_ptr<Tokenizer> tok;
     if (!overridePath.empty()) {
-        if (!fs::exists(overridePath))
-            throw Error(overridePath, "tokenizer file not found");
+        if (!fs::exists(overridePath)) throw Error(overridePath, "tokenizer file not found");
         tok = fs::is_directory(overridePath) ? searchFolder(overridePath, source) : loadFile(overridePath, source);
     } else {
         tok = searchFolder(source.folder.empty() ? fs::path(".") : fs::path(source.folder), source);
     }
     if (source.config.vocabSize > 0 && tok->vocabSize() > source.config.vocabSize)
-        throw Error(tok->path(), "the tokenizer has " + std::to_string(tok->vocabSize()) + " tokens but the model ("
+        throw Error(tok->path(),
+            "the tokenizer has " + std::to_string(tok->vocabSize()) + " tokens but the model ("
                 + (source.configPath.empty() ? source.weightsPath : source.configPath) + ") only "
                 + std::to_string(source.config.vocabSize) + "; it is not this model's tokenizer");
     return tok;

@@ -9,11 +9,10 @@
 namespace attn::unicode {
 namespace {
 
-template <class Table, class Key>
-const auto* findEntry(const Table& table, Key cp)
+template <class Table, class Key> const auto* findEntry(const Table& table, Key cp)
 {
-    const auto* it = std::lower_bound(std::begin(table), std::end(table), cp,
-        [](const auto& e, Key value) { return e.cp < value; });
+    const auto* it = std::lower_bound(
+        std::begin(table), std::end(table), cp, [](const auto& e, Key value) { return e.cp < value; });
     return it != std::end(table) && it->cp == cp ? it : nullptr;
 }
 
@@ -28,8 +27,7 @@ Category category(char32_t cp)
     using unicode_tables::kCategories;
     const auto* it = std::upper_bound(std::begin(kCategories), std::end(kCategories), static_cast<uint32_t>(cp),
         [](uint32_t value, const auto& r) { return value < r.first; });
-    if (it == std::begin(kCategories))
-        return Category::Cn;
+    if (it == std::begin(kCategories)) return Category::Cn;
     --it;
     return cp <= it->last ? static_cast<Category>(it->category) : Category::Cn;
 }
@@ -67,8 +65,20 @@ bool isOther(char32_t cp)
 bool isWhitespace(char32_t cp)
 {
     switch (cp) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0: case 0x1680:
-    case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
         return true;
     default:
         return cp >= 0x2000 && cp <= 0x200A;
@@ -78,11 +88,9 @@ bool isWhitespace(char32_t cp)
 std::u32string toLower(char32_t cp)
 {
     const auto* e = findEntry(unicode_tables::kLower, static_cast<uint32_t>(cp));
-    if (!e)
-        return std::u32string(1, cp);
+    if (!e) return std::u32string(1, cp);
     std::u32string out(1, e->lower0);
-    if (e->lower1)
-        out.push_back(e->lower1);
+    if (e->lower1) out.push_back(e->lower1);
     return out;
 }
 
@@ -90,18 +98,16 @@ std::u32string decompose(char32_t cp)
 {
     if (cp >= kHangulBase && cp < kHangulBase + kHangulCount) {
         const char32_t s = cp - kHangulBase;
-        std::u32string out { kJamoL + s / (kJamoVCount * kJamoTCount), kJamoV + (s % (kJamoVCount * kJamoTCount)) / kJamoTCount };
-        if (s % kJamoTCount)
-            out.push_back(kJamoT + s % kJamoTCount);
+        std::u32string out { kJamoL + s / (kJamoVCount * kJamoTCount),
+            kJamoV + (s % (kJamoVCount * kJamoTCount)) / kJamoTCount };
+        if (s % kJamoTCount) out.push_back(kJamoT + s % kJamoTCount);
         return out;
     }
     const auto* e = findEntry(unicode_tables::kDecomposition, static_cast<uint32_t>(cp));
-    if (!e)
-        return std::u32string(1, cp);
+    if (!e) return std::u32string(1, cp);
     std::u32string out;
     for (uint32_t p : e->parts)
-        if (p)
-            out.push_back(p);
+        if (p) out.push_back(p);
     return out;
 }
 

@@ -9,8 +9,36 @@ namespace attn::unicode {
 
 /// Unicode general category (the two-letter codes of UnicodeData.txt).
 enum class Category : uint8_t {
-    Cn, Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, Nd, Nl, No, Pc, Pd, Ps, Pe, Pi, Pf,
-    Po, Sm, Sc, Sk, So, Zs, Zl, Zp, Cc, Cf, Cs, Co
+    Cn,
+    Lu,
+    Ll,
+    Lt,
+    Lm,
+    Lo,
+    Mn,
+    Mc,
+    Me,
+    Nd,
+    Nl,
+    No,
+    Pc,
+    Pd,
+    Ps,
+    Pe,
+    Pi,
+    Pf,
+    Po,
+    Sm,
+    Sc,
+    Sk,
+    So,
+    Zs,
+    Zl,
+    Zp,
+    Cc,
+    Cf,
+    Cs,
+    Co
 };
 
 Category category(char32_t cp);

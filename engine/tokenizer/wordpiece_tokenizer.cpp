@@ -21,7 +21,10 @@ bool isBertPunctuation(char32_t cp)
         || unicode::isPunctuation(cp);
 }
 
-bool isControl(char32_t cp) { return cp != U'\t' && cp != U'\n' && cp != U'\r' && unicode::isOther(cp); }
+bool isControl(char32_t cp)
+{
+    return cp != U'\t' && cp != U'\n' && cp != U'\r' && unicode::isOther(cp);
+}
 
 void replaceAll(std::string& s, const std::string& from, const std::string& to)
 {
@@ -38,7 +41,8 @@ WordPieceTokenizer::WordPieceTokenizer(Spec spec)
     for (size_t id = 0; id < m_spec.vocab.size(); ++id)
         m_ids.emplace(m_spec.vocab[id], static_cast<int64_t>(id));
     if (m_special.unk < 0)
-        throw Error(m_spec.path, "the WordPiece vocabulary has no unknown token ([UNK]); truncated or not a BERT vocabulary");
+        throw Error(
+            m_spec.path, "the WordPiece vocabulary has no unknown token ([UNK]); truncated or not a BERT vocabulary");
 }
 
 bool WordPieceTokenizer::isSpecial(int64_t id) const
@@ -52,8 +56,7 @@ std::vector<WordPieceTokenizer::NormChar> WordPieceTokenizer::normalize(const st
     std::vector<NormChar> out;
     for (const unicode::CodePoint& c : unicode::decodeUtf8(text)) {
         const size_t b = offset + c.begin, e = offset + c.end;
-        if (c.cp == 0 || c.cp == 0xFFFD || isControl(c.cp))
-            continue;
+        if (c.cp == 0 || c.cp == 0xFFFD || isControl(c.cp)) continue;
         if (unicode::isWhitespace(c.cp)) {
             out.push_back({ U' ', b, e });
             continue;
@@ -67,8 +70,7 @@ std::vector<WordPieceTokenizer::NormChar> WordPieceTokenizer::normalize(const st
         // Hugging Face order: strip accents (NFD, drop Mn), then lowercase.
         std::u32string chars = m_spec.stripAccents ? unicode::decompose(c.cp) : std::u32string(1, c.cp);
         for (char32_t ch : chars) {
-            if (m_spec.stripAccents && unicode::category(ch) == unicode::Category::Mn)
-                continue;
+            if (m_spec.stripAccents && unicode::category(ch) == unicode::Category::Mn) continue;
             for (char32_t low : m_spec.lowercase ? unicode::toLower(ch) : std::u32string(1, ch))
                 out.push_back({ low, b, e });
         }
@@ -102,7 +104,8 @@ void WordPieceTokenizer::encodeWord(const std::vector<NormChar>& word, std::vect
         }
     }
     if (!covered) {
-        out.push_back({ m_special.unk, m_spec.vocab[static_cast<size_t>(m_special.unk)], wordBegin, wordEnd, false, 0 });
+        out.push_back(
+            { m_special.unk, m_spec.vocab[static_cast<size_t>(m_special.unk)], wordBegin, wordEnd, false, 0 });
         return;
     }
     out.insert(out.end(), pieces.begin(), pieces.end());
@@ -112,8 +115,7 @@ void WordPieceTokenizer::encodeText(const std::string& text, size_t offset, std:
 {
     std::vector<NormChar> word;
     const auto flush = [&] {
-        if (!word.empty())
-            encodeWord(word, out);
+        if (!word.empty()) encodeWord(word, out);
         word.clear();
     };
     for (const NormChar& c : normalize(text, offset)) {
@@ -152,8 +154,7 @@ Token WordPieceTokenizer::framing(int64_t id, size_t at, int typeId) const
 std::vector<Token> WordPieceTokenizer::encode(const std::string& text, bool addSpecialTokens) const
 {
     std::vector<Token> body = encodeBody(text);
-    if (!addSpecialTokens)
-        return body;
+    if (!addSpecialTokens) return body;
     if (m_special.cls < 0 || m_special.sep < 0)
         throw Error(m_spec.path, "the vocabulary has no [CLS]/[SEP] tokens to frame the text with");
     std::vector<Token> out { framing(m_special.cls, 0, 0) };
@@ -162,12 +163,12 @@ std::vector<Token> WordPieceTokenizer::encode(const std::string& text, bool addS
     return out;
 }
 
-std::vector<Token> WordPieceTokenizer::encodePair(const std::string& first, const std::string& second, bool addSpecialTokens) const
+std::vector<Token> WordPieceTokenizer::encodePair(
+    const std::string& first, const std::string& second, bool addSpecialTokens) const
 {
     std::vector<Token> out = encode(first, addSpecialTokens);
     std::vector<Token> tail = encodeBody(second);
-    if (addSpecialTokens)
-        tail.push_back(framing(m_special.sep, second.size(), 1));
+    if (addSpecialTokens) tail.push_back(framing(m_special.sep, second.size(), 1));
     for (Token& t : tail) {
         t.typeId = 1;
         out.push_back(std::move(t));
@@ -181,14 +182,12 @@ std::string WordPieceTokenizer::decode(const std::vector<int64_t>& ids, bool ski
     std::string out;
     bool first = true;
     for (int64_t id : ids) {
-        if (skipSpecial && isSpecial(id))
-            continue;
+        if (skipSpecial && isSpecial(id)) continue;
         const std::string piece = tokenText(id);
         if (piece.rfind("##", 0) == 0) {
             out += piece.substr(2);
         } else {
-            if (!first)
-                out += ' ';
+            if (!first) out += ' ';
             out += piece;
         }
         first = false;
@@ -203,8 +202,8 @@ std::string WordPieceTokenizer::decode(const std::vector<int64_t>& ids, bool ski
 std::string WordPieceTokenizer::tokenText(int64_t id) const
 {
     if (id < 0 || id >= vocabSize())
-        throw Error(m_spec.path, "token id " + std::to_string(id) + " is outside the vocabulary of "
-                + std::to_string(vocabSize()));
+        throw Error(m_spec.path,
+            "token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabSize()));
     return m_spec.vocab[static_cast<size_t>(id)];
 }
 

@@ -44,7 +44,10 @@ std::vector<std::string> pieces(const std::vector<Token>& tokens)
     return out;
 }
 
-std::unique_ptr<Tokenizer> loadFolder(const std::string& folder) { return loadTokenizer(probeModel(folder)); }
+std::unique_ptr<Tokenizer> loadFolder(const std::string& folder)
+{
+    return loadTokenizer(probeModel(folder));
+}
 
 /// The tokenizer-only folders of tools/make_tok_dirs.sh: genuine GPT-2 and BERT-uncased vocabularies.
 std::string realTokenizerDirs()
@@ -53,8 +56,7 @@ std::string realTokenizerDirs()
         const std::string d = test::makeTempDir("tok");
         const std::string cmd = "bash '" + test::sharedPath("tools/make_tok_dirs.sh") + "' '" + d + "'";
         std::string output;
-        if (test::runCommand(cmd, &output) != 0)
-            throw std::runtime_error("make_tok_dirs.sh failed: " + output);
+        if (test::runCommand(cmd, &output) != 0) throw std::runtime_error("make_tok_dirs.sh failed: " + output);
         return d;
     }();
     return dir;
@@ -108,7 +110,10 @@ std::string errorOf(const std::function<void()>& fn)
     return "<no error>";
 }
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+bool contains(const std::string& haystack, const std::string& needle)
+{
+    return haystack.find(needle) != std::string::npos;
+}
 
 // --- hf-tiny fixtures (ids from HF transformers) -------------------------------------------------------------
 
@@ -300,7 +305,8 @@ TEST(Tokenizers, Llama2cFindsTok512BesideTheModel)
 
 TEST(Tokenizers, Llama2cDecodesTheReferenceStory)
 {
-    const auto ref = nlohmann::json::parse(readFile(test::sharedPath("models/stories260K/reference_greedy_token_ids.json")));
+    const auto ref
+        = nlohmann::json::parse(readFile(test::sharedPath("models/stories260K/reference_greedy_token_ids.json")));
     const auto ids = ref["token_ids"].get<std::vector<int64_t>>();
     ASSERT_EQ(ids.front(), 1);
     const auto tok = storiesTokenizer();
@@ -312,7 +318,8 @@ TEST(Tokenizers, Llama2cDecodesTheReferenceStory)
 
 TEST(Tokenizers, Llama2cEncodesOnceUponATime)
 {
-    const auto ids = nlohmann::json::parse(readFile(test::sharedPath("models/stories260K/reference_greedy_token_ids.json")))["token_ids"]
+    const auto ids = nlohmann::json::parse(
+        readFile(test::sharedPath("models/stories260K/reference_greedy_token_ids.json")))["token_ids"]
                          .get<std::vector<int64_t>>();
     const auto tok = storiesTokenizer();
     // The story's first four generated tokens spell the prompt; run.c's encode() gives the same ids.
@@ -403,8 +410,7 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
         "He said, \"No!\"", "A \xE4\xB8\xAD\xE4\xB8\xAD cat" /* byte fallback: each byte its own span */ };
     std::istringstream lines(story);
     while (std::getline(lines, line))
-        if (!line.empty())
-            texts.push_back(line);
+        if (!line.empty()) texts.push_back(line);
     ASSERT_GE(texts.size(), 8u);
     for (const std::string& t : texts) {
         const auto a = spm.encode(t, true), b = bin->encode(t, true);
@@ -412,8 +418,7 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
         EXPECT_EQ(spm.decode(tokenIds(a)), bin->decode(tokenIds(b))) << t;
         expectSpansTile(t, a);
         for (const Token& tok : a)
-            if (tok.piece.rfind("<0x", 0) == 0)
-                EXPECT_EQ(tok.end - tok.begin, 1u) << tok.piece << " in " << t;
+            if (tok.piece.rfind("<0x", 0) == 0) EXPECT_EQ(tok.end - tok.begin, 1u) << tok.piece << " in " << t;
     }
 }
 
@@ -422,7 +427,8 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
 class TokenizerErrors : public ::testing::Test {
 protected:
     std::string dir = test::makeTempDir("tokerr");
-    void writeConfig(const std::string& json = R"({"model_type": "gpt2", "vocab_size": 50257, "n_layer": 0, "n_head": 1, "n_embd": 64})")
+    void writeConfig(const std::string& json
+        = R"({"model_type": "gpt2", "vocab_size": 50257, "n_layer": 0, "n_head": 1, "n_embd": 64})")
     {
         writeFile(dir + "/config.json", json);
     }
