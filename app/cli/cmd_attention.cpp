@@ -27,11 +27,12 @@ int runAttention(const std::vector<std::string>& words)
         "features", "backend", "out", "tokenizer" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     const ModelKind kind = source.config.kind;
+    // Families with other inputs have their own branch of this command.
     if (kind == ModelKind::Vision)
         return runVisionAttention(words);
+    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech)
+        return runSeq2SeqAttention(words);
     const std::string what = source.config.modelType + " (" + modelKindName(kind) + ")";
-    if (kind != ModelKind::Decoder && kind != ModelKind::Encoder)
-        throw Error(source.config.source, "attention for " + what + " models is not available in this command yet");
     for (const char* option : { "decoder-tokens", "features", "image", "pixel-values" })
         if (args.has(option))
             throw Error(std::string("--") + option + " is not supported for this model: " + what);
