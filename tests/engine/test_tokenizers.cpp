@@ -417,8 +417,11 @@ TEST(Tokenizers, Tok512ModelAndVocabAgreeWithTok512Bin)
         EXPECT_EQ(tokenIds(a), tokenIds(b)) << t;
         EXPECT_EQ(spm.decode(tokenIds(a)), bin->decode(tokenIds(b))) << t;
         expectSpansTile(t, a);
-        for (const Token& tok : a)
-            if (tok.piece.rfind("<0x", 0) == 0) EXPECT_EQ(tok.end - tok.begin, 1u) << tok.piece << " in " << t;
+        for (const Token& tok : a) {
+            if (tok.piece.rfind("<0x", 0) == 0) {
+                EXPECT_EQ(tok.end - tok.begin, 1u) << tok.piece << " in " << t;
+            }
+        }
     }
 }
 
