@@ -8,6 +8,7 @@ For each held-out story (MODEL_DIR/heldout_stories.jsonl) it runs `attnscope-cli
 attn.L{l}.npy. Scores (mean attention mass on the ground-truth target, per layer/head):
   induction    from the k-th token of a repeated span's second copy to the (k+1)-th token of its first copy
   coreference  from a pronoun's token to the tokens of its antecedent (the last mention of the character)
+  coref-next   the same from the token before the pronoun, where a decoder must already know who comes next
   agreement    from "is"/"are" to the tokens of its subject's head noun
   previous     from every token to the token before it
 A uniform-attention baseline (mass a head would give the target by attending evenly to all visible keys) is printed
@@ -72,7 +73,9 @@ def main():
             layers = sorted(f for f in os.listdir(out) if f.startswith("attn.L"))
             attn = np.stack([np.load(os.path.join(out, f"attn.L{l}.npy")) for l in range(len(layers))])  # [L, H, T, T]
         for c in story["coref"]:
-            add("coreference", attn, tokens_in(spans, c["pronoun"])[0], tokens_in(spans, c["antecedent"]))
+            pron, ante = tokens_in(spans, c["pronoun"])[0], tokens_in(spans, c["antecedent"])
+            add("coreference", attn, pron, ante)
+            add("coref-next", attn, pron - 1, ante)
         for a in story["agreement"]:
             add("agreement", attn, tokens_in(spans, a["verb"])[0], tokens_in(spans, a["subject"]))
         for rep in story["repeats"]:
@@ -85,7 +88,7 @@ def main():
     report = {}
     print(f"{len(stories)} held-out stories; score = mean attention on the ground-truth target")
     print(f"{'task':<12} {'best head':>10} {'score':>7} {'uniform':>8} {'events':>7}")
-    for task in ["induction", "coreference", "agreement", "previous"]:
+    for task in ["induction", "coreference", "coref-next", "agreement", "previous"]:
         if task not in sums:
             continue
         mean = sums[task] / counts[task]
