@@ -18,14 +18,12 @@ int runClassify(const std::vector<std::string>& words)
     args.allowOnly({ "image", "pixel-values", "top-k" });
     const auto model = loadVisionModel(args.positional(0, "MODEL"));
     const int64_t topK = args.getInt("top-k", 5);
-    if (topK < 1)
-        throw UsageError("--top-k must be at least 1");
+    if (topK < 1) throw UsageError("--top-k must be at least 1");
     const Tensor pixels = pixelInput(args, *model);
     ForwardOptions options;
     options.wantAttention = false;
     const StepResult r = model->classify(pixels, options);
-    if (r.logits.empty())
-        throw Error(args.positional(0, "MODEL"), "the model has no classifier head");
+    if (r.logits.empty()) throw Error(args.positional(0, "MODEL"), "the model has no classifier head");
     // Softmax over every output in double, max-subtracted.
     const std::vector<float>& logits = r.logits.storage();
     const double top = *std::max_element(logits.begin(), logits.end());

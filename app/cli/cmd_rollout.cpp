@@ -19,8 +19,7 @@ int runRollout(const std::vector<std::string>& words)
     const auto model = loadVisionModel(args.positional(0, "MODEL"));
     const std::string out = args.require("out");
     const std::string method = args.get("method", "rollout");
-    if (method != "rollout" && method != "flow")
-        throw UsageError("--method must be rollout or flow");
+    if (method != "rollout" && method != "flow") throw UsageError("--method must be rollout or flow");
     RolloutOptions options;
     options.fusion = parseHeadFusion(args.get("fusion", "mean"));
     options.discardRatio = args.getDouble("discard", 0.0);

@@ -42,8 +42,9 @@ ImageBuffer readImageFile(const std::string& path)
 
 ImageBuffer readImageFile(const std::string& path)
 {
-    throw Error(path, "this attnscope-cli was built without Qt (AS_BUILD_GUI=OFF) and cannot decode images; "
-                      "pass the preprocessed tensor with --pixel-values FILE.npy instead");
+    throw Error(path,
+        "this attnscope-cli was built without Qt (AS_BUILD_GUI=OFF) and cannot decode images; "
+        "pass the preprocessed tensor with --pixel-values FILE.npy instead");
 }
 
 #endif

@@ -26,8 +26,7 @@ int runVisionAttention(const std::vector<std::string>& words)
     std::filesystem::create_directories(out);
     for (size_t l = 0; l < r.attention.size(); ++l)
         writeNpy((out / ("attn.L" + std::to_string(l) + ".npy")).string(), r.attention[l]);
-    if (!r.logits.empty())
-        writeNpy((out / "logits.npy").string(), r.logits.reshaped({ r.logits.numel() }));
+    if (!r.logits.empty()) writeNpy((out / "logits.npy").string(), r.logits.reshaped({ r.logits.numel() }));
     writeNpy((out / "pixel_values.npy").string(), pixels);
     std::cout << "wrote " << r.attention.size() << " attention layers, logits and pixel values to " << out.string()
               << "\n";

@@ -13,7 +13,8 @@ std::shared_ptr<const VisionModel> loadVisionModel(const std::string& path)
     std::shared_ptr<const Model> model = loadModel(path);
     auto vision = std::dynamic_pointer_cast<const VisionModel>(model);
     if (!vision)
-        throw Error(path, "is a " + modelKindName(model->kind()) + " model; this command needs an image model (vit, deit)");
+        throw Error(
+            path, "is a " + modelKindName(model->kind()) + " model; this command needs an image model (vit, deit)");
     return vision;
 }
 
@@ -23,8 +24,7 @@ Tensor pixelInput(const Args& args, const VisionModel& model)
     const auto pixels = args.get("pixel-values");
     if (image.has_value() == pixels.has_value())
         throw UsageError("give exactly one of --image FILE or --pixel-values FILE.npy");
-    if (image)
-        return model.preprocess(readImageFile(*image));
+    if (image) return model.preprocess(readImageFile(*image));
     Tensor t = readNpy(*pixels);
     if (t.rank() == 4 && t.dim(0) == 1) {
         const Shape chw { t.dim(1), t.dim(2), t.dim(3) };

@@ -26,8 +26,8 @@ Matrix layerMatrix(const Tensor& a, const RolloutOptions& o)
         throw Error("rollout: discard ratio must be in [0, 1), got " + std::to_string(o.discardRatio));
     const int64_t H = a.dim(0), T = a.dim(1);
     if (o.protectedToken < 0 || o.protectedToken >= T)
-        throw Error("rollout: protected token " + std::to_string(o.protectedToken) + " outside [0, " + std::to_string(T)
-            + ")");
+        throw Error(
+            "rollout: protected token " + std::to_string(o.protectedToken) + " outside [0, " + std::to_string(T) + ")");
     Matrix m(T, T);
     for (int64_t i = 0; i < T * T; ++i) {
         double v = a.data()[i];
@@ -42,13 +42,11 @@ Matrix layerMatrix(const Tensor& a, const RolloutOptions& o)
         std::vector<int64_t> order;
         order.reserve(static_cast<size_t>(T * T - 1));
         for (int64_t i = 0; i < T * T; ++i)
-            if (i != keep)
-                order.push_back(i);
+            if (i != keep) order.push_back(i);
         const auto drop = static_cast<int64_t>(std::floor(o.discardRatio * static_cast<double>(order.size())));
         // Ties broken by position so the result does not depend on the sort implementation.
-        std::nth_element(order.begin(), order.begin() + drop, order.end(), [&](int64_t x, int64_t y) {
-            return m.data()[x] != m.data()[y] ? m.data()[x] < m.data()[y] : x < y;
-        });
+        std::nth_element(order.begin(), order.begin() + drop, order.end(),
+            [&](int64_t x, int64_t y) { return m.data()[x] != m.data()[y] ? m.data()[x] < m.data()[y] : x < y; });
         for (int64_t i = 0; i < drop; ++i)
             m.data()[order[static_cast<size_t>(i)]] = 0.0;
     }
@@ -62,8 +60,7 @@ Matrix layerMatrix(const Tensor& a, const RolloutOptions& o)
 
 std::vector<Matrix> layerMatrices(const std::vector<Tensor>& attention, const RolloutOptions& o)
 {
-    if (attention.empty())
-        throw Error("rollout: no attention layers");
+    if (attention.empty()) throw Error("rollout: no attention layers");
     std::vector<Matrix> out;
     for (const Tensor& a : attention) {
         out.push_back(layerMatrix(a, o));
@@ -114,8 +111,7 @@ public:
             w.next = m_first;
             while (true) {
                 const double f = push(s, t, std::numeric_limits<double>::infinity(), w);
-                if (f <= kEps)
-                    break;
+                if (f <= kEps) break;
                 total += f;
             }
         }
@@ -148,12 +144,10 @@ private:
 
     double push(int64_t u, int64_t t, double limit, Workspace& w) const
     {
-        if (u == t)
-            return limit;
+        if (u == t) return limit;
         for (int64_t& e = w.next[u]; e >= 0; e = m_edges[e].next) {
             const int64_t v = m_edges[e].to;
-            if (w.residual[e] <= kEps || w.level[v] != w.level[u] + 1)
-                continue;
+            if (w.residual[e] <= kEps || w.level[v] != w.level[u] + 1) continue;
             const double f = push(v, t, std::min(limit, w.residual[e]), w);
             if (f > kEps) {
                 w.residual[e] -= f;
@@ -173,12 +167,9 @@ private:
 
 HeadFusion parseHeadFusion(const std::string& text)
 {
-    if (text == "mean")
-        return HeadFusion::Mean;
-    if (text == "max")
-        return HeadFusion::Max;
-    if (text == "min")
-        return HeadFusion::Min;
+    if (text == "mean") return HeadFusion::Mean;
+    if (text == "max") return HeadFusion::Max;
+    if (text == "min") return HeadFusion::Min;
     throw Error("head fusion \"" + text + "\" is not one of mean, max, min");
 }
 

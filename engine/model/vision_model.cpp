@@ -23,8 +23,7 @@ PatchGrid VisionModel::patchGrid(int64_t height, int64_t width) const
 std::vector<std::string> VisionModel::tokenNames(int64_t height, int64_t width) const
 {
     std::vector<std::string> names { "[CLS]" };
-    if (prefixTokens() > 1)
-        names.push_back("[DIST]");
+    if (prefixTokens() > 1) names.push_back("[DIST]");
     const PatchGrid g = patchGrid(height, width);
     for (int64_t r = 0; r < g.rows; ++r)
         for (int64_t c = 0; c < g.cols; ++c)
@@ -32,7 +31,10 @@ std::vector<std::string> VisionModel::tokenNames(int64_t height, int64_t width) 
     return names;
 }
 
-Tensor VisionModel::preprocess(const ImageBuffer& image) const { return preprocessImage(image, m_preprocess); }
+Tensor VisionModel::preprocess(const ImageBuffer& image) const
+{
+    return preprocessImage(image, m_preprocess);
+}
 
 std::string VisionModel::label(int64_t i) const
 {

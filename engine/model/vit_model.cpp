@@ -40,7 +40,10 @@ struct VitWeights {
     std::vector<VitHead> heads; ///< empty: no classifier; two (DeiT with teacher): logits are their mean
 };
 
-const Tensor* biasOrNull(const Tensor& b) { return b.empty() ? nullptr : &b; }
+const Tensor* biasOrNull(const Tensor& b)
+{
+    return b.empty() ? nullptr : &b;
+}
 
 /// Rows [begin, end) of a [n, d] tensor.
 Tensor rowSlice(const Tensor& x, int64_t begin, int64_t end)
@@ -72,8 +75,7 @@ public:
         const PatchGrid grid = patchGrid(pixels.dim(1), pixels.dim(2));
         StepResult result;
         Tensor x = embed(pixels, grid);
-        if (options.wantHiddenStates)
-            result.hiddenStates.push_back(x);
+        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
 
         AttentionOptions attn;
         attn.wantProbs = options.wantAttention;
@@ -91,10 +93,8 @@ public:
             Tensor inter = linear(h, w.iW, &w.iB);
             applyActivation(inter, m_activation);
             addInPlace(x, linear(inter, w.outW, &w.outB));
-            if (options.wantAttention)
-                result.attention.push_back(std::move(a.probs));
-            if (options.wantHiddenStates)
-                result.hiddenStates.push_back(x);
+            if (options.wantAttention) result.attention.push_back(std::move(a.probs));
+            if (options.wantHiddenStates) result.hiddenStates.push_back(x);
         }
         if (!m_w.heads.empty()) {
             // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them
@@ -144,9 +144,9 @@ private:
     {
         const int64_t pre = prefixTokens(), stored = m_w.positions.dim(0) - pre;
         // HF's test: the stored table is used as is only for the same patch count and a square image.
-        if (grid.patches() == stored && squareImage)
-            return m_w.positions;
-        const Tensor patchPos = interpolatePatchPositions(rowSlice(m_w.positions, pre, pre + stored), grid.rows, grid.cols);
+        if (grid.patches() == stored && squareImage) return m_w.positions;
+        const Tensor patchPos
+            = interpolatePatchPositions(rowSlice(m_w.positions, pre, pre + stored), grid.rows, grid.cols);
         Tensor out({ pre + grid.patches(), m_config.hiddenSize });
         std::memcpy(out.data(), m_w.positions.data(), sizeof(float) * static_cast<size_t>(pre * m_config.hiddenSize));
         std::memcpy(out.data() + pre * m_config.hiddenSize, patchPos.data(), sizeof(float) * patchPos.storage().size());
@@ -278,8 +278,7 @@ std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
 
     const auto labels = static_cast<int64_t>(c.labels.size());
     auto head = [&](const std::string& name, int64_t token) {
-        if (!r.has(name + ".weight"))
-            return false;
+        if (!r.has(name + ".weight")) return false;
         if (labels == 0)
             throw Error(source.configPath, "the weights hold a classifier (" + name + ") but id2label is missing");
         w.heads.push_back({ r.take(name + ".weight", { labels, D }), r.take(name + ".bias", { labels }), token });
@@ -288,14 +287,12 @@ std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
     // DeiTForImageClassificationWithTeacher averages its two heads; the plain classes have one on [CLS].
     if (head("cls_classifier", 0) && !head("distillation_classifier", 1))
         throw Error(source.weightsPath, "cls_classifier without distillation_classifier");
-    if (w.heads.empty())
-        head("classifier", 0);
+    if (w.heads.empty()) head("classifier", 0);
     r.expectAllUsed();
 
     const std::filesystem::path ppc = std::filesystem::path(source.folder) / "preprocessor_config.json";
-    ImagePreprocessConfig prep = std::filesystem::exists(ppc)
-        ? parsePreprocessConfig(ppc.string(), C, c.imageSize)
-        : defaultPreprocessConfig(C, c.imageSize);
+    ImagePreprocessConfig prep = std::filesystem::exists(ppc) ? parsePreprocessConfig(ppc.string(), C, c.imageSize)
+                                                              : defaultPreprocessConfig(C, c.imageSize);
     return std::make_shared<VitModel>(c, std::move(prep), std::move(w));
 }
 

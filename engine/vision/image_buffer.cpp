@@ -12,7 +12,8 @@ void ImageBuffer::validate(const std::string& what) const
     if (channels < 1 || channels > 4)
         throw Error(what, "unsupported channel count " + std::to_string(channels) + " (1 to 4)");
     if (static_cast<int64_t>(pixels.size()) != width * height * channels)
-        throw Error(what, "pixel buffer holds " + std::to_string(pixels.size()) + " bytes, expected "
+        throw Error(what,
+            "pixel buffer holds " + std::to_string(pixels.size()) + " bytes, expected "
                 + std::to_string(width * height * channels));
 }
 
@@ -22,8 +23,7 @@ ImageBuffer convertChannels(const ImageBuffer& image, int64_t channels)
     if (channels != 1 && channels != 3)
         throw Error("image: cannot convert to " + std::to_string(channels) + " channels (1 or 3)");
     const bool gray = image.channels <= 2;
-    if ((gray && channels == 1 && image.channels == 1) || (!gray && channels == 3 && image.channels == 3))
-        return image;
+    if ((gray && channels == 1 && image.channels == 1) || (!gray && channels == 3 && image.channels == 3)) return image;
     ImageBuffer out { image.width, image.height, channels, {} };
     out.pixels.resize(static_cast<size_t>(image.width * image.height * channels));
     const int64_t n = image.width * image.height;

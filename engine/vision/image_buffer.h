@@ -14,7 +14,10 @@ struct ImageBuffer {
     int64_t channels = 0;
     std::vector<uint8_t> pixels; ///< height * width * channels bytes
 
-    uint8_t at(int64_t y, int64_t x, int64_t c) const { return pixels[static_cast<size_t>((y * width + x) * channels + c)]; }
+    uint8_t at(int64_t y, int64_t x, int64_t c) const
+    {
+        return pixels[static_cast<size_t>((y * width + x) * channels + c)];
+    }
     /// Throws Error naming `what` if the sizes are inconsistent or the channel count is not 1..4.
     void validate(const std::string& what) const;
 };

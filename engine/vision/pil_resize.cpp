@@ -27,22 +27,21 @@ double bicubic(double x)
 {
     constexpr double a = -0.5;
     x = std::abs(x);
-    if (x < 1.0)
-        return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
-    if (x < 2.0)
-        return (((x - 5) * x + 8) * x - 4) * a;
+    if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+    if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
     return 0.0;
 }
 
-double box(double x) { return x > -0.5 && x <= 0.5 ? 1.0 : 0.0; }
+double box(double x)
+{
+    return x > -0.5 && x <= 0.5 ? 1.0 : 0.0;
+}
 
 double hamming(double x)
 {
     x = std::abs(x);
-    if (x == 0.0)
-        return 1.0;
-    if (x >= 1.0)
-        return 0.0;
+    if (x == 0.0) return 1.0;
+    if (x >= 1.0) return 0.0;
     x *= std::numbers::pi;
     return std::sin(x) / x * (0.54f + 0.46f * std::cos(x)); // PIL writes these two constants as floats
 }
@@ -102,7 +101,10 @@ Coefficients precompute(int inSize, int outSize, const Filter& filter)
     return c;
 }
 
-uint8_t clip8(int32_t v) { return static_cast<uint8_t>(std::clamp(v >> kPrecisionBits, 0, 255)); }
+uint8_t clip8(int32_t v)
+{
+    return static_cast<uint8_t>(std::clamp(v >> kPrecisionBits, 0, 255));
+}
 
 /// Resamples along one axis of an interleaved image; `horizontal` picks the axis.
 ImageBuffer pass(const ImageBuffer& in, int outSize, const Filter& filter, bool horizontal)
@@ -141,7 +143,8 @@ ResampleFilter resampleFilterFromPil(int64_t value, const std::string& source)
     case 5:
         return ResampleFilter::Hamming;
     default:
-        throw Error(source, "resample " + std::to_string(value)
+        throw Error(source,
+            "resample " + std::to_string(value)
                 + " is not supported (2 = bilinear, 3 = bicubic, 4 = box, 5 = hamming)");
     }
 }
@@ -155,10 +158,8 @@ ImageBuffer resizeLikePil(const ImageBuffer& image, int64_t width, int64_t heigh
     // PIL runs the horizontal pass over the whole height here: the vertical bounds it crops to
     // cover every row that any output row reads, so the result is identical.
     ImageBuffer out = image;
-    if (width != image.width)
-        out = pass(out, static_cast<int>(width), f, true);
-    if (height != image.height)
-        out = pass(out, static_cast<int>(height), f, false);
+    if (width != image.width) out = pass(out, static_cast<int>(width), f, true);
+    if (height != image.height) out = pass(out, static_cast<int>(height), f, false);
     return out;
 }
 

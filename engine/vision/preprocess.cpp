@@ -21,42 +21,37 @@ std::vector<double> perChannel(const json& j, const char* key, int64_t channels,
         v.push_back(j.get<double>());
     } else if (j.is_array()) {
         for (const auto& e : j) {
-            if (!e.is_number())
-                throw Error(source, std::string(key) + " must hold numbers");
+            if (!e.is_number()) throw Error(source, std::string(key) + " must hold numbers");
             v.push_back(e.get<double>());
         }
     } else {
         throw Error(source, std::string(key) + " must be a number or a list of numbers");
     }
-    if (v.size() == 1)
-        v.assign(static_cast<size_t>(channels), v[0]);
+    if (v.size() == 1) v.assign(static_cast<size_t>(channels), v[0]);
     if (static_cast<int64_t>(v.size()) != channels)
-        throw Error(source, std::string(key) + " has " + std::to_string(v.size()) + " values for a model with "
+        throw Error(source,
+            std::string(key) + " has " + std::to_string(v.size()) + " values for a model with "
                 + std::to_string(channels) + " channels");
     return v;
 }
 
 bool boolField(const json& j, const char* key, bool fallback, const std::string& source)
 {
-    if (!j.contains(key) || j[key].is_null())
-        return fallback;
-    if (!j[key].is_boolean())
-        throw Error(source, std::string(key) + " must be true or false");
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (!j[key].is_boolean()) throw Error(source, std::string(key) + " must be true or false");
     return j[key].get<bool>();
 }
 
 int64_t positiveInt(const json& j, const std::string& key, const std::string& source)
 {
-    if (!j.is_number_integer() || j.get<int64_t>() <= 0)
-        throw Error(source, key + " must be a positive integer");
+    if (!j.is_number_integer() || j.get<int64_t>() <= 0) throw Error(source, key + " must be a positive integer");
     return j.get<int64_t>();
 }
 
 /// HF size dicts: {"height", "width"} or a plain integer (a square).
 void readSize(const json& j, const std::string& key, int64_t& height, int64_t& width, const std::string& source)
 {
-    if (!j.contains(key) || j[key].is_null())
-        return;
+    if (!j.contains(key) || j[key].is_null()) return;
     const json& s = j[key];
     if (s.is_number_integer()) {
         height = width = positiveInt(s, key, source);
@@ -64,8 +59,10 @@ void readSize(const json& j, const std::string& key, int64_t& height, int64_t& w
         height = positiveInt(s["height"], key + ".height", source);
         width = positiveInt(s["width"], key + ".width", source);
     } else {
-        throw Error(source, key + " must be {\"height\", \"width\"} or an integer (aspect-preserving sizes such as "
-                "shortest_edge are not supported)");
+        throw Error(source,
+            key
+                + " must be {\"height\", \"width\"} or an integer (aspect-preserving sizes such as "
+                  "shortest_edge are not supported)");
     }
 }
 
@@ -92,8 +89,7 @@ ImagePreprocessConfig parsePreprocessConfigText(
     } catch (const std::exception& e) {
         throw Error(source, std::string("malformed JSON: ") + e.what());
     }
-    if (!j.is_object())
-        throw Error(source, "preprocessor config is not a JSON object");
+    if (!j.is_object()) throw Error(source, "preprocessor config is not a JSON object");
     ImagePreprocessConfig c = defaultPreprocessConfig(channels, imageSize);
     c.doResize = boolField(j, "do_resize", c.doResize, source);
     readSize(j, "size", c.height, c.width, source);
@@ -104,14 +100,12 @@ ImagePreprocessConfig parsePreprocessConfigText(
     c.cropWidth = c.width;
     readSize(j, "crop_size", c.cropHeight, c.cropWidth, source);
     if (j.contains("resample") && !j["resample"].is_null()) {
-        if (!j["resample"].is_number_integer())
-            throw Error(source, "resample must be an integer (PIL filter number)");
+        if (!j["resample"].is_number_integer()) throw Error(source, "resample must be an integer (PIL filter number)");
         c.resample = resampleFilterFromPil(j["resample"].get<int64_t>(), source);
     }
     c.doRescale = boolField(j, "do_rescale", c.doRescale, source);
     if (j.contains("rescale_factor") && !j["rescale_factor"].is_null()) {
-        if (!j["rescale_factor"].is_number())
-            throw Error(source, "rescale_factor must be a number");
+        if (!j["rescale_factor"].is_number()) throw Error(source, "rescale_factor must be a number");
         c.rescaleFactor = j["rescale_factor"].get<double>();
     }
     c.doNormalize = boolField(j, "do_normalize", c.doNormalize, source);
@@ -120,16 +114,14 @@ ImagePreprocessConfig parsePreprocessConfigText(
     if (j.contains("image_std") && !j["image_std"].is_null())
         c.std = perChannel(j["image_std"], "image_std", channels, source);
     for (double s : c.std)
-        if (c.doNormalize && s == 0.0)
-            throw Error(source, "image_std contains 0");
+        if (c.doNormalize && s == 0.0) throw Error(source, "image_std contains 0");
     return c;
 }
 
 ImagePreprocessConfig parsePreprocessConfig(const std::string& path, int64_t channels, int64_t imageSize)
 {
     std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot open preprocessor config");
+    if (!in) throw Error(path, "cannot open preprocessor config");
     std::stringstream ss;
     ss << in.rdbuf();
     return parsePreprocessConfigText(ss.str(), path, channels, imageSize);
@@ -161,8 +153,7 @@ Tensor preprocessImage(const ImageBuffer& image, const ImagePreprocessConfig& co
             for (int64_t x = 0; x < W; ++x) {
                 const uint8_t v = img.at(top + y, left + x, ch);
                 float f = config.doRescale ? static_cast<float>(v * config.rescaleFactor) : static_cast<float>(v);
-                if (config.doNormalize)
-                    f = (f - mean) / sd;
+                if (config.doNormalize) f = (f - mean) / sd;
                 out.data()[(ch * H + y) * W + x] = f;
             }
     }

@@ -14,7 +14,10 @@
 namespace attn {
 namespace {
 
-ImageBuffer gray(int64_t w, int64_t h, std::vector<uint8_t> px) { return { w, h, 1, std::move(px) }; }
+ImageBuffer gray(int64_t w, int64_t h, std::vector<uint8_t> px)
+{
+    return { w, h, 1, std::move(px) };
+}
 
 TEST(PilResize, BilinearDownscaleWidensTheFilter)
 {
@@ -38,8 +41,8 @@ TEST(PilResize, BicubicOvershootIsClippedAndConstantsSurvive)
     const ImageBuffer step = resizeLikePil(gray(4, 1, { 0, 0, 255, 255 }), 16, 1, ResampleFilter::Bicubic);
     EXPECT_EQ(step.pixels.front(), 0);
     EXPECT_EQ(step.pixels.back(), 255);
-    for (ResampleFilter f : { ResampleFilter::Bilinear, ResampleFilter::Bicubic, ResampleFilter::Box,
-             ResampleFilter::Hamming }) {
+    for (ResampleFilter f :
+        { ResampleFilter::Bilinear, ResampleFilter::Bicubic, ResampleFilter::Box, ResampleFilter::Hamming }) {
         const ImageBuffer flat { 5, 7, 3, std::vector<uint8_t>(5 * 7 * 3, 173) };
         const ImageBuffer out = resizeLikePil(flat, 11, 3, f);
         EXPECT_EQ(out.pixels, std::vector<uint8_t>(11 * 3 * 3, 173)) << int(f);
@@ -86,7 +89,8 @@ TEST(Preprocess, DecodedFixturePngMatchesThroughTheCli)
 TEST(Preprocess, MnistConfigEqualsTheProvenanceFormulaForEveryLevel)
 {
     // PROVENANCE.md: HF's output is bit-identical to (float32(u8) / 255 - 0.1307) / 0.3081 in float32.
-    const auto cfg = parsePreprocessConfig(test::sharedPath("models/vit-mnist-tiny/hf/preprocessor_config.json"), 1, 28);
+    const auto cfg
+        = parsePreprocessConfig(test::sharedPath("models/vit-mnist-tiny/hf/preprocessor_config.json"), 1, 28);
     EXPECT_FALSE(cfg.doResize);
     ImageBuffer img { 256, 1, 1, {} };
     for (int v = 0; v < 256; ++v)

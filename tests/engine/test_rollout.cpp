@@ -169,8 +169,8 @@ TEST(AttentionFlow, TwoLayersMatchTheSumOfBottlenecks)
 
 TEST(AttentionFlow, StatesItsTokenCap)
 {
-    EXPECT_THROW(attentionFlow({ Tensor({ 1, kAttentionFlowMaxTokens + 1, kAttentionFlowMaxTokens + 1 }) }, 0, {}),
-        Error);
+    EXPECT_THROW(
+        attentionFlow({ Tensor({ 1, kAttentionFlowMaxTokens + 1, kAttentionFlowMaxTokens + 1 }) }, 0, {}), Error);
     EXPECT_THROW(attentionFlow({ Tensor({ 1, 3, 3 }) }, 3, {}), Error);
 }
 

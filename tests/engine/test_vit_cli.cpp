@@ -24,7 +24,8 @@ std::string run(const std::string& args, int expectRc = 0)
 TEST(VitCli, ClassifyPixelValuesPrintsLabelsBestFirst)
 {
     const Fixture fx("vit");
-    const std::string out = run("classify " + fx.dir + " --pixel-values " + fx.golden("pixel_values.npy") + " --top-k 3");
+    const std::string out
+        = run("classify " + fx.dir + " --pixel-values " + fx.golden("pixel_values.npy") + " --top-k 3");
     const Tensor logits = fx.tensor("logits.npy");
     const auto best = std::max_element(logits.storage().begin(), logits.storage().end()) - logits.storage().begin();
     std::istringstream lines(out);
@@ -49,8 +50,8 @@ TEST(VitCli, RolloutMapIsTheClassRowOverPatches)
 {
     const Fixture fx("vit");
     const std::string file = test::makeTempDir("rollout") + "/map.npy";
-    run("rollout " + fx.dir + " --pixel-values " + fx.golden("pixel_values.npy")
-        + " --fusion max --discard 0.2 --out " + file);
+    run("rollout " + fx.dir + " --pixel-values " + fx.golden("pixel_values.npy") + " --fusion max --discard 0.2 --out "
+        + file);
     const Tensor map = readNpy(file);
     ASSERT_EQ(map.shape(), (Shape { 4, 4 }));
     RolloutOptions o;
@@ -73,8 +74,8 @@ TEST(VitCli, MnistSamplePngsClassifyAsTheirLabels)
         "mnist_t10k_0006_label4.png", "mnist_t10k_0007_label9.png", "mnist_t10k_0008_label5.png",
         "mnist_t10k_0009_label9.png" };
     for (const std::string f : files) {
-        const std::string out
-            = run("classify " + model + " --image " + test::sharedPath("models/vit-mnist-tiny/samples/" + f) + " --top-k 1");
+        const std::string out = run(
+            "classify " + model + " --image " + test::sharedPath("models/vit-mnist-tiny/samples/" + f) + " --top-k 1");
         const std::string label = f.substr(f.find("label") + 5, 1);
         EXPECT_EQ(out.substr(0, out.find(' ')), label) << f << ": " << out;
     }

@@ -60,8 +60,7 @@ Weights deitBody()
 {
     Weights w;
     for (auto& [name, t] : readAll(test::sharedPath("fixtures/hf-tiny/vit/model.safetensors")))
-        if (name.rfind("vit.", 0) == 0)
-            w["deit." + name.substr(4)] = t;
+        if (name.rfind("vit.", 0) == 0) w["deit." + name.substr(4)] = t;
     const Tensor& cls = w["deit.embeddings.cls_token"];
     Tensor dist(cls.shape());
     for (int64_t i = 0; i < dist.numel(); ++i)

@@ -20,8 +20,7 @@ using test::maxAbsDiff;
 std::shared_ptr<const VisionModel> loadVision(const std::string& path)
 {
     auto model = std::dynamic_pointer_cast<const VisionModel>(loadModel(path));
-    if (!model)
-        throw std::runtime_error(path + " did not load as a vision model");
+    if (!model) throw std::runtime_error(path + " did not load as a vision model");
     return model;
 }
 
@@ -57,11 +56,10 @@ TEST(VitModel, MatchesHfAttentionHiddenStatesAndLogits)
 /// The first n MNIST test images from the uint8 .npy ([100, 28, 28], '|u1').
 std::vector<ImageBuffer> mnistImages(int n)
 {
-    std::ifstream in(test::sharedPath("models/vit-mnist-tiny/samples/mnist_t10k_first100_images_uint8.npy"),
-        std::ios::binary);
+    std::ifstream in(
+        test::sharedPath("models/vit-mnist-tiny/samples/mnist_t10k_first100_images_uint8.npy"), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || bytes.compare(1, 5, "NUMPY") != 0)
-        throw std::runtime_error("not an npy file");
+    if (bytes.size() < 10 || bytes.compare(1, 5, "NUMPY") != 0) throw std::runtime_error("not an npy file");
     const size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256u * static_cast<unsigned char>(bytes[9]);
     if (bytes.find("'|u1'") > header || bytes.find("(100, 28, 28)") > header)
         throw std::runtime_error("unexpected MNIST npy header");
@@ -93,8 +91,8 @@ TEST(VitModel, GenuineMnistVitMatchesHfLogitsAndAttention)
             ASSERT_EQ(r.attention.size(), 6u);
             for (int64_t l = 0; l < 6; ++l) {
                 const int64_t n = 8 * 17 * 17;
-                const Tensor ref0({ 8, 17, 17 },
-                    std::vector<float>(refAttn.data() + l * n, refAttn.data() + (l + 1) * n));
+                const Tensor ref0(
+                    { 8, 17, 17 }, std::vector<float>(refAttn.data() + l * n, refAttn.data() + (l + 1) * n));
                 attnErr = std::max(attnErr, maxAbsDiff(r.attention[static_cast<size_t>(l)], ref0));
             }
         }
