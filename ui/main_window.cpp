@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "export/export_menu.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
 #include "widgets/head_grid_view.h"
@@ -215,6 +216,8 @@ void MainWindow::buildMenus() {
     auto* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run input"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::requestRun);
     run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_controller, &EngineController::cancel);
+
+    menuBar()->addMenu(new ExportMenu(this));
 }
 
 void MainWindow::chooseModelFolder() {

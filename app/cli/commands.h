@@ -30,5 +30,6 @@ int runVisionAttention(const std::vector<std::string>& words);
 int runSeq2SeqAttention(const std::vector<std::string>& words);
 int runTranslate(const std::vector<std::string>& words);
 int runAlign(const std::vector<std::string>& words);
+int runExport(const std::vector<std::string>& words);
 
 } // namespace attn::cli

@@ -39,6 +39,14 @@ const std::vector<Command>& commands()
             "align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]",
             "word alignments (Pharaoh i-j) from cross-attention; with --gold, precision, recall and AER per head",
             runAlign },
+        { "export",
+            "export MODEL (--prompt TEXT | --tokens IDS | --recipe FILE) --view heatmap|grid|headview|stats|decode "
+            "[--layer L] [--head H] [--heads H,H] [--token Q] [--colormap viridis|magma|grayscale|diverging] "
+            "[--scale linear|log10|row] [--exclude-first] [--show-mask] [--metric NAME] "
+            "--format png|svg|pdf|npy|csv|json --out FILE [--dpi N] [--width W --height H]",
+            "write a view as a figure (PNG/SVG/PDF, no display needed), its data (.npy float32 / .csv) or its "
+            "JSON recipe",
+            runExport },
     };
     return table;
 }

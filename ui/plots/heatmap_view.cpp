@@ -139,6 +139,14 @@ void HeatmapView::flushRedraw() {
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
+void HeatmapView::layoutPlot(const QSize& size) {
+    m_plot->setViewport(QRect(QPoint(0, 0), size));
+    flushRedraw(); // lays the axes out at `size`
+    if (m_matrix.values.empty()) return;
+    updateAxisLabels(); // their spacing depends on that layout
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 void HeatmapView::rebuild() {
     if (!m_snapshot || m_layer >= m_snapshot->numLayers() || m_head >= m_snapshot->numHeads()) {
         m_matrix = {};

@@ -42,6 +42,10 @@ public:
     QString cellToolTip(int64_t row, int64_t col) const;
     /// Applies pending changes and replots synchronously.
     void flushRedraw();
+    /// The plot alone: what figure exports draw.
+    QCustomPlot* plot() const { return m_plot; }
+    /// Lays the plot out at `size` without showing it and fits the token labels to that size (offscreen exports).
+    void layoutPlot(const QSize& size);
 
 private:
     void rebuild();

@@ -27,8 +27,11 @@ public:
 
     void setSnapshot(SnapshotPtr snapshot);
     void setMetric(Metric metric);
+    Metric metric() const { return m_metric; }
     QStandardItemModel* tableModel() const { return m_model; }
     QTableView* table() const { return m_table; }
+    /// The layers x heads plot alone: what figure exports draw.
+    QCustomPlot* plot() const { return m_plot; }
     /// The value drawn in the heatmap cell of (layer, head).
     double plottedValue(int64_t layer, int64_t head) const;
 

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "export/figure_export.h"
+
+#include "core/error.h"
+#include "export/color_map_cells.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QScopeGuard>
+#include <QSvgGenerator>
+#include <QWidget>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace attn::ui {
+
+namespace {
+
+constexpr double kLogicalDpi = 96.0;
+
+std::string describe(const QString& path) {
+    return path.toStdString();
+}
+
+// Small colour maps become vector cells for the duration of one vector export.
+class VectorCellsScope {
+public:
+    explicit VectorCellsScope(QCustomPlot& plot) {
+        for (int i = 0; i < plot.plottableCount(); ++i) {
+            auto* map = qobject_cast<QCPColorMap*>(plot.plottable(i));
+            if (!map || !map->visible() || map->data()->keySize() > kVectorCellLimit
+                || map->data()->valueSize() > kVectorCellLimit)
+                continue;
+            map->setVisible(false);
+            m_hidden.push_back(map);
+            m_cells.push_back(std::make_unique<ColorMapCells>(map));
+        }
+    }
+    ~VectorCellsScope() {
+        m_cells.clear();
+        for (QCPColorMap* map : m_hidden)
+            map->setVisible(true);
+    }
+
+private:
+    std::vector<QCPColorMap*> m_hidden;
+    std::vector<std::unique_ptr<ColorMapCells>> m_cells;
+};
+
+// Draws the widget at the logical size onto `painter` (whose device is already set up).
+void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool vector) {
+    if (auto* plot = qobject_cast<QCustomPlot*>(&widget)) {
+        painter.setMode(QCPPainter::pmNoCaching); // text as text, never cached pixmaps
+        if (vector) painter.setMode(QCPPainter::pmVectorized);
+        {
+            std::optional<VectorCellsScope> cells;
+            if (vector) cells.emplace(*plot);
+            plot->toPainter(&painter, size.width(), size.height());
+        }
+        // toPainter() left the layout at the export size; an on-screen plot lays itself out again.
+        plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    widget.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+}
+
+void checkWritable(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.absoluteDir().exists())
+        throw Error("export " + describe(path) + ": the folder " + info.absolutePath().toStdString() + " does not exist");
+}
+
+} // namespace
+
+FigureFormat figureFormatFromName(const QString& name) {
+    const QString n = name.toLower();
+    if (n == "png") return FigureFormat::Png;
+    if (n == "svg") return FigureFormat::Svg;
+    if (n == "pdf") return FigureFormat::Pdf;
+    throw Error("unknown figure format '" + name.toStdString() + "' (expected png, svg or pdf)");
+}
+
+FigureFormat figureFormatFromPath(const QString& path) {
+    return figureFormatFromName(QFileInfo(path).suffix());
+}
+
+QSize pngPixelSize(const FigureSize& size) {
+    const double scale = size.dpi / kLogicalDpi;
+    return QSize(static_cast<int>(std::lround(size.logical.width() * scale)),
+        static_cast<int>(std::lround(size.logical.height() * scale)));
+}
+
+void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size) {
+    if (size.logical.width() < 16 || size.logical.height() < 16 || size.logical.width() > 20000
+        || size.logical.height() > 20000)
+        throw Error("export " + describe(path) + ": figure size " + std::to_string(size.logical.width()) + "x"
+            + std::to_string(size.logical.height()) + " is outside 16..20000");
+    if (size.dpi < 24 || size.dpi > 2400)
+        throw Error("export " + describe(path) + ": dpi " + std::to_string(size.dpi) + " is outside 24..2400");
+    checkWritable(path);
+    // Plots are laid out at the export size by toPainter(); other widgets are resized for the export and put back.
+    const QRect geometry = widget.geometry();
+    const bool resize = !qobject_cast<QCustomPlot*>(&widget) && widget.size() != size.logical;
+    if (resize) widget.resize(size.logical);
+    const auto restore = qScopeGuard([&] {
+        if (resize) widget.setGeometry(geometry);
+    });
+    const QSize logical = size.logical;
+    switch (format) {
+    case FigureFormat::Png: {
+        const QSize pixels = pngPixelSize(size);
+        QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
+        image.setDotsPerMeterX(dotsPerMeter);
+        image.setDotsPerMeterY(dotsPerMeter);
+        {
+            QCPPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setRenderHint(QPainter::TextAntialiasing);
+            const double scale = static_cast<double>(pixels.width()) / logical.width();
+            painter.scale(scale, static_cast<double>(pixels.height()) / logical.height());
+            // Lines and text grow with the DPI, like on a high-density screen.
+            if (scale != 1.0) painter.setMode(QCPPainter::pmNonCosmetic);
+            paintWidget(widget, painter, logical, false);
+        }
+        if (!image.convertToFormat(QImage::Format_RGB32).save(path, "PNG"))
+            throw Error("export " + describe(path) + ": cannot write the PNG file");
+        return;
+    }
+    case FigureFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(logical);
+        svg.setViewBox(QRect(QPoint(0, 0), logical));
+        svg.setResolution(static_cast<int>(kLogicalDpi));
+        svg.setTitle(QFileInfo(path).completeBaseName());
+        svg.setDescription(QStringLiteral("AttnScope figure"));
+        QCPPainter painter;
+        if (!painter.begin(&svg)) throw Error("export " + describe(path) + ": cannot write the SVG file");
+        paintWidget(widget, painter, logical, true);
+        painter.end();
+        return;
+    }
+    case FigureFormat::Pdf: {
+        QPdfWriter pdf(path);
+        pdf.setCreator(QStringLiteral("AttnScope"));
+        pdf.setTitle(QFileInfo(path).completeBaseName());
+        pdf.setResolution(static_cast<int>(kLogicalDpi));
+        const QSizeF points(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi);
+        pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QCPPainter painter;
+        if (!painter.begin(&pdf)) throw Error("export " + describe(path) + ": cannot write the PDF file");
+        paintWidget(widget, painter, logical, true);
+        painter.end();
+        return;
+    }
+    }
+}
+
+} // namespace attn::ui

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+#include "export/figure_recipe.h"
+
+#include "core/error.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <array>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace attn::ui {
+
+namespace {
+
+template <typename T, size_t N>
+T fromKey(const std::array<std::pair<T, const char*>, N>& table, const std::string& key, const char* what) {
+    std::string known;
+    for (const auto& [value, name] : table) {
+        if (key == name) return value;
+        known += (known.empty() ? "" : "|") + std::string(name);
+    }
+    throw Error("unknown " + std::string(what) + " '" + key + "' (expected " + known + ")");
+}
+
+template <typename T, size_t N>
+std::string toKey(const std::array<std::pair<T, const char*>, N>& table, T value) {
+    for (const auto& [v, name] : table)
+        if (v == value) return name;
+    return {};
+}
+
+const std::array<std::pair<FigureView, const char*>, 5> kViews { { { FigureView::Heatmap, "heatmap" },
+    { FigureView::Grid, "grid" }, { FigureView::HeadView, "headview" }, { FigureView::Stats, "stats" },
+    { FigureView::Decode, "decode" } } };
+const std::array<std::pair<Colormap, const char*>, 4> kColormaps { { { Colormap::Viridis, "viridis" },
+    { Colormap::Magma, "magma" }, { Colormap::Grayscale, "grayscale" }, { Colormap::Diverging, "diverging" } } };
+const std::array<std::pair<ScaleMode, const char*>, 3> kScales { { { ScaleMode::Linear, "linear" },
+    { ScaleMode::Log, "log10" }, { ScaleMode::RowNormalized, "row" } } };
+const std::array<std::pair<StatsView::Metric, const char*>, 6> kMetrics { { { StatsView::Entropy, "entropy" },
+    { StatsView::NormalizedEntropy, "normalized-entropy" }, { StatsView::MeanDistance, "mean-distance" },
+    { StatsView::SinkMass, "sink-mass" }, { StatsView::PreviousToken, "previous-token" },
+    { StatsView::Diagonal, "diagonal" } } };
+
+// Typed field access with errors that name the recipe file and the key.
+class Reader {
+public:
+    Reader(const QJsonObject& object, std::string source)
+        : m_object(object)
+        , m_source(std::move(source)) { }
+
+    bool has(const char* key) const { return m_object.contains(key); }
+    std::string string(const char* key) const {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isString()) fail(key, "a string");
+        return v.toString().toStdString();
+    }
+    int64_t integer(const char* key) const {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isDouble() || v.toDouble() != static_cast<double>(v.toInteger())) fail(key, "an integer");
+        return v.toInteger();
+    }
+    bool boolean(const char* key) const {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isBool()) fail(key, "true or false");
+        return v.toBool();
+    }
+    std::vector<int64_t> integers(const char* key) const {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isArray()) fail(key, "an array of integers");
+        std::vector<int64_t> out;
+        for (const QJsonValue& item : v.toArray()) {
+            if (!item.isDouble() || item.toDouble() != static_cast<double>(item.toInteger()))
+                fail(key, "an array of integers");
+            out.push_back(item.toInteger());
+        }
+        return out;
+    }
+    const std::string& source() const { return m_source; }
+
+private:
+    [[noreturn]] void fail(const char* key, const char* expected) const {
+        throw Error("recipe " + m_source + ": \"" + key + "\" must be " + expected);
+    }
+
+    QJsonObject m_object;
+    std::string m_source;
+};
+
+QJsonArray toArray(const std::vector<int64_t>& values) {
+    QJsonArray out;
+    for (int64_t v : values)
+        out.append(static_cast<qint64>(v));
+    return out;
+}
+
+} // namespace
+
+std::string figureViewName(FigureView view) {
+    return toKey(kViews, view);
+}
+FigureView figureViewFromName(const std::string& name) {
+    return fromKey(kViews, name, "view");
+}
+std::string colormapKey(Colormap map) {
+    return toKey(kColormaps, map);
+}
+Colormap colormapFromKey(const std::string& key) {
+    return fromKey(kColormaps, key, "colormap");
+}
+std::string scaleModeKey(ScaleMode mode) {
+    return toKey(kScales, mode);
+}
+ScaleMode scaleModeFromKey(const std::string& key) {
+    return fromKey(kScales, key, "scale");
+}
+std::string metricKey(StatsView::Metric metric) {
+    return toKey(kMetrics, metric);
+}
+StatsView::Metric metricFromKey(const std::string& key) {
+    return fromKey(kMetrics, key, "metric");
+}
+
+std::string recipeToJson(const FigureRecipe& r) {
+    QJsonObject o;
+    o["format"] = "attnscope-view-recipe/1";
+    o["model"] = QString::fromStdString(r.model);
+    if (!r.prompt.empty()) o["prompt"] = QString::fromStdString(r.prompt);
+    if (!r.tokens.empty()) o["tokens"] = toArray(r.tokens);
+    o["view"] = QString::fromStdString(figureViewName(r.view));
+    o["layer"] = static_cast<qint64>(r.layer);
+    o["head"] = static_cast<qint64>(r.head);
+    if (!r.heads.empty()) o["heads"] = toArray(r.heads);
+    o["selected_token"] = static_cast<qint64>(r.selectedToken);
+    o["colormap"] = QString::fromStdString(colormapKey(r.colormap));
+    o["scale"] = QString::fromStdString(scaleModeKey(r.options.scale));
+    o["exclude_first_token"] = r.options.excludeFirstToken;
+    o["show_mask"] = r.options.showMask;
+    o["metric"] = QString::fromStdString(metricKey(r.metric));
+    o["width"] = r.width;
+    o["height"] = r.height;
+    o["dpi"] = r.dpi;
+    // QJsonObject sorts keys, so the same recipe always gives the same file.
+    return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
+}
+
+FigureRecipe recipeFromJson(const std::string& json, const std::string& source) {
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
+    if (error.error != QJsonParseError::NoError)
+        throw Error("recipe " + source + ": invalid JSON at offset " + std::to_string(error.offset) + ": "
+            + error.errorString().toStdString());
+    if (!doc.isObject()) throw Error("recipe " + source + ": expected a JSON object");
+    const QJsonObject object = doc.object();
+    static const std::set<QString> known { "format", "model", "prompt", "tokens", "view", "layer", "head", "heads",
+        "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi" };
+    for (const QString& key : object.keys())
+        if (!known.count(key)) throw Error("recipe " + source + ": unknown key \"" + key.toStdString() + "\"");
+    const Reader in(object, source);
+    if (in.has("format") && in.string("format") != "attnscope-view-recipe/1")
+        throw Error("recipe " + source + ": unsupported format \"" + in.string("format") + "\"");
+    FigureRecipe r;
+    if (in.has("model")) r.model = in.string("model");
+    if (in.has("prompt")) r.prompt = in.string("prompt");
+    if (in.has("tokens")) r.tokens = in.integers("tokens");
+    if (in.has("view")) r.view = figureViewFromName(in.string("view"));
+    if (in.has("layer")) r.layer = in.integer("layer");
+    if (in.has("head")) r.head = in.integer("head");
+    if (in.has("heads")) r.heads = in.integers("heads");
+    if (in.has("selected_token")) r.selectedToken = in.integer("selected_token");
+    if (in.has("colormap")) r.colormap = colormapFromKey(in.string("colormap"));
+    if (in.has("scale")) r.options.scale = scaleModeFromKey(in.string("scale"));
+    if (in.has("exclude_first_token")) r.options.excludeFirstToken = in.boolean("exclude_first_token");
+    if (in.has("show_mask")) r.options.showMask = in.boolean("show_mask");
+    if (in.has("metric")) r.metric = metricFromKey(in.string("metric"));
+    if (in.has("width")) r.width = static_cast<int>(in.integer("width"));
+    if (in.has("height")) r.height = static_cast<int>(in.integer("height"));
+    if (in.has("dpi")) r.dpi = static_cast<int>(in.integer("dpi"));
+    return r;
+}
+
+FigureRecipe readRecipeFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("recipe " + path + ": cannot open the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return recipeFromJson(text.str(), path);
+}
+
+void writeRecipeFile(const std::string& path, const FigureRecipe& recipe) {
+    std::ofstream out(path, std::ios::binary);
+    out << recipeToJson(recipe);
+    if (!out) throw Error("recipe " + path + ": cannot write the file");
+}
+
+} // namespace attn::ui
