@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "demo_models.h"
 #include "export/export_menu.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
@@ -190,6 +191,11 @@ void MainWindow::buildDocks() {
     connect(m_headBox, &QSpinBox::valueChanged, this, apply);
 }
 
+void MainWindow::openDemo(const DemoModel& demo) {
+    openModel(demo.path);
+    setInputText(demo.sampleInput);
+}
+
 void MainWindow::buildMenus() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* open = file->addAction(tr("&Open model folder…"), this, &MainWindow::chooseModelFolder);
@@ -199,6 +205,10 @@ void MainWindow::buildMenus() {
     openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     updateRecentMenu();
+    auto* demos = file->addMenu(tr("&Demo models"));
+    for (const DemoModel& demo : bundledDemoModels())
+        demos->addAction(demo.title, this, [this, demo] { openDemo(demo); });
+    demos->setEnabled(!demos->isEmpty());
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);

@@ -17,6 +17,7 @@ class QTimer;
 
 namespace attn::ui {
 
+struct DemoModel;
 class HeatmapView;
 class HeadGridView;
 class HeadLinesView;
@@ -33,6 +34,8 @@ public:
 
     /// Opens a model folder or file asynchronously; errors are shown in the window, never thrown.
     void openModel(const QString& path);
+    /// Opens a bundled demo model and runs its sample input.
+    void openDemo(const DemoModel& demo);
     /// Replaces the input text (tokenizes and, when live, runs).
     void setInputText(const QString& text);
     /// Selects the head shown by the heatmap and the head view (clamped to the model).

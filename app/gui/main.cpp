@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "demo_models.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 
@@ -57,7 +58,11 @@ int main(int argc, char** argv) {
     attn::ui::MainWindow window;
     window.show();
     if (parser.isSet(screenshots)) saveScreenshotsWhenReady(window, parser.value(screenshots));
-    if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+    if (!parser.positionalArguments().isEmpty()) {
+        window.openModel(parser.positionalArguments().first());
+    } else if (const auto demos = attn::ui::bundledDemoModels(); !demos.isEmpty()) {
+        window.openDemo(demos.first()); // first launch shows something real, with no download
+    }
     if (parser.isSet(input)) window.setInputText(parser.value(input));
     if (parser.isSet(head)) {
         const QStringList parts = parser.value(head).split('.');

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#include "demo_models.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+namespace attn::ui {
+namespace {
+
+QString modelsRoot()
+{
+    const QStringList candidates = {
+        qEnvironmentVariable("ATTNSCOPE_DEMO_MODELS"),
+        QCoreApplication::applicationDirPath() + "/../share/attnscope/models",
+        QStringLiteral(AS_RESOURCES_DIR "/models"),
+    };
+    for (const QString& dir : candidates)
+        if (!dir.isEmpty() && QFileInfo(dir).isDir())
+            return QDir(dir).absolutePath();
+    return {};
+}
+
+} // namespace
+
+QList<DemoModel> bundledDemoModels()
+{
+    // The sample inputs exercise the behaviours the models were trained to show (see resources/models/README.md).
+    static const QList<DemoModel> known = {
+        { QObject::tr("Stories decoder (induction and coreference heads)"), "demo-stories-llama",
+            "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben said the magic "
+            "words: gold wind frog lamp. Then he said again: gold wind frog lamp." },
+    };
+    QList<DemoModel> found;
+    const QString root = modelsRoot();
+    if (root.isEmpty())
+        return found;
+    for (DemoModel m : known) {
+        m.path = QDir(root).filePath(m.path);
+        if (QFileInfo(m.path).isDir())
+            found.append(m);
+    }
+    return found;
+}
+
+} // namespace attn::ui
