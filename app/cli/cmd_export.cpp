@@ -23,7 +23,8 @@ namespace attn::cli {
 namespace {
 
 // The recipe (from --recipe, else defaults) with every flag given on the command line applied over it.
-ui::FigureRecipe recipeFromArgs(const Args& args) {
+ui::FigureRecipe recipeFromArgs(const Args& args)
+{
     ui::FigureRecipe r = args.has("recipe") ? ui::readRecipeFile(args.require("recipe")) : ui::FigureRecipe {};
     if (!args.positionals().empty()) r.model = args.positional(0, "MODEL");
     if (args.has("prompt") || args.has("tokens")) {
@@ -49,12 +50,14 @@ ui::FigureRecipe recipeFromArgs(const Args& args) {
 
 } // namespace
 
-int runExport(const std::vector<std::string>& words) {
+int runExport(const std::vector<std::string>& words)
+{
     const Args args(words, { "exclude-first", "show-mask" });
     args.allowOnly({ "prompt", "tokens", "recipe", "view", "layer", "head", "heads", "token", "colormap", "scale",
         "exclude-first", "show-mask", "metric", "format", "out", "dpi", "width", "height" });
     const std::string out = args.require("out");
-    const std::string format = args.get("format", QFileInfo(QString::fromStdString(out)).suffix().toLower().toStdString());
+    const std::string format
+        = args.get("format", QFileInfo(QString::fromStdString(out)).suffix().toLower().toStdString());
     const ui::FigureRecipe recipe = recipeFromArgs(args);
     if (format == "json") {
         if (recipe.model.empty()) throw UsageError("missing MODEL");
@@ -87,7 +90,8 @@ int runExport(const std::vector<std::string>& words) {
 
 #else
 
-int runExport(const std::vector<std::string>&) {
+int runExport(const std::vector<std::string>&)
+{
     throw Error("export is unavailable: this attnscope-cli was built without the Qt views (AS_BUILD_GUI=OFF)");
 }
 

@@ -1,26 +1,32 @@
 // SPDX-License-Identifier: MIT
 #include "export/color_map_cells.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace attn::ui {
 
 ColorMapCells::ColorMapCells(QCPColorMap* map)
     : QCPLayerable(map->parentPlot(), map->layer()->name())
-    , m_map(map) {
+    , m_map(map)
+{
     setLayer(map->layer());
 }
 
-void ColorMapCells::applyDefaultAntialiasingHint(QCPPainter* painter) const {
+void ColorMapCells::applyDefaultAntialiasingHint(QCPPainter* painter) const
+{
     // Antialiased edges of touching rectangles show as hairline seams in viewers.
     painter->setAntialiasing(false);
 }
 
-QRect ColorMapCells::clipRect() const {
+QRect ColorMapCells::clipRect() const
+{
     return m_map->keyAxis()->axisRect()->rect();
 }
 
-void ColorMapCells::draw(QCPPainter* painter) {
+void ColorMapCells::draw(QCPPainter* painter)
+{
     QCPColorMapData* data = m_map->data();
     const int cols = data->keySize(), rows = data->valueSize();
     if (cols == 0 || rows == 0) return;
@@ -32,9 +38,8 @@ void ColorMapCells::draw(QCPPainter* painter) {
     QCPColorGradient gradient = m_map->gradient(); // color() is not const
     const QCPRange range = m_map->dataRange();
     const bool logarithmic = m_map->dataScaleType() == QCPAxis::stLogarithmic;
-    // A tiny overlap hides seams between neighbours in antialiasing viewers; winding fill keeps overlaps solid.
-    constexpr double kOverlap = 0.25;
     std::map<QRgb, QPainterPath> paths; // ordered: the output is the same on every run
+    std::map<QRgb, int> counts;
     for (int r = 0; r < rows; ++r) {
         double key = 0, value = 0;
         data->cellToCoord(0, r, &key, &value);
@@ -51,14 +56,25 @@ void ColorMapCells::draw(QCPPainter* painter) {
             data->cellToCoord(end - 1, r, &k1, &value);
             const double x0 = keyAxis->coordToPixel(k0 - keyStep / 2);
             const double x1 = keyAxis->coordToPixel(k1 + keyStep / 2);
+            if (!std::isnan(data->cell(start, r))) counts[color] += end - start; // masked cells are not data
             QPainterPath& path = paths[color];
-            path.setFillRule(Qt::WindingFill);
-            path.addRect(QRectF(QPointF(std::min(x0, x1), std::min(y0, y1)), QPointF(std::max(x0, x1), std::max(y0, y1)))
-                             .adjusted(0, 0, kOverlap, kOverlap));
+            // Neighbours share exact edges: no overlap, which would paint a sliver of one colour over another.
+            path.addRect(
+                QRectF(QPointF(std::min(x0, x1), std::min(y0, y1)), QPointF(std::max(x0, x1), std::max(y0, y1))));
             start = end;
         }
     }
     painter->setPen(Qt::NoPen);
+    // Antialiasing viewers let the background show through shared edges as hairlines; a backdrop in the most common
+    // data colour makes those seams vanish where they are most frequent (overlapping the cells instead would paint
+    // slivers of one colour over its neighbour).
+    const auto common = std::max_element(
+        counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    painter->setBrush(QColor::fromRgba(common != counts.end() ? common->first : paths.begin()->first));
+    QRectF matrix;
+    for (const auto& entry : paths)
+        matrix = matrix.united(entry.second.boundingRect());
+    painter->drawRect(matrix);
     for (const auto& [color, path] : paths)
         painter->fillPath(path, QColor::fromRgba(color));
 }

@@ -23,7 +23,8 @@ namespace attn::ui {
 
 ExportMenu::ExportMenu(MainWindow* window)
     : QMenu(tr("&Export"), window)
-    , m_window(window) {
+    , m_window(window)
+{
     setObjectName("exportMenu");
     addAction(tr("Current view as &figure (PNG, SVG, PDF)…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
         run(tr("Export figure"), tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)"),
@@ -31,8 +32,8 @@ ExportMenu::ExportMenu(MainWindow* window)
                 int dpi = 96;
                 if (figureFormatFromPath(path) == FigureFormat::Png) {
                     bool ok = false;
-                    dpi = QInputDialog::getInt(m_window, tr("PNG resolution"), tr("Dots per inch:"), 192, 24, 2400,
-                        24, &ok);
+                    dpi = QInputDialog::getInt(
+                        m_window, tr("PNG resolution"), tr("Dots per inch:"), 192, 24, 2400, 24, &ok);
                     if (!ok) return;
                 }
                 exportFigure(path, dpi);
@@ -47,7 +48,8 @@ ExportMenu::ExportMenu(MainWindow* window)
     })->setObjectName("actionExportRecipe");
 }
 
-bool ExportMenu::currentRecipe(FigureRecipe* recipe) const {
+bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
+{
     const SnapshotPtr snapshot = m_window->snapshot();
     QWidget* tab = m_window->tabs()->currentWidget();
     if (!snapshot || !m_window->summary() || !tab) return false;
@@ -84,7 +86,8 @@ bool ExportMenu::currentRecipe(FigureRecipe* recipe) const {
     return true;
 }
 
-void ExportMenu::exportFigure(const QString& path, int dpi) const {
+void ExportMenu::exportFigure(const QString& path, int dpi) const
+{
     const FigureFormat format = figureFormatFromPath(path);
     FigureRecipe recipe;
     if (currentRecipe(&recipe)) {
@@ -100,7 +103,8 @@ void ExportMenu::exportFigure(const QString& path, int dpi) const {
     exportWidget(target, path, format, { target.size(), dpi });
 }
 
-void ExportMenu::exportData(const QString& path) const {
+void ExportMenu::exportData(const QString& path) const
+{
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: the data of this view cannot be exported (open a model and show an attention view)");
@@ -111,14 +115,16 @@ void ExportMenu::exportData(const QString& path) const {
         writeFigureNpy(file, *m_window->snapshot(), recipe);
 }
 
-void ExportMenu::exportRecipe(const QString& path) const {
+void ExportMenu::exportRecipe(const QString& path) const
+{
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: this view has no recipe (open a model and show an attention view)");
     writeRecipeFile(path.toStdString(), recipe);
 }
 
-void ExportMenu::run(const QString& title, const QString& filters, const std::function<void(const QString&)>& write) {
+void ExportMenu::run(const QString& title, const QString& filters, const std::function<void(const QString&)>& write)
+{
     QString selected;
     QString path = QFileDialog::getSaveFileName(m_window, title, QString(), filters, &selected);
     if (path.isEmpty()) return;

@@ -13,20 +13,23 @@ namespace attn::ui {
 
 namespace {
 
-std::vector<int64_t> chosenHeads(const FigureRecipe& r) {
-    const std::set<int64_t> heads = r.heads.empty() ? std::set<int64_t> { r.head }
-                                                    : std::set<int64_t>(r.heads.begin(), r.heads.end());
+std::vector<int64_t> chosenHeads(const FigureRecipe& r)
+{
+    const std::set<int64_t> heads
+        = r.heads.empty() ? std::set<int64_t> { r.head } : std::set<int64_t>(r.heads.begin(), r.heads.end());
     return { heads.begin(), heads.end() };
 }
 
 // Float32 values printed so that they read back to the same float.
-std::string number(double v) {
+std::string number(double v)
+{
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.9g", v);
     return buffer;
 }
 
-std::string quoted(const std::string& text) {
+std::string quoted(const std::string& text)
+{
     if (text.find_first_of(",\"\r\n") == std::string::npos && !text.empty() && text.front() != ' '
         && text.back() != ' ')
         return text;
@@ -38,11 +41,13 @@ std::string quoted(const std::string& text) {
     return out + "\"";
 }
 
-const std::string& tokenText(const AttentionSnapshot& s, int64_t i) {
+const std::string& tokenText(const AttentionSnapshot& s, int64_t i)
+{
     return s.tokens()[static_cast<size_t>(i)].text;
 }
 
-void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<std::pair<int64_t, int64_t>>& heads) {
+void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<std::pair<int64_t, int64_t>>& heads)
+{
     out << "layer,head,query,key,query_token,key_token,weight\n";
     const int64_t q = s.numQueries(), k = s.numKeys();
     for (const auto& [layer, head] : heads) {
@@ -56,7 +61,8 @@ void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<
 
 } // namespace
 
-Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r) {
+Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r)
+{
     const int64_t q = s.numQueries(), k = s.numKeys();
     switch (r.view) {
     case FigureView::Heatmap: {
@@ -93,11 +99,13 @@ Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r) {
     throw Error("export: the decode view has no data export here; use `attnscope-cli generate` or the GUI");
 }
 
-void writeFigureNpy(const std::string& path, const AttentionSnapshot& snapshot, const FigureRecipe& recipe) {
+void writeFigureNpy(const std::string& path, const AttentionSnapshot& snapshot, const FigureRecipe& recipe)
+{
     writeNpy(path, figureData(snapshot, recipe));
 }
 
-void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const FigureRecipe& r) {
+void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const FigureRecipe& r)
+{
     const Tensor data = figureData(s, r); // validates the recipe against the snapshot first
     std::ofstream out(path, std::ios::binary);
     if (!out) throw Error("export " + path + ": cannot write the CSV file");

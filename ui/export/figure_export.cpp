@@ -23,14 +23,16 @@ namespace {
 
 constexpr double kLogicalDpi = 96.0;
 
-std::string describe(const QString& path) {
+std::string describe(const QString& path)
+{
     return path.toStdString();
 }
 
 // Small colour maps become vector cells for the duration of one vector export.
 class VectorCellsScope {
 public:
-    explicit VectorCellsScope(QCustomPlot& plot) {
+    explicit VectorCellsScope(QCustomPlot& plot)
+    {
         for (int i = 0; i < plot.plottableCount(); ++i) {
             auto* map = qobject_cast<QCPColorMap*>(plot.plottable(i));
             if (!map || !map->visible() || map->data()->keySize() > kVectorCellLimit
@@ -41,7 +43,8 @@ public:
             m_cells.push_back(std::make_unique<ColorMapCells>(map));
         }
     }
-    ~VectorCellsScope() {
+    ~VectorCellsScope()
+    {
         m_cells.clear();
         for (QCPColorMap* map : m_hidden)
             map->setVisible(true);
@@ -53,7 +56,8 @@ private:
 };
 
 // Draws the widget at the logical size onto `painter` (whose device is already set up).
-void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool vector) {
+void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool vector)
+{
     if (auto* plot = qobject_cast<QCustomPlot*>(&widget)) {
         painter.setMode(QCPPainter::pmNoCaching); // text as text, never cached pixmaps
         if (vector) painter.setMode(QCPPainter::pmVectorized);
@@ -69,15 +73,18 @@ void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool v
     widget.render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
 }
 
-void checkWritable(const QString& path) {
+void checkWritable(const QString& path)
+{
     const QFileInfo info(path);
     if (!info.absoluteDir().exists())
-        throw Error("export " + describe(path) + ": the folder " + info.absolutePath().toStdString() + " does not exist");
+        throw Error(
+            "export " + describe(path) + ": the folder " + info.absolutePath().toStdString() + " does not exist");
 }
 
 } // namespace
 
-FigureFormat figureFormatFromName(const QString& name) {
+FigureFormat figureFormatFromName(const QString& name)
+{
     const QString n = name.toLower();
     if (n == "png") return FigureFormat::Png;
     if (n == "svg") return FigureFormat::Svg;
@@ -85,17 +92,20 @@ FigureFormat figureFormatFromName(const QString& name) {
     throw Error("unknown figure format '" + name.toStdString() + "' (expected png, svg or pdf)");
 }
 
-FigureFormat figureFormatFromPath(const QString& path) {
+FigureFormat figureFormatFromPath(const QString& path)
+{
     return figureFormatFromName(QFileInfo(path).suffix());
 }
 
-QSize pngPixelSize(const FigureSize& size) {
+QSize pngPixelSize(const FigureSize& size)
+{
     const double scale = size.dpi / kLogicalDpi;
     return QSize(static_cast<int>(std::lround(size.logical.width() * scale)),
         static_cast<int>(std::lround(size.logical.height() * scale)));
 }
 
-void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size) {
+void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size)
+{
     if (size.logical.width() < 16 || size.logical.height() < 16 || size.logical.width() > 20000
         || size.logical.height() > 20000)
         throw Error("export " + describe(path) + ": figure size " + std::to_string(size.logical.width()) + "x"
@@ -116,9 +126,6 @@ void exportWidget(QWidget& widget, const QString& path, FigureFormat format, con
         const QSize pixels = pngPixelSize(size);
         QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
         image.fill(Qt::white);
-        const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
-        image.setDotsPerMeterX(dotsPerMeter);
-        image.setDotsPerMeterY(dotsPerMeter);
         {
             QCPPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);
@@ -129,8 +136,12 @@ void exportWidget(QWidget& widget, const QString& path, FigureFormat format, con
             if (scale != 1.0) painter.setMode(QCPPainter::pmNonCosmetic);
             paintWidget(widget, painter, logical, false);
         }
-        if (!image.convertToFormat(QImage::Format_RGB32).save(path, "PNG"))
-            throw Error("export " + describe(path) + ": cannot write the PNG file");
+        // Only now: while painting, the image's DPI would scale point-sized fonts a second time.
+        QImage png = image.convertToFormat(QImage::Format_RGB32);
+        const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
+        png.setDotsPerMeterX(dotsPerMeter);
+        png.setDotsPerMeterY(dotsPerMeter);
+        if (!png.save(path, "PNG")) throw Error("export " + describe(path) + ": cannot write the PNG file");
         return;
     }
     case FigureFormat::Svg: {

@@ -30,10 +30,11 @@ QSize pngPixelSize(const FigureSize& size);
 /// smaller ones become vector rectangles (crisp at any zoom, still small files).
 constexpr int kVectorCellLimit = 256;
 
-/// Writes `widget` to `path` at `size` (a widget other than a plot is resized for the export, then put back). A QCustomPlot is drawn through its
-/// vector path (text, axes and colour bar stay vectors); any other widget through QWidget::render, which keeps the
-/// QPainter calls of its paintEvent (text and shapes) as vectors. Pass the QCustomPlot itself for plot views: a
-/// container's render() would only embed the plot's screen buffer. Throws Error when the file cannot be written.
+/// Writes `widget` to `path` at `size` (a widget other than a plot is resized for the export, then put back). A
+/// QCustomPlot is drawn through its vector path (text, axes and colour bar stay vectors); any other widget through
+/// QWidget::render, which keeps the QPainter calls of its paintEvent (text and shapes) as vectors. Pass the QCustomPlot
+/// itself for plot views: a container's render() would only embed the plot's screen buffer. Throws Error when the file
+/// cannot be written.
 void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size);
 
 } // namespace attn::ui

@@ -18,7 +18,8 @@ namespace attn::ui {
 namespace {
 
 template <typename T, size_t N>
-T fromKey(const std::array<std::pair<T, const char*>, N>& table, const std::string& key, const char* what) {
+T fromKey(const std::array<std::pair<T, const char*>, N>& table, const std::string& key, const char* what)
+{
     std::string known;
     for (const auto& [value, name] : table) {
         if (key == name) return value;
@@ -27,8 +28,8 @@ T fromKey(const std::array<std::pair<T, const char*>, N>& table, const std::stri
     throw Error("unknown " + std::string(what) + " '" + key + "' (expected " + known + ")");
 }
 
-template <typename T, size_t N>
-std::string toKey(const std::array<std::pair<T, const char*>, N>& table, T value) {
+template <typename T, size_t N> std::string toKey(const std::array<std::pair<T, const char*>, N>& table, T value)
+{
     for (const auto& [v, name] : table)
         if (v == value) return name;
     return {};
@@ -51,25 +52,31 @@ class Reader {
 public:
     Reader(const QJsonObject& object, std::string source)
         : m_object(object)
-        , m_source(std::move(source)) { }
+        , m_source(std::move(source))
+    {
+    }
 
     bool has(const char* key) const { return m_object.contains(key); }
-    std::string string(const char* key) const {
+    std::string string(const char* key) const
+    {
         const QJsonValue v = m_object.value(key);
         if (!v.isString()) fail(key, "a string");
         return v.toString().toStdString();
     }
-    int64_t integer(const char* key) const {
+    int64_t integer(const char* key) const
+    {
         const QJsonValue v = m_object.value(key);
         if (!v.isDouble() || v.toDouble() != static_cast<double>(v.toInteger())) fail(key, "an integer");
         return v.toInteger();
     }
-    bool boolean(const char* key) const {
+    bool boolean(const char* key) const
+    {
         const QJsonValue v = m_object.value(key);
         if (!v.isBool()) fail(key, "true or false");
         return v.toBool();
     }
-    std::vector<int64_t> integers(const char* key) const {
+    std::vector<int64_t> integers(const char* key) const
+    {
         const QJsonValue v = m_object.value(key);
         if (!v.isArray()) fail(key, "an array of integers");
         std::vector<int64_t> out;
@@ -83,7 +90,8 @@ public:
     const std::string& source() const { return m_source; }
 
 private:
-    [[noreturn]] void fail(const char* key, const char* expected) const {
+    [[noreturn]] void fail(const char* key, const char* expected) const
+    {
         throw Error("recipe " + m_source + ": \"" + key + "\" must be " + expected);
     }
 
@@ -91,7 +99,8 @@ private:
     std::string m_source;
 };
 
-QJsonArray toArray(const std::vector<int64_t>& values) {
+QJsonArray toArray(const std::vector<int64_t>& values)
+{
     QJsonArray out;
     for (int64_t v : values)
         out.append(static_cast<qint64>(v));
@@ -100,32 +109,41 @@ QJsonArray toArray(const std::vector<int64_t>& values) {
 
 } // namespace
 
-std::string figureViewName(FigureView view) {
+std::string figureViewName(FigureView view)
+{
     return toKey(kViews, view);
 }
-FigureView figureViewFromName(const std::string& name) {
+FigureView figureViewFromName(const std::string& name)
+{
     return fromKey(kViews, name, "view");
 }
-std::string colormapKey(Colormap map) {
+std::string colormapKey(Colormap map)
+{
     return toKey(kColormaps, map);
 }
-Colormap colormapFromKey(const std::string& key) {
+Colormap colormapFromKey(const std::string& key)
+{
     return fromKey(kColormaps, key, "colormap");
 }
-std::string scaleModeKey(ScaleMode mode) {
+std::string scaleModeKey(ScaleMode mode)
+{
     return toKey(kScales, mode);
 }
-ScaleMode scaleModeFromKey(const std::string& key) {
+ScaleMode scaleModeFromKey(const std::string& key)
+{
     return fromKey(kScales, key, "scale");
 }
-std::string metricKey(StatsView::Metric metric) {
+std::string metricKey(StatsView::Metric metric)
+{
     return toKey(kMetrics, metric);
 }
-StatsView::Metric metricFromKey(const std::string& key) {
+StatsView::Metric metricFromKey(const std::string& key)
+{
     return fromKey(kMetrics, key, "metric");
 }
 
-std::string recipeToJson(const FigureRecipe& r) {
+std::string recipeToJson(const FigureRecipe& r)
+{
     QJsonObject o;
     o["format"] = "attnscope-view-recipe/1";
     o["model"] = QString::fromStdString(r.model);
@@ -148,7 +166,8 @@ std::string recipeToJson(const FigureRecipe& r) {
     return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
 }
 
-FigureRecipe recipeFromJson(const std::string& json, const std::string& source) {
+FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
+{
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
     if (error.error != QJsonParseError::NoError)
@@ -183,7 +202,8 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source) 
     return r;
 }
 
-FigureRecipe readRecipeFile(const std::string& path) {
+FigureRecipe readRecipeFile(const std::string& path)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("recipe " + path + ": cannot open the file");
     std::ostringstream text;
@@ -191,7 +211,8 @@ FigureRecipe readRecipeFile(const std::string& path) {
     return recipeFromJson(text.str(), path);
 }
 
-void writeRecipeFile(const std::string& path, const FigureRecipe& recipe) {
+void writeRecipeFile(const std::string& path, const FigureRecipe& recipe)
+{
     std::ofstream out(path, std::ios::binary);
     out << recipeToJson(recipe);
     if (!out) throw Error("recipe " + path + ": cannot write the file");

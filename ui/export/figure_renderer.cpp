@@ -18,11 +18,13 @@ namespace {
 
 constexpr int kGridCell = 96; // natural thumbnail size of an exported grid
 
-std::set<int64_t> headSet(const FigureRecipe& r) {
+std::set<int64_t> headSet(const FigureRecipe& r)
+{
     return r.heads.empty() ? std::set<int64_t> { r.head } : std::set<int64_t>(r.heads.begin(), r.heads.end());
 }
 
-QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width) {
+QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
+{
     const AttentionSnapshot& s = *snapshot;
     switch (r.view) {
     case FigureView::Heatmap:
@@ -51,16 +53,20 @@ QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
 } // namespace
 
 FigureRenderer::FigureRenderer(SnapshotPtr snapshot)
-    : m_snapshot(std::move(snapshot)) {
+    : m_snapshot(std::move(snapshot))
+{
     if (!m_snapshot) throw Error("export: no attention to draw (run a model first)");
 }
 
-QSize FigureRenderer::figureSize(const FigureRecipe& recipe) const {
+QSize FigureRenderer::figureSize(const FigureRecipe& recipe) const
+{
     const QSize natural = naturalSize(m_snapshot, recipe, recipe.width);
-    return QSize(recipe.width > 0 ? recipe.width : natural.width(), recipe.height > 0 ? recipe.height : natural.height());
+    return QSize(
+        recipe.width > 0 ? recipe.width : natural.width(), recipe.height > 0 ? recipe.height : natural.height());
 }
 
-void FigureRenderer::check(const FigureRecipe& r) const {
+void FigureRenderer::check(const FigureRecipe& r) const
+{
     if (r.view == FigureView::Decode)
         throw Error("export: the decode view has no offscreen renderer; export it from the GUI's decode panel "
                     "(File > Export > Current view)");
@@ -75,7 +81,8 @@ void FigureRenderer::check(const FigureRecipe& r) const {
     }
 }
 
-void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, FigureFormat format) const {
+void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, FigureFormat format) const
+{
     check(recipe);
     const FigureSize size { figureSize(recipe), recipe.dpi };
     switch (recipe.view) {

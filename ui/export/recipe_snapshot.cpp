@@ -12,11 +12,13 @@ namespace attn::ui {
 
 namespace {
 
-bool keepGoing(int, int) {
+bool keepGoing(int, int)
+{
     return true;
 }
 
-SnapshotPtr runTokenIds(const FigureRecipe& recipe) {
+SnapshotPtr runTokenIds(const FigureRecipe& recipe)
+{
     const ModelSource source = probeModel(recipe.model);
     std::unique_ptr<Tokenizer> tokenizer;
     try {
@@ -41,7 +43,8 @@ SnapshotPtr runTokenIds(const FigureRecipe& recipe) {
 
 } // namespace
 
-SnapshotPtr computeRecipeSnapshot(const FigureRecipe& recipe) {
+SnapshotPtr computeRecipeSnapshot(const FigureRecipe& recipe)
+{
     if (recipe.model.empty()) throw Error("no model given (MODEL or the recipe's \"model\")");
     if (!recipe.prompt.empty() && !recipe.tokens.empty())
         throw Error("give the input as a prompt or as token ids, not both");

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+// Figure and data export: SVG/PDF/PNG files from every view, .npy and CSV data, recipes, and the headless CLI.
+#include "core/error.h"
+#include "export/export_menu.h"
+#include "export/figure_data.h"
+#include "export/figure_renderer.h"
+#include "export/recipe_snapshot.h"
+#include "main_window.h"
+#include "model/token_text.h"
+#include "plots/heatmap_view.h"
+#include "support/shared_data.h"
+
+#include <QFile>
+#include <QImage>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace attn::ui {
+namespace {
+
+const char* kPrompt = "Once upon a time, there was a little cat";
+
+FigureRecipe storiesRecipe(FigureView view)
+{
+    FigureRecipe r;
+    r.model = test::sharedPath("models/stories260K/stories260K.bin");
+    r.prompt = kPrompt;
+    r.view = view;
+    r.layer = 2;
+    r.head = 3;
+    return r;
+}
+
+// stories260K over the prompt, computed once: 5 layers x 8 heads, a dozen tokens.
+const SnapshotPtr& storiesSnapshot()
+{
+    static const SnapshotPtr snapshot = computeRecipeSnapshot(storiesRecipe(FigureView::Heatmap));
+    return snapshot;
+}
+
+QByteArray readAll(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    EXPECT_TRUE(f.open(QIODevice::ReadOnly)) << path;
+    return f.readAll();
+}
+
+std::string render(const FigureRecipe& r, const std::string& name, FigureFormat format)
+{
+    static const std::string dir = test::makeTempDir("ui-export");
+    const std::string path = dir + "/" + name;
+    FigureRenderer(storiesSnapshot()).render(r, QString::fromStdString(path), format);
+    return path;
+}
+
+// Text of every <text> element (and nested <tspan>s) of an SVG; fails the test when the XML is malformed.
+QSet<QString> svgTexts(const QByteArray& svg, int* images)
+{
+    QSet<QString> texts;
+    QXmlStreamReader xml(svg);
+    *images = 0;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("image")) ++*images;
+        if (xml.isStartElement() && xml.name() == QLatin1String("text"))
+            texts.insert(xml.readElementText(QXmlStreamReader::IncludeChildElements));
+    }
+    EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString() << " at line " << xml.lineNumber();
+    return texts;
+}
+
+TEST(FigureExport, HeatmapSvgIsWellFormedWithTokenLabelsAndVectorCells)
+{
+    const SnapshotPtr& s = storiesSnapshot();
+    ASSERT_GE(s->numKeys(), 8);
+    ASSERT_LE(s->numKeys(), 40); // every token gets a label at this size
+    const std::string path = render(storiesRecipe(FigureView::Heatmap), "heatmap.svg", FigureFormat::Svg);
+    int images = -1;
+    const QSet<QString> texts = svgTexts(readAll(path), &images);
+    for (const TokenChip& token : s->tokens())
+        EXPECT_TRUE(texts.contains(elidedToken(token, 14))) << "no label " << elidedToken(token, 14).toStdString();
+    EXPECT_TRUE(texts.contains("Layer 2 · Head 3  (KV head 1)")); // stories260K: 8 query heads on 4 KV heads
+    EXPECT_TRUE(texts.contains("key"));
+    EXPECT_TRUE(texts.contains("weight")); // the colour bar's label
+    // A small matrix is drawn as vector cells: the only bitmap left is the colour bar's gradient strip.
+    EXPECT_EQ(images, 1);
+}
+
+TEST(FigureExport, LargeHeatmapEmbedsTheCellRaster)
+{
+    const int64_t n = kVectorCellLimit + 44;
+    std::vector<float> p(static_cast<size_t>(n * n), 0.0f);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j)
+            p[static_cast<size_t>(i * n + j)] = 1.0f / static_cast<float>(i + 1);
+    std::vector<TokenChip> tokens;
+    for (int64_t i = 0; i < n; ++i)
+        tokens.push_back({ "t" + std::to_string(i), i, false });
+    MaskSpec mask;
+    mask.causal = true;
+    const auto big
+        = std::make_shared<const AttentionSnapshot>(tokens, std::vector<Tensor> { Tensor({ 1, n, n }, p) }, 0, mask);
+    const std::string dir = test::makeTempDir("ui-export-big");
+    FigureRecipe r;
+    r.view = FigureView::Heatmap;
+    FigureRenderer(big).render(r, QString::fromStdString(dir + "/big.svg"), FigureFormat::Svg);
+    const QByteArray svg = readAll(dir + "/big.svg");
+    int images = 0;
+    svgTexts(svg, &images);
+    EXPECT_EQ(images, 2); // the cells and the colour bar
+    EXPECT_LT(svg.size(), 2 << 20); // one image instead of 90,000 rectangles
+}
+
+TEST(FigureExport, PdfHasAValidHeaderAndTheRequestedPageSize)
+{
+    FigureRecipe r = storiesRecipe(FigureView::Heatmap);
+    r.width = 640;
+    r.height = 520;
+    const QByteArray pdf = readAll(render(r, "heatmap.pdf", FigureFormat::Pdf));
+    ASSERT_TRUE(pdf.startsWith("%PDF-1.")) << pdf.left(16).toStdString();
+    EXPECT_TRUE(pdf.trimmed().endsWith("%%EOF"));
+    const QRegularExpression box(R"(/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\])");
+    const auto match = box.match(QString::fromLatin1(pdf));
+    ASSERT_TRUE(match.hasMatch());
+    // 640 x 520 logical pixels at 96 per inch = 480 x 390 points.
+    EXPECT_NEAR(match.captured(1).toDouble(), 480.0, 0.01);
+    EXPECT_NEAR(match.captured(2).toDouble(), 390.0, 0.01);
+}
+
+TEST(FigureExport, PngHasTheRequestedPixelSizeAndDpi)
+{
+    FigureRecipe r = storiesRecipe(FigureView::Heatmap);
+    r.width = 500;
+    r.height = 400;
+    r.dpi = 192;
+    QImage image;
+    ASSERT_TRUE(image.load(QString::fromStdString(render(r, "heatmap.png", FigureFormat::Png))));
+    EXPECT_EQ(image.size(), QSize(1000, 800));
+    EXPECT_NEAR(image.dotsPerMeterX() * 0.0254, 192.0, 0.5);
+}
+
+TEST(FigureExport, EveryViewRendersTwiceToByteIdenticalPngs)
+{
+    for (FigureView view : { FigureView::Heatmap, FigureView::Grid, FigureView::HeadView, FigureView::Stats }) {
+        FigureRecipe r = storiesRecipe(view);
+        r.heads = { 1, 3 };
+        const std::string name = figureViewName(view);
+        const QByteArray a = readAll(render(r, name + "-a.png", FigureFormat::Png));
+        const QByteArray b = readAll(render(r, name + "-b.png", FigureFormat::Png));
+        EXPECT_GT(a.size(), 1000) << name;
+        EXPECT_EQ(a, b) << name;
+        QImage image;
+        ASSERT_TRUE(image.loadFromData(a)) << name;
+        EXPECT_EQ(image.size(), FigureRenderer(storiesSnapshot()).figureSize(r)) << name;
+        // Not blank: a figure has many colours.
+        QSet<QRgb> colors;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3)
+                colors.insert(image.pixel(x, y));
+        EXPECT_GT(colors.size(), 20) << name;
+    }
+}
+
+TEST(FigureExport, WidgetViewsKeepTheirTextAsVectors)
+{
+    for (FigureView view : { FigureView::Grid, FigureView::HeadView, FigureView::Stats }) {
+        const std::string path = render(storiesRecipe(view), figureViewName(view) + ".svg", FigureFormat::Svg);
+        int images = 0;
+        const QSet<QString> texts = svgTexts(readAll(path), &images);
+        if (view == FigureView::HeadView)
+            for (const TokenChip& token : storiesSnapshot()->tokens())
+                EXPECT_TRUE(texts.contains(displayToken(token))) << displayToken(token).toStdString();
+        else
+            EXPECT_TRUE(texts.contains(view == FigureView::Grid ? "L4" : "layer")) << figureViewName(view);
+    }
+}
+
+TEST(FigureExport, RejectsHeadsOutsideTheModelAndTheDecodeView)
+{
+    FigureRecipe r = storiesRecipe(FigureView::Heatmap);
+    r.head = storiesSnapshot()->numHeads();
+    EXPECT_THROW(render(r, "bad.png", FigureFormat::Png), Error);
+    r.head = 0;
+    r.layer = -1;
+    EXPECT_THROW(render(r, "bad.png", FigureFormat::Png), Error);
+    EXPECT_THROW(render(storiesRecipe(FigureView::Decode), "bad.png", FigureFormat::Png), Error);
+    EXPECT_THROW(figureFormatFromPath("figure.jpg"), Error);
+}
+
+// Loads an .npy with NumPy and returns "dtype shape" and the values as Python prints float32 -> float (exact).
+std::string numpyDump(const std::string& path, std::vector<double>* values)
+{
+    std::string out;
+    const int rc
+        = test::runCommand("/usr/bin/python3 -c \"import numpy as np, sys; a = np.load(sys.argv[1]); "
+                           "print(a.dtype, list(a.shape)); print(' '.join(repr(float(x)) for x in a.ravel()))\" '"
+                + path + "'",
+            &out);
+    EXPECT_EQ(rc, 0) << out;
+    std::istringstream in(out);
+    std::string header;
+    std::getline(in, header);
+    for (double v; in >> v;)
+        values->push_back(v);
+    return header;
+}
+
+TEST(FigureData, NpyLoadsInNumpyAndEqualsTheEngineData)
+{
+    const SnapshotPtr& s = storiesSnapshot();
+    const std::string dir = test::makeTempDir("ui-export-npy");
+    const int64_t q = s->numQueries(), k = s->numKeys();
+
+    FigureRecipe heatmap = storiesRecipe(FigureView::Heatmap);
+    writeFigureNpy(dir + "/head.npy", *s, heatmap);
+    std::vector<double> values;
+    EXPECT_EQ(numpyDump(dir + "/head.npy", &values), "float32 [" + std::to_string(q) + ", " + std::to_string(k) + "]");
+    ASSERT_EQ(static_cast<int64_t>(values.size()), q * k);
+    const float* p = s->head(2, 3);
+    for (int64_t i = 0; i < q * k; ++i)
+        ASSERT_EQ(static_cast<float>(values[static_cast<size_t>(i)]), p[i]) << i;
+
+    writeFigureNpy(dir + "/all.npy", *s, storiesRecipe(FigureView::Grid));
+    values.clear();
+    EXPECT_EQ(numpyDump(dir + "/all.npy", &values),
+        "float32 [" + std::to_string(s->numLayers()) + ", " + std::to_string(s->numHeads()) + ", " + std::to_string(q)
+            + ", " + std::to_string(k) + "]");
+    ASSERT_EQ(static_cast<int64_t>(values.size()), s->numLayers() * s->numHeads() * q * k);
+    for (int64_t l = 0; l < s->numLayers(); ++l)
+        for (int64_t i = 0; i < s->numHeads() * q * k; ++i)
+            ASSERT_EQ(
+                static_cast<float>(values[static_cast<size_t>(l * s->numHeads() * q * k + i)]), s->layer(l).data()[i]);
+
+    writeFigureNpy(dir + "/stats.npy", *s, storiesRecipe(FigureView::Stats));
+    values.clear();
+    numpyDump(dir + "/stats.npy", &values);
+    ASSERT_EQ(static_cast<int64_t>(values.size()), s->numLayers() * s->numHeads() * StatsView::MetricCount);
+    EXPECT_EQ(static_cast<float>(values[StatsView::SinkMass]), static_cast<float>(s->stats(0, 0).sinkMass));
+}
+
+TEST(FigureData, CsvHeatmapHasTokenHeaderAndOneRowPerQuery)
+{
+    const SnapshotPtr& s = storiesSnapshot();
+    const std::string dir = test::makeTempDir("ui-export-csv");
+    writeFigureCsv(dir + "/head.csv", *s, storiesRecipe(FigureView::Heatmap));
+    std::ifstream in(dir + "/head.csv");
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(in, line))
+        lines.push_back(line);
+    ASSERT_EQ(static_cast<int64_t>(lines.size()), s->numQueries() + 1);
+    EXPECT_EQ(lines[0].rfind("query\\key,", 0), 0u);
+    // Row 1 (query 1) of a causal head: two visible keys summing to 1, the rest 0.
+    std::istringstream row(lines[2]);
+    std::string cell;
+    std::getline(row, cell, ',');
+    double sum = 0;
+    int count = 0;
+    while (std::getline(row, cell, ',')) {
+        sum += std::stod(cell);
+        ++count;
+    }
+    EXPECT_EQ(count, s->numKeys());
+    EXPECT_NEAR(sum, 1.0, 1e-6);
+}
+
+TEST(FigureRecipeJson, RoundTripsAndRejectsUnknownKeys)
+{
+    FigureRecipe r = storiesRecipe(FigureView::HeadView);
+    r.heads = { 0, 5 };
+    r.selectedToken = 2;
+    r.colormap = Colormap::Magma;
+    r.options.scale = ScaleMode::Log;
+    r.options.excludeFirstToken = true;
+    r.metric = StatsView::PreviousToken;
+    r.width = 900;
+    r.dpi = 300;
+    const FigureRecipe back = recipeFromJson(recipeToJson(r), "test");
+    EXPECT_EQ(recipeToJson(back), recipeToJson(r));
+    EXPECT_EQ(back.heads, r.heads);
+    EXPECT_EQ(back.options.scale, ScaleMode::Log);
+    EXPECT_EQ(back.metric, StatsView::PreviousToken);
+    EXPECT_THROW(recipeFromJson(R"({"view": "heatmap", "colour": "red"})", "test"), Error);
+    EXPECT_THROW(recipeFromJson(R"({"view": "pie"})", "test"), Error);
+    EXPECT_THROW(recipeFromJson(R"({"layer": "one"})", "test"), Error);
+    EXPECT_THROW(recipeFromJson("{", "test"), Error);
+}
+
+// The CLI runs with no display and no QT_QPA_PLATFORM: the export command picks the offscreen platform itself.
+int runCliHeadless(const std::string& arguments, std::string* output)
+{
+    return test::runCommand(
+        "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + test::cliPath() + "' export " + arguments, output);
+}
+
+TEST(ExportCli, HeadlessFiguresRecipesAndDataMatchTheEngine)
+{
+    const std::string dir = test::makeTempDir("ui-export-cli");
+    const std::string model = test::sharedPath("models/stories260K/stories260K.bin");
+    const std::string common = "'" + model + "' --prompt '" + kPrompt + "' --view heatmap --layer 1 --head 4 ";
+    std::string out;
+    ASSERT_EQ(
+        runCliHeadless(common + "--format png --width 420 --height 360 --dpi 144 --out " + dir + "/a.png", &out), 0)
+        << out;
+    QImage image;
+    ASSERT_TRUE(image.load(QString::fromStdString(dir + "/a.png")));
+    EXPECT_EQ(image.size(), QSize(630, 540));
+    for (const char* format : { "svg", "pdf" }) {
+        ASSERT_EQ(runCliHeadless(common + "--format " + format + " --out " + dir + "/a." + format, &out), 0) << out;
+        EXPECT_GT(readAll(dir + "/a." + format).size(), 1000);
+    }
+    // The recipe reproduces the figure byte for byte.
+    ASSERT_EQ(
+        runCliHeadless(common + "--width 420 --height 360 --dpi 144 --format json --out " + dir + "/r.json", &out), 0)
+        << out;
+    ASSERT_EQ(runCliHeadless("--recipe " + dir + "/r.json --format png --out " + dir + "/b.png", &out), 0) << out;
+    EXPECT_EQ(readAll(dir + "/a.png"), readAll(dir + "/b.png"));
+
+    // .npy of the head equals head 4 of `attnscope-cli attention`'s layer 1 file.
+    ASSERT_EQ(runCliHeadless(common + "--format npy --out " + dir + "/h.npy", &out), 0) << out;
+    ASSERT_EQ(test::runCommand("'" + test::cliPath() + "' attention '" + model + "' --prompt '" + kPrompt
+                      + "' --backend cpu --out " + dir + "/attn",
+                  &out),
+        0)
+        << out;
+    EXPECT_EQ(test::runCommand("/usr/bin/python3 -c \"import numpy as np, sys; a = np.load(sys.argv[1]); "
+                               "b = np.load(sys.argv[2])[4]; assert a.dtype == np.float32 and a.shape == b.shape, "
+                               "(a.dtype, a.shape, b.shape); assert np.array_equal(a, b)\" "
+                      + dir + "/h.npy " + dir + "/attn/attn.L1.npy",
+                  &out),
+        0)
+        << out;
+
+    EXPECT_NE(runCliHeadless(common + "--head 99 --format png --out " + dir + "/bad.png", &out), 0);
+    EXPECT_NE(out.find("no head 1.99"), std::string::npos) << out;
+}
+
+TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), 30000);
+    window.setInputText(kPrompt);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), 30000);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    window.setCurrentHead(3, 5);
+    auto* menu = window.findChild<ExportMenu*>("exportMenu");
+    ASSERT_NE(menu, nullptr);
+    const std::string dir = test::makeTempDir("ui-export-menu");
+    for (int tab = 0; tab < 4; ++tab) {
+        window.tabs()->setCurrentIndex(tab);
+        FigureRecipe recipe;
+        ASSERT_TRUE(menu->currentRecipe(&recipe)) << tab;
+        EXPECT_EQ(recipe.layer, 3);
+        EXPECT_EQ(recipe.head, 5);
+        const std::string base = dir + "/" + figureViewName(recipe.view);
+        menu->exportFigure(QString::fromStdString(base + ".png"), 120);
+        menu->exportRecipe(QString::fromStdString(base + ".json"));
+        menu->exportData(QString::fromStdString(base + ".npy"));
+        // The saved recipe (input as ids) recomputes the same attention and the same pixels.
+        FigureRecipe saved = readRecipeFile(base + ".json");
+        saved.dpi = 120;
+        const SnapshotPtr again = computeRecipeSnapshot(saved);
+        FigureRenderer(again).render(saved, QString::fromStdString(base + "-recipe.png"), FigureFormat::Png);
+        EXPECT_EQ(readAll(base + ".png"), readAll(base + "-recipe.png")) << figureViewName(recipe.view);
+        EXPECT_EQ(figureData(*again, saved).numel(), figureData(*window.snapshot(), recipe).numel());
+    }
+}
+
+} // namespace
+} // namespace attn::ui
