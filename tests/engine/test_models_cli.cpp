@@ -90,9 +90,9 @@ TEST(AttentionCli, UnsupportedRequestsFailClearly) {
         test::runCommand(test::cliPath() + " attention " + gpt2 + " --tokens 1,2 --image x.png --out " + dir, &out), 1);
     EXPECT_NE(out.find("not supported for this model"), std::string::npos) << out;
     EXPECT_EQ(
-        test::runCommand(test::cliPath() + " attention " + gpt2 + " --tokens 1,2 --backend vulkan --out " + dir, &out),
+        test::runCommand(test::cliPath() + " attention " + gpt2 + " --tokens 1,2 --backend metal --out " + dir, &out),
         1);
-    EXPECT_NE(out.find("vulkan"), std::string::npos) << out;
+    EXPECT_NE(out.find("unknown backend 'metal'"), std::string::npos) << out;
     EXPECT_EQ(test::runCommand(test::cliPath() + " attention " + gpt2 + " --tokens 1,999 --out " + dir, &out), 1);
     EXPECT_NE(out.find("999"), std::string::npos) << out;
 }
