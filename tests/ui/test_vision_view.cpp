@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// The vision view on the MNIST ViT: its numbers are the engine's attention, rollout and flow, the overlay's brightest
+// patch is the most attended one, clicks select patches, and the controller runs it all off the GUI thread.
+#include "analysis/rollout.h"
+#include "model/model_loader.h"
+#include "support/shared_data.h"
+#include "vision/image_conversion.h"
+#include "vision/patch_map_view.h"
+#include "vision/vision_controller.h"
+#include "vision/vision_view.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+const std::string kModel = "models/vit-mnist-tiny/hf";
+const std::string kDigit = "models/vit-mnist-tiny/samples/mnist_t10k_0000_label7.png";
+
+std::shared_ptr<const VisionModel> mnistModel()
+{
+    auto model = std::dynamic_pointer_cast<const VisionModel>(loadModel(test::sharedPath(kModel)));
+    if (!model) throw std::runtime_error("the MNIST ViT did not load as a vision model");
+    return model;
+}
+
+/// The engine's own run on the digit, with the pixels read independently of the view's image conversion.
+StepResult engineRun(const VisionModel& model)
+{
+    const QImage gray
+        = QImage(QString::fromStdString(test::sharedPath(kDigit))).convertToFormat(QImage::Format_Grayscale8);
+    ImageBuffer buffer { gray.width(), gray.height(), 1, {} };
+    for (int y = 0; y < gray.height(); ++y)
+        for (int x = 0; x < gray.width(); ++x)
+            buffer.pixels.push_back(static_cast<uint8_t>(qGray(gray.pixel(x, y))));
+    return model.classify(model.preprocess(buffer), ForwardOptions {});
+}
+
+/// Patch part of row `query` of a [.., T, T] block starting at `rowBase`.
+std::vector<float> patchesOfRow(const float* rowBase, int64_t prefix, int64_t patches)
+{
+    return { rowBase + prefix, rowBase + prefix + patches };
+}
+
+void expectNear(const std::vector<float>& a, const std::vector<float>& b, double tolerance)
+{
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i], b[i], tolerance) << "patch " << i;
+}
+
+double luminance(QColor c)
+{
+    return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue();
+}
+
+TEST(VisionView, ShowsTheEnginesAttentionAndRolloutForEveryHead)
+{
+    const auto model = mnistModel();
+    const StepResult engine = engineRun(*model);
+    VisionView view;
+    view.setResult(classifyImage(*model, loadImageFile(QString::fromStdString(test::sharedPath(kDigit)))));
+    const VisionResult& r = *view.result();
+    ASSERT_EQ(r.numLayers(), static_cast<int64_t>(engine.attention.size()));
+    const int64_t t = r.numTokens();
+    ASSERT_EQ(t, engine.attention.front().dim(2));
+    ASSERT_EQ(r.prefixTokens + r.grid.patches(), t);
+    ASSERT_EQ(view.headViews().size(), static_cast<size_t>(r.numLayers() * r.numHeads()));
+
+    const int64_t query = r.prefixTokens + r.grid.patches() / 2; // a patch in the middle of the digit
+    view.setQuery(query);
+    for (int64_t l = 0; l < r.numLayers(); ++l)
+        for (int64_t h = 0; h < r.numHeads(); ++h)
+            expectNear(view.headViews()[static_cast<size_t>(l * r.numHeads() + h)]->values(),
+                patchesOfRow(engine.attention[static_cast<size_t>(l)].data() + (h * t + query) * t, r.prefixTokens,
+                    r.grid.patches()),
+                1e-6);
+
+    view.setHead(r.numLayers() - 1, 2);
+    expectNear(view.attentionView()->values(),
+        patchesOfRow(engine.attention.back().data() + (2 * t + query) * t, r.prefixTokens, r.grid.patches()), 1e-6);
+
+    const Tensor rollout = attentionRollout(engine.attention, RolloutOptions {});
+    expectNear(
+        view.rolloutView()->values(), patchesOfRow(rollout.data() + query * t, r.prefixTokens, r.grid.patches()), 1e-5);
+
+    // Top class: PyTorch's prediction for test image 0 (reference_predictions_first100.json: pred 7, p = 0.999904).
+    ASSERT_FALSE(r.topClasses.empty());
+    EXPECT_EQ(r.topClasses.front().label, "7");
+    EXPECT_NEAR(r.topClasses.front().probability, 0.999904, 1e-4);
+    for (size_t i = 1; i < r.topClasses.size(); ++i)
+        EXPECT_GE(r.topClasses[i - 1].probability, r.topClasses[i].probability);
+}
+
+TEST(VisionView, OverlaysBrightestPatchIsTheMostAttendedPatch)
+{
+    const auto model = mnistModel();
+    VisionView view;
+    view.setResult(classifyImage(*model, loadImageFile(QString::fromStdString(test::sharedPath(kDigit)))));
+    view.setStyle({ Colormap::Viridis, 1.0, false }); // opaque and blocky: each patch shows exactly its colour
+    const VisionResult& r = *view.result();
+    int checked = 0;
+    for (int64_t l = 0; l < r.numLayers(); ++l)
+        for (int64_t h = 0; h < r.numHeads(); ++h) {
+            view.setHead(l, h);
+            const std::vector<float>& values = view.attentionView()->values();
+            std::vector<float> sorted = values;
+            std::sort(sorted.rbegin(), sorted.rend());
+            if (sorted[0] - sorted[1] < 0.02f * sorted[0]) continue; // near ties are not distinguishable by colour
+            const int cell = 10;
+            const QImage image = view.attentionView()->overlayImage(
+                QSize(static_cast<int>(r.grid.cols) * cell, static_cast<int>(r.grid.rows) * cell));
+            int64_t brightest = -1;
+            double best = -1.0;
+            for (int64_t p = 0; p < r.grid.patches(); ++p) {
+                const double y = luminance(image.pixelColor(static_cast<int>(p % r.grid.cols) * cell + cell / 2,
+                    static_cast<int>(p / r.grid.cols) * cell + cell / 2));
+                if (y > best) best = y, brightest = p;
+            }
+            EXPECT_EQ(brightest, std::max_element(values.begin(), values.end()) - values.begin())
+                << "layer " << l << " head " << h;
+            ++checked;
+        }
+    EXPECT_GT(checked, 0);
+}
+
+TEST(VisionView, ClickingAPatchSelectsItAsTheQuery)
+{
+    const auto model = mnistModel();
+    VisionView view;
+    view.resize(1200, 800);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.setResult(classifyImage(*model, loadImageFile(QString::fromStdString(test::sharedPath(kDigit)))));
+    const VisionResult& r = *view.result();
+    EXPECT_EQ(view.query(), 0); // [CLS]
+    const QRect area = view.attentionView()->imageRect();
+    const int64_t row = 1, col = r.grid.cols - 2;
+    const QPoint centre(area.x() + static_cast<int>((col + 0.5) * area.width() / r.grid.cols),
+        area.y() + static_cast<int>((row + 0.5) * area.height() / r.grid.rows));
+    QTest::mouseClick(view.attentionView(), Qt::LeftButton, {}, centre);
+    EXPECT_EQ(view.query(), r.prefixTokens + row * r.grid.cols + col);
+}
+
+TEST(VisionController, ClassifiesOffTheGuiThreadAndComputesTheFlow)
+{
+    EXPECT_TRUE(isVisionModelPath(QString::fromStdString(test::sharedPath(kModel))));
+    EXPECT_FALSE(isVisionModelPath(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/bert"))));
+    VisionView view;
+    QSignalSpy opened(view.controller(), &VisionController::modelOpened);
+    QSignalSpy shown(&view, &VisionView::resultShown);
+    QSignalSpy flowShown(&view, &VisionView::flowShown);
+    view.controller()->openModel(QString::fromStdString(test::sharedPath(kModel)));
+    ASSERT_TRUE(opened.wait(30000));
+    view.openImage(QString::fromStdString(test::sharedPath(kDigit)));
+    ASSERT_TRUE(shown.wait(30000));
+    ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
+    const VisionResult& r = *view.result();
+    const Tensor flow = attentionFlow(r.attention, 0, RolloutOptions {});
+    expectNear(view.flowView()->values(), patchesOfRow(flow.data(), r.prefixTokens, r.grid.patches()), 1e-6);
+}
+
+TEST(VisionController, ReportsANonVisionModelAndAMissingImage)
+{
+    VisionView view;
+    QSignalSpy failed(view.controller(), &VisionController::failed);
+    QSignalSpy errors(&view, &VisionView::errorShown);
+    view.controller()->openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/bert")));
+    ASSERT_TRUE(failed.wait(30000));
+    EXPECT_TRUE(failed.front().front().toString().contains("not a vision model"))
+        << failed.front().front().toString().toStdString();
+    view.openImage("/nonexistent/image.png");
+    ASSERT_GE(errors.count(), 1);
+    EXPECT_TRUE(errors.back().front().toString().contains("/nonexistent/image.png"));
+}
+
+} // namespace
+} // namespace attn::ui

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "vision/patch_map_view.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+PatchMapView::PatchMapView(QWidget* parent)
+    : QWidget(parent)
+{
+    setMouseTracking(false);
+    setCursor(Qt::PointingHandCursor);
+}
+
+void PatchMapView::setContent(const QImage& image, PatchGrid grid, std::vector<float> values, const QString& title)
+{
+    patchColorImage(values, grid, m_style); // validates before anything changes
+    m_image = image;
+    m_grid = grid;
+    m_values = std::move(values);
+    m_title = title;
+    m_message.clear();
+    update();
+}
+
+void PatchMapView::setMessage(const QString& title, const QString& message)
+{
+    m_title = title;
+    m_message = message;
+    m_values.clear();
+    update();
+}
+
+void PatchMapView::setStyle(const OverlayStyle& style)
+{
+    m_style = style;
+    update();
+}
+
+void PatchMapView::setShowGrid(bool show)
+{
+    m_showGrid = show;
+    update();
+}
+
+void PatchMapView::setSelectedPatch(int64_t patch)
+{
+    m_selected = patch;
+    update();
+}
+
+QImage PatchMapView::overlayImage(QSize size) const
+{
+    return patchOverlay(m_image, m_values, m_grid, m_style, size);
+}
+
+QRect PatchMapView::imageRect() const
+{
+    const int titleHeight = m_title.isEmpty() ? 0 : fontMetrics().height() + 4;
+    const QRect area = rect().adjusted(2, titleHeight, -2, -2);
+    if (m_image.isNull() || area.width() <= 0 || area.height() <= 0) return area;
+    const QSize fitted = m_image.size().scaled(area.size(), Qt::KeepAspectRatio);
+    return QRect(area.x() + (area.width() - fitted.width()) / 2, area.y() + (area.height() - fitted.height()) / 2,
+        fitted.width(), fitted.height());
+}
+
+QSize PatchMapView::sizeHint() const
+{
+    return { 320, 340 };
+}
+
+QSize PatchMapView::minimumSizeHint() const
+{
+    return { 80, 90 };
+}
+
+void PatchMapView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().window());
+    if (!m_title.isEmpty()) painter.drawText(rect().adjusted(2, 0, -2, 0), Qt::AlignTop | Qt::AlignHCenter, m_title);
+    const QRect target = imageRect();
+    if (!m_message.isEmpty() || m_values.empty()) {
+        painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap, m_message);
+        return;
+    }
+    painter.drawImage(target.topLeft(), overlayImage(target.size()));
+    const double cellW = static_cast<double>(target.width()) / static_cast<double>(m_grid.cols);
+    const double cellH = static_cast<double>(target.height()) / static_cast<double>(m_grid.rows);
+    if (m_showGrid && cellW >= 4.0) {
+        painter.setPen(QPen(QColor(255, 255, 255, 70), 0));
+        for (int64_t c = 1; c < m_grid.cols; ++c)
+            painter.drawLine(QPointF(target.x() + c * cellW, target.top()),
+                QPointF(target.x() + c * cellW, target.y() + target.height()));
+        for (int64_t r = 1; r < m_grid.rows; ++r)
+            painter.drawLine(QPointF(target.left(), target.y() + r * cellH),
+                QPointF(target.x() + target.width(), target.y() + r * cellH));
+    }
+    if (m_selected >= 0 && m_selected < m_grid.patches()) {
+        painter.setPen(QPen(QColor(255, 40, 40), 2));
+        painter.setBrush(Qt::NoBrush);
+        const double r = static_cast<double>(m_selected / m_grid.cols);
+        const double c = static_cast<double>(m_selected % m_grid.cols);
+        painter.drawRect(QRectF(target.x() + c * cellW, target.y() + r * cellH, cellW, cellH));
+    }
+}
+
+void PatchMapView::mousePressEvent(QMouseEvent* event)
+{
+    const QRect target = imageRect();
+    if (m_values.empty() || !target.contains(event->position().toPoint())) return;
+    const QPointF p = event->position() - target.topLeft();
+    const auto c = std::clamp<int64_t>(static_cast<int64_t>(p.x() * m_grid.cols / target.width()), 0, m_grid.cols - 1);
+    const auto r = std::clamp<int64_t>(static_cast<int64_t>(p.y() * m_grid.rows / target.height()), 0, m_grid.rows - 1);
+    emit patchClicked(r * m_grid.cols + c);
+}
+
+} // namespace attn::ui

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#include "vision/vision_controller.h"
+
+#include "core/error.h"
+#include "model/model_loader.h"
+#include "model/model_source.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <exception>
+#include <variant>
+
+namespace attn::ui {
+
+namespace {
+std::string describe(const VisionModel& model)
+{
+    const ModelConfig& c = model.config();
+    return modelKindName(c.kind) + ", " + std::to_string(c.numLayers) + " layers x " + std::to_string(c.numHeads)
+        + " heads, " + std::to_string(model.numLabels()) + " labels";
+}
+} // namespace
+
+bool isVisionModelPath(const QString& path)
+{
+    try {
+        return probeModel(path.toStdString()).config.kind == ModelKind::Vision;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+VisionController::VisionController(QObject* parent)
+    : QObject(parent)
+{
+    m_pool.setMaxThreadCount(1); // one engine thread: jobs run in the order they were asked for
+}
+
+VisionController::~VisionController()
+{
+    m_pool.waitForDone();
+}
+
+void VisionController::waitForIdle()
+{
+    m_pool.waitForDone();
+}
+
+template <typename T>
+void VisionController::runJob(std::function<T()> job, std::function<void(T)> done, std::function<void(QString)> error)
+{
+    using Outcome = std::variant<T, QString>;
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    const uint64_t generation = m_generation;
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, done, error] {
+        Outcome outcome = watcher->result();
+        watcher->deleteLater();
+        if (generation != m_generation) return;
+        if (auto* value = std::get_if<T>(&outcome))
+            done(std::move(*value));
+        else
+            error(std::get<QString>(outcome));
+    });
+    watcher->setFuture(QtConcurrent::run(&m_pool, [job]() -> Outcome {
+        try {
+            return job();
+        } catch (const std::exception& e) { // the boundary: every engine error becomes a message
+            return QString::fromStdString(e.what());
+        }
+    }));
+}
+
+void VisionController::openModel(const QString& path)
+{
+    ++m_generation;
+    m_model.reset();
+    const std::string file = path.toStdString();
+    runJob<std::shared_ptr<const VisionModel>>(
+        [file] {
+            auto vision = std::dynamic_pointer_cast<const VisionModel>(loadModel(file));
+            if (!vision) throw Error(file, "is not a vision model (ViT / DeiT image classifier)");
+            return vision;
+        },
+        [this](std::shared_ptr<const VisionModel> model) {
+            m_model = std::move(model);
+            emit modelOpened(QString::fromStdString(describe(*m_model)));
+        },
+        [this](const QString& message) { emit failed(message); });
+}
+
+void VisionController::classify(const QImage& image)
+{
+    if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
+    runJob<VisionResultPtr>([model = m_model, image] { return classifyImage(*model, image); },
+        [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
+        [this](const QString& message) { emit failed(message); });
+}
+
+void VisionController::requestFlow(VisionResultPtr result, qint64 query)
+{
+    runJob<std::vector<float>>([result, query] { return flowPatches(*result, query); },
+        [this, result, query](std::vector<float> patches) { emit flowReady(result, query, patches); },
+        [this, result, query](const QString& message) { emit flowFailed(result, query, message); });
+}
+
+} // namespace attn::ui

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Vision models on their own engine thread: the text Session does not take images, so the controller calls
+// VisionModel::classify directly, one job at a time, and reports back on the GUI thread.
+#include "vision/vision_result.h"
+
+#include <QObject>
+#include <QString>
+#include <QThreadPool>
+
+#include <functional>
+#include <memory>
+
+namespace attn::ui {
+
+/// True when `path` is a model folder/file whose config describes a vision model (cheap: reads config.json only);
+/// false for anything else, unreadable paths included (the text engine then reports the problem).
+bool isVisionModelPath(const QString& path);
+
+class VisionController : public QObject {
+    Q_OBJECT
+public:
+    explicit VisionController(QObject* parent = nullptr);
+    ~VisionController() override;
+
+    /// Loads a model asynchronously: modelOpened, or failed when it cannot be loaded or is not a vision model.
+    void openModel(const QString& path);
+    /// Classifies an image asynchronously: resultReady or failed.
+    void classify(const QImage& image);
+    /// Attention flow into `query` for `result`, asynchronously: flowReady or flowFailed.
+    void requestFlow(VisionResultPtr result, qint64 query);
+
+    bool hasModel() const { return m_model != nullptr; }
+    /// Waits for every queued job (tests, shutdown).
+    void waitForIdle();
+
+signals:
+    void modelOpened(const QString& description);
+    void resultReady(attn::ui::VisionResultPtr result);
+    void flowReady(attn::ui::VisionResultPtr result, qint64 query, const std::vector<float>& patches);
+    void flowFailed(attn::ui::VisionResultPtr result, qint64 query, const QString& message);
+    void failed(const QString& message);
+
+private:
+    /// Runs `job` on the engine thread; `done` runs on the GUI thread with its value, `error` with an error message.
+    template <typename T>
+    void runJob(std::function<T()> job, std::function<void(T)> done, std::function<void(QString)> error);
+
+    QThreadPool m_pool;
+    std::shared_ptr<const VisionModel> m_model;
+    uint64_t m_generation = 0; ///< results of jobs started before the last openModel are dropped
+};
+
+} // namespace attn::ui

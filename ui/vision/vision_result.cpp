@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#include "vision/vision_result.h"
+
+#include "analysis/rollout.h"
+#include "core/error.h"
+#include "vision/image_conversion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace attn::ui {
+
+namespace {
+constexpr size_t kTopClasses = 5;
+
+std::vector<ClassScore> topClasses(const VisionModel& model, const Tensor& logits)
+{
+    if (logits.empty()) return {};
+    const int64_t n = logits.dim(1);
+    const float* row = logits.data();
+    const double maxLogit = *std::max_element(row, row + n);
+    std::vector<double> p(static_cast<size_t>(n));
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+        sum += p[static_cast<size_t>(i)] = std::exp(row[i] - maxLogit);
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    const size_t k = std::min(kTopClasses, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+        [&](int64_t a, int64_t b) { return p[static_cast<size_t>(a)] > p[static_cast<size_t>(b)]; });
+    std::vector<ClassScore> out;
+    for (size_t i = 0; i < k; ++i)
+        out.push_back({ model.label(order[i]), p[static_cast<size_t>(order[i])] / sum });
+    return out;
+}
+} // namespace
+
+std::vector<float> VisionResult::patchPart(const float* tokenValues) const
+{
+    return { tokenValues + prefixTokens, tokenValues + prefixTokens + grid.patches() };
+}
+
+std::vector<float> VisionResult::patchAttention(int64_t layer, int64_t head, int64_t query) const
+{
+    const int64_t t = numTokens();
+    if (layer < 0 || layer >= numLayers() || head >= numHeads() || query < 0 || query >= t)
+        throw Error("vision view", "layer, head or token outside the result");
+    const Tensor& a = attention[static_cast<size_t>(layer)];
+    if (head >= 0) return patchPart(a.data() + (head * t + query) * t);
+    std::vector<float> mean(static_cast<size_t>(t), 0.0f);
+    for (int64_t h = 0; h < numHeads(); ++h)
+        for (int64_t k = 0; k < t; ++k)
+            mean[static_cast<size_t>(k)] += a.data()[(h * t + query) * t + k] / static_cast<float>(numHeads());
+    return patchPart(mean.data());
+}
+
+std::vector<float> VisionResult::rolloutPatches(int64_t query) const
+{
+    if (query < 0 || query >= numTokens()) throw Error("vision view", "token outside the result");
+    return patchPart(rollout.data() + query * numTokens());
+}
+
+VisionResultPtr classifyImage(const VisionModel& model, const QImage& image)
+{
+    auto result = std::make_shared<VisionResult>();
+    result->image = image;
+    const Tensor pixels = model.preprocess(imageBufferFromQImage(image));
+    StepResult step = model.classify(pixels, ForwardOptions {});
+    result->grid = model.patchGrid(pixels.dim(1), pixels.dim(2));
+    result->prefixTokens = model.prefixTokens();
+    result->tokenNames = model.tokenNames(pixels.dim(1), pixels.dim(2));
+    result->attention = std::move(step.attention);
+    result->rollout = attentionRollout(result->attention, RolloutOptions {});
+    result->topClasses = topClasses(model, step.logits);
+    return result;
+}
+
+std::vector<float> flowPatches(const VisionResult& result, int64_t query)
+{
+    const Tensor flow = attentionFlow(result.attention, query, RolloutOptions {});
+    return result.patchPart(flow.data());
+}
+
+} // namespace attn::ui

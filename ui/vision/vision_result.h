@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One classified image: its attentions, rollout and top classes, as the vision view shows them.
+#include "model/vision_model.h"
+
+#include <QImage>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn::ui {
+
+struct ClassScore {
+    std::string label;
+    double probability = 0.0;
+};
+
+struct VisionResult {
+    QImage image; ///< the image as opened (shown under the overlays)
+    PatchGrid grid; ///< of the preprocessed input
+    int64_t prefixTokens = 0;
+    std::vector<std::string> tokenNames;
+    std::vector<Tensor> attention; ///< per layer [heads, T, T], as VisionModel::classify returns it
+    Tensor rollout; ///< attentionRollout with mean head fusion, [T, T]
+    std::vector<ClassScore> topClasses; ///< softmax of the logits, the most probable first (at most 5)
+
+    int64_t numTokens() const { return static_cast<int64_t>(tokenNames.size()); }
+    int64_t numLayers() const { return static_cast<int64_t>(attention.size()); }
+    int64_t numHeads() const { return attention.empty() ? 0 : attention.front().dim(0); }
+
+    /// Attention of token `query` to every patch (row-major over the grid) in one layer; head < 0 means the mean
+    /// over heads. Throws Error for a layer, head or query outside the result.
+    std::vector<float> patchAttention(int64_t layer, int64_t head, int64_t query) const;
+    /// Row `query` of the rollout, restricted to the patches.
+    std::vector<float> rolloutPatches(int64_t query) const;
+    /// The patch part of a [T] vector over all tokens.
+    std::vector<float> patchPart(const float* tokenValues) const;
+};
+
+using VisionResultPtr = std::shared_ptr<const VisionResult>;
+
+/// Preprocesses `image` for `model`, classifies it and computes the rollout. Throws Error on failure.
+VisionResultPtr classifyImage(const VisionModel& model, const QImage& image);
+
+/// Attention flow into `query` (mean head fusion), restricted to the patches. Throws Error beyond
+/// kAttentionFlowMaxTokens tokens.
+std::vector<float> flowPatches(const VisionResult& result, int64_t query);
+
+} // namespace attn::ui
