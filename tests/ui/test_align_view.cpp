@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// The Alignment tab on the PyTorch tutorial's GRU toy (seq2seq-attn-de-en-toy), offscreen: the shown matrix is the
+// engine's attention (and the tutorial's reference attention), the drawn hard alignment is argmaxPerTarget of it,
+// the shown AER is scoreAlignments' on a gold file, and beam search lists K beams.
+#include "align/alignment_controller.h"
+#include "align/alignment_panel.h"
+#include "align/alignment_view.h"
+#include "core/error.h"
+#include "model/rnn_seq2seq.h"
+#include "support/shared_data.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace attn::ui {
+namespace {
+
+const char* kToy = "models/seq2seq-attn-de-en-toy";
+
+nlohmann::json toyReference(size_t sentence)
+{
+    std::ifstream in(test::sharedPath(std::string(kToy) + "/reference_translations_with_attention.json"));
+    return nlohmann::json::parse(in).at(sentence);
+}
+
+/// The tutorial's hypothesis without its final " <EOS>": the reference to teacher-force.
+std::string referenceOf(const nlohmann::json& ref)
+{
+    std::string hyp = ref["hyp"].get<std::string>();
+    const std::string eos = " <EOS>";
+    if (hyp.size() > eos.size() && hyp.compare(hyp.size() - eos.size(), eos.size(), eos) == 0)
+        hyp.resize(hyp.size() - eos.size());
+    return hyp;
+}
+
+/// Teacher-forced attention rows straight from the engine (one [K] row per target token, EOS row included).
+std::vector<std::vector<float>> engineAttention(const std::string& source, const std::string& reference)
+{
+    const auto model = loadRnnSeq2Seq(test::sharedPath(kToy));
+    const RnnEncoding enc = model->encode(model->sourceIds(source));
+    RnnDecoderState state = model->initialState(enc);
+    std::vector<std::vector<float>> rows;
+    int64_t token = model->startToken();
+    std::istringstream words(reference);
+    std::vector<int64_t> target;
+    for (std::string w; words >> w;) {
+        const auto& vocab = model->targetVocab();
+        target.push_back(std::find(vocab.begin(), vocab.end(), w) - vocab.begin());
+    }
+    target.push_back(model->eosToken());
+    for (int64_t id : target) {
+        rows.push_back(model->step(enc, state, token).attention);
+        token = id;
+    }
+    return rows;
+}
+
+class AlignViewTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_panel = std::make_unique<AlignmentPanel>();
+        m_panel->resize(1280, 800);
+        m_panel->show(); // lays the view out at its real size, so grabs show the drawn figure
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(m_panel.get()));
+        QSignalSpy available(m_panel.get(), &AlignmentPanel::availableChanged);
+        m_panel->openModel(QString::fromStdString(test::sharedPath(kToy)));
+        QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 30000);
+        ASSERT_TRUE(available.at(0).at(0).toBool()) << m_panel->lastError().toStdString();
+    }
+
+    void align(const std::string& source, const std::string& reference, int beams)
+    {
+        m_panel->setSourceText(QString::fromStdString(source));
+        m_panel->setReferenceText(QString::fromStdString(reference));
+        m_panel->setBeamWidth(beams);
+        QSignalSpy ready(m_panel->controller(), &AlignmentController::ready);
+        m_panel->align();
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        ASSERT_TRUE(m_panel->lastError().isEmpty()) << m_panel->lastError().toStdString();
+    }
+
+    std::unique_ptr<AlignmentPanel> m_panel;
+};
+
+// Sentence 0: "man wei sehr wenig uber sie ." -> "they re very little understood ." The words are whole vocabulary
+// entries, so merging keeps every piece and drops only EOS: the matrix is the engine's rows without EOS.
+TEST_F(AlignViewTest, MatrixIsTheEngineAttention)
+{
+    const nlohmann::json ref = toyReference(0);
+    const std::string source = ref["src"].get<std::string>(), reference = referenceOf(ref);
+    align(source, reference, 0);
+    const Tensor& shown = m_panel->view()->matrix();
+    const auto rows = engineAttention(source, reference);
+    const int64_t S = 7, T = 6; // words of each side, EOS left out
+    ASSERT_EQ(shown.shape(), (Shape { T, S }));
+    ASSERT_EQ(static_cast<int64_t>(rows.size()), T + 1);
+    const auto& tutorial = ref["attention"];
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t s = 0; s < S; ++s) {
+            EXPECT_EQ(shown.data()[t * S + s], rows[t][s]) << t << "," << s;
+            // The tutorial's own (PyTorch) weights, rounded to 6 decimals.
+            EXPECT_NEAR(shown.data()[t * S + s], tutorial[t][s].get<double>(), 2e-6) << t << "," << s;
+        }
+    const std::vector<std::string> words { "man", "wei", "sehr", "wenig", "uber", "sie", "." };
+    EXPECT_EQ(m_panel->run()->source.words, words);
+}
+
+TEST_F(AlignViewTest, DrawnHardAlignmentIsArgmaxPerTarget)
+{
+    const nlohmann::json ref = toyReference(3);
+    align(ref["src"].get<std::string>(), referenceOf(ref), 0);
+    AlignmentView* view = m_panel->view();
+    EXPECT_EQ(view->links(), argmaxPerTarget(view->matrix()));
+    const int64_t T = view->matrix().dim(0), S = view->matrix().dim(1);
+    ASSERT_EQ(static_cast<int64_t>(view->links().size()), T);
+    // Each row's dot sits in its largest cell, and only there: sample the cell centres of the drawn image.
+    const QImage image = view->grab().toImage();
+    const qreal dpr = image.devicePixelRatio();
+    for (int64_t t = 0; t < T; ++t) {
+        const float* row = view->matrix().data() + t * S;
+        const int64_t best = std::max_element(row, row + S) - row;
+        for (int64_t s = 0; s < S; ++s) {
+            const QPointF c = view->cellRect(static_cast<int>(t), static_cast<int>(s)).center() * dpr;
+            const QColor pixel = image.pixelColor(c.toPoint());
+            const bool dot = pixel.red() > 150 && pixel.green() < 80 && pixel.blue() < 100;
+            EXPECT_EQ(dot, s == best) << "row " << t << " column " << s;
+        }
+    }
+}
+
+TEST_F(AlignViewTest, ShownAerIsScoreAlignments)
+{
+    const nlohmann::json ref = toyReference(0);
+    align(ref["src"].get<std::string>(), referenceOf(ref), 0);
+    // man wei sehr wenig uber sie . / they re very little understood . (hand-made, sentence 1 of the file)
+    const std::string line = "0-0 1-1 5?0 2-2 3-3 1?4 4-4 6-5";
+    QTemporaryDir dir;
+    const QString path = dir.filePath("gold.pharaoh");
+    std::ofstream(path.toStdString()) << "0-0\n" << line << "\n";
+    m_panel->setGold(path, 1);
+    ASSERT_TRUE(m_panel->score().has_value()) << m_panel->lastError().toStdString();
+    const AlignmentScore expected
+        = scoreAlignments({ argmaxPerTarget(m_panel->view()->matrix()) }, { parsePharaohLine(line, "test") });
+    EXPECT_EQ(m_panel->score()->aer, expected.aer);
+    EXPECT_EQ(m_panel->score()->precision, expected.precision);
+    EXPECT_EQ(m_panel->score()->recall, expected.recall);
+    EXPECT_EQ(expected.sure, 6);
+    const QString shown = m_panel->findChild<QLabel*>("alignScore")->text();
+    EXPECT_TRUE(shown.contains(QString::number(expected.aer, 'f', 4))) << shown.toStdString();
+    EXPECT_TRUE(shown.contains(QString::number(expected.recall, 'f', 4))) << shown.toStdString();
+
+    // A sentence the file does not have is reported, not shown as a score.
+    m_panel->setGold(path, 5);
+    EXPECT_FALSE(m_panel->score().has_value());
+    EXPECT_TRUE(m_panel->lastError().contains("no sentence 5")) << m_panel->lastError().toStdString();
+}
+
+TEST_F(AlignViewTest, BeamListShowsKBeamsAndEachBeamsAlignment)
+{
+    const nlohmann::json ref = toyReference(6);
+    align(ref["src"].get<std::string>(), "", 3);
+    QListWidget* list = m_panel->hypothesisList();
+    ASSERT_EQ(list->count(), 3);
+    const auto& hyps = m_panel->run()->hypotheses;
+    ASSERT_EQ(hyps.size(), 3u);
+    for (size_t k = 1; k < hyps.size(); ++k)
+        EXPECT_GE(hyps[k - 1].score, hyps[k].score);
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_TRUE(list->item(k)->text().contains(QString::fromStdString(hyps[static_cast<size_t>(k)].text)));
+        m_panel->selectHypothesis(k);
+        const Tensor& m = m_panel->view()->matrix();
+        const AlignmentHypothesis& h = hyps[static_cast<size_t>(k)];
+        ASSERT_EQ(m.dim(0), static_cast<int64_t>(h.target.words.size()));
+        // Row t is the attention of the step that chose target word t (one word per piece in this model).
+        for (int64_t t = 0; t < m.dim(0); ++t)
+            for (int64_t s = 0; s < m.dim(1); ++s)
+                EXPECT_EQ(m.data()[t * m.dim(1) + s], h.steps[static_cast<size_t>(t)].data()[s]);
+    }
+}
+
+TEST_F(AlignViewTest, StepSliderRevealsOneTargetRowAtATime)
+{
+    const nlohmann::json ref = toyReference(0);
+    align(ref["src"].get<std::string>(), referenceOf(ref), 0);
+    QSlider* step = m_panel->stepSlider();
+    EXPECT_EQ(step->maximum(), 6);
+    EXPECT_EQ(m_panel->view()->visibleRows(), 6);
+    step->setValue(2);
+    EXPECT_EQ(m_panel->view()->visibleRows(), 2);
+    const QImage image = m_panel->view()->grab().toImage();
+    const qreal dpr = image.devicePixelRatio();
+    const QColor hidden = image.pixelColor((m_panel->view()->cellRect(4, 0).center() * dpr).toPoint());
+    EXPECT_EQ(hidden, m_panel->view()->palette().color(QPalette::Base));
+}
+
+TEST(AlignmentMatrix, AggregatesHeadsAndLayers)
+{
+    // Two layers x two heads over two source words, one target step.
+    AlignmentHypothesis hyp;
+    Tensor a({ 2, 2, 2 });
+    const float w[] = { 0.9f, 0.1f, 0.2f, 0.8f, 0.5f, 0.5f, 0.3f, 0.7f };
+    std::copy(w, w + 8, a.data());
+    hyp.steps.push_back(a);
+    hyp.target.wordOfPiece = { 0 };
+    AlignedSide source;
+    source.ids = { 5, 6 };
+    source.wordOfPiece = { 0, 1 };
+    using Heads = AlignmentAggregation::Heads;
+    const auto at = [&](Heads heads, int64_t head, int64_t layer, int64_t s) {
+        return wordMatrix(hyp, source, { heads, head, layer }).data()[s];
+    };
+    EXPECT_FLOAT_EQ(at(Heads::One, 1, 0, 1), 0.8f);
+    EXPECT_FLOAT_EQ(at(Heads::Mean, 0, 0, 0), 0.55f);
+    EXPECT_FLOAT_EQ(at(Heads::Max, 0, 1, 1), 0.7f);
+    EXPECT_FLOAT_EQ(at(Heads::Mean, 0, -1, 0), (0.55f + 0.4f) / 2);
+    EXPECT_FLOAT_EQ(at(Heads::Max, 0, -1, 1), (0.8f + 0.7f) / 2);
+    EXPECT_THROW(wordMatrix(hyp, source, { Heads::One, 2, 0 }), Error);
+    EXPECT_THROW(wordMatrix(hyp, source, { Heads::Mean, 0, 2 }), Error);
+}
+
+// The README screenshot: the whole tab at 1280x800 with a reference sentence, a gold file and three beams. Written to
+// $AS_ALIGN_SCREENSHOT when set (tools: see README), otherwise only checked for size.
+TEST_F(AlignViewTest, Screenshot)
+{
+    const nlohmann::json ref = toyReference(0);
+    align(ref["src"].get<std::string>(), referenceOf(ref), 3);
+    QTemporaryDir dir;
+    const QString gold = dir.filePath("gold.pharaoh");
+    std::ofstream(gold.toStdString()) << "0-0 0-1 2-2 3-3 1?4 4-4 5?4 6-5\n";
+    m_panel->setGold(gold, 0);
+    const QImage shot = m_panel->grab().toImage();
+    EXPECT_EQ(shot.size(), QSize(1280, 800) * shot.devicePixelRatio());
+    const QByteArray out = qgetenv("AS_ALIGN_SCREENSHOT");
+    if (!out.isEmpty()) {
+        EXPECT_TRUE(shot.save(QString::fromUtf8(out)));
+    }
+}
+
+} // namespace
+} // namespace attn::ui

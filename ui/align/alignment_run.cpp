@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#include "align/alignment_run.h"
+
+#include "align/word_pieces.h"
+#include "core/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+
+Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, const AlignmentAggregation& agg)
+{
+    if (hyp.steps.empty()) throw Error("alignment: the hypothesis has no decoder steps");
+    const int64_t T = static_cast<int64_t>(hyp.steps.size()), S = static_cast<int64_t>(source.ids.size());
+    const int64_t L = hyp.steps[0].dim(0), H = hyp.steps[0].dim(1), K = hyp.steps[0].dim(2);
+    if (agg.layer < -1 || agg.layer >= L)
+        throw Error("alignment: layer " + std::to_string(agg.layer) + " out of range");
+    if (agg.heads == AlignmentAggregation::Heads::One && (agg.head < 0 || agg.head >= H))
+        throw Error("alignment: head " + std::to_string(agg.head) + " out of range");
+    if (K < S) throw Error("alignment: " + std::to_string(K) + " attention keys for " + std::to_string(S) + " pieces");
+    const int64_t l0 = agg.layer < 0 ? 0 : agg.layer, l1 = agg.layer < 0 ? L : agg.layer + 1;
+    const int64_t h0 = agg.heads == AlignmentAggregation::Heads::One ? agg.head : 0;
+    const int64_t h1 = agg.heads == AlignmentAggregation::Heads::One ? agg.head + 1 : H;
+    Tensor pieces({ T, S });
+    for (int64_t t = 0; t < T; ++t) {
+        const float* a = hyp.steps[static_cast<size_t>(t)].data();
+        for (int64_t s = 0; s < S; ++s) {
+            double layerSum = 0.0;
+            for (int64_t l = l0; l < l1; ++l) {
+                double v = agg.heads == AlignmentAggregation::Heads::Max ? -INFINITY : 0.0;
+                for (int64_t h = h0; h < h1; ++h) {
+                    const double w = a[(l * H + h) * K + s];
+                    v = agg.heads == AlignmentAggregation::Heads::Max ? std::max(v, w) : v + w;
+                }
+                layerSum += agg.heads == AlignmentAggregation::Heads::Mean ? v / static_cast<double>(h1 - h0) : v;
+            }
+            pieces.data()[t * S + s] = static_cast<float>(layerSum / static_cast<double>(l1 - l0));
+        }
+    }
+    return wordAttention(pieces, hyp.target.wordOfPiece, source.wordOfPiece);
+}
+
+AlignmentRunPtr runAlignment(
+    const Translator& translator, const std::string& sourceText, const std::string& reference, int64_t beamWidth)
+{
+    auto run = std::make_shared<AlignmentRun>();
+    run->source = translator.source(sourceText);
+    const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids);
+    if (!reference.empty()) {
+        AlignmentHypothesis forced;
+        forced.label = "reference";
+        forced.target = translator.target(reference);
+        forced.text = translator.text(forced.target.ids);
+        forced.finished = true;
+        // The attention row of target piece j is the one of the step that predicts it (fed the piece before).
+        const std::unique_ptr<BeamDecoder> decoder = start->clone();
+        int64_t next = translator.startToken();
+        for (int64_t id : forced.target.ids) {
+            BeamStepOutput out = decoder->step(next);
+            const float top = *std::max_element(out.logits.begin(), out.logits.end());
+            double sum = 0.0;
+            for (float x : out.logits)
+                sum += std::exp(static_cast<double>(x - top));
+            forced.score += static_cast<double>(out.logits[static_cast<size_t>(id)] - top) - std::log(sum);
+            forced.steps.push_back(std::move(out.crossAttention));
+            next = id;
+        }
+        run->hypotheses.push_back(std::move(forced));
+    }
+    if (beamWidth > 0) {
+        BeamOptions options;
+        options.width = beamWidth;
+        options.maxNewTokens = translator.maxNewTokens();
+        options.startToken = translator.startToken();
+        options.eosToken = translator.eosToken();
+        int rank = 1;
+        for (BeamHypothesis& beam : beamSearch(*start, options)) {
+            AlignmentHypothesis hyp;
+            hyp.label = "beam " + std::to_string(rank++);
+            hyp.text = translator.text(beam.tokens);
+            hyp.score = beam.score;
+            hyp.finished = beam.finished;
+            hyp.target = translator.generated(beam.tokens);
+            hyp.steps = std::move(beam.crossAttention);
+            run->hypotheses.push_back(std::move(hyp));
+        }
+    }
+    if (run->hypotheses.empty()) throw Error("alignment: give a reference translation or a beam width of at least 1");
+    return run;
+}
+
+} // namespace attn::ui

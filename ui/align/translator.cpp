@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#include "align/translator.h"
+
+#include "align/word_pieces.h"
+#include "core/error.h"
+#include "model/model_loader.h"
+#include "tokenizer/tokenizer_loader.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string_view>
+
+namespace attn::ui {
+namespace {
+const std::string kWordStart = "\xE2\x96\x81"; // SentencePiece's "▁"
+
+std::string withoutMarker(const std::string& piece)
+{
+    for (const std::string_view marker :
+        { std::string_view(kWordStart), std::string_view("\xC4\xA0"), std::string_view("##") })
+        if (piece.rfind(marker, 0) == 0) return piece.substr(marker.size());
+    return piece;
+}
+} // namespace
+
+bool Translator::accepts(const std::string& path)
+{
+    if (isRnnSeq2SeqFolder(path)) return true;
+    try {
+        return probeModel(path).config.kind == ModelKind::EncoderDecoder;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+Translator::Translator(const std::string& path)
+    : m_path(path)
+{
+    if (isRnnSeq2SeqFolder(path)) {
+        m_rnn = loadRnnSeq2Seq(path);
+        return;
+    }
+    const ModelSource source = probeModel(path);
+    m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
+    if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");
+    m_tokenizer = loadTokenizer(source);
+}
+
+AlignedSide Translator::finish(AlignedSide side) const
+{
+    side.wordOfPiece = wordIndexOfPieces(side.pieces, side.special);
+    side.words.assign(static_cast<size_t>(wordCount(side.wordOfPiece)), std::string());
+    for (size_t p = 0; p < side.pieces.size(); ++p)
+        if (side.wordOfPiece[p] >= 0)
+            side.words[static_cast<size_t>(side.wordOfPiece[p])] += withoutMarker(side.pieces[p]);
+    return side;
+}
+
+AlignedSide Translator::source(const std::string& text) const
+{
+    AlignedSide side;
+    if (m_rnn) {
+        side.ids = m_rnn->sourceIds(text);
+        for (int64_t id : side.ids) { // every vocabulary entry is a whole word
+            side.pieces.push_back(kWordStart + m_rnn->sourceVocab()[static_cast<size_t>(id)]);
+            side.special.push_back(id == m_rnn->eosToken());
+        }
+        return finish(std::move(side));
+    }
+    for (const Token& t : m_tokenizer->encode(text, true)) {
+        side.ids.push_back(t.id);
+        side.pieces.push_back(t.piece);
+        side.special.push_back(t.special);
+    }
+    return finish(std::move(side));
+}
+
+AlignedSide Translator::target(const std::string& text) const
+{
+    if (!m_rnn) return source(text); // Marian-style models share one tokenizer that appends EOS on both sides
+    std::vector<int64_t> ids;
+    std::istringstream words(normalizeTutorialText(text));
+    const auto& vocab = m_rnn->targetVocab();
+    for (std::string w; words >> w;) {
+        const auto it = std::find(vocab.begin(), vocab.end(), w);
+        if (it == vocab.end()) throw Error("word \"" + w + "\" is not in the target vocabulary");
+        ids.push_back(it - vocab.begin());
+    }
+    ids.push_back(m_rnn->eosToken());
+    return generated(ids);
+}
+
+AlignedSide Translator::generated(const std::vector<int64_t>& ids) const
+{
+    AlignedSide side;
+    side.ids = ids;
+    for (int64_t id : ids) {
+        if (m_rnn) {
+            side.pieces.push_back(kWordStart + m_rnn->targetVocab()[static_cast<size_t>(id)]);
+            side.special.push_back(id == m_rnn->eosToken());
+            continue;
+        }
+        // tokenText shows a word-start marker as a leading space; give it back the marker the merge rule reads.
+        std::string piece = m_tokenizer->tokenText(id);
+        if (!piece.empty() && piece[0] == ' ') piece = kWordStart + piece.substr(1);
+        side.pieces.push_back(piece);
+        side.special.push_back(m_tokenizer->isSpecial(id));
+    }
+    return finish(std::move(side));
+}
+
+std::string Translator::text(const std::vector<int64_t>& ids) const
+{
+    return m_rnn ? m_rnn->targetText(ids) : m_tokenizer->decode(ids, true);
+}
+
+int64_t Translator::startToken() const
+{
+    return m_rnn ? m_rnn->startToken() : m_transformer->decoderStartToken();
+}
+
+int64_t Translator::eosToken() const
+{
+    return m_rnn ? m_rnn->eosToken() : m_transformer->config().eosTokenId;
+}
+
+int64_t Translator::maxNewTokens() const
+{
+    return m_rnn ? m_rnn->maxLength() : 64;
+}
+
+std::unique_ptr<BeamDecoder> Translator::decoder(const std::vector<int64_t>& sourceIds) const
+{
+    if (m_rnn) return makeBeamDecoder(m_rnn, std::make_shared<const RnnEncoding>(m_rnn->encode(sourceIds)));
+    EncoderInput input;
+    input.tokens = sourceIds;
+    return makeBeamDecoder(m_transformer, m_transformer->encode(input, {}));
+}
+
+std::string Translator::describe() const
+{
+    return (m_rnn ? "RNN seq2seq " : "encoder-decoder ") + m_path;
+}
+
+} // namespace attn::ui

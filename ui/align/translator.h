@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The alignment view's model: a transformer encoder-decoder or an RNN seq2seq model, with the way each side's text
+// becomes pieces (the model's tokenizer, or the RNN's word vocabularies).
+#include "model/rnn_seq2seq.h"
+#include "model/seq2seq_model.h"
+#include "session/beam_search.h"
+#include "tokenizer/tokenizer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn::ui {
+
+/// One side of a sentence pair: pieces with their ids, and the word each piece belongs to (align/word_pieces.h).
+struct AlignedSide {
+    std::vector<int64_t> ids;
+    std::vector<std::string> pieces;
+    std::vector<bool> special;
+    std::vector<int64_t> wordOfPiece; ///< -1 for special pieces
+    std::vector<std::string> words; ///< display text of each word (its pieces joined, markers dropped)
+};
+
+class Translator {
+public:
+    /// True for an RNN seq2seq folder or a model whose config describes an encoder-decoder (nothing is loaded).
+    static bool accepts(const std::string& path);
+    /// Loads the model (and its tokenizer); throws Error naming the file.
+    explicit Translator(const std::string& path);
+
+    AlignedSide source(const std::string& text) const;
+    /// Reference target text for teacher forcing, ending with EOS like the source.
+    AlignedSide target(const std::string& text) const;
+    /// Generated target ids (EOS included when produced).
+    AlignedSide generated(const std::vector<int64_t>& ids) const;
+    std::string text(const std::vector<int64_t>& ids) const;
+
+    int64_t startToken() const;
+    int64_t eosToken() const;
+    /// The generation cap: the RNN's max length, else 64 new tokens.
+    int64_t maxNewTokens() const;
+    std::unique_ptr<BeamDecoder> decoder(const std::vector<int64_t>& sourceIds) const;
+    std::string describe() const;
+
+private:
+    AlignedSide finish(AlignedSide side) const;
+
+    std::shared_ptr<const EncoderDecoderModel> m_transformer;
+    std::shared_ptr<const RnnSeq2SeqModel> m_rnn;
+    std::unique_ptr<Tokenizer> m_tokenizer;
+    std::string m_path;
+};
+
+} // namespace attn::ui
