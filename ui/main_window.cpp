@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
+#include "vision/vision_controller.h"
+#include "vision/vision_view.h"
 #include "widgets/token_chips_view.h"
 
 #include <QAction>
@@ -19,6 +22,7 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
+#include <QImageReader>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -67,6 +71,11 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->addTab(scrolled(m_lines), tr("Head &view"));
     m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
     m_tabs->addTab(m_stats, tr("&Statistics"));
+    m_decode = new DecodePanel;
+    m_tabs->addTab(m_decode, tr("&Decode"));
+    m_vision = new VisionView;
+    m_tabs->addTab(m_vision, tr("V&ision"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -112,6 +121,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
+        if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
     });
     connect(
@@ -129,6 +139,13 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_progress->setValue(step);
     });
 
+    connect(m_vision, &VisionView::errorShown, this, &MainWindow::showError);
+    connect(m_vision, &VisionView::resultShown, this, &MainWindow::clearError);
+    connect(m_vision->controller(), &VisionController::modelOpened, this, [this](const QString& description) {
+        clearError();
+        m_info->setPlainText(description);
+        m_status->setText(tr("Opened a vision model: open an image (button or drop)"));
+    });
     connect(m_grid, &HeadGridView::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
@@ -243,6 +260,14 @@ void MainWindow::chooseModelFile() {
 
 void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
+    setVisionMode(isVisionModelPath(path));
+    if (m_vision->isEnabled()) {
+        m_summary.reset();
+        m_info->clear();
+        setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(path).fileName()));
+        addRecent(path);
+        return m_vision->controller()->openModel(path);
+    }
     m_controller->loadModel(path);
 }
 
@@ -337,8 +362,21 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile()) event->acceptProposedAction();
 }
 
+void MainWindow::setVisionMode(bool vision) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_tabs->setTabEnabled(i, (m_tabs->widget(i) == m_vision) == vision);
+    m_vision->setEnabled(vision);
+    if (vision) m_tabs->setCurrentWidget(m_vision);
+    if (auto* inputDock = findChild<QDockWidget*>("inputDock")) inputDock->setVisible(!vision);
+}
+
 void MainWindow::dropEvent(QDropEvent* event) {
-    openModel(event->mimeData()->urls().first().toLocalFile());
+    const QString path = event->mimeData()->urls().first().toLocalFile();
+    // With a vision model open, a dropped image is an input, not a model.
+    if (m_vision->isEnabled() && !QImageReader::imageFormat(path).isEmpty())
+        m_vision->openImage(path);
+    else
+        openModel(path);
     event->acceptProposedAction();
 }
 

@@ -17,12 +17,14 @@ class QTimer;
 
 namespace attn::ui {
 
+class DecodePanel;
 struct DemoModel;
 class HeatmapView;
 class HeadGridView;
 class HeadLinesView;
 class StatsView;
 class TokenChipsView;
+class VisionView;
 
 /// The application window: menus, model info and input docks, and the attention views as tabs.
 /// Model loading and runs go through the EngineController (engine thread); the window only shows results.
@@ -49,6 +51,8 @@ public:
     HeadGridView* gridView() const { return m_grid; }
     HeadLinesView* linesView() const { return m_lines; }
     StatsView* statsView() const { return m_stats; }
+    DecodePanel* decodePanel() const { return m_decode; }
+    VisionView* visionView() const { return m_vision; }
     TokenChipsView* tokenChips() const { return m_chips; }
     QTabWidget* tabs() const { return m_tabs; }
     QString infoText() const;
@@ -74,6 +78,8 @@ private:
     void showError(const QString& message);
     void clearError();
     void stepHead(int dLayer, int dHead);
+    /// Vision models get the vision tab; the text input and the text views are disabled for them.
+    void setVisionMode(bool vision);
 
     EngineController* m_controller = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -81,6 +87,8 @@ private:
     HeadGridView* m_grid = nullptr;
     HeadLinesView* m_lines = nullptr;
     StatsView* m_stats = nullptr;
+    DecodePanel* m_decode = nullptr;
+    VisionView* m_vision = nullptr;
     TokenChipsView* m_chips = nullptr;
     QPlainTextEdit* m_info = nullptr;
     QLineEdit* m_input = nullptr;

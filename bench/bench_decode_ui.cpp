@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// Decode panel measurements on stories260K (not a test; bench/README.md has the numbers):
+//  1. capture cost: greedy decoding through DecodeEngine (attention rows of every layer and head, KV norms, top-k
+//     distribution: what the panel gets per step) vs plain Session steps that capture nothing;
+//  2. responsiveness: the main window with the Decode tab runs continuously for a few seconds while a 1 ms
+//     PreciseTimer records every gap in the GUI event loop; a stall is a gap beyond 1 ms.
+// Options: --seconds S (default 5), --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
+#include "decode/decode_engine.h"
+#include "decode/decode_panel.h"
+#include "main_window.h"
+#include "model/model_loader.h"
+#include "session/sampler.h"
+#include "session/session.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+namespace {
+
+std::string stories260K()
+{
+    const char* env = std::getenv("ATTNSCOPE_SHARED");
+    const std::filesystem::path root = env && *env ? std::filesystem::path(env) : std::filesystem::path(AS_SHARED_DIR);
+    const std::filesystem::path p = root / "models/stories260K/stories260K.bin";
+    if (!std::filesystem::exists(p))
+        throw std::runtime_error("bench data is missing: " + p.string() + " (set ATTNSCOPE_SHARED)");
+    return p.string();
+}
+
+double seconds(std::chrono::steady_clock::time_point since)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+/// Best of `repeats` runs of greedy decoding to `positions` positions: plain Session vs DecodeEngine.
+void captureCost(int positions, int repeats)
+{
+    const std::string path = stories260K();
+    const auto model = attn::loadModel(path);
+    attn::ForwardOptions plainOptions;
+    plainOptions.wantAttention = false;
+    attn::Session plain(model, plainOptions);
+    plain.reserve(positions);
+    attn::ui::DecodeEngine engine(path);
+    double bestPlain = 1e30, bestDecode = 1e30;
+    int64_t plainSteps = 0, decodeSteps = 0;
+    for (int r = 0; r < repeats; ++r) {
+        // Alternating the two keeps background load from favouring one of them.
+        auto start = std::chrono::steady_clock::now();
+        plain.reset();
+        int64_t token = 1;
+        for (plainSteps = 0; plainSteps < positions; ++plainSteps) {
+            const auto s = plain.step(token);
+            token = attn::argmax(s->logits.data(), s->logits.numel());
+            if (token == 1) break;
+        }
+        bestPlain = std::min(bestPlain, seconds(start));
+
+        start = std::chrono::steady_clock::now();
+        engine.prompt({ 1 });
+        while (engine.length() < positions && engine.step()) { }
+        decodeSteps = engine.length();
+        bestDecode = std::min(bestDecode, seconds(start));
+    }
+    std::printf("capture cost, best of %d, greedy from BOS:\n", repeats);
+    std::printf("  plain Session (no attention):        %lld positions in %.2f ms (%.1f us/step)\n",
+        static_cast<long long>(plainSteps), bestPlain * 1e3, bestPlain * 1e6 / static_cast<double>(plainSteps));
+    std::printf("  DecodeEngine (rows, norms, top-10):  %lld positions in %.2f ms (%.1f us/step)\n",
+        static_cast<long long>(decodeSteps), bestDecode * 1e3, bestDecode * 1e6 / static_cast<double>(decodeSteps));
+    std::printf("  overhead per step: %+.1f %%\n",
+        100.0
+            * ((bestDecode / static_cast<double>(decodeSteps)) / (bestPlain / static_cast<double>(plainSteps)) - 1.0));
+}
+
+/// Records the largest gaps between 1 ms timer ticks while the panel decodes.
+class StallDetector : public QObject {
+public:
+    StallDetector()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(1);
+        connect(&m_timer, &QTimer::timeout, this, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            if (m_last > 0) m_gaps.push_back(static_cast<double>(now - m_last) / 1e6);
+            m_last = now;
+        });
+    }
+    void start()
+    {
+        m_clock.start();
+        m_last = 0;
+        m_gaps.clear();
+        m_timer.start();
+    }
+    void stop() { m_timer.stop(); }
+    void report()
+    {
+        std::sort(m_gaps.begin(), m_gaps.end());
+        const auto at
+            = [&](double q) { return m_gaps[static_cast<size_t>(q * static_cast<double>(m_gaps.size() - 1))]; };
+        std::printf("  event-loop gaps (1 ms timer): %zu ticks, median %.2f ms, p99 %.2f ms, max %.2f ms\n",
+            m_gaps.size(), at(0.5), at(0.99), m_gaps.back());
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = 0;
+    std::vector<double> m_gaps;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    double runSeconds = 5.0;
+    QString screenshot;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::string(argv[i]) == "--seconds")
+            runSeconds = std::atof(argv[++i]);
+        else if (std::string(argv[i]) == "--screenshot")
+            screenshot = argv[++i];
+    }
+    if (screenshot.isEmpty()) captureCost(256, 20);
+
+    attn::ui::MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    attn::ui::DecodePanel* panel = window.decodePanel();
+    attn::ui::DecodeController* decode = panel->controller();
+    window.tabs()->setCurrentWidget(panel);
+    QObject::connect(panel, &attn::ui::DecodePanel::errorShown, [](const QString& message) {
+        std::fprintf(stderr, "decode: %s\n", message.toUtf8().constData());
+        QApplication::exit(1);
+    });
+    panel->setPromptText("Once upon a time");
+    StallDetector stalls;
+    QElapsedTimer clock;
+    int64_t decoded = 0;
+    int runs = 0;
+    // Restart from the prompt whenever a run ends (the story ends or the context is full) until time is up.
+    const auto restart = [&] {
+        if (clock.elapsed() > runSeconds * 1000) {
+            stalls.stop();
+            std::printf("responsiveness during Run (%d runs, %lld steps in %.1f s):\n", runs,
+                static_cast<long long>(decoded), static_cast<double>(clock.elapsed()) / 1e3);
+            stalls.report();
+            QApplication::quit();
+            return;
+        }
+        ++runs;
+        panel->runButton()->click();
+    };
+    QObject::connect(decode, &attn::ui::DecodeController::timelineChanged, [&](qint64 keep) {
+        if (keep > 0) ++decoded;
+        if (!screenshot.isEmpty() && decode->steps().size() == 36 && decode->running()) {
+            decode->pause();
+            panel->setHead(1, 2);
+            QTimer::singleShot(500, &window, [&] {
+                panel->flushRedraw();
+                window.grab().save(screenshot);
+                QApplication::quit();
+            });
+        }
+    });
+    QObject::connect(decode, &attn::ui::DecodeController::opened, [&] {
+        panel->stepButton()->click(); // prompt + first step
+        if (!screenshot.isEmpty()) {
+            panel->runButton()->click();
+            return;
+        }
+        clock.start();
+        stalls.start();
+        restart();
+    });
+    QObject::connect(decode, &attn::ui::DecodeController::runningChanged, [&](bool running) {
+        if (!running && screenshot.isEmpty() && clock.isValid()) {
+            panel->backButton()->click(); // rewind a little so that the next run has room (and Back is exercised)
+            for (int i = 0; i < 20; ++i)
+                panel->backButton()->click();
+            QTimer::singleShot(0, &window, restart);
+        }
+    });
+    window.openModel(QString::fromStdString(stories260K()));
+    return app.exec();
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// The decode panel on stories260K, offscreen: Run/Pause (Pause within one step), Back, a forced token by clicking
+// the probability chart, the keyboard, scrubbing the timeline and the heatmap growing one row per step.
+#include "decode/attention_strip_view.h"
+#include "decode/decode_panel.h"
+#include "decode/kv_cache_view.h"
+#include "decode/probability_chart.h"
+#include "decode/timeline_view.h"
+#include "plots/heatmap_view.h"
+#include "support/shared_data.h"
+
+#include <QApplication>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+#include <gtest/gtest.h>
+
+namespace attn::ui {
+namespace {
+
+class DecodePanelTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_panel = std::make_unique<DecodePanel>();
+        m_panel->resize(1200, 760);
+        QSignalSpy opened(controller(), &DecodeController::opened);
+        m_panel->openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 30000);
+        m_panel->setPromptText("Once upon a time");
+        QSignalSpy changed(controller(), &DecodeController::timelineChanged);
+        QTest::mouseClick(m_panel->findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(length() > 1, 10000);
+        m_prompt = length();
+    }
+    DecodeController* controller() const { return m_panel->controller(); }
+    size_t length() const { return controller()->steps().size(); }
+    void stepOnce()
+    {
+        const size_t before = length();
+        m_panel->stepButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(length(), before + 1, 10000);
+    }
+
+    std::unique_ptr<DecodePanel> m_panel;
+    size_t m_prompt = 0; ///< BOS + the prompt's tokens
+};
+
+TEST_F(DecodePanelTest, RunThenPauseStopsWithinOneStep)
+{
+    QSignalSpy ended(controller(), &DecodeController::ended);
+    m_panel->runButton()->click();
+    EXPECT_TRUE(controller()->running());
+    EXPECT_EQ(m_panel->runButton()->text(), "&Pause");
+    QTRY_VERIFY_WITH_TIMEOUT(length() >= 12, 10000);
+    m_panel->runButton()->click();
+    const quint64 startedAtPause = controller()->stepsStarted();
+    EXPECT_FALSE(controller()->running());
+    EXPECT_EQ(m_panel->runButton()->text(), "&Run");
+    QTest::qWait(300);
+    EXPECT_LE(controller()->stepsStarted(), startedAtPause + 1);
+    ASSERT_TRUE(ended.isEmpty()) << "the run ended by itself before Pause";
+    const size_t paused = length();
+    QTest::qWait(200);
+    EXPECT_EQ(length(), paused);
+    EXPECT_EQ(static_cast<quint64>(paused), m_prompt + controller()->stepsStarted()); // prompt + every started step
+
+    // Run again continues the same timeline.
+    m_panel->runButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(length() >= paused + 5, 10000);
+    m_panel->runButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!controller()->running(), 5000);
+}
+
+TEST_F(DecodePanelTest, BackRemovesOneTokenAndTheHeatmapFollows)
+{
+    for (int i = 0; i < 4; ++i)
+        stepOnce();
+    const auto n = static_cast<int64_t>(m_prompt) + 4;
+    ASSERT_EQ(static_cast<int64_t>(length()), n);
+    const int64_t kept = controller()->steps()[static_cast<size_t>(n - 2)]->token.id;
+    m_panel->backButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(static_cast<int64_t>(length()), n - 1, 10000);
+    EXPECT_EQ(controller()->steps().back()->token.id, kept);
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->currentIndex(), n - 2);
+    QTRY_COMPARE_WITH_TIMEOUT(m_panel->heatmapPositions(), n - 1, 5000);
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->heatmap()->matrix().rows, n - 1);
+    stepOnce();
+    QTRY_COMPARE_WITH_TIMEOUT(m_panel->heatmapPositions(), n, 5000);
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->heatmap()->matrix().rows, n);
+    EXPECT_TRUE(m_panel->kvCache()->summary().startsWith(QString("%1 positions cached").arg(n)));
+}
+
+TEST_F(DecodePanelTest, ClickingACandidateForcesIt)
+{
+    for (int i = 0; i < 3; ++i)
+        stepOnce();
+    m_panel->flushRedraw();
+    ProbabilityChart* chart = m_panel->chart();
+    ASSERT_EQ(chart->stepShown(), controller()->steps().back());
+    EXPECT_EQ(chart->chosenIndex(), 0); // greedy picks the most likely
+    chart->plot()->replot();
+    const DecodeStepPtr replaced = chart->stepShown();
+    const int64_t other = replaced->candidates.at(2).token.id;
+    QTest::mouseClick(chart->plot(), Qt::LeftButton, {}, chart->barCenter(2));
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->steps().back()->token.id == other, 10000);
+    EXPECT_EQ(length(), m_prompt + 3);
+    EXPECT_EQ(controller()->steps().back()->origin, TokenOrigin::Forced);
+    m_panel->flushRedraw();
+    EXPECT_EQ(chart->chosenIndex(), 2);
+    stepOnce(); // decoding continues from the branch
+    EXPECT_EQ(controller()->steps()[m_prompt + 2]->token.id, other);
+}
+
+TEST_F(DecodePanelTest, KeyboardStepsBacksAndRuns)
+{
+    m_panel->show();
+    QApplication::setActiveWindow(m_panel.get());
+    ASSERT_TRUE(QTest::qWaitForWindowActive(m_panel.get()));
+    m_panel->heatmap()->setFocus();
+    QTest::keyClick(m_panel->heatmap(), Qt::Key_Right);
+    QTRY_COMPARE_WITH_TIMEOUT(length(), m_prompt + 1, 10000);
+    QTest::keyClick(m_panel->heatmap(), Qt::Key_Right);
+    QTRY_COMPARE_WITH_TIMEOUT(length(), m_prompt + 2, 10000);
+    QTest::keyClick(m_panel->heatmap(), Qt::Key_Left);
+    QTRY_COMPARE_WITH_TIMEOUT(length(), m_prompt + 1, 10000);
+    QTest::keyClick(m_panel->heatmap(), Qt::Key_Space);
+    EXPECT_TRUE(controller()->running());
+    QTest::keyClick(m_panel->heatmap(), Qt::Key_Space);
+    EXPECT_FALSE(controller()->running());
+}
+
+TEST_F(DecodePanelTest, ScrubbingShowsAnEarlierStepAsItWas)
+{
+    for (int i = 0; i < 6; ++i)
+        stepOnce();
+    const int64_t t = static_cast<int64_t>(m_prompt) + 1;
+    const DecodeStepPtr atT = controller()->steps()[static_cast<size_t>(t)];
+    m_panel->flushRedraw(); // the slider's range as the user sees it
+    m_panel->timeline()->slider()->setValue(static_cast<int>(t));
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->currentIndex(), t);
+    EXPECT_EQ(m_panel->chart()->stepShown(), atT);
+    QTRY_COMPARE_WITH_TIMEOUT(m_panel->heatmapPositions(), t + 1, 5000);
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->heatmap()->matrix().rows, t + 1);
+    // New steps do not move a scrubbed view.
+    stepOnce();
+    m_panel->flushRedraw();
+    EXPECT_EQ(m_panel->currentIndex(), t);
+    EXPECT_EQ(m_panel->chart()->stepShown(), atT);
+}
+
+} // namespace
+} // namespace attn::ui

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "decode/decode_step.h"
+#include "plots/colormaps.h"
+
+#include <QImage>
+#include <QWidget>
+
+namespace attn::ui {
+
+/// The attention row of one step for every layer (down) and head (across): each cell is that head's row over all
+/// keys so far, left = first token, scaled to the row's maximum. Click selects a head.
+class AttentionStripView : public QWidget {
+    Q_OBJECT
+public:
+    explicit AttentionStripView(QWidget* parent = nullptr);
+
+    void setStep(DecodeStepPtr step);
+    void setCurrent(int64_t layer, int64_t head);
+    const QImage& image() const { return m_image; }
+    QSize sizeHint() const override;
+
+signals:
+    void headActivated(qint64 layer, qint64 head);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    QRect cellRect(int64_t layer, int64_t head) const;
+
+    DecodeStepPtr m_step;
+    QImage m_image; ///< one pixel row per (layer, head), keys across: [layers * heads, keys]
+    int64_t m_layer = 0;
+    int64_t m_head = 0;
+};
+
+} // namespace attn::ui

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+#include "decode/decode_engine.h"
+
+#include "core/error.h"
+#include "model/kv_cache.h"
+#include "model/model_loader.h"
+#include "model/model_source.h"
+#include "session/session.h"
+#include "tokenizer/tokenizer_loader.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace attn::ui {
+
+namespace {
+
+/// L2 norm of row `position` of one layer's keys or values, over every KV head together.
+float rowNorm(const KvCache& cache, int64_t layer, int64_t position, bool keys)
+{
+    double sum = 0.0;
+    for (int64_t h = 0; h < cache.numKvHeads(); ++h) {
+        const Tensor& t = keys ? cache.keys(layer, h) : cache.values(layer, h);
+        const int64_t d = t.dim(2);
+        const float* row = t.data() + position * d;
+        for (int64_t i = 0; i < d; ++i)
+            sum += static_cast<double>(row[i]) * row[i];
+    }
+    return static_cast<float>(std::sqrt(sum));
+}
+
+} // namespace
+
+DecodeEngine::DecodeEngine(const std::string& path)
+{
+    const ModelSource source = probeModel(path);
+    if (source.config.kind != ModelKind::Decoder)
+        throw Error(source.config.source,
+            "decoding needs a decoder model, not " + source.config.modelType + " (" + modelKindName(source.config.kind)
+                + ")");
+    try {
+        m_tokenizer = loadTokenizer(source);
+    } catch (const Error&) {
+        m_tokenizer.reset(); // ids only, as `attnscope-cli generate` without a tokenizer
+    }
+    m_model = loadModel(source);
+    m_session = std::make_unique<Session>(m_model);
+    const ModelConfig& c = m_model->config();
+    m_info.path = path;
+    m_info.numLayers = c.numLayers;
+    m_info.numHeads = c.numHeads;
+    m_info.numKvHeads = c.numKvHeads;
+    m_info.slidingWindow = c.slidingWindow;
+    m_info.maxPositions = c.maxPositions;
+    m_info.vocabSize = c.vocabSize;
+    m_info.stopToken = source.format == ModelFormat::Llama2c ? 1 : c.eosTokenId;
+    m_info.hasTokenizer = m_tokenizer != nullptr;
+    m_session->reserve(c.maxPositions);
+    setSampling({});
+}
+
+DecodeEngine::~DecodeEngine() = default;
+
+void DecodeEngine::setSampling(const SamplerOptions& options)
+{
+    m_sampler = std::make_unique<Sampler>(options);
+}
+
+const SamplerOptions& DecodeEngine::sampling() const
+{
+    return m_sampler->options();
+}
+
+std::vector<int64_t> DecodeEngine::encode(const std::string& text) const
+{
+    if (!m_tokenizer) throw Error(m_info.path + ": the model has no tokenizer; give token ids");
+    std::vector<int64_t> ids = tokenIds(m_tokenizer->encode(text));
+    if (ids.empty()) throw Error("the prompt is empty and the tokenizer adds no BOS: type some text");
+    return ids;
+}
+
+TokenChip DecodeEngine::chip(int64_t id) const
+{
+    if (!m_tokenizer) return { std::string("#").append(std::to_string(id)), id, false };
+    return { m_tokenizer->tokenText(id), id, m_tokenizer->isSpecial(id) };
+}
+
+std::vector<DecodeStepPtr> DecodeEngine::prompt(const std::vector<int64_t>& ids)
+{
+    if (ids.empty()) throw Error("the prompt has no tokens");
+    if (static_cast<int64_t>(ids.size()) > m_info.maxPositions)
+        throw Error("the prompt has " + std::to_string(ids.size()) + " tokens; the model takes at most "
+            + std::to_string(m_info.maxPositions));
+    clear();
+    setSampling(m_sampler->options()); // a fresh generator, as a new `generate` run
+    try {
+        for (int64_t id : ids)
+            append(id, TokenOrigin::Prompt);
+    } catch (...) {
+        clear(); // all of the prompt or nothing
+        throw;
+    }
+    return m_steps;
+}
+
+bool DecodeEngine::finished() const
+{
+    return m_steps.empty() || length() >= m_info.maxPositions;
+}
+
+DecodeStepPtr DecodeEngine::step()
+{
+    if (m_steps.empty()) throw Error("decode: give a prompt first");
+    if (finished()) return nullptr;
+    const int64_t next = m_sampler->sample(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()));
+    if (next == m_info.stopToken) return nullptr;
+    return append(next, TokenOrigin::Sampled);
+}
+
+void DecodeEngine::back()
+{
+    if (length() < 2) throw Error("back: the first position cannot be removed (use Reset)");
+    truncate(length() - 1);
+}
+
+DecodeStepPtr DecodeEngine::force(int64_t position, int64_t token)
+{
+    if (position < 1 || position > length())
+        throw Error("force: position " + std::to_string(position) + " is outside 1.." + std::to_string(length()));
+    if (token < 0 || token >= m_info.vocabSize)
+        throw Error("force: token " + std::to_string(token) + " is outside the vocabulary of "
+            + std::to_string(m_info.vocabSize));
+    if (position < length()) truncate(position);
+    return append(token, TokenOrigin::Forced);
+}
+
+void DecodeEngine::clear()
+{
+    m_session->reset();
+    m_steps.clear();
+    m_nextLogits.clear();
+}
+
+void DecodeEngine::truncate(int64_t positions)
+{
+    // The logits after the new last position are not kept per position (a vocabulary-wide row each); running that
+    // position again (same cache prefix, same token) reproduces them exactly.
+    m_session->rewind(m_session->length() - (positions - 1));
+    m_steps.resize(static_cast<size_t>(positions));
+    const auto r = m_session->step(m_steps.back()->token.id);
+    m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
+}
+
+DecodeStepPtr DecodeEngine::append(int64_t token, TokenOrigin origin)
+{
+    auto s = std::make_shared<DecodeStep>();
+    s->position = length();
+    s->token = chip(token);
+    s->origin = origin;
+    s->probability = s->entropyBits = std::numeric_limits<float>::quiet_NaN();
+    if (!m_nextLogits.empty()) {
+        const NextTokenDistribution d
+            = nextTokenDistribution(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()), kCandidates);
+        for (int64_t id : d.topIds)
+            s->candidates.push_back({ chip(id), d.probabilities[static_cast<size_t>(id)] });
+        if (token >= 0 && token < static_cast<int64_t>(d.probabilities.size()))
+            s->probability = d.probabilities[static_cast<size_t>(token)];
+        s->entropyBits = d.entropyBits;
+    }
+    const auto r = m_session->step(token);
+    s->seconds = r->seconds;
+    const int64_t keys = s->position + 1;
+    for (const Tensor& layer : r->attention) // [heads, 1, keys]
+        s->attention.push_back(layer.reshaped({ layer.dim(0), keys }));
+    const KvCache& cache = *m_session->cache();
+    for (int64_t l = 0; l < m_info.numLayers; ++l) {
+        s->keyNorms.push_back(rowNorm(cache, l, s->position, true));
+        s->valueNorms.push_back(rowNorm(cache, l, s->position, false));
+    }
+    m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
+    m_steps.push_back(s);
+    return s;
+}
+
+SnapshotPtr DecodeEngine::snapshot(int64_t positions) const
+{
+    if (positions < 1 || positions > length())
+        throw Error("decode snapshot: " + std::to_string(positions) + " positions requested, "
+            + std::to_string(length()) + " decoded");
+    const int64_t n = positions, heads = m_info.numHeads;
+    std::vector<Tensor> layers;
+    layers.reserve(static_cast<size_t>(m_info.numLayers));
+    for (int64_t l = 0; l < m_info.numLayers; ++l) {
+        Tensor t({ heads, n, n });
+        for (int64_t q = 0; q < n; ++q) {
+            const Tensor& row = m_steps[static_cast<size_t>(q)]->attention[static_cast<size_t>(l)];
+            for (int64_t h = 0; h < heads; ++h)
+                std::memcpy(t.data() + (h * n + q) * n, row.data() + h * (q + 1), sizeof(float) * (q + 1));
+        }
+        layers.push_back(std::move(t));
+    }
+    std::vector<TokenChip> tokens;
+    for (int64_t i = 0; i < n; ++i)
+        tokens.push_back(m_steps[static_cast<size_t>(i)]->token);
+    MaskSpec mask;
+    mask.causal = true;
+    mask.slidingWindow = m_info.slidingWindow;
+    return std::make_shared<const AttentionSnapshot>(std::move(tokens), std::move(layers), m_info.numKvHeads, mask);
+}
+
+} // namespace attn::ui

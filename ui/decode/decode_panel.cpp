@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+#include "decode/decode_panel.h"
+
+#include "decode/attention_strip_view.h"
+#include "decode/kv_cache_view.h"
+#include "decode/probability_chart.h"
+#include "decode/timeline_view.h"
+#include "model/token_text.h"
+#include "plots/heatmap_view.h"
+#include "widgets/redraw_coalescer.h"
+#include "widgets/token_chips_view.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <climits>
+#include <cmath>
+
+namespace attn::ui {
+
+DecodePanel::DecodePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_controller(new DecodeController(this))
+{
+    setObjectName("decodePanel");
+    m_status = new QLabel;
+    m_status->setObjectName("decodeStatus");
+    m_chips = new TokenChipsView;
+    m_chart = new ProbabilityChart;
+    m_strip = new AttentionStripView;
+    m_heatmap = new HeatmapView;
+    m_kv = new KvCacheView;
+    m_timeline = new TimelineView;
+    m_redraw = new RedrawCoalescer(this, [this] { redraw(); });
+
+    auto* upper = new QSplitter(Qt::Horizontal);
+    upper->addWidget(m_chart);
+    upper->addWidget(m_heatmap);
+    upper->addWidget(m_strip);
+    upper->setSizes({ 220, 640, 300 });
+    auto* lower = new QSplitter(Qt::Horizontal);
+    lower->addWidget(m_kv);
+    lower->addWidget(m_timeline);
+    auto* vertical = new QSplitter(Qt::Vertical);
+    vertical->addWidget(upper);
+    vertical->addWidget(lower);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(buildControls());
+    layout->addWidget(m_chips);
+    layout->addWidget(vertical, 1);
+    layout->addWidget(m_status);
+
+    // Arrow keys and Space drive decoding anywhere in the panel, except where a text field needs them.
+    const auto shortcut = [this](QKeySequence key, auto fn) {
+        auto* s = new QShortcut(key, this);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(s, &QShortcut::activated, this, fn);
+    };
+    shortcut(QKeySequence(Qt::Key_Right), [this] { m_stepButton->click(); });
+    shortcut(QKeySequence(Qt::Key_Left), [this] { m_backButton->click(); });
+    shortcut(QKeySequence(Qt::Key_Space), [this] { m_runButton->click(); });
+
+    connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
+        m_kv->setInfo(*info);
+        m_topK->setMaximum(static_cast<int>(info->vocabSize));
+        m_prompt->setPlaceholderText(info->hasTokenizer ? tr("Prompt text (empty = just the start token)")
+                                                        : tr("Token ids separated by spaces (no tokenizer)"));
+        m_status->setText(tr("Ready: %1 layers x %2 heads, context %3")
+                              .arg(info->numLayers)
+                              .arg(info->numHeads)
+                              .arg(info->maxPositions));
+        applySampling();
+    });
+    connect(m_controller, &DecodeController::timelineChanged, this, [this](qint64 keep) {
+        // Rows past `keep` were replaced (Back, Force, a new prompt): a heatmap over them is out of date.
+        m_heatmapPositions = std::min<int64_t>(m_heatmapPositions, keep);
+        m_requestedPositions = std::min<int64_t>(m_requestedPositions, keep);
+        const auto n = static_cast<int64_t>(m_controller->steps().size());
+        if (m_follow || m_current >= n) m_current = n - 1;
+        m_follow = m_current == n - 1;
+        m_redraw->schedule();
+    });
+    connect(m_controller, &DecodeController::runningChanged, this,
+        [this](bool running) { m_runButton->setText(running ? tr("&Pause") : tr("&Run")); });
+    connect(m_controller, &DecodeController::ended, this,
+        [this](const QString& reason) { m_status->setText(tr("Stopped: %1").arg(reason)); });
+    connect(m_controller, &DecodeController::failed, this, &DecodePanel::showError);
+    connect(m_controller, &DecodeController::snapshotReady, this, [this](qint64 positions, SnapshotPtr snapshot) {
+        if (positions != m_current + 1) return; // scrubbed elsewhere meanwhile; a newer request follows
+        m_heatmapPositions = positions;
+        m_heatmap->setSnapshot(std::move(snapshot));
+    });
+    connect(m_chart, &ProbabilityChart::candidateClicked, this, [this](qint64 position, qint64 token) {
+        m_follow = true;
+        m_controller->force(position, token);
+    });
+    connect(m_strip, &AttentionStripView::headActivated, this, &DecodePanel::setHead);
+    connect(m_timeline, &TimelineView::stepSelected, this, &DecodePanel::showStep);
+}
+
+DecodePanel::~DecodePanel() = default;
+
+QWidget* DecodePanel::buildControls()
+{
+    m_prompt = new QLineEdit;
+    m_prompt->setObjectName("decodePrompt");
+    m_promptButton = new QPushButton(tr("Pro&mpt"));
+    m_promptButton->setObjectName("promptButton");
+    m_promptButton->setToolTip(tr("Start over from the prompt"));
+    m_stepButton = new QPushButton(tr("&Step"));
+    m_stepButton->setToolTip(tr("One more token (Right)"));
+    m_runButton = new QPushButton(tr("&Run"));
+    m_runButton->setToolTip(tr("Decode continuously; press again to pause (Space)"));
+    m_backButton = new QPushButton(tr("&Back"));
+    m_backButton->setToolTip(tr("Remove the last token (Left)"));
+    m_resetButton = new QPushButton(tr("Rese&t"));
+    for (QPushButton* b : { m_promptButton, m_stepButton, m_runButton, m_backButton, m_resetButton })
+        b->setFocusPolicy(Qt::TabFocus); // clicks must not steal the arrow keys from the panel
+
+    m_greedy = new QCheckBox(tr("&Greedy"));
+    m_greedy->setChecked(true);
+    m_temperature = new QDoubleSpinBox;
+    m_temperature->setPrefix(tr("T "));
+    m_temperature->setRange(0.01, 5.0);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(1.0);
+    m_topK = new QSpinBox;
+    m_topK->setPrefix(tr("top-k "));
+    m_topK->setSpecialValueText(tr("top-k off"));
+    m_topK->setRange(0, INT_MAX);
+    m_topP = new QDoubleSpinBox;
+    m_topP->setPrefix(tr("top-p "));
+    m_topP->setRange(0.0, 1.0);
+    m_topP->setSingleStep(0.05);
+    m_topP->setValue(0.9);
+    m_seed = new QSpinBox;
+    m_seed->setPrefix(tr("seed "));
+    m_seed->setRange(1, INT_MAX);
+    m_seed->setValue(42);
+    for (QWidget* w : std::initializer_list<QWidget*> { m_temperature, m_topK, m_topP, m_seed })
+        w->setEnabled(false);
+
+    connect(m_promptButton, &QPushButton::clicked, this, [this] {
+        m_follow = true;
+        const QString text = m_prompt->text();
+        const auto info = m_controller->info();
+        if (info && !info->hasTokenizer) {
+            std::vector<int64_t> ids;
+            for (const QString& word : text.split(' ', Qt::SkipEmptyParts)) {
+                bool ok = false;
+                ids.push_back(word.toLongLong(&ok));
+                if (!ok) return showError(tr("'%1' is not a token id").arg(word));
+            }
+            if (ids.empty()) return showError(tr("give at least one token id"));
+            m_controller->promptIds(ids);
+        } else {
+            m_controller->prompt(text);
+        }
+    });
+    connect(m_stepButton, &QPushButton::clicked, this, [this] {
+        startPromptIfEmpty(); // a scrubbed view stays where it is; the timeline still grows
+        m_controller->step();
+    });
+    connect(m_runButton, &QPushButton::clicked, this, &DecodePanel::toggleRun);
+    connect(m_backButton, &QPushButton::clicked, m_controller, &DecodeController::back);
+    connect(m_resetButton, &QPushButton::clicked, m_controller, &DecodeController::reset);
+    connect(m_greedy, &QCheckBox::toggled, this, [this](bool greedy) {
+        for (QWidget* w : std::initializer_list<QWidget*> { m_temperature, m_topK, m_topP, m_seed })
+            w->setEnabled(!greedy);
+        applySampling();
+    });
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this, &DecodePanel::applySampling);
+    connect(m_topK, &QSpinBox::valueChanged, this, &DecodePanel::applySampling);
+    connect(m_topP, &QDoubleSpinBox::valueChanged, this, &DecodePanel::applySampling);
+    connect(m_seed, &QSpinBox::valueChanged, this, &DecodePanel::applySampling);
+
+    auto* controls = new QWidget;
+    auto* layout = new QHBoxLayout(controls);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_prompt, 1);
+    for (QWidget* w : std::initializer_list<QWidget*> { m_promptButton, m_stepButton, m_runButton, m_backButton,
+             m_resetButton, m_greedy, m_temperature, m_topK, m_topP, m_seed })
+        layout->addWidget(w);
+    return controls;
+}
+
+void DecodePanel::openModel(const QString& path)
+{
+    m_status->setText(tr("Opening %1 for decoding…").arg(path));
+    m_current = -1;
+    m_follow = true;
+    m_controller->open(path);
+}
+
+void DecodePanel::setPromptText(const QString& text)
+{
+    m_prompt->setText(text);
+}
+
+void DecodePanel::startPromptIfEmpty()
+{
+    if (m_controller->steps().empty()) m_promptButton->click();
+}
+
+void DecodePanel::toggleRun()
+{
+    if (m_controller->running()) return m_controller->pause();
+    startPromptIfEmpty();
+    m_controller->run();
+}
+
+SamplerOptions DecodePanel::samplerOptions() const
+{
+    SamplerOptions o;
+    o.temperature = m_greedy->isChecked() ? 0.0f : static_cast<float>(m_temperature->value());
+    o.topK = m_topK->value();
+    o.topP = static_cast<float>(m_topP->value());
+    o.seed = static_cast<uint64_t>(m_seed->value());
+    return o;
+}
+
+void DecodePanel::setSamplerOptions(const SamplerOptions& o)
+{
+    const QSignalBlocker b1(m_greedy), b2(m_temperature), b3(m_topK), b4(m_topP), b5(m_seed);
+    m_greedy->setChecked(o.temperature == 0.0f);
+    if (o.temperature > 0.0f) m_temperature->setValue(o.temperature);
+    m_topK->setValue(static_cast<int>(o.topK));
+    m_topP->setValue(o.topP);
+    m_seed->setValue(static_cast<int>(o.seed));
+    for (QWidget* w : std::initializer_list<QWidget*> { m_temperature, m_topK, m_topP, m_seed })
+        w->setEnabled(o.temperature > 0.0f);
+    applySampling();
+}
+
+void DecodePanel::applySampling()
+{
+    m_controller->setSampling(samplerOptions());
+}
+
+void DecodePanel::showStep(int64_t index)
+{
+    const auto n = static_cast<int64_t>(m_controller->steps().size());
+    if (n == 0) return;
+    m_current = std::clamp<int64_t>(index, 0, n - 1);
+    m_follow = m_current == n - 1;
+    m_redraw->schedule();
+}
+
+void DecodePanel::flushRedraw()
+{
+    m_redraw->flush();
+    m_heatmap->flushRedraw();
+}
+
+void DecodePanel::setHead(int64_t layer, int64_t head)
+{
+    m_strip->setCurrent(layer, head);
+    m_heatmap->setHead(layer, head);
+    m_kv->setLayer(layer);
+}
+
+void DecodePanel::redraw()
+{
+    const std::vector<DecodeStepPtr>& steps = m_controller->steps();
+    const auto n = static_cast<int64_t>(steps.size());
+    m_timeline->setSteps(steps);
+    if (m_current < 0 || m_current >= n) {
+        m_chart->setStep(nullptr);
+        m_strip->setStep(nullptr);
+        m_kv->setSteps(steps, 0);
+        m_chips->setTokens({});
+        emit redrawn();
+        return;
+    }
+    const DecodeStepPtr& s = steps[static_cast<size_t>(m_current)];
+    m_timeline->setCurrent(m_current);
+    m_chart->setStep(s);
+    m_strip->setStep(s);
+    m_kv->setSteps(steps, m_current + 1);
+    std::vector<TokenChip> tokens;
+    for (int64_t i = 0; i <= m_current; ++i)
+        tokens.push_back(steps[static_cast<size_t>(i)]->token);
+    m_chips->setTokens(tokens);
+    // One snapshot request per redraw at most: during Run the engine builds them ~25 times a second, not per step.
+    if (m_requestedPositions != m_current + 1 || m_heatmapPositions != m_current + 1) {
+        m_requestedPositions = m_current + 1;
+        m_controller->requestSnapshot(m_current + 1);
+    }
+    const QString origin = s->origin == TokenOrigin::Prompt ? tr("prompt")
+        : s->origin == TokenOrigin::Forced                  ? tr("forced")
+                                                            : tr("sampled");
+    m_status->setText(
+        tr("Position %1 of %2: %3 (%4), p = %5, entropy %6 bits, %7 ms")
+            .arg(m_current)
+            .arg(n)
+            .arg(displayToken(s->token), origin)
+            .arg(std::isnan(s->probability) ? QStringLiteral("—") : QString::number(s->probability, 'f', 3))
+            .arg(std::isnan(s->entropyBits) ? QStringLiteral("—") : QString::number(s->entropyBits, 'f', 2))
+            .arg(s->seconds * 1e3, 0, 'f', 2));
+    emit redrawn();
+}
+
+void DecodePanel::showError(const QString& message)
+{
+    m_lastError = message;
+    m_status->setText(tr("Error: %1").arg(message));
+    emit errorShown(message);
+}
+
+} // namespace attn::ui

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "decode/decode_controller.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace attn::ui {
+
+class AttentionStripView;
+class HeatmapView;
+class KvCacheView;
+class ProbabilityChart;
+class RedrawCoalescer;
+class TimelineView;
+class TokenChipsView;
+
+/// Step-through decoding: prompt, Step / Run-Pause / Back / Reset (Right, Space, Left), sampling options, the
+/// next-token chart (click forces a token), the new token's attention strip, the growing heatmap, the KV cache and
+/// the timeline. Follows the newest step unless the timeline was scrubbed back.
+class DecodePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DecodePanel(QWidget* parent = nullptr);
+    ~DecodePanel() override;
+
+    void openModel(const QString& path);
+    void setPromptText(const QString& text);
+    /// Shows step `index` of the timeline (scrubbing); the newest index follows new steps again.
+    void showStep(int64_t index);
+    SamplerOptions samplerOptions() const;
+    void setSamplerOptions(const SamplerOptions& options);
+    /// Applies pending redraws now (before a grab, in tests).
+    void flushRedraw();
+    /// The head the heatmap shows and the strip marks; the KV cache view shows its layer.
+    void setHead(int64_t layer, int64_t head);
+
+    DecodeController* controller() const { return m_controller; }
+    int64_t currentIndex() const { return m_current; }
+    /// Positions of the snapshot the heatmap shows (0 before the first).
+    int64_t heatmapPositions() const { return m_heatmapPositions; }
+    ProbabilityChart* chart() const { return m_chart; }
+    AttentionStripView* strip() const { return m_strip; }
+    HeatmapView* heatmap() const { return m_heatmap; }
+    KvCacheView* kvCache() const { return m_kv; }
+    TimelineView* timeline() const { return m_timeline; }
+    QPushButton* stepButton() const { return m_stepButton; }
+    QPushButton* runButton() const { return m_runButton; }
+    QPushButton* backButton() const { return m_backButton; }
+    QPushButton* resetButton() const { return m_resetButton; }
+    QString lastError() const { return m_lastError; }
+
+signals:
+    void errorShown(const QString& message);
+    /// The views show a new state of the timeline (after the coalesced redraw).
+    void redrawn();
+
+private:
+    QWidget* buildControls();
+    void startPromptIfEmpty();
+    void toggleRun();
+    void applySampling();
+    void redraw();
+    void showError(const QString& message);
+
+    DecodeController* m_controller = nullptr;
+    QLineEdit* m_prompt = nullptr;
+    QPushButton* m_promptButton = nullptr;
+    QPushButton* m_stepButton = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_backButton = nullptr;
+    QPushButton* m_resetButton = nullptr;
+    QCheckBox* m_greedy = nullptr;
+    QDoubleSpinBox* m_temperature = nullptr;
+    QSpinBox* m_topK = nullptr;
+    QDoubleSpinBox* m_topP = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QLabel* m_status = nullptr;
+    TokenChipsView* m_chips = nullptr;
+    ProbabilityChart* m_chart = nullptr;
+    AttentionStripView* m_strip = nullptr;
+    HeatmapView* m_heatmap = nullptr;
+    KvCacheView* m_kv = nullptr;
+    TimelineView* m_timeline = nullptr;
+    RedrawCoalescer* m_redraw = nullptr;
+
+    int64_t m_current = -1;
+    bool m_follow = true;
+    int64_t m_heatmapPositions = 0;
+    int64_t m_requestedPositions = 0;
+    QString m_lastError;
+};
+
+} // namespace attn::ui

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One position of a decode timeline as the decode panel shows it. Built once on the engine thread, then shared
+// read-only: later steps never change it (the KV cache is append-only), so scrubbing back shows it as it was.
+#include "core/tensor.h"
+#include "model/attention_snapshot.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace attn::ui {
+
+struct TokenCandidate {
+    TokenChip token;
+    float probability = 0.0f;
+};
+
+/// Where the token at a position came from.
+enum class TokenOrigin { Prompt, Sampled, Forced };
+
+struct DecodeStep {
+    int64_t position = 0;
+    TokenChip token;
+    TokenOrigin origin = TokenOrigin::Prompt;
+    /// The most likely tokens at this position under softmax(logits of the previous position) (temperature 1, before
+    /// any top-k/top-p filtering), most likely first; empty at position 0.
+    std::vector<TokenCandidate> candidates;
+    float probability = 0.0f; ///< of `token` under that distribution (NaN at position 0)
+    float entropyBits = 0.0f; ///< of that distribution (NaN at position 0)
+    /// Per layer [heads, position + 1]: this position's attention row of every query head.
+    std::vector<Tensor> attention;
+    /// Per layer: L2 norm of this position's key and value, over all KV heads together.
+    std::vector<float> keyNorms;
+    std::vector<float> valueNorms;
+    double seconds = 0.0; ///< wall time of the forward step
+};
+
+using DecodeStepPtr = std::shared_ptr<const DecodeStep>;
+
+/// What the decode panel needs to know about the open model.
+struct DecodeModelInfo {
+    std::string path;
+    int64_t numLayers = 0;
+    int64_t numHeads = 0;
+    int64_t numKvHeads = 0;
+    int64_t slidingWindow = 0; ///< 0 = none
+    int64_t maxPositions = 0;
+    int64_t vocabSize = 0;
+    int64_t stopToken = -1; ///< decoding ends when this is drawn (BOS for llama2.c, EOS for HF), as the CLI
+    bool hasTokenizer = false;
+};
+
+/// Softmax of `logits` [n] (float, max subtracted, as the sampler), its entropy in bits, and the `k` most likely
+/// ids (ties in index order).
+struct NextTokenDistribution {
+    std::vector<float> probabilities;
+    float entropyBits = 0.0f;
+    std::vector<int64_t> topIds;
+};
+NextTokenDistribution nextTokenDistribution(const float* logits, int64_t n, int64_t k);
+
+} // namespace attn::ui

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "decode/kv_cache_view.h"
+
+#include "attention/attention.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+namespace attn::ui {
+
+KvCacheView::KvCacheView(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot)
+    , m_label(new QLabel)
+    , m_layerBox(new QSpinBox)
+{
+    setObjectName("kvCacheView");
+    m_layerBox->setPrefix(tr("layer "));
+    m_label->setObjectName("kvCacheSummary");
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("<b>KV cache</b>")));
+    row->addWidget(m_layerBox);
+    row->addWidget(m_label, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(m_plot, 1);
+
+    m_plot->addGraph();
+    m_plot->graph(0)->setName(tr("|key|"));
+    m_plot->graph(0)->setPen(QPen(QColor(40, 90, 180), 1.5));
+    m_plot->addGraph();
+    m_plot->graph(1)->setName(tr("|value|"));
+    m_plot->graph(1)->setPen(QPen(QColor(200, 80, 40), 1.5));
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(font());
+    m_plot->xAxis->setLabel(tr("position"));
+    m_plot->yAxis->setLabel(tr("L2 norm"));
+    m_outsideBand = new QCPItemRect(m_plot);
+    m_outsideBand->setPen(Qt::NoPen);
+    m_outsideBand->setBrush(QColor(120, 120, 120, 60));
+    m_outsideBand->setVisible(false);
+    connect(m_layerBox, &QSpinBox::valueChanged, this, &KvCacheView::redraw);
+}
+
+void KvCacheView::setInfo(const DecodeModelInfo& info)
+{
+    m_info = info;
+    const QSignalBlocker block(m_layerBox);
+    m_layerBox->setRange(0, static_cast<int>(std::max<int64_t>(0, info.numLayers - 1)));
+    m_steps.clear();
+    redraw();
+}
+
+void KvCacheView::setSteps(const std::vector<DecodeStepPtr>& steps, int64_t count)
+{
+    m_steps.assign(steps.begin(), steps.begin() + std::clamp<int64_t>(count, 0, static_cast<int64_t>(steps.size())));
+    redraw();
+}
+
+int64_t KvCacheView::layer() const
+{
+    return m_layerBox->value();
+}
+
+void KvCacheView::setLayer(int64_t layer)
+{
+    m_layerBox->setValue(static_cast<int>(layer));
+}
+
+QString KvCacheView::summary() const
+{
+    return m_label->text();
+}
+
+void KvCacheView::redraw()
+{
+    const auto n = static_cast<int64_t>(m_steps.size());
+    const auto l = static_cast<size_t>(layer());
+    QVector<double> x, keys, values;
+    for (const DecodeStepPtr& s : m_steps) {
+        if (l >= s->keyNorms.size()) break;
+        x.push_back(static_cast<double>(s->position));
+        keys.push_back(s->keyNorms[l]);
+        values.push_back(s->valueNorms[l]);
+    }
+    m_plot->graph(0)->setData(x, keys, true);
+    m_plot->graph(1)->setData(x, values, true);
+    // Which keys the newest query still sees, by the same mask rule as the attention itself.
+    MaskSpec mask;
+    mask.causal = true;
+    mask.slidingWindow = m_info.slidingWindow;
+    m_outside = 0;
+    for (int64_t k = 0; k < n; ++k)
+        if (!keyVisible(mask, n - 1, k)) ++m_outside;
+    QString text = tr("%1 positions cached in layer %2 (keys and values of %3 KV heads)")
+                       .arg(n)
+                       .arg(layer())
+                       .arg(m_info.numKvHeads);
+    if (m_info.slidingWindow > 0)
+        text += tr("; window %1: %2 positions have left it").arg(m_info.slidingWindow).arg(m_outside);
+    m_label->setText(text);
+    m_outsideBand->setVisible(m_outside > 0);
+    m_outsideBand->topLeft->setCoords(-0.5, 1e9);
+    m_outsideBand->bottomRight->setCoords(static_cast<double>(m_outside) - 0.5, -1e9);
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRange(-0.5, std::max<double>(1.0, static_cast<double>(n)) - 0.5);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace attn::ui
