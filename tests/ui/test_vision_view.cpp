@@ -2,14 +2,18 @@
 // The vision view on the MNIST ViT: its numbers are the engine's attention, rollout and flow, the overlay's brightest
 // patch is the most attended one, clicks select patches, and the controller runs it all off the GUI thread.
 #include "analysis/rollout.h"
+#include "main_window.h"
 #include "model/model_loader.h"
+#include "plots/heatmap_view.h"
 #include "support/shared_data.h"
 #include "vision/image_conversion.h"
 #include "vision/patch_map_view.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 
+#include <QDockWidget>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -178,6 +182,32 @@ TEST(VisionController, ReportsANonVisionModelAndAMissingImage)
     view.openImage("/nonexistent/image.png");
     ASSERT_GE(errors.count(), 1);
     EXPECT_TRUE(errors.back().front().toString().contains("/nonexistent/image.png"));
+}
+
+TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy opened(window.visionView()->controller(), &VisionController::modelOpened);
+    window.openModel(QString::fromStdString(test::sharedPath(kModel)));
+    ASSERT_TRUE(opened.wait(30000)) << window.lastError().toStdString();
+    EXPECT_EQ(window.tabs()->currentWidget(), window.visionView());
+    EXPECT_FALSE(window.tabs()->isTabEnabled(window.tabs()->indexOf(window.heatmapView())));
+    EXPECT_FALSE(window.findChild<QDockWidget*>("inputDock")->isVisible());
+    QSignalSpy shown(window.visionView(), &VisionView::resultShown);
+    QSignalSpy flowShown(window.visionView(), &VisionView::flowShown);
+    window.visionView()->openImage(QString::fromStdString(test::sharedPath(kDigit)));
+    ASSERT_TRUE(shown.wait(30000)) << window.lastError().toStdString();
+    ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
+    EXPECT_TRUE(window.lastError().isEmpty());
+    // The README screenshot: written only when asked for, after the same checks.
+    if (const QByteArray out = qgetenv("ATTN_VISION_SCREENSHOT"); !out.isEmpty()) {
+        window.visionView()->setQuery(0);
+        QTest::qWait(200);
+        EXPECT_TRUE(window.grab().save(QString::fromLocal8Bit(out)));
+    }
 }
 
 } // namespace
