@@ -241,6 +241,7 @@ TEST_F(AlignViewTest, Screenshot)
     const QString gold = dir.filePath("gold.pharaoh");
     std::ofstream(gold.toStdString()) << "0-0 0-1 2-2 3-3 1?4 4-4 5?4 6-5\n";
     m_panel->setGold(gold, 0);
+    QTest::qWait(50); // let the layouts take the new label and list texts
     const QImage shot = m_panel->grab().toImage();
     EXPECT_EQ(shot.size(), QSize(1280, 800) * shot.devicePixelRatio());
     const QByteArray out = qgetenv("AS_ALIGN_SCREENSHOT");

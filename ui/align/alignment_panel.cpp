@@ -62,6 +62,9 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     m_step->setRange(0, 0); // at its end: a new run shows every row
     m_step->setToolTip(tr("Decoding step: the cross-attention row of each new target word"));
     m_list->setObjectName("hypotheses");
+    m_list->setWordWrap(true);
+    for (QComboBox* box : { m_layer, m_heads, m_rule })
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_scoreLabel->setObjectName("alignScore");
     m_scoreLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setWordWrap(true);
@@ -99,6 +102,7 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     split->addWidget(side);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
+    split->setSizes({ 900, 360 });
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(inputs);

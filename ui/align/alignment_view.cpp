@@ -9,7 +9,8 @@
 namespace attn::ui {
 namespace {
 constexpr double kPad = 8.0;
-constexpr double kMaxCell = 56.0;
+constexpr double kMaxCell = 72.0;
+constexpr double kLegend = 28.0;
 } // namespace
 
 AlignmentView::AlignmentView(QWidget* parent)
@@ -65,7 +66,7 @@ AlignmentView::Layout AlignmentView::layout() const
     l.left = left + 2 * kPad;
     l.top = top + 2 * kPad;
     const double rows = static_cast<double>(m_matrix.dim(0)), cols = static_cast<double>(m_matrix.dim(1));
-    l.cell = std::min({ kMaxCell, (width() - l.left - kPad) / cols, (height() - l.top - kPad) / rows });
+    l.cell = std::min({ kMaxCell, (width() - l.left - kPad) / cols, (height() - l.top - kPad - kLegend) / rows });
     l.cell = std::max(l.cell, 2.0);
     return l;
 }
@@ -126,6 +127,21 @@ void AlignmentView::paintEvent(QPaintEvent*)
         const double radius = std::max(2.0, l.cell * 0.16);
         p.drawEllipse(cell.center(), radius, radius);
     }
+    // Legend under the figure, so an exported figure explains itself.
+    const double legendY = l.top + rows * l.cell + kLegend / 2;
+    p.setPen(QPen(Qt::white, 1.5));
+    p.setBrush(QColor(200, 20, 40));
+    p.drawEllipse(QPointF(l.left + 6, legendY), 5, 5);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(230, 120, 0), 2.5));
+    p.drawRect(QRectF(l.left + 150, legendY - 6, 12, 12));
+    p.setPen(QPen(QColor(230, 120, 0), 1.5, Qt::DashLine));
+    p.drawRect(QRectF(l.left + 250, legendY - 6, 12, 12));
+    p.setPen(palette().color(QPalette::Text));
+    const QRectF text(0, legendY - 10, 140, 20);
+    p.drawText(text.translated(l.left + 16, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("hard alignment"));
+    p.drawText(text.translated(l.left + 168, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("gold sure"));
+    p.drawText(text.translated(l.left + 268, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("gold possible"));
     if (shown > 0 && shown < rows) { // the newest decoded row
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(QColor(30, 110, 220), 2));
