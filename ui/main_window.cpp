@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "align/alignment_panel.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
+#include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
 #include "widgets/head_grid_view.h"
@@ -76,6 +78,11 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_vision = new VisionView;
     m_tabs->addTab(m_vision, tr("V&ision"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
+    m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
+    m_tabs->addTab(m_align, tr("A&lignment"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
+    connect(m_align, &AlignmentPanel::availableChanged, this,
+        [this](bool on) { m_tabs->setTabEnabled(m_tabs->indexOf(m_align), on); });
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -267,6 +274,15 @@ void MainWindow::openModel(const QString& path) {
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(path).fileName()));
         addRecent(path);
         return m_vision->controller()->openModel(path);
+    }
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
+    m_align->openModel(path);
+    // An RNN seq2seq model has no transformer attention for the other views: the Alignment tab shows it.
+    if (isRnnSeq2SeqFolder(path.toStdString())) {
+        m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure
+        m_tabs->setCurrentWidget(m_align);
+        m_status->setText(tr("RNN seq2seq model: see the Alignment tab"));
+        return addRecent(path);
     }
     m_controller->loadModel(path);
 }

@@ -17,6 +17,7 @@ class QTimer;
 
 namespace attn::ui {
 
+class AlignmentPanel;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
@@ -52,6 +53,7 @@ public:
     HeadLinesView* linesView() const { return m_lines; }
     StatsView* statsView() const { return m_stats; }
     DecodePanel* decodePanel() const { return m_decode; }
+    AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
     TokenChipsView* tokenChips() const { return m_chips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -88,6 +90,7 @@ private:
     HeadLinesView* m_lines = nullptr;
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
+    AlignmentPanel* m_align = nullptr;
     VisionView* m_vision = nullptr;
     TokenChipsView* m_chips = nullptr;
     QPlainTextEdit* m_info = nullptr;
