@@ -6,6 +6,7 @@
 #include "align/alignment_panel.h"
 #include "align/alignment_view.h"
 #include "core/error.h"
+#include "core/npy.h"
 #include "model/rnn_seq2seq.h"
 #include "support/shared_data.h"
 
@@ -21,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -204,6 +206,48 @@ TEST_F(AlignViewTest, StepSliderRevealsOneTargetRowAtATime)
     const qreal dpr = image.devicePixelRatio();
     const QColor hidden = image.pixelColor((m_panel->view()->cellRect(4, 0).center() * dpr).toPoint());
     EXPECT_EQ(hidden, m_panel->view()->palette().color(QPalette::Base));
+}
+
+// A transformer encoder-decoder: the hf-tiny MarianMT fixture (no tokenizer, so texts are ids) teacher-forced on its
+// golden decoder_input_ids. Each chosen layer/head matrix is HF's cross-attention without the EOS row and column.
+TEST(AlignmentPanelMarian, MatrixIsHfCrossAttention)
+{
+    const std::string dir = test::sharedPath("fixtures/hf-tiny/marian");
+    AlignmentPanel panel;
+    QSignalSpy available(&panel, &AlignmentPanel::availableChanged);
+    panel.openModel(QString::fromStdString(dir));
+    QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 30000);
+    ASSERT_TRUE(available.at(0).at(0).toBool()) << panel.lastError().toStdString();
+    const auto join = [](const std::vector<int64_t>& ids, size_t from) {
+        std::string out;
+        for (size_t i = from; i < ids.size(); ++i)
+            out += std::to_string(ids[i]) + " ";
+        return QString::fromStdString(out);
+    };
+    const std::vector<int64_t> input = readNpyInts(dir + "/golden/item0/input_ids.npy");
+    const std::vector<int64_t> decoderInput = readNpyInts(dir + "/golden/item0/decoder_input_ids.npy");
+    ASSERT_EQ(input.back(), 0); // EOS ends the source; decoder_input_ids start with decoder_start_token_id
+    panel.setSourceText(join(input, 0));
+    panel.setReferenceText(join(decoderInput, 1));
+    panel.setBeamWidth(0);
+    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
+    panel.align();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    const int64_t S = static_cast<int64_t>(input.size()) - 1, T = static_cast<int64_t>(decoderInput.size()) - 1;
+    for (int layer = 0; layer < 2; ++layer) {
+        char name[64];
+        std::snprintf(name, sizeof name, "/golden/item0/cross_attentions.L%02d.npy", layer);
+        const Tensor hf = readNpy(dir + name); // [heads, q, S + 1]
+        for (int64_t head = 0; head < hf.dim(0); ++head) {
+            panel.setAggregation({ AlignmentAggregation::Heads::One, head, layer });
+            const Tensor& m = panel.view()->matrix();
+            ASSERT_EQ(m.shape(), (Shape { T, S }));
+            for (int64_t t = 0; t < T; ++t)
+                for (int64_t s = 0; s < S; ++s)
+                    EXPECT_NEAR(m.data()[t * S + s], hf.data()[(head * hf.dim(1) + t) * hf.dim(2) + s], 1e-5)
+                        << "layer " << layer << " head " << head << " t " << t << " s " << s;
+        }
+    }
 }
 
 TEST(AlignmentMatrix, AggregatesHeadsAndLayers)

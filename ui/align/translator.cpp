@@ -43,7 +43,33 @@ Translator::Translator(const std::string& path)
     const ModelSource source = probeModel(path);
     m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
     if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");
-    m_tokenizer = loadTokenizer(source);
+    try {
+        m_tokenizer = loadTokenizer(source);
+    } catch (const Error& e) {
+        m_noTokenizer = e.what(); // like the CLI: without a tokenizer the texts are token ids
+    }
+}
+
+std::vector<int64_t> Translator::parseIds(const std::string& text) const
+{
+    std::string spaced = text;
+    std::replace(spaced.begin(), spaced.end(), ',', ' ');
+    std::istringstream in(spaced);
+    std::vector<int64_t> ids;
+    const int64_t vocab = m_transformer->config().vocabSize;
+    for (std::string w; in >> w;) {
+        size_t used = 0;
+        int64_t id = -1;
+        try {
+            id = std::stoll(w, &used);
+        } catch (const std::exception&) { // reported below with the vocabulary bound
+        }
+        if (used != w.size() || id < 0 || id >= vocab)
+            throw Error(
+                "\"" + w + "\" is not a token id below " + std::to_string(vocab) + ", and the model has no tokenizer");
+        ids.push_back(id);
+    }
+    return ids;
 }
 
 AlignedSide Translator::finish(AlignedSide side) const
@@ -67,6 +93,7 @@ AlignedSide Translator::source(const std::string& text) const
         }
         return finish(std::move(side));
     }
+    if (!m_tokenizer) return generated(parseIds(text));
     for (const Token& t : m_tokenizer->encode(text, true)) {
         side.ids.push_back(t.id);
         side.pieces.push_back(t.piece);
@@ -77,6 +104,11 @@ AlignedSide Translator::source(const std::string& text) const
 
 AlignedSide Translator::target(const std::string& text) const
 {
+    if (!m_rnn && !m_tokenizer) {
+        std::vector<int64_t> ids = parseIds(text);
+        ids.push_back(eosToken());
+        return generated(ids);
+    }
     if (!m_rnn) return source(text); // Marian-style models share one tokenizer that appends EOS on both sides
     std::vector<int64_t> ids;
     std::istringstream words(normalizeTutorialText(text));
@@ -100,6 +132,11 @@ AlignedSide Translator::generated(const std::vector<int64_t>& ids) const
             side.special.push_back(id == m_rnn->eosToken());
             continue;
         }
+        if (!m_tokenizer) {
+            side.pieces.push_back(kWordStart + std::to_string(id));
+            side.special.push_back(id == eosToken());
+            continue;
+        }
         // tokenText shows a word-start marker as a leading space; give it back the marker the merge rule reads.
         std::string piece = m_tokenizer->tokenText(id);
         if (!piece.empty() && piece[0] == ' ') piece = kWordStart + piece.substr(1);
@@ -111,7 +148,12 @@ AlignedSide Translator::generated(const std::vector<int64_t>& ids) const
 
 std::string Translator::text(const std::vector<int64_t>& ids) const
 {
-    return m_rnn ? m_rnn->targetText(ids) : m_tokenizer->decode(ids, true);
+    if (m_rnn) return m_rnn->targetText(ids);
+    if (m_tokenizer) return m_tokenizer->decode(ids, true);
+    std::string out;
+    for (int64_t id : ids)
+        out += (out.empty() ? "" : " ") + std::to_string(id);
+    return out;
 }
 
 int64_t Translator::startToken() const
@@ -139,7 +181,8 @@ std::unique_ptr<BeamDecoder> Translator::decoder(const std::vector<int64_t>& sou
 
 std::string Translator::describe() const
 {
-    return (m_rnn ? "RNN seq2seq " : "encoder-decoder ") + m_path;
+    return (m_rnn ? "RNN seq2seq " : "encoder-decoder ") + m_path
+        + (m_noTokenizer.empty() ? "" : " (no tokenizer, texts are token ids: " + m_noTokenizer + ")");
 }
 
 } // namespace attn::ui

@@ -45,11 +45,14 @@ public:
 
 private:
     AlignedSide finish(AlignedSide side) const;
+    /// Without a tokenizer a text is token ids separated by spaces or commas.
+    std::vector<int64_t> parseIds(const std::string& text) const;
 
     std::shared_ptr<const EncoderDecoderModel> m_transformer;
     std::shared_ptr<const RnnSeq2SeqModel> m_rnn;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::string m_path;
+    std::string m_noTokenizer; ///< why there is no tokenizer, when there is none
 };
 
 } // namespace attn::ui
