@@ -7,6 +7,7 @@
 #include "align/alignment_view.h"
 #include "core/error.h"
 #include "core/npy.h"
+#include "export/figure_export.h"
 #include "model/rnn_seq2seq.h"
 #include "support/shared_data.h"
 
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace attn::ui {
@@ -191,6 +193,24 @@ TEST_F(AlignViewTest, BeamListShowsKBeamsAndEachBeamsAlignment)
             for (int64_t s = 0; s < m.dim(1); ++s)
                 EXPECT_EQ(m.data()[t * m.dim(1) + s], h.steps[static_cast<size_t>(t)].data()[s]);
     }
+}
+
+// The figure goes through the Export facility as vectors: the SVG carries the words as text, and a PNG at 192 dpi
+// has twice the logical size.
+TEST_F(AlignViewTest, ExportsAsVectorFigure)
+{
+    const nlohmann::json ref = toyReference(0);
+    align(ref["src"].get<std::string>(), referenceOf(ref), 0);
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("alignment.svg"), png = dir.filePath("alignment.png");
+    AlignmentView& view = *m_panel->view();
+    exportWidget(view, svg, FigureFormat::Svg, { QSize(640, 560), 96 });
+    exportWidget(view, png, FigureFormat::Png, { QSize(640, 560), 192 });
+    std::ifstream in(svg.toStdString());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* word : { "wenig", "understood", "gold possible" })
+        EXPECT_NE(text.find(word), std::string::npos) << word;
+    EXPECT_EQ(QImage(png).size(), QSize(1280, 1120));
 }
 
 TEST_F(AlignViewTest, StepSliderRevealsOneTargetRowAtATime)
