@@ -4,10 +4,9 @@
 #include "core/error.h"
 
 #ifdef AS_CLI_HAVE_QT_GUI
-#include <QImage>
-#include <QString>
+#include "vision/image_conversion.h"
 
-#include <cstring>
+#include <QString>
 #endif
 
 namespace attn::cli {
@@ -16,26 +15,7 @@ namespace attn::cli {
 
 ImageBuffer readImageFile(const std::string& path)
 {
-    QImage image;
-    if (!image.load(QString::fromStdString(path)))
-        throw Error(path, "cannot read or decode the image (PNG, JPEG, BMP, ... expected)");
-    const bool alpha = image.hasAlphaChannel();
-    int64_t channels = 3;
-    QImage::Format format = QImage::Format_RGB888;
-    if (alpha) {
-        channels = 4;
-        format = QImage::Format_RGBA8888; // straight alpha: the colour values are the file's
-    } else if (image.isGrayscale()) {
-        channels = 1;
-        format = QImage::Format_Grayscale8;
-    }
-    const QImage converted = image.convertToFormat(format);
-    ImageBuffer out { converted.width(), converted.height(), channels, {} };
-    const auto rowBytes = static_cast<size_t>(out.width * channels);
-    out.pixels.resize(rowBytes * static_cast<size_t>(out.height));
-    for (int y = 0; y < converted.height(); ++y) // scan lines are padded to 4 bytes
-        std::memcpy(out.pixels.data() + rowBytes * static_cast<size_t>(y), converted.constScanLine(y), rowBytes);
-    return out;
+    return ui::imageBufferFromQImage(ui::loadImageFile(QString::fromStdString(path)));
 }
 
 #else
