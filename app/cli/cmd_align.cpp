@@ -8,8 +8,9 @@
 #include "align/word_pieces.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/seq2seq_models.h"
 #include "core/error.h"
+#include "session/beam_search.h"
+#include "session/translator.h"
 
 #include <cstdio>
 #include <fstream>
@@ -55,7 +56,7 @@ int runAlign(const std::vector<std::string>& words)
 {
     const Args args(words, { "all-heads" });
     args.allowOnly({ "src", "tgt", "gold", "layer", "head", "all-heads", "out", "tokenizer" });
-    const TranslationModel model(args, args.positional(0, "MODEL"));
+    const Translator model(args.positional(0, "MODEL"), args.get("tokenizer", ""));
     const auto src = readLines(args.require("src")), tgt = readLines(args.require("tgt"));
     if (src.size() != tgt.size())
         throw Error(args.require("tgt"),
@@ -66,10 +67,10 @@ int runAlign(const std::vector<std::string>& words)
 
     std::vector<PairAttention> pairs;
     for (size_t k = 0; k < src.size(); ++k) {
-        const Pieces s = model.source(src[k]), t = model.target(tgt[k]);
+        const AlignedSide s = model.source(src[k]), t = model.target(tgt[k]);
         PairAttention p;
-        p.sourceWords = wordIndexOfPieces(s.text, s.special);
-        p.targetWords = wordIndexOfPieces(t.text, t.special);
+        p.sourceWords = s.wordOfPiece;
+        p.targetWords = t.wordOfPiece;
         auto decoder = model.decoder(s.ids);
         int64_t next = model.startToken();
         for (int64_t id : t.ids) {

@@ -3,8 +3,9 @@
 // print the best translation.
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/seq2seq_models.h"
 #include "core/error.h"
+#include "session/beam_search.h"
+#include "session/translator.h"
 
 #include <iostream>
 
@@ -14,7 +15,7 @@ int runTranslate(const std::vector<std::string>& words)
 {
     const Args args(words, {});
     args.allowOnly({ "prompt", "tokens", "beam", "max-new-tokens", "tokenizer" });
-    const TranslationModel model(args, args.positional(0, "MODEL"));
+    const Translator model(args.positional(0, "MODEL"), args.get("tokenizer", ""));
     if (args.has("prompt") == args.has("tokens"))
         throw UsageError("give the source as exactly one of --prompt TEXT or --tokens IDS");
     std::vector<int64_t> source = args.getIds("tokens");
@@ -27,7 +28,7 @@ int runTranslate(const std::vector<std::string>& words)
     options.startToken = model.startToken();
     options.eosToken = model.eosToken();
     const auto beams = beamSearch(*model.decoder(source), options);
-    std::cout << model.decode(beams.front().tokens) << "\n";
+    std::cout << model.text(beams.front().tokens) << "\n";
     return 0;
 }
 

@@ -3,7 +3,7 @@
 // One alignment run: the source, and per hypothesis (the teacher-forced reference and/or the beams) its target
 // pieces and the cross-attention of every decoder step. Word-level matrices are derived on request.
 #include "align/alignment.h"
-#include "align/translator.h"
+#include "session/translator.h"
 #include "core/tensor.h"
 
 #include <memory>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The alignment view's model: a transformer encoder-decoder or an RNN seq2seq model, with the way each side's text
-// becomes pieces (the model's tokenizer, or the RNN's word vocabularies).
+// A translation model as `translate`, `align` and the GUI's alignment view use it: a transformer encoder-decoder or an
+// RNN seq2seq model, with the way each side's text becomes pieces (the model's tokenizer, the RNN's word vocabularies,
+// or token ids when the model ships no tokenizer).
 #include "model/rnn_seq2seq.h"
 #include "model/seq2seq_model.h"
 #include "session/beam_search.h"
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace attn::ui {
+namespace attn {
 
 /// One side of a sentence pair: pieces with their ids, and the word each piece belongs to (align/word_pieces.h).
 struct AlignedSide {
@@ -26,8 +27,9 @@ class Translator {
 public:
     /// True for an RNN seq2seq folder or a model whose config describes an encoder-decoder (nothing is loaded).
     static bool accepts(const std::string& path);
-    /// Loads the model (and its tokenizer); throws Error naming the file.
-    explicit Translator(const std::string& path);
+    /// Loads the model and its tokenizer (`tokenizerPath` overrides the one found beside the model; a model without
+    /// any tokenizer takes token ids as text). Throws Error naming the file.
+    explicit Translator(const std::string& path, const std::string& tokenizerPath = "");
 
     AlignedSide source(const std::string& text) const;
     /// Reference target text for teacher forcing, ending with EOS like the source.
@@ -55,4 +57,4 @@ private:
     std::string m_noTokenizer; ///< why there is no tokenizer, when there is none
 };
 
-} // namespace attn::ui
+} // namespace attn

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "align/translator.h"
+#include "session/translator.h"
 
 #include "align/word_pieces.h"
 #include "core/error.h"
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string_view>
 
-namespace attn::ui {
+namespace attn {
 namespace {
 const std::string kWordStart = "\xE2\x96\x81"; // SentencePiece's "▁"
 
@@ -33,7 +33,7 @@ bool Translator::accepts(const std::string& path)
     }
 }
 
-Translator::Translator(const std::string& path)
+Translator::Translator(const std::string& path, const std::string& tokenizerPath)
     : m_path(path)
 {
     if (isRnnSeq2SeqFolder(path)) {
@@ -43,6 +43,10 @@ Translator::Translator(const std::string& path)
     const ModelSource source = probeModel(path);
     m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
     if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");
+    if (!tokenizerPath.empty()) {
+        m_tokenizer = loadTokenizer(source, tokenizerPath); // an explicit tokenizer must load
+        return;
+    }
     try {
         m_tokenizer = loadTokenizer(source);
     } catch (const Error& e) {
@@ -185,4 +189,4 @@ std::string Translator::describe() const
         + (m_noTokenizer.empty() ? "" : " (no tokenizer, texts are token ids: " + m_noTokenizer + ")");
 }
 
-} // namespace attn::ui
+} // namespace attn
