@@ -2,6 +2,7 @@
 // The vision view on the MNIST ViT: its numbers are the engine's attention, rollout and flow, the overlay's brightest
 // patch is the most attended one, clicks select patches, and the controller runs it all off the GUI thread.
 #include "analysis/rollout.h"
+#include "export/export_menu.h"
 #include "main_window.h"
 #include "model/model_loader.h"
 #include "plots/heatmap_view.h"
@@ -12,6 +13,7 @@
 #include "vision/vision_view.h"
 
 #include <QDockWidget>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -202,6 +204,14 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
     ASSERT_TRUE(shown.wait(30000)) << window.lastError().toStdString();
     ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
     EXPECT_TRUE(window.lastError().isEmpty());
+    // Export > figure on this tab draws the maps and the class chart, not the controls above them.
+    const std::string svg = test::makeTempDir("vision-export") + "/vision.svg";
+    window.findChild<ExportMenu*>()->exportFigure(QString::fromStdString(svg), 96);
+    QFile file(QString::fromStdString(svg));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray content = file.readAll();
+    EXPECT_TRUE(content.contains(">Rollout (mean of heads) of [CLS]<")) << "the maps' titles are vector text";
+    EXPECT_FALSE(content.contains(">opacity<")) << "the control bar was exported too";
     // The README screenshot: written only when asked for, after the same checks.
     if (const QByteArray out = qgetenv("ATTN_VISION_SCREENSHOT"); !out.isEmpty()) {
         window.visionView()->setQuery(0);

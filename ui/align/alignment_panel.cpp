@@ -4,6 +4,7 @@
 #include "align/alignment_controller.h"
 #include "align/alignment_view.h"
 #include "core/error.h"
+#include "export/figure_export.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -41,6 +42,7 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     , m_message(new QLabel)
     , m_alignButton(new QPushButton(tr("&Align")))
 {
+    m_view->setObjectName(kFigureObjectName); // Export > figure draws the matrix, not the inputs
     m_source->setObjectName("alignSource");
     m_source->setPlaceholderText(tr("Source sentence"));
     m_reference->setObjectName("alignReference");

@@ -97,9 +97,10 @@ void ExportMenu::exportFigure(const QString& path, int dpi) const
     }
     QWidget* tab = m_window->tabs()->currentWidget();
     if (!tab) throw Error("export: there is no view to export");
-    // Another panel (e.g. decode): its plot when it has exactly one, else the whole panel.
+    // Another panel: the figure widget it marks, else its plot when it has exactly one, else the whole panel.
+    QWidget* figure = tab->findChild<QWidget*>(kFigureObjectName);
     const QList<QCustomPlot*> plots = tab->findChildren<QCustomPlot*>();
-    QWidget& target = plots.size() == 1 ? *plots.front() : *tab;
+    QWidget& target = figure ? *figure : plots.size() == 1 ? *plots.front() : *tab;
     exportWidget(target, path, format, { target.size(), dpi });
 }
 

@@ -29,6 +29,9 @@ QSize pngPixelSize(const FigureSize& size);
 /// Colour maps with more cells than this along either axis are embedded as one raster image in SVG/PDF;
 /// smaller ones become vector rectangles (crisp at any zoom, still small files).
 constexpr int kVectorCellLimit = 256;
+/// A panel that is not one of the recipe views marks the widget its figure export draws (its maps, its matrix: not
+/// its controls) with this object name.
+inline constexpr const char* kFigureObjectName = "exportFigure";
 
 /// Writes `widget` to `path` at `size` (a widget other than a plot is resized for the export, then put back). A
 /// QCustomPlot is drawn through its vector path (text, axes and colour bar stay vectors); any other widget through

@@ -2,6 +2,7 @@
 #include "vision/vision_view.h"
 
 #include "analysis/rollout.h"
+#include "export/figure_export.h"
 #include "vision/image_conversion.h"
 #include "vision/patch_map_view.h"
 #include "vision/vision_controller.h"
@@ -89,7 +90,10 @@ VisionView::VisionView(QWidget* parent)
     m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("top-5 classes")));
     m_plot->setMinimumWidth(200);
 
-    auto* maps = new QHBoxLayout;
+    auto* mapsHost = new QWidget; // what Export > figure draws: the maps and the classes, not the controls
+    mapsHost->setObjectName(kFigureObjectName);
+    auto* maps = new QHBoxLayout(mapsHost);
+    maps->setContentsMargins(0, 0, 0, 0);
     maps->addWidget(m_attention, 1);
     maps->addWidget(m_rollout, 1);
     maps->addWidget(m_flow, 1);
@@ -104,7 +108,7 @@ VisionView::VisionView(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
-    layout->addLayout(maps, 3);
+    layout->addWidget(mapsHost, 3);
     layout->addWidget(gridScroll, 2);
 
     const QString hint = tr("Open an image (button above, or drop a file here) to classify it.");
