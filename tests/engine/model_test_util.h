@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/npy.h"
 #include "core/tensor.h"
+#include "model/model.h"
 #include "support/shared_data.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -69,5 +71,31 @@ struct Fixture {
     std::string dir;
     nlohmann::json manifest;
 };
+
+/// Largest differences of a full forward pass from a fixture's goldens (attention, hidden states, logits).
+struct GoldenErrors {
+    double attention = 0;
+    double hidden = 0;
+    double logits = 0;
+};
+
+/// Compares every layer's attention, HF's hidden_states tuple and the logits of `r` with `fx`'s item 0, asserting
+/// the counts first; prints the errors under `label`. The caller asserts the tolerances.
+inline GoldenErrors goldenErrors(const StepResult& r, const Fixture& fx, int64_t layers, const char* label) {
+    GoldenErrors e;
+    EXPECT_EQ(static_cast<int64_t>(r.attention.size()), layers);
+    EXPECT_EQ(static_cast<int64_t>(r.hiddenStates.size()), layers + 1);
+    if (static_cast<int64_t>(r.attention.size()) != layers || static_cast<int64_t>(r.hiddenStates.size()) != layers + 1)
+        return { 1e30, 1e30, 1e30 };
+    for (int64_t l = 0; l < layers; ++l)
+        e.attention = std::max(e.attention, maxAbsDiff(r.attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
+    for (int64_t i = 0; i <= layers; ++i)
+        e.hidden = std::max(
+            e.hidden, maxAbsDiff(r.hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
+    e.logits = maxAbsDiff(r.logits, fx.tensor("logits.npy"));
+    std::printf("%s: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", label, e.attention, e.hidden,
+        e.logits);
+    return e;
+}
 
 } // namespace attn::test

@@ -26,21 +26,11 @@ TEST(BertModel, MatchesHfAttentionHiddenStatesAndLogits) {
     EXPECT_FALSE(session.isDecoder());
     const auto r
         = session.prefill(fx.ids("input_ids.npy"), fx.ids("token_type_ids.npy"), maskOf(fx.ids("attention_mask.npy")));
-    const int64_t layers = model->config().numLayers;
-    ASSERT_EQ(static_cast<int64_t>(r->attention.size()), layers);
-    ASSERT_EQ(static_cast<int64_t>(r->hiddenStates.size()), layers + 1);
-    double attn = 0, hidden = 0;
-    for (int64_t l = 0; l < layers; ++l)
-        attn = std::max(attn, maxAbsDiff(r->attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
-    for (int64_t i = 0; i <= layers; ++i)
-        hidden = std::max(
-            hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
-    const double logits = maxAbsDiff(r->logits, fx.tensor("logits.npy"));
-    std::printf("bert: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", attn, hidden, logits);
+    const test::GoldenErrors e = test::goldenErrors(*r, fx, model->config().numLayers, "bert");
     // fp32 weights and goldens: 1e-5 (tighter than or equal to the manifest's suggestion) for attention and logits.
-    EXPECT_LE(attn, std::min(1e-5, fx.tolerance("attentions")));
-    EXPECT_LE(hidden, fx.tolerance("hidden_states"));
-    EXPECT_LE(logits, std::min(1e-5, fx.tolerance("logits")));
+    EXPECT_LE(e.attention, std::min(1e-5, fx.tolerance("attentions")));
+    EXPECT_LE(e.hidden, fx.tolerance("hidden_states"));
+    EXPECT_LE(e.logits, std::min(1e-5, fx.tolerance("logits")));
 
     // The view API derives the same rows from the last encoding.
     const Tensor rows = session.attentionRows(1, 2, 3, 5);

@@ -25,25 +25,14 @@ TEST_P(HfDecoderGolden, FullForwardMatchesAttentionHiddenStatesAndLogits) {
     options.wantHiddenStates = true;
     Session session(model, options);
     const auto r = session.prefill(fx.ids("input_ids.npy"));
-    const int64_t layers = model->config().numLayers;
-    ASSERT_EQ(static_cast<int64_t>(r->attention.size()), layers);
-    ASSERT_EQ(static_cast<int64_t>(r->hiddenStates.size()), layers + 1);
-    double attn = 0, hidden = 0;
-    for (int64_t l = 0; l < layers; ++l)
-        attn = std::max(attn, maxAbsDiff(r->attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))));
-    for (int64_t i = 0; i <= layers; ++i)
-        hidden = std::max(
-            hidden, maxAbsDiff(r->hiddenStates[static_cast<size_t>(i)], fx.tensor(fx.layerFile("hidden_states", i))));
-    const double logits = maxAbsDiff(r->logits, fx.tensor("logits.npy"));
-    RecordProperty("max_err_attention", std::to_string(attn));
-    RecordProperty("max_err_hidden", std::to_string(hidden));
-    RecordProperty("max_err_logits", std::to_string(logits));
-    std::printf(
-        "%s: max abs error attention %.2e, hidden states %.2e, logits %.2e\n", GetParam(), attn, hidden, logits);
+    const test::GoldenErrors e = test::goldenErrors(*r, fx, model->config().numLayers, GetParam());
+    RecordProperty("max_err_attention", std::to_string(e.attention));
+    RecordProperty("max_err_hidden", std::to_string(e.hidden));
+    RecordProperty("max_err_logits", std::to_string(e.logits));
     // fp32 weights and goldens: 1e-5 (tighter than or equal to the manifest's suggestion) for attention and logits.
-    EXPECT_LE(attn, std::min(1e-5, fx.tolerance("attentions")));
-    EXPECT_LE(hidden, fx.tolerance("hidden_states"));
-    EXPECT_LE(logits, std::min(1e-5, fx.tolerance("logits")));
+    EXPECT_LE(e.attention, std::min(1e-5, fx.tolerance("attentions")));
+    EXPECT_LE(e.hidden, fx.tolerance("hidden_states"));
+    EXPECT_LE(e.logits, std::min(1e-5, fx.tolerance("logits")));
 }
 
 TEST_P(HfDecoderGolden, GreedyStepsThroughKvCacheMatchHf) {
