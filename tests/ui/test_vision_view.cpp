@@ -2,6 +2,8 @@
 // The vision view on the MNIST ViT: its numbers are the engine's attention, rollout and flow, the overlay's brightest
 // patch is the most attended one, clicks select patches, and the controller runs it all off the GUI thread.
 #include "analysis/rollout.h"
+#include "core/error.h"
+#include "core/npy.h"
 #include "export/export_menu.h"
 #include "main_window.h"
 #include "model/model_loader.h"
@@ -212,6 +214,19 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
     const QByteArray content = file.readAll();
     EXPECT_TRUE(content.contains(">Rollout (mean of heads) of [CLS]<")) << "the maps' titles are vector text";
     EXPECT_FALSE(content.contains(">opacity<")) << "the control bar was exported too";
+    // Export > data writes every layer's attention of the classified image, exactly the view's result.
+    const std::string npy = test::makeTempDir("vision-data") + "/attention.npy";
+    window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy));
+    const Tensor saved = readNpy(npy);
+    const VisionResultPtr result = window.visionView()->result();
+    ASSERT_EQ(saved.dim(0), static_cast<int64_t>(result->attention.size()));
+    for (size_t l = 0; l < result->attention.size(); ++l) {
+        const Tensor& layer = result->attention[l];
+        ASSERT_EQ(saved.numel() / saved.dim(0), layer.numel());
+        EXPECT_TRUE(std::equal(layer.data(), layer.data() + layer.numel(), saved.data() + l * static_cast<size_t>(layer.numel())))
+            << "layer " << l;
+    }
+    EXPECT_THROW(window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy + ".csv")), Error);
     // The README screenshot: written only when asked for, after the same checks.
     if (const QByteArray out = qgetenv("ATTN_VISION_SCREENSHOT"); !out.isEmpty()) {
         window.visionView()->setQuery(0);

@@ -2,11 +2,13 @@
 #include "export/export_menu.h"
 
 #include "core/error.h"
+#include "core/npy.h"
 #include "export/figure_data.h"
 #include "export/figure_export.h"
 #include "export/figure_renderer.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
+#include "vision/vision_view.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 
@@ -18,6 +20,8 @@
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QTabWidget>
+
+#include <algorithm>
 
 namespace attn::ui {
 
@@ -106,6 +110,10 @@ void ExportMenu::exportFigure(const QString& path, int dpi) const
 
 void ExportMenu::exportData(const QString& path) const
 {
+    if (m_window->tabs()->currentWidget() == m_window->visionView()) {
+        exportVisionData(path);
+        return;
+    }
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: the data of this view cannot be exported (open a model and show an attention view)");
@@ -114,6 +122,21 @@ void ExportMenu::exportData(const QString& path) const
         writeFigureCsv(file, *m_window->snapshot(), recipe);
     else
         writeFigureNpy(file, *m_window->snapshot(), recipe);
+}
+
+void ExportMenu::exportVisionData(const QString& path) const
+{
+    const VisionResultPtr result = m_window->visionView()->result();
+    if (!result) throw Error("export: classify an image first (Vision tab > Open image)");
+    if (QFileInfo(path).suffix().toLower() != "npy")
+        throw Error("export " + path.toStdString() + ": the vision data is a [layers, heads, tokens, tokens] array; save it as .npy");
+    // Every layer's attention stacked, token 0 = [CLS], then the patches row-major (as `attnscope-cli attention`).
+    const Shape head = result->attention.front().shape();
+    Tensor all({ static_cast<int64_t>(result->attention.size()), head[0], head[1], head[2] });
+    float* out = all.data();
+    for (const Tensor& layer : result->attention)
+        out = std::copy(layer.data(), layer.data() + layer.numel(), out);
+    writeNpy(path.toStdString(), all);
 }
 
 void ExportMenu::exportRecipe(const QString& path) const

@@ -25,6 +25,8 @@ public:
     void exportFigure(const QString& path, int dpi) const;
     void exportData(const QString& path) const;
     void exportRecipe(const QString& path) const;
+    /// The Vision tab's data: every layer's attention of the classified image, [layers, heads, tokens, tokens].
+    void exportVisionData(const QString& path) const;
 
 private:
     void run(const QString& title, const QString& filters, const std::function<void(const QString&)>& write);
