@@ -6,6 +6,7 @@
 #include "core/error.h"
 
 #ifdef AS_CLI_HAVE_EXPORT
+#include "export/decode_figure.h"
 #include "export/figure_data.h"
 #include "export/figure_renderer.h"
 #include "export/recipe_snapshot.h"
@@ -76,6 +77,12 @@ int runExport(const std::vector<std::string>& words)
     char* argv[] = { name, nullptr };
     QApplication app(argc, argv);
 
+    if (recipe.view == ui::FigureView::Decode) {
+        if (data) throw UsageError("the decode view exports figures (png, svg, pdf) and recipes; --view heatmap gives data");
+        ui::renderDecodeFigure(recipe, QString::fromStdString(out), figure);
+        std::cout << "wrote decode " << format << " to " << out << "\n";
+        return 0;
+    }
     const ui::SnapshotPtr snapshot = ui::computeRecipeSnapshot(recipe);
     if (format == "npy")
         ui::writeFigureNpy(out, *snapshot, recipe);

@@ -192,7 +192,8 @@ TEST(FigureExport, RejectsHeadsOutsideTheModelAndTheDecodeView)
     r.head = 0;
     r.layer = -1;
     EXPECT_THROW(render(r, "bad.png", FigureFormat::Png), Error);
-    EXPECT_THROW(render(storiesRecipe(FigureView::Decode), "bad.png", FigureFormat::Png), Error);
+    EXPECT_THROW(render(storiesRecipe(FigureView::Decode), "bad.png", FigureFormat::Png), Error)
+        << "the decode view is not an attention snapshot (renderDecodeFigure draws it)";
     EXPECT_THROW(figureFormatFromPath("figure.jpg"), Error);
 }
 
@@ -339,6 +340,27 @@ TEST(ExportCli, HeadlessFiguresRecipesAndDataMatchTheEngine)
                   &out),
         0)
         << out;
+
+    // The decode view: next-token probabilities after the prompt, as a figure at the requested size.
+    const std::string decode = "'" + model + "' --prompt '" + kPrompt + "' --view decode ";
+    ASSERT_EQ(runCliHeadless(decode + "--format png --dpi 192 --out " + dir + "/d.png", &out), 0) << out;
+    ASSERT_TRUE(image.load(QString::fromStdString(dir + "/d.png")));
+    EXPECT_EQ(image.size(), QSize(840, 720));
+    ASSERT_EQ(runCliHeadless(decode + "--format svg --out " + dir + "/d.svg", &out), 0) << out;
+    const QByteArray svg = readAll(dir + "/d.svg");
+    EXPECT_TRUE(svg.startsWith("<?xml") && svg.trimmed().endsWith("</svg>"));
+    EXPECT_TRUE(svg.contains(">probability<")) << "axis text stays vector text";
+    // Its highlighted bar is the token `generate` picks greedily next (the last word generate adds to the prompt).
+    // Only generate's stdout (its text); run.c's "achieved tok/s" goes to stderr.
+    ASSERT_EQ(test::runCommand("('" + test::cliPath() + "' generate '" + model + "' --prompt '" + kPrompt
+                      + "' --max-new-tokens 1 2>/dev/null)",
+                  &out),
+        0);
+    const size_t after = out.find(kPrompt) + std::string(kPrompt).size() + 1;
+    const std::string nextWord = out.substr(after, out.find_first_of(" \n", after) - after);
+    ASSERT_FALSE(nextWord.empty()) << out;
+    EXPECT_TRUE(svg.contains(QByteArray::fromStdString(nextWord + "<"))) << nextWord;
+    EXPECT_EQ(runCliHeadless(decode + "--format npy --out " + dir + "/d.npy", &out), 2) << out;
 
     EXPECT_NE(runCliHeadless(common + "--head 99 --format png --out " + dir + "/bad.png", &out), 0);
     EXPECT_NE(out.find("no head 1.99"), std::string::npos) << out;

@@ -68,8 +68,7 @@ QSize FigureRenderer::figureSize(const FigureRecipe& recipe) const
 void FigureRenderer::check(const FigureRecipe& r) const
 {
     if (r.view == FigureView::Decode)
-        throw Error("export: the decode view has no offscreen renderer; export it from the GUI's decode panel "
-                    "(File > Export > Current view)");
+        throw Error("export: the decode view is not an attention snapshot; it is drawn by renderDecodeFigure");
     if (r.view == FigureView::Stats) return;
     m_snapshot->head(r.layer, r.head); // throws for a layer or head outside the model
     if (r.view == FigureView::HeadView) {
