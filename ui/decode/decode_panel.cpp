@@ -83,9 +83,10 @@ DecodePanel::DecodePanel(QWidget* parent)
         applySampling();
     });
     connect(m_controller, &DecodeController::timelineChanged, this, [this](qint64 keep) {
-        // Rows past `keep` were replaced (Back, Force, a new prompt): a heatmap over them is out of date.
-        m_heatmapPositions = std::min<int64_t>(m_heatmapPositions, keep);
-        m_requestedPositions = std::min<int64_t>(m_requestedPositions, keep);
+        // Rows past `keep` were replaced (Back, Force, a new prompt): a heatmap or a request over them is out of
+        // date, so the next redraw asks again (-1: nothing valid), even for the same number of positions.
+        if (m_heatmapPositions > keep) m_heatmapPositions = -1;
+        if (m_requestedPositions > keep) m_requestedPositions = -1;
         const auto n = static_cast<int64_t>(m_controller->steps().size());
         if (m_follow || m_current >= n) m_current = n - 1;
         m_follow = m_current == n - 1;
