@@ -21,6 +21,7 @@ run --view grid --layer 2 --head 3 --colormap magma --format png --out "$out/gri
 run --view headview --layer 2 --heads 0,3 --format svg --out "$out/headview.svg"
 run --view stats --metric previous-token --format pdf --out "$out/stats.pdf"
 run --view stats --metric previous-token --format png --dpi 144 --out "$out/stats.png"
+run --view decode --format svg --out "$out/decode.svg"
 # The recipe alone reproduces the PNG byte for byte.
 "$cli" export --recipe "$out/heatmap.recipe.json" --format png --out /tmp/attnscope-recipe-check.png
 cmp "$out/heatmap.png" /tmp/attnscope-recipe-check.png && echo "recipe reproduces heatmap.png"

@@ -6,10 +6,12 @@
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
+#include "export/figure_export.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
 
 #include <QApplication>
+#include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -96,6 +98,21 @@ TEST_F(DecodePanelTest, BackRemovesOneTokenAndTheHeatmapFollows)
     m_panel->flushRedraw();
     EXPECT_EQ(m_panel->heatmap()->matrix().rows, n);
     EXPECT_TRUE(m_panel->kvCache()->summary().startsWith(QString("%1 positions cached").arg(n)));
+}
+
+TEST_F(DecodePanelTest, ExportFigureIsTheProbabilityChartWithVectorText)
+{
+    stepOnce();
+    m_panel->flushRedraw();
+    // Export > figure draws the widget the panel marks: the chart, not the KV cache or timeline plots.
+    auto* figure = m_panel->findChild<QCustomPlot*>(kFigureObjectName);
+    ASSERT_EQ(figure, m_panel->chart()->plot());
+    const QString svg = QString::fromStdString(test::makeTempDir("decode-export") + "/decode.svg");
+    exportWidget(*figure, svg, FigureFormat::Svg, { QSize(420, 360), 96 });
+    QFile file(svg);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray content = file.readAll();
+    EXPECT_TRUE(content.contains(">probability<"));
 }
 
 TEST_F(DecodePanelTest, ClickingACandidateForcesIt)

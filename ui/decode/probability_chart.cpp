@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "decode/probability_chart.h"
 
+#include "export/figure_export.h"
 #include "model/token_text.h"
 
 #include <QVBoxLayout>
@@ -16,6 +17,7 @@ ProbabilityChart::ProbabilityChart(QWidget* parent)
     , m_plot(new QCustomPlot(this))
 {
     setObjectName("probabilityChart");
+    m_plot->setObjectName(kFigureObjectName); // what Export > figure draws of the decode panel
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
