@@ -2,27 +2,14 @@
 // Greedy decoding of stories260K through Session, the loop `attnscope-cli generate` runs: BOS, then argmax of each
 // step's logits, stopping at BOS as llama2.c run.c does. Decode/Capture keeps every layer's per-head attention row of
 // every step; Decode/Plain asks for none. bench/README.md compares both with run.c.
+#include "bench_data.h"
 #include "model/model_loader.h"
 #include "session/sampler.h"
 #include "session/session.h"
 
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <stdexcept>
-
 namespace {
-
-std::string stories260K()
-{
-    const char* env = std::getenv("ATTNSCOPE_SHARED");
-    const std::filesystem::path root = env && *env ? std::filesystem::path(env) : std::filesystem::path(AS_SHARED_DIR);
-    const std::filesystem::path p = root / "models/stories260K/stories260K.bin";
-    if (!std::filesystem::exists(p))
-        throw std::runtime_error("bench data is missing: " + p.string() + " (set ATTNSCOPE_SHARED)");
-    return p.string();
-}
 
 void decode(benchmark::State& state, bool capture)
 {

@@ -5,6 +5,7 @@
 //  2. responsiveness: the main window with the Decode tab runs continuously for a few seconds while a 1 ms
 //     PreciseTimer records every gap in the GUI event loop; a stall is a gap beyond 1 ms.
 // Options: --seconds S (default 5), --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
+#include "bench_data.h"
 #include "decode/decode_engine.h"
 #include "decode/decode_panel.h"
 #include "main_window.h"
@@ -21,21 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <stdexcept>
 
 namespace {
-
-std::string stories260K()
-{
-    const char* env = std::getenv("ATTNSCOPE_SHARED");
-    const std::filesystem::path root = env && *env ? std::filesystem::path(env) : std::filesystem::path(AS_SHARED_DIR);
-    const std::filesystem::path p = root / "models/stories260K/stories260K.bin";
-    if (!std::filesystem::exists(p))
-        throw std::runtime_error("bench data is missing: " + p.string() + " (set ATTNSCOPE_SHARED)");
-    return p.string();
-}
 
 double seconds(std::chrono::steady_clock::time_point since)
 {
