@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(
   cmake make g++ ninja-build pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
-  libeigen3-dev nlohmann-json3-dev libsentencepiece-dev
+  libeigen3-dev libopenblas-pthread-dev nlohmann-json3-dev libsentencepiece-dev
   libvulkan-dev mesa-vulkan-drivers glslc spirv-tools vulkan-tools vulkan-validationlayers
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   xvfb xauth imagemagick fonts-dejavu-core poppler-utils librsvg2-bin
