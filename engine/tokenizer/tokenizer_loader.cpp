@@ -5,6 +5,7 @@
 #include "tokenizer/hf_tokenizer_config.h"
 #include "tokenizer/hf_vocab_files.h"
 #include "tokenizer/llama2c_tokenizer.h"
+#include "tokenizer/marian_tokenizer.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 
 #include <algorithm>
@@ -37,6 +38,9 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file, const ModelSource& sou
 {
     const std::string ext = lowerExtension(file);
     const std::string name = file.filename().string();
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (ext == ".spm" || (name == "vocab.json" && fs::exists(dir / "source.spm")))
+        return std::make_unique<MarianTokenizer>(dir.string());
     if (ext == ".json" && name == "vocab.json") {
         const fs::path merges = file.parent_path() / "merges.txt";
         if (!fs::exists(merges))
@@ -52,8 +56,8 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file, const ModelSource& sou
         return std::make_unique<Llama2cTokenizer>(
             file.string(), source.format == ModelFormat::Llama2c ? source.config.vocabSize : 0);
     throw Error(file.string(),
-        "unrecognized tokenizer file; expected tokenizer.json, vocab.json (+ merges.txt), "
-        "vocab.txt, a SentencePiece .model or a llama2.c tokenizer .bin");
+        "unrecognized tokenizer file; expected tokenizer.json, vocab.json (+ merges.txt or MarianMT's source.spm), "
+        "vocab.txt, a SentencePiece .model, a MarianMT source.spm or a llama2.c tokenizer .bin");
 }
 
 /// The llama2.c rule: tokenizer.bin, else tok<vocab_size>.bin, else the only tok*.bin.
@@ -90,8 +94,9 @@ std::unique_ptr<Tokenizer> searchFolder(const fs::path& dir, const ModelSource& 
         if (auto bin = llama2cTokenizerIn(dir, source)) candidates.push_back(*bin);
         if (fs::exists(dir / "tokenizer.model")) candidates.push_back(dir / "tokenizer.model");
     } else {
-        lookedFor = "tokenizer.json, vocab.json + merges.txt, vocab.txt, tokenizer.model, spiece.model";
-        for (const char* name : { "tokenizer.json", "vocab.json", "vocab.txt", "tokenizer.model", "spiece.model" })
+        lookedFor = "source.spm, tokenizer.json, vocab.json + merges.txt, vocab.txt, tokenizer.model, spiece.model";
+        for (const char* name :
+            { "source.spm", "tokenizer.json", "vocab.json", "vocab.txt", "tokenizer.model", "spiece.model" })
             if (fs::exists(dir / name)) candidates.push_back(dir / name);
     }
     if (candidates.empty())
