@@ -14,14 +14,14 @@ namespace {
 struct NpyHeader {
     std::string descr;
     Shape shape;
+    bool fortranOrder = false;
     std::vector<char> payload;
 };
 
 NpyHeader readHeader(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open file");
+    if (!in) throw Error(path, "cannot open file");
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
         throw Error(path, "not a .npy file (bad magic)");
@@ -29,49 +29,67 @@ NpyHeader readHeader(const std::string& path)
     size_t headerLen = 0;
     size_t pos = 0;
     if (major == 1) {
-        headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+        headerLen
+            = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
         pos = 10;
     } else if (major == 2 || major == 3) {
-        if (bytes.size() < 12)
-            throw Error(path, "truncated .npy header");
+        if (bytes.size() < 12) throw Error(path, "truncated .npy header");
         for (int i = 0; i < 4; ++i)
             headerLen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
         pos = 12;
     } else {
         throw Error(path, "unsupported .npy version " + std::to_string(major));
     }
-    if (pos + headerLen > bytes.size())
-        throw Error(path, "truncated .npy header");
+    if (pos + headerLen > bytes.size()) throw Error(path, "truncated .npy header");
     const std::string header(bytes.data() + pos, headerLen);
     std::smatch m;
     NpyHeader h;
     if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']+)'")))
         throw Error(path, "npy header has no descr");
     h.descr = m[1];
-    if (std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*True")))
-        throw Error(path, "Fortran-order arrays are not supported");
+    if (!std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*(True|False)")))
+        throw Error(path, "npy header has no fortran_order");
+    h.fortranOrder = m[1] == "True";
     if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
         throw Error(path, "npy header has no shape");
     std::stringstream dims(m[1].str());
     std::string item;
     while (std::getline(dims, item, ',')) {
-        if (item.find_first_not_of(" ") == std::string::npos)
-            continue;
+        if (item.find_first_not_of(" ") == std::string::npos) continue;
         h.shape.push_back(std::stoll(item));
     }
     h.payload.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos + headerLen), bytes.end());
     return h;
 }
 
-template <class T>
-std::vector<T> payloadAs(const NpyHeader& h, const std::string& path)
+template <class T> std::vector<T> payloadAs(const NpyHeader& h, const std::string& path)
 {
     const size_t n = static_cast<size_t>(shapeNumel(h.shape));
     if (h.payload.size() < n * sizeof(T))
-        throw Error(path, "truncated .npy data: need " + std::to_string(n * sizeof(T)) + " bytes, have "
+        throw Error(path,
+            "truncated .npy data: need " + std::to_string(n * sizeof(T)) + " bytes, have "
                 + std::to_string(h.payload.size()));
+    std::vector<T> stored(n);
+    std::memcpy(stored.data(), h.payload.data(), n * sizeof(T));
+    if (!h.fortranOrder || h.shape.size() < 2) return stored;
+    // Fortran order stores the first index fastest; walk the stored elements in that order and place each at its
+    // C-order offset.
+    const size_t rank = h.shape.size();
+    std::vector<size_t> stride(rank, 1);
+    for (size_t d = rank - 1; d-- > 0;)
+        stride[d] = stride[d + 1] * static_cast<size_t>(h.shape[d + 1]);
     std::vector<T> out(n);
-    std::memcpy(out.data(), h.payload.data(), n * sizeof(T));
+    std::vector<int64_t> index(rank, 0);
+    size_t offset = 0;
+    for (size_t f = 0; f < n; ++f) {
+        out[offset] = stored[f];
+        for (size_t d = 0; d < rank; ++d) {
+            offset += stride[d];
+            if (++index[d] < h.shape[d]) break;
+            offset -= stride[d] * static_cast<size_t>(h.shape[d]);
+            index[d] = 0;
+        }
+    }
     return out;
 }
 
@@ -86,16 +104,14 @@ void writeRaw(const std::string& path, const std::string& descr, const Shape& sh
     dict.append((64 - total % 64) % 64, ' ');
     dict += '\n';
     std::ofstream out(path, std::ios::binary);
-    if (!out)
-        throw Error(path, "cannot open for writing");
+    if (!out) throw Error(path, "cannot open for writing");
     const uint16_t len = static_cast<uint16_t>(dict.size());
     out.write("\x93NUMPY\x01\x00", 8);
     const char lenBytes[2] = { static_cast<char>(len & 0xff), static_cast<char>(len >> 8) };
     out.write(lenBytes, 2);
     out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-    if (!out)
-        throw Error(path, "write failed");
+    if (!out) throw Error(path, "write failed");
 }
 
 } // namespace
@@ -103,8 +119,7 @@ void writeRaw(const std::string& path, const std::string& descr, const Shape& sh
 Tensor readNpy(const std::string& path)
 {
     NpyHeader h = readHeader(path);
-    if (h.descr == "<f4")
-        return Tensor(h.shape, payloadAs<float>(h, path));
+    if (h.descr == "<f4") return Tensor(h.shape, payloadAs<float>(h, path));
     if (h.descr == "<f8") {
         auto d = payloadAs<double>(h, path);
         return Tensor(h.shape, std::vector<float>(d.begin(), d.end()));
@@ -115,10 +130,8 @@ Tensor readNpy(const std::string& path)
 std::vector<int64_t> readNpyInts(const std::string& path, Shape* shape)
 {
     NpyHeader h = readHeader(path);
-    if (shape)
-        *shape = h.shape;
-    if (h.descr == "<i8")
-        return payloadAs<int64_t>(h, path);
+    if (shape) *shape = h.shape;
+    if (h.descr == "<i8") return payloadAs<int64_t>(h, path);
     if (h.descr == "<i4") {
         auto d = payloadAs<int32_t>(h, path);
         return std::vector<int64_t>(d.begin(), d.end());
@@ -134,7 +147,8 @@ void writeNpy(const std::string& path, const Tensor& tensor)
 void writeNpyInts(const std::string& path, const std::vector<int64_t>& values, const Shape& shape)
 {
     if (shapeNumel(shape) != static_cast<int64_t>(values.size()))
-        throw Error(path, "shape " + shapeToString(shape) + " does not match " + std::to_string(values.size()) + " values");
+        throw Error(
+            path, "shape " + shapeToString(shape) + " does not match " + std::to_string(values.size()) + " values");
     writeRaw(path, "<i8", shape, values.data(), values.size() * sizeof(int64_t));
 }
 

@@ -9,7 +9,8 @@
 namespace attn {
 
 /// NumPy .npy v1/v2 reading and v1 writing (little-endian, C order).
-/// Reading accepts <f4, <f8 (converted to float32), <i8 and <i4; errors name the file.
+/// Reading accepts <f4, <f8 (converted to float32), <i8 and <i4, in C or Fortran order (returned in C order);
+/// errors name the file.
 Tensor readNpy(const std::string& path);
 std::vector<int64_t> readNpyInts(const std::string& path, Shape* shape = nullptr);
 
