@@ -23,15 +23,16 @@ Tensor row(const std::vector<float>& v)
 } // namespace
 
 RnnWeights readRnn(WeightReader& reader, const std::string& prefix, const std::string& suffix, RnnCell cell,
-    int64_t inputSize, int64_t hiddenSize)
+    int64_t inputSize, int64_t hiddenSize, int64_t layer)
 {
     const int64_t G = (cell == RnnCell::Gru ? 3 : 4) * hiddenSize;
+    const std::string l = "_l" + std::to_string(layer) + suffix;
     RnnWeights w;
     w.cell = cell;
-    w.wIh = reader.take(prefix + "weight_ih_l0" + suffix, { G, inputSize });
-    w.wHh = reader.take(prefix + "weight_hh_l0" + suffix, { G, hiddenSize });
-    w.bIh = reader.take(prefix + "bias_ih_l0" + suffix, { G });
-    w.bHh = reader.take(prefix + "bias_hh_l0" + suffix, { G });
+    w.wIh = reader.take(prefix + "weight_ih" + l, { G, inputSize });
+    w.wHh = reader.take(prefix + "weight_hh" + l, { G, hiddenSize });
+    w.bIh = reader.take(prefix + "bias_ih" + l, { G });
+    w.bHh = reader.take(prefix + "bias_hh" + l, { G });
     return w;
 }
 

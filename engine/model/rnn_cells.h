@@ -20,9 +20,10 @@ struct RnnWeights {
     int64_t inputSize() const { return wIh.dim(1); }
 };
 
-/// Reads `prefix`weight_ih_l0`suffix` etc. (nn.GRU / nn.LSTM names; suffix "_reverse" for the backward direction).
+/// Reads `prefix`weight_ih_l<layer>`suffix` etc. (nn.GRU / nn.LSTM names; suffix "_reverse" for the backward
+/// direction).
 RnnWeights readRnn(WeightReader& reader, const std::string& prefix, const std::string& suffix, RnnCell cell,
-    int64_t inputSize, int64_t hiddenSize);
+    int64_t inputSize, int64_t hiddenSize, int64_t layer = 0);
 
 /// One step: h (and c for LSTM) [H] are updated in place from input x [in].
 void rnnStep(const RnnWeights& w, const std::vector<float>& x, std::vector<float>& h, std::vector<float>& c);

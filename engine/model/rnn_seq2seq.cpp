@@ -47,6 +47,39 @@ std::vector<float> affine(const std::vector<float>& x, const Tensor& w, const Te
     return linear(row(x), w, b.empty() ? nullptr : &b).storage();
 }
 
+/// Steps a stack of layers (PyTorch num_layers semantics: each layer's output is the next layer's input) and returns
+/// the top layer's new state. h and c hold every layer's state, layer 0 first.
+std::vector<float> stepLayers(
+    const std::vector<RnnWeights>& layers, std::vector<float> x, std::vector<float>& h, std::vector<float>& c)
+{
+    const size_t H = static_cast<size_t>(layers.front().hiddenSize());
+    const bool lstm = layers.front().cell == RnnCell::Lstm;
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const auto from = static_cast<std::ptrdiff_t>(l * H), to = static_cast<std::ptrdiff_t>((l + 1) * H);
+        std::vector<float> hl(h.begin() + from, h.begin() + to), cl;
+        if (lstm) cl.assign(c.begin() + from, c.begin() + to);
+        rnnStep(layers[l], x, hl, cl);
+        std::copy(hl.begin(), hl.end(), h.begin() + from);
+        if (lstm) std::copy(cl.begin(), cl.end(), c.begin() + from);
+        x = std::move(hl);
+    }
+    return x;
+}
+
+/// One direction of one encoder layer over the whole input; returns the final h and c.
+std::pair<std::vector<float>, std::vector<float>> runDirection(const RnnWeights& w,
+    const std::vector<std::vector<float>>& inputs, bool backward, std::vector<std::vector<float>>& outputs)
+{
+    std::vector<float> h(static_cast<size_t>(w.hiddenSize()), 0.0f), c(h);
+    const int64_t S = static_cast<int64_t>(inputs.size());
+    for (int64_t i = 0; i < S; ++i) {
+        const size_t t = static_cast<size_t>(backward ? S - 1 - i : i);
+        rnnStep(w, inputs[t], h, c);
+        outputs[t].insert(outputs[t].end(), h.begin(), h.end());
+    }
+    return { h, c };
+}
+
 nlohmann::json readJson(const fs::path& path)
 {
     std::ifstream in(path);
@@ -103,13 +136,13 @@ std::shared_ptr<RnnSeq2SeqModel> loadTutorial(const fs::path& dir)
     const int64_t H = 256;
     w.fixedKeys = 10;
     w.sourceEmbedding = enc.take("embedding.weight", { Vs, H });
-    w.encoder = readRnn(enc, "gru.", "", RnnCell::Gru, H, H);
+    w.encoder = { readRnn(enc, "gru.", "", RnnCell::Gru, H, H) };
     w.targetEmbedding = dec.take("embedding.weight", { Vt, H });
     w.scoreW = dec.take("attn.weight", { w.fixedKeys, 2 * H });
     w.scoreB = dec.take("attn.bias", { w.fixedKeys });
     w.combineW = dec.take("attn_combine.weight", { H, 2 * H });
     w.combineB = dec.take("attn_combine.bias", { H });
-    w.decoder = readRnn(dec, "gru.", "", RnnCell::Gru, H, H);
+    w.decoder = { readRnn(dec, "gru.", "", RnnCell::Gru, H, H) };
     w.outW = dec.take("out.weight", { Vt, H });
     w.outB = dec.take("out.bias", { Vt });
     enc.expectAllUsed();
@@ -155,7 +188,8 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     w.inputFeeding = j.value("input_feeding", false);
     if (w.inputFeeding && w.score == RnnScore::Bahdanau)
         throw Error(cfgName, "input_feeding applies to Luong attention only");
-    const int64_t E = integer("embedding_size", 0), H = integer("hidden_size", 0);
+    const int64_t E = integer("embedding_size", 0), H = integer("hidden_size", 0), layers = integer("num_layers", 1);
+    if (layers < 1) throw Error(cfgName, "\"num_layers\" must be at least 1");
     const int64_t De = (bidirectional ? 2 : 1) * H, Hd = integer("decoder_hidden_size", De),
                   A = integer("attention_size", Hd);
     if (E == 0 || H == 0) throw Error(cfgName, "embedding_size and hidden_size are required");
@@ -163,8 +197,11 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
 
     WeightReader r((dir / "model.safetensors").string());
     w.sourceEmbedding = r.take("encoder.embedding.weight", { Vs, E });
-    w.encoder = readRnn(r, "encoder.rnn.", "", cell, E, H);
-    if (bidirectional) w.encoderReverse = readRnn(r, "encoder.rnn.", "_reverse", cell, E, H);
+    for (int64_t l = 0; l < layers; ++l) {
+        w.encoder.push_back(readRnn(r, "encoder.rnn.", "", cell, l == 0 ? E : De, H, l));
+        if (bidirectional)
+            w.encoderReverse.push_back(readRnn(r, "encoder.rnn.", "_reverse", cell, l == 0 ? E : De, H, l));
+    }
     if (r.has("bridge.weight")) {
         w.bridgeW = r.take("bridge.weight", { Hd, De });
         w.bridgeB = r.take("bridge.bias", { Hd });
@@ -174,7 +211,8 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
     w.targetEmbedding = r.take("decoder.embedding.weight", { Vt, E });
     const bool luong = w.score != RnnScore::Bahdanau;
     const int64_t decoderInput = E + (luong ? (w.inputFeeding ? Hd : 0) : De);
-    w.decoder = readRnn(r, "decoder.rnn.", "", cell, decoderInput, Hd);
+    for (int64_t l = 0; l < layers; ++l)
+        w.decoder.push_back(readRnn(r, "decoder.rnn.", "", cell, l == 0 ? decoderInput : Hd, Hd, l));
     const std::string a = "decoder.attention.";
     switch (w.score) {
     case RnnScore::Bahdanau:
@@ -222,40 +260,42 @@ RnnSeq2SeqModel::RnnSeq2SeqModel(ModelConfig config, RnnSeq2SeqWeights weights, 
 
 RnnEncoding RnnSeq2SeqModel::encode(const std::vector<int64_t>& source) const
 {
-    const int64_t S = static_cast<int64_t>(source.size()), H = m_w.encoder.hiddenSize();
+    const int64_t S = static_cast<int64_t>(source.size()), H = m_w.encoder.front().hiddenSize();
     if (S == 0) throw Error("encode: empty source");
     if (m_w.score == RnnScore::Location && S > m_w.fixedKeys)
         throw Error("source of " + std::to_string(S) + " tokens exceeds this model's " + std::to_string(m_w.fixedKeys)
             + " attention positions");
-    const bool bi = !m_w.encoderReverse.wIh.empty();
+    const bool bi = !m_w.encoderReverse.empty();
     const int64_t De = (bi ? 2 : 1) * H;
     RnnEncoding enc;
     enc.length = S;
-    enc.keys = Tensor({ m_w.score == RnnScore::Location ? m_w.fixedKeys : S, De });
-    std::vector<float> h(static_cast<size_t>(H), 0.0f), c(h);
-    for (int64_t t = 0; t < S; ++t) {
-        rnnStep(m_w.encoder, rowOf(m_w.sourceEmbedding, source[t], "source"), h, c);
-        std::copy(h.begin(), h.end(), enc.keys.data() + t * De);
-    }
-    std::vector<float> finalH = h, finalC = c;
-    if (bi) {
-        std::vector<float> hb(static_cast<size_t>(H), 0.0f), cb(hb);
-        for (int64_t t = S - 1; t >= 0; --t) {
-            rnnStep(m_w.encoderReverse, rowOf(m_w.sourceEmbedding, source[t], "source"), hb, cb);
-            std::copy(hb.begin(), hb.end(), enc.keys.data() + t * De + H);
+    std::vector<std::vector<float>> inputs;
+    for (int64_t t = 0; t < S; ++t)
+        inputs.push_back(rowOf(m_w.sourceEmbedding, source[t], "source"));
+    // Layer by layer, as nn.GRU / nn.LSTM with num_layers: a layer's outputs ([forward; backward]) feed the next.
+    // Each layer's final state ([forward; backward]) initialises the decoder layer of the same index.
+    for (size_t l = 0; l < m_w.encoder.size(); ++l) {
+        std::vector<std::vector<float>> outputs(static_cast<size_t>(S));
+        auto [h, c] = runDirection(m_w.encoder[l], inputs, false, outputs);
+        if (bi) {
+            auto [hb, cb] = runDirection(m_w.encoderReverse[l], inputs, true, outputs);
+            h = concat(h, hb);
+            c = concat(c, cb);
         }
-        finalH = concat(h, hb);
-        finalC = concat(c, cb);
+        if (!m_w.bridgeW.empty()) {
+            h = affine(h, m_w.bridgeW, m_w.bridgeB);
+            for (float& x : h)
+                x = std::tanh(x);
+            c.assign(h.size(), 0.0f);
+        }
+        enc.h.insert(enc.h.end(), h.begin(), h.end());
+        enc.c.insert(enc.c.end(), c.begin(), c.end());
+        inputs = std::move(outputs);
     }
-    if (m_w.bridgeW.empty()) {
-        enc.h = finalH;
-        enc.c = finalC;
-    } else {
-        enc.h = affine(finalH, m_w.bridgeW, m_w.bridgeB);
-        for (float& x : enc.h)
-            x = std::tanh(x);
-        enc.c.assign(enc.h.size(), 0.0f);
-    }
+    enc.keys = Tensor({ m_w.score == RnnScore::Location ? m_w.fixedKeys : S, De });
+    for (int64_t t = 0; t < S; ++t)
+        std::copy(
+            inputs[static_cast<size_t>(t)].begin(), inputs[static_cast<size_t>(t)].end(), enc.keys.data() + t * De);
     return enc;
 }
 
@@ -264,7 +304,7 @@ RnnDecoderState RnnSeq2SeqModel::initialState(const RnnEncoding& encoding) const
     RnnDecoderState s;
     s.h = encoding.h;
     s.c = encoding.c;
-    if (m_w.inputFeeding) s.feed.assign(s.h.size(), 0.0f);
+    if (m_w.inputFeeding) s.feed.assign(static_cast<size_t>(m_w.decoder.front().hiddenSize()), 0.0f);
     return s;
 }
 
@@ -310,20 +350,21 @@ RnnStep RnnSeq2SeqModel::step(const RnnEncoding& encoding, RnnDecoderState& stat
         std::vector<float> x = affine(concat(e, context), m_w.combineW, m_w.combineB);
         for (float& v : x)
             v = v > 0.0f ? v : 0.0f;
-        rnnStep(m_w.decoder, x, state.h, state.c);
-        out.logits = affine(state.h, m_w.outW, m_w.outB);
+        out.logits = affine(stepLayers(m_w.decoder, x, state.h, state.c), m_w.outW, m_w.outB);
         break;
     }
-    case RnnScore::Bahdanau: {
-        const std::vector<float> context = attend(state.h, out); // scored with the previous state s_{t-1}
-        rnnStep(m_w.decoder, concat(e, context), state.h, state.c);
-        out.logits = affine(state.h, m_w.outW, m_w.outB);
+    case RnnScore::Bahdanau: { // scored with the previous top-layer state s_{t-1}
+        const size_t Hd = static_cast<size_t>(m_w.decoder.back().hiddenSize());
+        const std::vector<float> context
+            = attend(std::vector<float>(state.h.end() - static_cast<std::ptrdiff_t>(Hd), state.h.end()), out);
+        out.logits = affine(stepLayers(m_w.decoder, concat(e, context), state.h, state.c), m_w.outW, m_w.outB);
         break;
     }
     default: { // Luong: score the new state h_t, then h~ = tanh(Wc [c; h_t]) feeds the output (and the next input)
-        rnnStep(m_w.decoder, m_w.inputFeeding ? concat(e, state.feed) : e, state.h, state.c);
-        const std::vector<float> context = attend(state.h, out);
-        std::vector<float> attentional = affine(concat(context, state.h), m_w.combineW, m_w.combineB);
+        const std::vector<float> top
+            = stepLayers(m_w.decoder, m_w.inputFeeding ? concat(e, state.feed) : e, state.h, state.c);
+        const std::vector<float> context = attend(top, out);
+        std::vector<float> attentional = affine(concat(context, top), m_w.combineW, m_w.combineB);
         for (float& v : attentional)
             v = std::tanh(v);
         out.logits = affine(attentional, m_w.outW, m_w.outB);

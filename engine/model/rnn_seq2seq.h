@@ -16,14 +16,15 @@ enum class RnnScore { Bahdanau, LuongDot, LuongGeneral, LuongConcat, Location };
 
 /// The encoded source: the attention keys and the final encoder state.
 struct RnnEncoding {
-    Tensor keys; ///< [K, De]: encoder outputs (Location: zero-padded to the fixed K = max_length)
+    Tensor keys; ///< [K, De]: the top encoder layer's outputs (Location: zero-padded to the fixed K = max_length)
     int64_t length = 0; ///< source tokens (EOS included)
-    std::vector<float> h, c; ///< the decoder's initial state
+    std::vector<float> h, c; ///< the decoder's initial state, [layers * Hd], layer 0 first
 };
 
 /// What a decoder carries from step to step; copy it to branch (beam search).
 struct RnnDecoderState {
-    std::vector<float> h, c, feed; ///< feed: Luong's attentional state for input feeding
+    std::vector<float> h, c; ///< [layers * Hd], layer 0 first: the top layer's state is the last Hd values
+    std::vector<float> feed; ///< Luong's attentional state for input feeding
 };
 
 struct RnnStep {
@@ -35,7 +36,7 @@ struct RnnSeq2SeqWeights {
     RnnScore score = RnnScore::Bahdanau;
     bool inputFeeding = false;
     Tensor sourceEmbedding, targetEmbedding;
-    RnnWeights encoder, encoderReverse, decoder; ///< encoderReverse empty unless bidirectional
+    std::vector<RnnWeights> encoder, encoderReverse, decoder; ///< per layer; encoderReverse empty unless bidirectional
     Tensor bridgeW, bridgeB; ///< optional: decoder h0 = tanh(bridge(final encoder h))
     Tensor queryW, keyW, scoreW, v; ///< Bahdanau: query [A, Hd], key [A, De], v [A]; general: scoreW [Hd, De];
                                     ///< concat: scoreW [A, Hd + De], v [A]; Location: scoreW [K, E + Hd] + scoreB
