@@ -10,6 +10,7 @@
 #include "export/figure_data.h"
 #include "export/figure_renderer.h"
 #include "export/recipe_snapshot.h"
+#include "export/vision_figure_export.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -42,6 +43,12 @@ ui::FigureRecipe recipeFromArgs(const Args& args)
     if (args.has("exclude-first")) r.options.excludeFirstToken = true;
     if (args.has("show-mask")) r.options.showMask = true;
     if (args.has("metric")) r.metric = ui::metricFromKey(args.require("metric"));
+    if (args.has("image")) r.image = args.require("image");
+    if (args.has("panel")) r.vision.panel = ui::visionPanelFromName(args.require("panel"));
+    if (args.has("fusion")) r.vision.rollout.fusion = parseHeadFusion(args.require("fusion"));
+    r.vision.rollout.discardRatio = args.getDouble("discard", r.vision.rollout.discardRatio);
+    r.vision.opacity = args.getDouble("opacity", r.vision.opacity);
+    if (args.has("smooth")) r.vision.smooth = true;
     r.width = static_cast<int>(args.getInt("width", r.width));
     r.height = static_cast<int>(args.getInt("height", r.height));
     r.dpi = static_cast<int>(args.getInt("dpi", r.dpi));
@@ -53,9 +60,10 @@ ui::FigureRecipe recipeFromArgs(const Args& args)
 
 int runExport(const std::vector<std::string>& words)
 {
-    const Args args(words, { "exclude-first", "show-mask" });
+    const Args args(words, { "exclude-first", "show-mask", "smooth" });
     args.allowOnly({ "prompt", "tokens", "recipe", "view", "layer", "head", "heads", "token", "colormap", "scale",
-        "exclude-first", "show-mask", "metric", "format", "out", "dpi", "width", "height" });
+        "exclude-first", "show-mask", "metric", "format", "out", "dpi", "width", "height", "image", "panel", "fusion",
+        "discard", "opacity", "smooth" });
     const std::string out = args.require("out");
     const std::string format
         = args.get("format", QFileInfo(QString::fromStdString(out)).suffix().toLower().toStdString());
@@ -81,6 +89,16 @@ int runExport(const std::vector<std::string>& words)
         if (data) throw UsageError("the decode view exports figures (png, svg, pdf) and recipes; --view heatmap gives data");
         ui::renderDecodeFigure(recipe, QString::fromStdString(out), figure);
         std::cout << "wrote decode " << format << " to " << out << "\n";
+        return 0;
+    }
+    if (recipe.view == ui::FigureView::Vision) {
+        if (data)
+            throw UsageError(
+                "the vision view exports figures (png, svg, pdf) and recipes; `attnscope-cli attention` writes its data");
+        const ui::VisionResultPtr result = ui::computeRecipeVision(recipe);
+        ui::renderVisionFigure(result, recipe, QString::fromStdString(out), figure);
+        std::cout << "wrote vision " << ui::visionPanelName(recipe.vision.panel) << " " << format << " ("
+                  << result->numTokens() << " tokens) to " << out << "\n";
         return 0;
     }
     const ui::SnapshotPtr snapshot = ui::computeRecipeSnapshot(recipe);

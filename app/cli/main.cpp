@@ -40,9 +40,12 @@ const std::vector<Command>& commands()
             "word alignments (Pharaoh i-j) from cross-attention; with --gold, precision, recall and AER per head",
             runAlign },
         { "export",
-            "export MODEL (--prompt TEXT | --tokens IDS | --recipe FILE) --view heatmap|grid|headview|stats|decode "
+            "export MODEL (--prompt TEXT | --tokens IDS | --image FILE | --recipe FILE) "
+            "--view heatmap|grid|headview|stats|decode|vision "
             "[--layer L] [--head H] [--heads H,H] [--token Q] [--colormap viridis|magma|grayscale|diverging] "
             "[--scale linear|log10|row] [--exclude-first] [--show-mask] [--metric NAME] "
+            "[--panel maps|attention|rollout|flow|heads|classes] [--fusion mean|max|min] [--discard R] "
+            "[--opacity A] [--smooth] "
             "--format png|svg|pdf|npy|csv|json --out FILE [--dpi N] [--width W --height H]",
             "write a view as a figure (PNG/SVG/PDF, no display needed), its data (.npy float32 / .csv) or its "
             "JSON recipe",

@@ -9,13 +9,18 @@
 #include "model/model_loader.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
+#include "ui_test_support.h"
 #include "vision/image_conversion.h"
 #include "vision/patch_map_view.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 
+#include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -156,6 +161,111 @@ TEST(VisionView, ClickingAPatchSelectsItAsTheQuery)
     EXPECT_EQ(view.query(), r.prefixTokens + row * r.grid.cols + col);
 }
 
+/// The patch whose colour is brightest in `view`'s overlay (opaque, blocky style), one sample per patch centre.
+int64_t brightestPatch(const PatchMapView& view)
+{
+    const int cell = 10;
+    const PatchGrid grid = view.grid();
+    const QImage image
+        = view.overlayImage(QSize(static_cast<int>(grid.cols) * cell, static_cast<int>(grid.rows) * cell));
+    int64_t brightest = -1;
+    double best = -1.0;
+    for (int64_t p = 0; p < grid.patches(); ++p) {
+        const double y = luminance(image.pixelColor(
+            static_cast<int>(p % grid.cols) * cell + cell / 2, static_cast<int>(p / grid.cols) * cell + cell / 2));
+        if (y > best) best = y, brightest = p;
+    }
+    return brightest;
+}
+
+TEST(VisionView, FusionControlRecomputesTheRolloutAndFlowAsTheEngineDoes)
+{
+    const auto model = mnistModel();
+    VisionView view;
+    QSignalSpy opened(view.controller(), &VisionController::modelOpened);
+    QSignalSpy shown(&view, &VisionView::resultShown);
+    view.controller()->openModel(QString::fromStdString(test::sharedPath(kModel)));
+    ASSERT_TRUE(opened.wait(30000));
+    view.openImage(QString::fromStdString(test::sharedPath(kDigit)));
+    ASSERT_TRUE(shown.wait(30000));
+    const VisionResult& r = *view.result();
+    const int64_t query = r.prefixTokens + 5;
+    view.setQuery(query);
+    const std::vector<float> meanMap = view.rolloutView()->values();
+
+    QSignalSpy rolloutShown(&view, &VisionView::rolloutShown);
+    QSignalSpy flowShown(&view, &VisionView::flowShown);
+    auto* fusion = view.findChild<QComboBox*>("fusionBox");
+    ASSERT_NE(fusion, nullptr);
+    fusion->setCurrentIndex(fusion->findData(static_cast<int>(HeadFusion::Max)));
+    ASSERT_TRUE(rolloutShown.wait(30000));
+    RolloutOptions max;
+    max.fusion = HeadFusion::Max;
+    const Tensor rollout = attentionRollout(r.attention, max);
+    EXPECT_NE(view.rolloutView()->values(), meanMap) << "changing the fusion did not change the shown map";
+    expectNear(view.rolloutView()->values(), r.rowPatches(rollout, query), 1e-6);
+    ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
+    const Tensor flow = attentionFlow(r.attention, query, max);
+    expectNear(view.flowView()->values(), r.patchPart(flow.data()), 1e-6);
+
+    // The discard ratio too: min fusion with half of each layer's entries dropped.
+    rolloutShown.clear();
+    view.findChild<QDoubleSpinBox*>("discardBox")->setValue(0.5);
+    ASSERT_TRUE(rolloutShown.wait(30000));
+    max.discardRatio = 0.5;
+    expectNear(view.rolloutView()->values(), r.rowPatches(attentionRollout(r.attention, max), query), 1e-6);
+    EXPECT_EQ(view.figureRecipe().vision.rollout.discardRatio, 0.5);
+    EXPECT_EQ(view.figureRecipe().vision.rollout.fusion, HeadFusion::Max);
+}
+
+TEST(VisionView, FixturePixelTensorShowsTheGoldenAttention)
+{
+    const std::string fixture = test::sharedPath("fixtures/hf-tiny/vit");
+    QFile manifestFile(QString::fromStdString(fixture + "/manifest.json"));
+    ASSERT_TRUE(manifestFile.open(QIODevice::ReadOnly));
+    const QJsonObject manifest = QJsonDocument::fromJson(manifestFile.readAll()).object();
+    const double tolerance
+        = manifest["suggested_tolerances"].toObject()["max_abs_diff"].toObject()["attentions"].toDouble();
+    ASSERT_GT(tolerance, 0.0);
+
+    VisionView view;
+    view.setStyle({ Colormap::Viridis, 1.0, false });
+    QSignalSpy opened(view.controller(), &VisionController::modelOpened);
+    QSignalSpy shown(&view, &VisionView::resultShown);
+    QSignalSpy errors(&view, &VisionView::errorShown);
+    view.controller()->openModel(QString::fromStdString(fixture));
+    ASSERT_TRUE(opened.wait(30000));
+    view.openImage(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy")));
+    ASSERT_TRUE(shown.wait(30000)) << (errors.isEmpty() ? "" : errors.front().front().toString().toStdString());
+    const VisionResult& r = *view.result();
+    ASSERT_EQ(r.numTokens(), manifest["inputs"].toObject()["tokens"].toInt());
+    ASSERT_EQ(r.image.size(), QSize(32, 32)) << "the pixels are shown as an image";
+
+    int checked = 0;
+    for (int64_t l = 0; l < r.numLayers(); ++l) {
+        const Tensor golden = test::goldenAttention("vit", static_cast<int>(l));
+        ASSERT_EQ(golden.dim(0), r.numHeads());
+        for (int64_t query : { int64_t { 0 }, r.prefixTokens + 6 }) {
+            view.setQuery(query);
+            for (int64_t h = 0; h < r.numHeads(); ++h) {
+                view.setHead(l, h);
+                const float* row = golden.data() + (h * r.numTokens() + query) * r.numTokens();
+                const std::vector<float> expected(row + r.prefixTokens, row + r.numTokens());
+                expectNear(view.attentionView()->values(), expected, tolerance);
+                expectNear(view.headViews()[static_cast<size_t>(l * r.numHeads() + h)]->values(), expected, tolerance);
+                std::vector<float> sorted = expected;
+                std::sort(sorted.rbegin(), sorted.rend());
+                if (sorted[0] - sorted[1] < 0.02f * sorted[0]) continue; // near ties are not distinguishable
+                EXPECT_EQ(brightestPatch(*view.attentionView()),
+                    std::max_element(expected.begin(), expected.end()) - expected.begin())
+                    << "layer " << l << " head " << h << " query " << query;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(checked, 4);
+}
+
 TEST(VisionController, ClassifiesOffTheGuiThreadAndComputesTheFlow)
 {
     EXPECT_TRUE(isVisionModelPath(QString::fromStdString(test::sharedPath(kModel))));
@@ -223,7 +333,8 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
     for (size_t l = 0; l < result->attention.size(); ++l) {
         const Tensor& layer = result->attention[l];
         ASSERT_EQ(saved.numel() / saved.dim(0), layer.numel());
-        EXPECT_TRUE(std::equal(layer.data(), layer.data() + layer.numel(), saved.data() + l * static_cast<size_t>(layer.numel())))
+        EXPECT_TRUE(std::equal(
+            layer.data(), layer.data() + layer.numel(), saved.data() + l * static_cast<size_t>(layer.numel())))
             << "layer " << l;
     }
     EXPECT_THROW(window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy + ".csv")), Error);

@@ -93,6 +93,10 @@ bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
 void ExportMenu::exportFigure(const QString& path, int dpi) const
 {
     const FigureFormat format = figureFormatFromPath(path);
+    if (m_window->tabs()->currentWidget() == m_window->visionView()) {
+        m_window->visionView()->exportFigure(path, format, dpi); // as `attnscope-cli export --view vision` draws it
+        return;
+    }
     FigureRecipe recipe;
     if (currentRecipe(&recipe)) {
         recipe.dpi = dpi;
@@ -141,6 +145,12 @@ void ExportMenu::exportVisionData(const QString& path) const
 
 void ExportMenu::exportRecipe(const QString& path) const
 {
+    if (m_window->tabs()->currentWidget() == m_window->visionView()) {
+        const FigureRecipe recipe = m_window->visionView()->figureRecipe();
+        if (recipe.image.empty()) throw Error("export: the shown image has no file to name in a recipe");
+        writeRecipeFile(path.toStdString(), recipe);
+        return;
+    }
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: this view has no recipe (open a model and show an attention view)");

@@ -94,9 +94,11 @@ Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r)
         return Tensor({ s.numLayers(), s.numHeads(), StatsView::MetricCount }, std::move(values));
     }
     case FigureView::Decode:
+    case FigureView::Vision:
         break;
     }
-    throw Error("export: the decode view has no data export here; use `attnscope-cli generate` or the GUI");
+    throw Error("export: the " + figureViewName(r.view)
+        + " view has no data export here; use `attnscope-cli generate` / `attention` or the GUI");
 }
 
 void writeFigureNpy(const std::string& path, const AttentionSnapshot& snapshot, const FigureRecipe& recipe)
@@ -150,6 +152,7 @@ void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const F
             }
         break;
     case FigureView::Decode:
+    case FigureView::Vision:
         break;
     }
     if (!out) throw Error("export " + path + ": writing the CSV file failed");

@@ -35,9 +35,9 @@ template <typename T, size_t N> std::string toKey(const std::array<std::pair<T, 
     return {};
 }
 
-const std::array<std::pair<FigureView, const char*>, 5> kViews { { { FigureView::Heatmap, "heatmap" },
+const std::array<std::pair<FigureView, const char*>, 6> kViews { { { FigureView::Heatmap, "heatmap" },
     { FigureView::Grid, "grid" }, { FigureView::HeadView, "headview" }, { FigureView::Stats, "stats" },
-    { FigureView::Decode, "decode" } } };
+    { FigureView::Decode, "decode" }, { FigureView::Vision, "vision" } } };
 const std::array<std::pair<Colormap, const char*>, 4> kColormaps { { { Colormap::Viridis, "viridis" },
     { Colormap::Magma, "magma" }, { Colormap::Grayscale, "grayscale" }, { Colormap::Diverging, "diverging" } } };
 const std::array<std::pair<ScaleMode, const char*>, 3> kScales { { { ScaleMode::Linear, "linear" },
@@ -68,6 +68,12 @@ public:
         const QJsonValue v = m_object.value(key);
         if (!v.isDouble() || v.toDouble() != static_cast<double>(v.toInteger())) fail(key, "an integer");
         return v.toInteger();
+    }
+    double number(const char* key) const
+    {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isDouble()) fail(key, "a number");
+        return v.toDouble();
     }
     bool boolean(const char* key) const
     {
@@ -159,6 +165,15 @@ std::string recipeToJson(const FigureRecipe& r)
     o["exclude_first_token"] = r.options.excludeFirstToken;
     o["show_mask"] = r.options.showMask;
     o["metric"] = QString::fromStdString(metricKey(r.metric));
+    if (r.view == FigureView::Vision) { // only vision recipes carry these keys
+        o["image"] = QString::fromStdString(r.image);
+        o["vision_panel"] = QString::fromStdString(visionPanelName(r.vision.panel));
+        o["fusion"] = QString::fromStdString(headFusionName(r.vision.rollout.fusion));
+        o["discard"] = r.vision.rollout.discardRatio;
+        o["opacity"] = r.vision.opacity;
+        o["smooth"] = r.vision.smooth;
+        o["patch_grid"] = r.vision.showGrid;
+    }
     o["width"] = r.width;
     o["height"] = r.height;
     o["dpi"] = r.dpi;
@@ -176,7 +191,8 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
     if (!doc.isObject()) throw Error("recipe " + source + ": expected a JSON object");
     const QJsonObject object = doc.object();
     static const std::set<QString> known { "format", "model", "prompt", "tokens", "view", "layer", "head", "heads",
-        "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi" };
+        "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi",
+        "image", "vision_panel", "fusion", "discard", "opacity", "smooth", "patch_grid" };
     for (const QString& key : object.keys())
         if (!known.count(key)) throw Error("recipe " + source + ": unknown key \"" + key.toStdString() + "\"");
     const Reader in(object, source);
@@ -196,6 +212,13 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
     if (in.has("exclude_first_token")) r.options.excludeFirstToken = in.boolean("exclude_first_token");
     if (in.has("show_mask")) r.options.showMask = in.boolean("show_mask");
     if (in.has("metric")) r.metric = metricFromKey(in.string("metric"));
+    if (in.has("image")) r.image = in.string("image");
+    if (in.has("vision_panel")) r.vision.panel = visionPanelFromName(in.string("vision_panel"));
+    if (in.has("fusion")) r.vision.rollout.fusion = parseHeadFusion(in.string("fusion"));
+    if (in.has("discard")) r.vision.rollout.discardRatio = in.number("discard");
+    if (in.has("opacity")) r.vision.opacity = in.number("opacity");
+    if (in.has("smooth")) r.vision.smooth = in.boolean("smooth");
+    if (in.has("patch_grid")) r.vision.showGrid = in.boolean("patch_grid");
     if (in.has("width")) r.width = static_cast<int>(in.integer("width"));
     if (in.has("height")) r.height = static_cast<int>(in.integer("height"));
     if (in.has("dpi")) r.dpi = static_cast<int>(in.integer("dpi"));

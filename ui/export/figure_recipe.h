@@ -4,6 +4,7 @@
 #include "plots/colormaps.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/stats_view.h"
+#include "vision/vision_figure_options.h"
 
 #include <cstdint>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace attn::ui {
 
-enum class FigureView { Heatmap, Grid, HeadView, Stats, Decode };
+enum class FigureView { Heatmap, Grid, HeadView, Stats, Decode, Vision };
 
 struct FigureRecipe {
     std::string model; ///< path as given (a recipe stays valid when the model is referenced relatively)
@@ -19,9 +20,11 @@ struct FigureRecipe {
     std::vector<int64_t> tokens; ///< the input ids (used when prompt is empty)
     FigureView view = FigureView::Heatmap;
     int64_t layer = 0;
-    int64_t head = 0;
+    int64_t head = 0; ///< vision: -1 = mean of heads
     std::vector<int64_t> heads; ///< head view: the heads drawn (empty: just `head`)
-    int64_t selectedToken = -1; ///< head view: only this query's lines (-1: all)
+    int64_t selectedToken = -1; ///< head view: only this query's lines (-1: all); vision: the query token (-1: [CLS])
+    std::string image; ///< vision: an image file, or a .npy of preprocessed pixels [channels, H, W]
+    VisionFigureOptions vision; ///< vision: panel, rollout fusion/discard, overlay opacity/smoothing/grid
     Colormap colormap = Colormap::Viridis;
     HeatmapOptions options; ///< heatmap scaling, first-token exclusion, mask display
     StatsView::Metric metric = StatsView::Entropy;
@@ -32,7 +35,7 @@ struct FigureRecipe {
 
 /// Stable names used by the CLI and in recipe files.
 std::string figureViewName(FigureView view);
-FigureView figureViewFromName(const std::string& name); ///< heatmap|grid|headview|stats|decode; throws Error
+FigureView figureViewFromName(const std::string& name); ///< heatmap|grid|headview|stats|decode|vision; throws Error
 std::string colormapKey(Colormap map);
 Colormap colormapFromKey(const std::string& key); ///< viridis|magma|grayscale|diverging; throws Error
 std::string scaleModeKey(ScaleMode mode);

@@ -45,6 +45,7 @@ QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
         return lines.sizeHint();
     }
     case FigureView::Decode:
+    case FigureView::Vision:
         break;
     }
     return {};
@@ -69,6 +70,8 @@ void FigureRenderer::check(const FigureRecipe& r) const
 {
     if (r.view == FigureView::Decode)
         throw Error("export: the decode view is not an attention snapshot; it is drawn by renderDecodeFigure");
+    if (r.view == FigureView::Vision)
+        throw Error("export: the vision view is not a text attention snapshot; it is drawn by renderVisionFigure");
     if (r.view == FigureView::Stats) return;
     m_snapshot->head(r.layer, r.head); // throws for a layer or head outside the model
     if (r.view == FigureView::HeadView) {
@@ -120,6 +123,7 @@ void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, Fig
         return;
     }
     case FigureView::Decode:
+    case FigureView::Vision:
         break;
     }
 }

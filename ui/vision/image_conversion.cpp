@@ -3,6 +3,8 @@
 
 #include "core/error.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace attn::ui {
@@ -34,6 +36,29 @@ QImage loadImageFile(const QString& path)
     if (!image.load(path))
         throw Error(path.toStdString(), "cannot read or decode the image (PNG, JPEG, BMP, ... expected)");
     return image;
+}
+
+QImage imageFromPixelValues(const Tensor& pixels, const ImagePreprocessConfig& config)
+{
+    if (pixels.rank() != 3 || (pixels.dim(0) != 1 && pixels.dim(0) != 3))
+        throw Error("pixel values", "expected [channels (1 or 3), H, W], got " + shapeToString(pixels.shape()));
+    const int64_t channels = pixels.dim(0), h = pixels.dim(1), w = pixels.dim(2);
+    QImage out(static_cast<int>(w), static_cast<int>(h), QImage::Format_RGB32);
+    const auto at = [&](int64_t c, int64_t y, int64_t x) {
+        double v = pixels.data()[(c * h + y) * w + x];
+        const auto k = static_cast<size_t>(c);
+        if (config.doNormalize && k < config.mean.size() && k < config.std.size())
+            v = v * config.std[k] + config.mean[k];
+        if (config.doRescale && config.rescaleFactor > 0.0) v /= config.rescaleFactor;
+        return std::clamp(static_cast<int>(std::lround(v)), 0, 255);
+    };
+    for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x) {
+            const int r = at(0, y, x);
+            out.setPixel(static_cast<int>(x), static_cast<int>(y),
+                channels == 1 ? qRgb(r, r, r) : qRgb(r, at(1, y, x), at(2, y, x)));
+        }
+    return out;
 }
 
 } // namespace attn::ui

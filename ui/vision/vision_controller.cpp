@@ -75,6 +75,7 @@ void VisionController::openModel(const QString& path)
 {
     ++m_generation;
     m_model.reset();
+    m_modelPath.clear();
     const std::string file = path.toStdString();
     runJob<std::shared_ptr<const VisionModel>>(
         [file] {
@@ -82,26 +83,44 @@ void VisionController::openModel(const QString& path)
             if (!vision) throw Error(file, "is not a vision model (ViT / DeiT image classifier)");
             return vision;
         },
-        [this](std::shared_ptr<const VisionModel> model) {
+        [this, path](std::shared_ptr<const VisionModel> model) {
             m_model = std::move(model);
+            m_modelPath = path;
             emit modelOpened(QString::fromStdString(describe(*m_model)));
         },
         [this](const QString& message) { emit failed(message); });
 }
 
-void VisionController::classify(const QImage& image)
+void VisionController::classify(const QImage& image, const QString& source)
 {
     if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
-    runJob<VisionResultPtr>([model = m_model, image] { return classifyImage(*model, image); },
+    runJob<VisionResultPtr>(
+        [model = m_model, image, file = source.toStdString()] { return classifyImage(*model, image, file); },
         [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
         [this](const QString& message) { emit failed(message); });
 }
 
-void VisionController::requestFlow(VisionResultPtr result, qint64 query)
+void VisionController::classifyPixels(const Tensor& pixels, const QString& source)
 {
-    runJob<std::vector<float>>([result, query] { return flowPatches(*result, query); },
-        [this, result, query](std::vector<float> patches) { emit flowReady(result, query, patches); },
-        [this, result, query](const QString& message) { emit flowFailed(result, query, message); });
+    if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
+    runJob<VisionResultPtr>([model = m_model, pixels,
+                                file = source.toStdString()] { return attn::ui::classifyPixels(*model, pixels, file); },
+        [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
+        [this](const QString& message) { emit failed(message); });
+}
+
+void VisionController::requestRollout(VisionResultPtr result, const RolloutOptions& options)
+{
+    runJob<Tensor>([result, options] { return attentionRollout(result->attention, options); },
+        [this, result, options](Tensor rollout) { emit rolloutReady(result, options, rollout); },
+        [this](const QString& message) { emit failed(message); });
+}
+
+void VisionController::requestFlow(VisionResultPtr result, qint64 query, const RolloutOptions& options)
+{
+    runJob<std::vector<float>>([result, query, options] { return flowPatches(*result, query, options); },
+        [this, result, query, options](std::vector<float> patches) { emit flowReady(result, query, options, patches); },
+        [this, result, query, options](const QString& message) { emit flowFailed(result, query, options, message); });
 }
 
 } // namespace attn::ui

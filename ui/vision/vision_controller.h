@@ -25,20 +25,30 @@ public:
 
     /// Loads a model asynchronously: modelOpened, or failed when it cannot be loaded or is not a vision model.
     void openModel(const QString& path);
-    /// Classifies an image asynchronously: resultReady or failed.
-    void classify(const QImage& image);
-    /// Attention flow into `query` for `result`, asynchronously: flowReady or flowFailed.
-    void requestFlow(VisionResultPtr result, qint64 query);
+    /// Classifies an image (from the file `source`, "" when none) asynchronously: resultReady or failed.
+    void classify(const QImage& image, const QString& source = {});
+    /// Classifies preprocessed pixels [channels, H, W] asynchronously: resultReady or failed.
+    void classifyPixels(const Tensor& pixels, const QString& source = {});
+    /// The rollout of `result` under `options`, asynchronously: rolloutReady or failed.
+    void requestRollout(VisionResultPtr result, const RolloutOptions& options);
+    /// Attention flow into `query` for `result` under `options`, asynchronously: flowReady or flowFailed.
+    void requestFlow(VisionResultPtr result, qint64 query, const RolloutOptions& options);
 
     bool hasModel() const { return m_model != nullptr; }
+    /// The path the current model was opened from (empty before one is open).
+    const QString& modelPath() const { return m_modelPath; }
     /// Waits for every queued job (tests, shutdown).
     void waitForIdle();
 
 signals:
     void modelOpened(const QString& description);
     void resultReady(attn::ui::VisionResultPtr result);
-    void flowReady(attn::ui::VisionResultPtr result, qint64 query, const std::vector<float>& patches);
-    void flowFailed(attn::ui::VisionResultPtr result, qint64 query, const QString& message);
+    void rolloutReady(
+        attn::ui::VisionResultPtr result, const attn::RolloutOptions& options, const attn::Tensor& rollout);
+    void flowReady(attn::ui::VisionResultPtr result, qint64 query, const attn::RolloutOptions& options,
+        const std::vector<float>& patches);
+    void flowFailed(
+        attn::ui::VisionResultPtr result, qint64 query, const attn::RolloutOptions& options, const QString& message);
     void failed(const QString& message);
 
 private:
@@ -48,6 +58,7 @@ private:
 
     QThreadPool m_pool;
     std::shared_ptr<const VisionModel> m_model;
+    QString m_modelPath;
     uint64_t m_generation = 0; ///< results of jobs started before the last openModel are dropped
 };
 

@@ -55,17 +55,21 @@ std::vector<float> VisionResult::patchAttention(int64_t layer, int64_t head, int
     return patchPart(mean.data());
 }
 
-std::vector<float> VisionResult::rolloutPatches(int64_t query) const
+std::vector<float> VisionResult::rowPatches(const Tensor& matrix, int64_t query) const
 {
-    if (query < 0 || query >= numTokens()) throw Error("vision view", "token outside the result");
-    return patchPart(rollout.data() + query * numTokens());
+    const int64_t t = numTokens();
+    if (query < 0 || query >= t) throw Error("vision view", "token outside the result");
+    if (matrix.rank() != 2 || matrix.dim(0) != t || matrix.dim(1) != t)
+        throw Error("vision view", "expected a [" + std::to_string(t) + ", " + std::to_string(t) + "] token matrix");
+    return patchPart(matrix.data() + query * t);
 }
 
-VisionResultPtr classifyImage(const VisionModel& model, const QImage& image)
+namespace {
+VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage image, const std::string& source)
 {
     auto result = std::make_shared<VisionResult>();
-    result->image = image;
-    const Tensor pixels = model.preprocess(imageBufferFromQImage(image));
+    result->image = std::move(image);
+    result->source = source;
     StepResult step = model.classify(pixels, ForwardOptions {});
     result->grid = model.patchGrid(pixels.dim(1), pixels.dim(2));
     result->prefixTokens = model.prefixTokens();
@@ -75,10 +79,21 @@ VisionResultPtr classifyImage(const VisionModel& model, const QImage& image)
     result->topClasses = topClasses(model, step.logits);
     return result;
 }
+} // namespace
 
-std::vector<float> flowPatches(const VisionResult& result, int64_t query)
+VisionResultPtr classifyImage(const VisionModel& model, const QImage& image, const std::string& source)
 {
-    const Tensor flow = attentionFlow(result.attention, query, RolloutOptions {});
+    return classify(model, model.preprocess(imageBufferFromQImage(image)), image, source);
+}
+
+VisionResultPtr classifyPixels(const VisionModel& model, const Tensor& pixels, const std::string& source)
+{
+    return classify(model, pixels, imageFromPixelValues(pixels, model.preprocessConfig()), source);
+}
+
+std::vector<float> flowPatches(const VisionResult& result, int64_t query, const RolloutOptions& options)
+{
+    const Tensor flow = attentionFlow(result.attention, query, options);
     return result.patchPart(flow.data());
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // One classified image: its attentions, rollout and top classes, as the vision view shows them.
+#include "analysis/rollout.h"
 #include "model/vision_model.h"
 
 #include <QImage>
@@ -18,6 +19,7 @@ struct ClassScore {
 
 struct VisionResult {
     QImage image; ///< the image as opened (shown under the overlays)
+    std::string source; ///< the file it came from (an image or a pixel .npy); "" when unknown
     PatchGrid grid; ///< of the preprocessed input
     int64_t prefixTokens = 0;
     std::vector<std::string> tokenNames;
@@ -32,8 +34,10 @@ struct VisionResult {
     /// Attention of token `query` to every patch (row-major over the grid) in one layer; head < 0 means the mean
     /// over heads. Throws Error for a layer, head or query outside the result.
     std::vector<float> patchAttention(int64_t layer, int64_t head, int64_t query) const;
-    /// Row `query` of the rollout, restricted to the patches.
-    std::vector<float> rolloutPatches(int64_t query) const;
+    /// Row `query` of a [T, T] matrix over the tokens (e.g. a rollout), restricted to the patches.
+    std::vector<float> rowPatches(const Tensor& matrix, int64_t query) const;
+    /// Row `query` of `rollout`, restricted to the patches.
+    std::vector<float> rolloutPatches(int64_t query) const { return rowPatches(rollout, query); }
     /// The patch part of a [T] vector over all tokens.
     std::vector<float> patchPart(const float* tokenValues) const;
 };
@@ -41,10 +45,13 @@ struct VisionResult {
 using VisionResultPtr = std::shared_ptr<const VisionResult>;
 
 /// Preprocesses `image` for `model`, classifies it and computes the rollout. Throws Error on failure.
-VisionResultPtr classifyImage(const VisionModel& model, const QImage& image);
+VisionResultPtr classifyImage(const VisionModel& model, const QImage& image, const std::string& source = {});
+/// Classifies already preprocessed pixels [channels, H, W] (e.g. a stored pixel_values.npy); the image shown under
+/// the overlays is the pixels with the normalization undone. Throws Error on failure.
+VisionResultPtr classifyPixels(const VisionModel& model, const Tensor& pixels, const std::string& source = {});
 
-/// Attention flow into `query` (mean head fusion), restricted to the patches. Throws Error beyond
+/// Attention flow into `query` under `options`, restricted to the patches. Throws Error beyond
 /// kAttentionFlowMaxTokens tokens.
-std::vector<float> flowPatches(const VisionResult& result, int64_t query);
+std::vector<float> flowPatches(const VisionResult& result, int64_t query, const RolloutOptions& options);
 
 } // namespace attn::ui
