@@ -78,6 +78,7 @@ VisionView::VisionView(QWidget* parent)
     m_showGrid->setChecked(true);
     m_style.opacity = kDefaultOpacityPercent / 100.0;
     m_queryLabel->setMinimumWidth(80);
+    m_queryLabel->setToolTip(tr("The token whose attention is shown: click a patch in a map to select it"));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(openButton);
@@ -101,8 +102,9 @@ VisionView::VisionView(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
-    layout->addWidget(m_maps, 3);
-    layout->addWidget(gridScroll, 2);
+    // The maps are square, so height beyond their width is empty: the rest goes to the heads grid.
+    layout->addWidget(m_maps, 1);
+    layout->addWidget(gridScroll, 1);
 
     connect(openButton, &QPushButton::clicked, this, &VisionView::chooseImage);
     connect(clsButton, &QPushButton::clicked, this, [this] { setQuery(0); });
@@ -238,7 +240,7 @@ void VisionView::requestFlow()
 
 void VisionView::updateQueryLabel()
 {
-    m_queryLabel->setText(tr("query: %1 (click a patch to select it)").arg(m_maps->queryName()));
+    m_queryLabel->setText(tr("query: %1").arg(m_maps->queryName()));
 }
 
 FigureRecipe VisionView::figureRecipe() const
