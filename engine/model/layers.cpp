@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/layers.h"
 
+#include "core/blas_kernels.h"
 #include "core/error.h"
 
 #include <Eigen/Core>
@@ -18,6 +19,9 @@ using MutMap = Eigen::Map<RowMatrix>;
 void expectRank2(const Tensor& t, const char* what) {
     if (t.rank() != 2) throw Error(std::string(what) + " must be 2-D, got " + shapeToString(t.shape()));
 }
+
+// Before main, while only this thread exists: the products below must not start on unfit kernels.
+[[maybe_unused]] const bool kBlasKernelsChosen = !blasKernels().empty();
 
 } // namespace
 
