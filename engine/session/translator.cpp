@@ -86,6 +86,17 @@ AlignedSide Translator::finish(AlignedSide side) const
     return side;
 }
 
+AlignedSide Translator::tokenized(const std::vector<Token>& tokens) const
+{
+    AlignedSide side;
+    for (const Token& t : tokens) {
+        side.ids.push_back(t.id);
+        side.pieces.push_back(t.piece);
+        side.special.push_back(t.special);
+    }
+    return finish(std::move(side));
+}
+
 AlignedSide Translator::source(const std::string& text) const
 {
     AlignedSide side;
@@ -98,12 +109,7 @@ AlignedSide Translator::source(const std::string& text) const
         return finish(std::move(side));
     }
     if (!m_tokenizer) return generated(parseIds(text));
-    for (const Token& t : m_tokenizer->encode(text, true)) {
-        side.ids.push_back(t.id);
-        side.pieces.push_back(t.piece);
-        side.special.push_back(t.special);
-    }
-    return finish(std::move(side));
+    return tokenized(m_tokenizer->encode(text, true));
 }
 
 AlignedSide Translator::target(const std::string& text) const
@@ -113,7 +119,7 @@ AlignedSide Translator::target(const std::string& text) const
         ids.push_back(eosToken());
         return generated(ids);
     }
-    if (!m_rnn) return source(text); // Marian-style models share one tokenizer that appends EOS on both sides
+    if (!m_rnn) return tokenized(m_tokenizer->encodeTarget(text, true)); // EOS appended, as on the source side
     std::vector<int64_t> ids;
     std::istringstream words(normalizeTutorialText(text));
     const auto& vocab = m_rnn->targetVocab();

@@ -47,6 +47,7 @@ public:
 
 private:
     AlignedSide finish(AlignedSide side) const;
+    AlignedSide tokenized(const std::vector<Token>& tokens) const;
     /// Without a tokenizer a text is token ids separated by spaces or commas.
     std::vector<int64_t> parseIds(const std::string& text) const;
 

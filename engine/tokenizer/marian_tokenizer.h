@@ -26,7 +26,7 @@ public:
     /// Source text through source.spm; addSpecialTokens appends </s>.
     std::vector<Token> encode(const std::string& text, bool addSpecialTokens = true) const override;
     /// Target text (HF's text_target) through target.spm; addSpecialTokens appends </s>.
-    std::vector<Token> encodeTarget(const std::string& text, bool addSpecialTokens = true) const;
+    std::vector<Token> encodeTarget(const std::string& text, bool addSpecialTokens = true) const override;
     /// Target ids to text: runs of pieces decoded by target.spm, special tokens kept as their piece (or skipped),
     /// then transformers' clean-up of spaces before punctuation unless tokenizer_config.json turns it off.
     std::string decode(const std::vector<int64_t>& ids, bool skipSpecial = false) const override;

@@ -14,6 +14,11 @@ std::vector<Token> Tokenizer::encodePair(
     return out;
 }
 
+std::vector<Token> Tokenizer::encodeTarget(const std::string& text, bool addSpecialTokens) const
+{
+    return encode(text, addSpecialTokens);
+}
+
 bool Tokenizer::isSpecial(int64_t id) const
 {
     const SpecialTokenIds& s = m_special;

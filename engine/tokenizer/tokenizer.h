@@ -39,6 +39,8 @@ public:
     /// typeId 1; BERT frames them as [CLS] a [SEP] b [SEP], tokenizer.json post-processors as they say.
     virtual std::vector<Token> encodePair(
         const std::string& first, const std::string& second, bool addSpecialTokens = true) const;
+    /// Encodes a translation target (the decoder side). The default is encode(); MarianMT has its own target model.
+    virtual std::vector<Token> encodeTarget(const std::string& text, bool addSpecialTokens = true) const;
     virtual std::string decode(const std::vector<int64_t>& ids, bool skipSpecial = false) const = 0;
     /// Display text of one token: the text it decodes to (" the" for "Ġthe"), bytes that are not valid UTF-8
     /// on their own shown as "<0xNN>"; special tokens show their piece ("[CLS]").

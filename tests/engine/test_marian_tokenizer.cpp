@@ -102,6 +102,14 @@ TEST(MarianTokenizer, TargetTextUsesTargetSpm)
     EXPECT_EQ(tok.decode(tokenIds(target), true), "la voiture");
 }
 
+TEST(MarianTokenizer, TranslatorEncodesReferenceTargetsWithTargetSpm)
+{
+    const Translator model(marianFolder());
+    const MarianTokenizer tok(kDir);
+    EXPECT_EQ(model.target("la voiture rouge").ids, tokenIds(tok.encodeTarget("la voiture rouge", true)));
+    EXPECT_NE(model.target("la voiture rouge").ids, model.source("la voiture rouge").ids);
+}
+
 TEST(MarianTokenizer, RefusesIncompleteFolders)
 {
     const fs::path dir = test::makeTempDir("marian-incomplete");
