@@ -4,6 +4,9 @@
 // that predicts it; pieces merge into words (align/word_pieces.h) and each target word links to its argmax source
 // word. Without --layer/--head the heads of the last layer are averaged. Pharaoh lines go to --out or stdout; with
 // --gold, precision / recall / AER per head (and for the best head, whose alignments are then written) follow.
+// `--reverse MODEL` (a model translating target -> source) aligns each pair the other way too (its last-layer head
+// mean, teacher-forcing the source) and every alignment above becomes the two directions combined by
+// `--symmetrize intersection|grow-diag|grow-diag-final` (default grow-diag-final).
 #include "align/alignment.h"
 #include "align/word_pieces.h"
 #include "cli/args.h"
@@ -35,6 +38,22 @@ struct PairAttention {
     std::vector<int64_t> sourceWords, targetWords;
 };
 
+/// Teacher-forces `tgtText` after `srcText`: the attention row of target piece j is the step that predicts it.
+PairAttention teacherForced(const Translator& model, const std::string& srcText, const std::string& tgtText)
+{
+    const AlignedSide s = model.source(srcText), t = model.target(tgtText);
+    PairAttention p;
+    p.sourceWords = s.wordOfPiece;
+    p.targetWords = t.wordOfPiece;
+    auto decoder = model.decoder(s.ids);
+    int64_t next = model.startToken();
+    for (int64_t id : t.ids) {
+        p.steps.push_back(decoder->step(next).crossAttention);
+        next = id;
+    }
+    return p;
+}
+
 Tensor headMatrix(const PairAttention& p, int64_t layer, int64_t head, bool meanOfLastLayer)
 {
     const int64_t T = static_cast<int64_t>(p.steps.size()), S = static_cast<int64_t>(p.sourceWords.size());
@@ -55,7 +74,8 @@ Tensor headMatrix(const PairAttention& p, int64_t layer, int64_t head, bool mean
 int runAlign(const std::vector<std::string>& words)
 {
     const Args args(words, { "all-heads" });
-    args.allowOnly({ "src", "tgt", "gold", "layer", "head", "all-heads", "out", "tokenizer" });
+    args.allowOnly(
+        { "src", "tgt", "gold", "layer", "head", "all-heads", "out", "tokenizer", "reverse", "symmetrize" });
     const Translator model(args.positional(0, "MODEL"), args.get("tokenizer", ""));
     const auto src = readLines(args.require("src")), tgt = readLines(args.require("tgt"));
     if (src.size() != tgt.size())
@@ -65,19 +85,24 @@ int runAlign(const std::vector<std::string>& words)
     if (allHeads && chosen) throw UsageError("--all-heads and --layer/--head exclude each other");
     if (chosen && !(args.has("layer") && args.has("head"))) throw UsageError("give both --layer L and --head H");
 
+    if (args.has("symmetrize") && !args.has("reverse")) throw UsageError("--symmetrize needs --reverse MODEL");
+    const Symmetrization rule = parseSymmetrization(args.get("symmetrize", "grow-diag-final"));
+
     std::vector<PairAttention> pairs;
+    std::vector<Links> reverse; // per pair, (source, target) links of the reverse model
+    std::unique_ptr<Translator> reverseModel;
+    if (args.has("reverse")) reverseModel = std::make_unique<Translator>(args.require("reverse"));
     for (size_t k = 0; k < src.size(); ++k) {
-        const AlignedSide s = model.source(src[k]), t = model.target(tgt[k]);
-        PairAttention p;
-        p.sourceWords = s.wordOfPiece;
-        p.targetWords = t.wordOfPiece;
-        auto decoder = model.decoder(s.ids);
-        int64_t next = model.startToken();
-        for (int64_t id : t.ids) {
-            p.steps.push_back(decoder->step(next).crossAttention);
-            next = id;
-        }
-        pairs.push_back(std::move(p));
+        pairs.push_back(teacherForced(model, src[k], tgt[k]));
+        if (!reverseModel) continue;
+        const Tensor back = headMatrix(teacherForced(*reverseModel, tgt[k], src[k]), 0, 0, true);
+        const int64_t sourceWords = wordCount(pairs.back().sourceWords), targetWords = wordCount(pairs.back().targetWords);
+        if (back.dim(0) != sourceWords || back.dim(1) != targetWords)
+            throw Error(args.require("reverse"),
+                "line " + std::to_string(k + 1) + ": splits the pair into " + std::to_string(back.dim(1)) + " + "
+                    + std::to_string(back.dim(0)) + " words, the forward model into " + std::to_string(targetWords)
+                    + " + " + std::to_string(sourceWords));
+        reverse.push_back(transposeLinks(argmaxPerTarget(back)));
     }
     const int64_t layers = pairs.empty() ? 0 : pairs[0].steps[0].dim(0),
                   heads = pairs.empty() ? 0 : pairs[0].steps[0].dim(1);
@@ -88,8 +113,10 @@ int runAlign(const std::vector<std::string>& words)
 
     auto alignAll = [&](int64_t l, int64_t h, bool mean) {
         std::vector<Links> out;
-        for (const PairAttention& p : pairs)
-            out.push_back(argmaxPerTarget(headMatrix(p, l, h, mean)));
+        for (size_t k = 0; k < pairs.size(); ++k) {
+            Links forward = argmaxPerTarget(headMatrix(pairs[k], l, h, mean));
+            out.push_back(reverse.empty() ? std::move(forward) : symmetrize(forward, reverse[k], rule));
+        }
         return out;
     };
     std::vector<Links> result = alignAll(layer, head, !chosen && !allHeads);

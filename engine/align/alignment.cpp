@@ -74,24 +74,65 @@ Links growDiag(const Links& a, const Links& b, bool final)
         src.insert(l.first);
         tgt.insert(l.second);
     };
+    int64_t maxI = -1, maxJ = -1;
+    for (const Link& l : both) {
+        maxI = std::max(maxI, l.first);
+        maxJ = std::max(maxJ, l.second);
+    }
+    // Koehn's sweep as Moses / NLTK (gdfa) run it: positions in (source, target) order, growing from links as soon
+    // as they are added, neighbours in NLTK's order; the order decides which of two competing links wins.
+    static constexpr int64_t kNeighbours[8][2]
+        = { { -1, 0 }, { 0, -1 }, { 1, 0 }, { 0, 1 }, { -1, -1 }, { -1, 1 }, { 1, -1 }, { 1, 1 } };
     for (bool grown = true; grown;) {
         grown = false;
-        const Links snapshot = out;
-        for (const Link& current : snapshot)
-            for (int64_t di = -1; di <= 1; ++di)
-                for (int64_t dj = -1; dj <= 1; ++dj) {
-                    const Link n { current.first + di, current.second + dj };
-                    if ((di || dj) && both.count(n) && !out.count(n) && (!src.count(n.first) || !tgt.count(n.second))) {
+        for (int64_t i = 0; i <= maxI; ++i)
+            for (int64_t j = 0; j <= maxJ; ++j) {
+                if (!out.count({ i, j })) continue;
+                for (const auto& d : kNeighbours) {
+                    const Link n { i + d[0], j + d[1] };
+                    if (both.count(n) && !out.count(n) && (!src.count(n.first) || !tgt.count(n.second))) {
                         add(n);
                         grown = true;
                     }
                 }
+            }
     }
     if (final)
         for (const Links* side : { &a, &b })
             for (const Link& l : *side)
                 if (!src.count(l.first) || !tgt.count(l.second)) add(l);
     return out;
+}
+
+Links transposeLinks(const Links& links)
+{
+    Links out;
+    for (const Link& l : links)
+        out.insert({ l.second, l.first });
+    return out;
+}
+
+Symmetrization parseSymmetrization(const std::string& name)
+{
+    if (name == "intersection") return Symmetrization::Intersection;
+    if (name == "grow-diag") return Symmetrization::GrowDiag;
+    if (name == "grow-diag-final") return Symmetrization::GrowDiagFinal;
+    throw Error("symmetrization \"" + name + "\" is not intersection, grow-diag or grow-diag-final");
+}
+
+Links symmetrize(const Links& forward, const Links& reverse, Symmetrization rule)
+{
+    if (rule == Symmetrization::Intersection) return intersectLinks(forward, reverse);
+    return growDiag(forward, reverse, rule == Symmetrization::GrowDiagFinal);
+}
+
+void expectLinksWithin(const Links& links, int64_t sourceWords, int64_t targetWords, const std::string& where)
+{
+    for (const Link& l : links)
+        if (l.first < 0 || l.first >= sourceWords || l.second < 0 || l.second >= targetWords)
+            throw Error(where,
+                "link " + std::to_string(l.first) + "-" + std::to_string(l.second) + " is outside "
+                    + std::to_string(sourceWords) + " source x " + std::to_string(targetWords) + " target words");
 }
 
 std::string formatPharaoh(const Links& links)

@@ -28,8 +28,23 @@ Links argmaxPerSource(const Tensor& attention);
 Links intersectLinks(const Links& a, const Links& b);
 /// Koehn's grow-diag: start from the intersection and add union links next to (incl. diagonally) an aligned
 /// point whose source or target word is still unaligned, until nothing changes. With `final`, then add union
-/// links whose source or target word is still unaligned (grow-diag-final).
+/// links whose source or target word is still unaligned (grow-diag-final). Points are visited in Moses' / NLTK's
+/// order (source-major sweep, links usable as soon as added), so the result matches those tools.
 Links growDiag(const Links& a, const Links& b, bool final);
+
+/// The links of the reverse direction (a model translating target -> source: first = our target word, second = our
+/// source word, as its own `align` writes them) turned into (source, target) ones.
+Links transposeLinks(const Links& links);
+
+/// How two directions combine into one alignment.
+enum class Symmetrization { Intersection, GrowDiag, GrowDiagFinal };
+/// "intersection", "grow-diag" or "grow-diag-final"; throws Error for anything else.
+Symmetrization parseSymmetrization(const std::string& name);
+/// Combines the forward links with the reverse direction's, both (source, target) (see transposeLinks).
+Links symmetrize(const Links& forward, const Links& reverse, Symmetrization rule);
+/// Throws Error naming `where` when a link lies outside sourceWords x targetWords (e.g. a reverse alignment of
+/// another sentence, or a model that splits the sentence into other words).
+void expectLinksWithin(const Links& links, int64_t sourceWords, int64_t targetWords, const std::string& where);
 
 /// "0-0 1-2 ..." in ascending (i, j) order.
 std::string formatPharaoh(const Links& links);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "align/alignment_controller.h"
 
+#include "core/error.h"
+
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -8,18 +10,23 @@
 #include <variant>
 
 namespace attn::ui {
-namespace {
 
-/// Runs `job` on the thread pool and hands its value or error message to `done` on the GUI thread.
-template <typename T, typename Job, typename Done> void runJob(QObject* owner, Job job, Done done)
+/// Step-by-step decoding of one source: created and used by engine-thread jobs only.
+struct AlignmentController::Decoding {
+    AlignedSide source;
+    std::unique_ptr<StepwiseTranslation> translation;
+};
+
+/// Runs `job` on the engine thread and hands its value or error message to `done` on the GUI thread.
+template <typename T, typename Job, typename Done> void AlignmentController::runJob(Job job, Done done)
 {
     using Outcome = std::variant<T, QString>;
-    auto* watcher = new QFutureWatcher<Outcome>(owner);
-    QObject::connect(watcher, &QFutureWatcher<Outcome>::finished, owner, [watcher, done] {
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [watcher, done] {
         done(watcher->result());
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([job]() -> Outcome {
+    watcher->setFuture(QtConcurrent::run(&m_engine, [job]() -> Outcome {
         try {
             return job();
         } catch (const std::exception& e) {
@@ -28,21 +35,28 @@ template <typename T, typename Job, typename Done> void runJob(QObject* owner, J
     }));
 }
 
-} // namespace
-
 AlignmentController::AlignmentController(QObject* parent)
     : QObject(parent)
 {
     qRegisterMetaType<AlignmentRunPtr>("attn::ui::AlignmentRunPtr");
+    m_engine.setMaxThreadCount(1);
+}
+
+AlignmentController::~AlignmentController()
+{
+    m_engine.clear(); // a Run in progress: drop the queued steps, finish the current one
+    m_engine.waitForDone();
 }
 
 void AlignmentController::open(const QString& path)
 {
     const quint64 id = ++m_openId;
+    ++m_alignId; // results for the previous model are stale
     m_translator.reset();
+    m_decoding.reset();
+    m_running = false;
     const std::string file = path.toStdString();
     runJob<std::shared_ptr<const Translator>>(
-        this,
         [file]() -> std::shared_ptr<const Translator> {
             if (!Translator::accepts(file)) return nullptr;
             return std::make_shared<const Translator>(file);
@@ -60,17 +74,44 @@ void AlignmentController::open(const QString& path)
         });
 }
 
+void AlignmentController::openReverse(const QString& path)
+{
+    const quint64 id = ++m_reverseId;
+    m_reverse.reset();
+    if (path.isEmpty()) return;
+    const std::string file = path.toStdString();
+    runJob<std::shared_ptr<const Translator>>(
+        [file]() -> std::shared_ptr<const Translator> {
+            if (!Translator::accepts(file)) throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
+            return std::make_shared<const Translator>(file);
+        },
+        [this, id](const auto& outcome) {
+            if (id != m_reverseId) return;
+            if (const QString* error = std::get_if<QString>(&outcome)) {
+                emit failed(*error);
+                return;
+            }
+            m_reverse = std::get<0>(outcome);
+            emit reverseOpened(QString::fromStdString(m_reverse->describe()));
+        });
+}
+
 void AlignmentController::align(const QString& source, const QString& reference, int beamWidth)
 {
+    m_running = false;
     if (!m_translator) {
         emit failed(tr("Open an encoder-decoder or RNN seq2seq model first."));
         return;
     }
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        this,
-        [translator = m_translator, src = source.toStdString(), ref = reference.trimmed().toStdString(), beamWidth] {
-            return runAlignment(*translator, src, ref, beamWidth);
+        [translator = m_translator, reverse = m_reverse, src = source.toStdString(),
+            ref = reference.trimmed().toStdString(), beamWidth]() -> AlignmentRunPtr {
+            AlignmentRunPtr run = runAlignment(*translator, src, ref, beamWidth);
+            if (!reverse) return run;
+            auto withReverse = std::make_shared<AlignmentRun>(*run);
+            addReverseLinks(*withReverse, *reverse);
+            return withReverse;
         },
         [this, id](const auto& outcome) {
             if (id != m_alignId) return;
@@ -78,6 +119,98 @@ void AlignmentController::align(const QString& source, const QString& reference,
                 emit failed(*error);
             else
                 emit ready(std::get<0>(outcome));
+        });
+}
+
+void AlignmentController::addReverse(AlignmentRunPtr run)
+{
+    if (!m_reverse || !run || run->empty()) return;
+    const quint64 id = ++m_alignId;
+    runJob<AlignmentRunPtr>(
+        [reverse = m_reverse, run]() -> AlignmentRunPtr {
+            auto withReverse = std::make_shared<AlignmentRun>(*run);
+            if (run->stepwise && !run->hypotheses[0].finished) return withReverse; // its words are not all there yet
+            addReverseLinks(*withReverse, *reverse);
+            return withReverse;
+        },
+        [this, id](const auto& outcome) {
+            if (id != m_alignId) return;
+            if (const QString* error = std::get_if<QString>(&outcome))
+                emit failed(*error);
+            else
+                emit ready(std::get<0>(outcome));
+        });
+}
+
+void AlignmentController::step(const QString& source)
+{
+    decode(source, Move::Step);
+}
+
+void AlignmentController::run(const QString& source)
+{
+    m_running = true;
+    decode(source, Move::Step);
+}
+
+void AlignmentController::pause()
+{
+    m_running = false; // the step in flight still arrives; no next one is posted
+}
+
+void AlignmentController::back()
+{
+    m_running = false;
+    if (m_decoding) decode(m_decodingSource, Move::Back);
+}
+
+void AlignmentController::reset()
+{
+    m_running = false;
+    if (m_decoding) decode(m_decodingSource, Move::Reset);
+}
+
+void AlignmentController::decode(const QString& source, Move move)
+{
+    if (!m_translator) {
+        m_running = false;
+        emit failed(tr("Open an encoder-decoder or RNN seq2seq model first."));
+        return;
+    }
+    if (!m_decoding || source != m_decodingSource) {
+        m_decoding = std::make_shared<Decoding>();
+        m_decodingSource = source;
+    }
+    const quint64 id = ++m_alignId;
+    runJob<AlignmentRunPtr>(
+        [translator = m_translator, reverse = m_reverse, decoding = m_decoding, src = source.toStdString(),
+            move]() -> AlignmentRunPtr {
+            if (!decoding->translation) {
+                decoding->source = translator->source(src);
+                decoding->translation = std::make_unique<StepwiseTranslation>(translator->decoder(decoding->source.ids),
+                    translator->startToken(), translator->eosToken(), translator->maxNewTokens());
+            }
+            StepwiseTranslation& translation = *decoding->translation;
+            if (move == Move::Step && !translation.finished()) translation.step();
+            if (move == Move::Back) translation.back();
+            if (move == Move::Reset) translation.reset();
+            auto run = std::make_shared<AlignmentRun>(stepwiseRun(*translator, decoding->source, translation));
+            if (reverse && translation.finished()) addReverseLinks(*run, *reverse);
+            return run;
+        },
+        [this, id](const auto& outcome) {
+            if (id != m_alignId) return;
+            if (const QString* error = std::get_if<QString>(&outcome)) {
+                m_running = false;
+                emit failed(*error);
+                return;
+            }
+            const AlignmentRunPtr& run = std::get<0>(outcome);
+            const AlignmentHypothesis& greedy = run->hypotheses[0];
+            if (greedy.finished) m_running = false;
+            emit ready(run);
+            emit decodingChanged(static_cast<int>(greedy.steps.size()), greedy.finished, m_running);
+            if (m_running) decode(m_decodingSource, Move::Step); // re-posted, so pause/back/reset get in between
         });
 }
 

@@ -4,35 +4,69 @@
 
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 
 #include <memory>
 
 namespace attn::ui {
 
-/// Loads a seq2seq model and runs alignments off the GUI thread (QtConcurrent jobs, one at a time is enough for
-/// these sizes); results of superseded requests are dropped. Errors arrive as failed(message), never thrown.
+/// Loads a seq2seq model (and optionally a reverse-direction one) and runs alignments and step-by-step decoding on
+/// one engine thread (a single-thread pool, so jobs run one after another, never on the GUI thread); results of
+/// superseded requests are dropped. Errors arrive as failed(message), never thrown.
 class AlignmentController : public QObject {
     Q_OBJECT
 public:
     explicit AlignmentController(QObject* parent = nullptr);
+    ~AlignmentController() override;
 
     /// Probes `path`; an encoder-decoder or RNN seq2seq model is loaded (opened), anything else gives
     /// available(false) and no error (other views handle other models).
     void open(const QString& path);
+    /// A model translating the other way (target -> source): every later run carries each hypothesis' reverse links
+    /// (reverseOpened). An empty path unloads it.
+    void openReverse(const QString& path);
     /// Teacher-forces `reference` when not empty and runs beam search of `beamWidth` (0: none).
     void align(const QString& source, const QString& reference, int beamWidth);
+    /// Adds the reverse links to `run` (when a reverse model is loaded) and hands it back through ready().
+    void addReverse(AlignmentRunPtr run);
+
+    /// Step-by-step greedy decoding of `source` (a new source starts over): one decoder step with the KV cache, whose
+    /// cross-attention row arrives as a stepwise run through ready().
+    void step(const QString& source);
+    /// Steps until the translation ends or pause() is called; each step is its own job, so requests interleave.
+    void run(const QString& source);
+    void pause();
+    /// One token back (the decoder state before it is kept, nothing is recomputed).
+    void back();
+    /// No target token yet.
+    void reset();
 
     bool isOpen() const { return m_translator != nullptr; }
+    bool hasReverse() const { return m_reverse != nullptr; }
+    bool isRunning() const { return m_running; }
 
 signals:
     void available(bool yes);
     void opened(const QString& description);
+    void reverseOpened(const QString& description);
     void ready(attn::ui::AlignmentRunPtr run);
+    /// Step-by-step decoding has `steps` tokens; `finished`: EOS or the length cap.
+    void decodingChanged(int steps, bool finished, bool running);
     void failed(const QString& message);
 
 private:
-    std::shared_ptr<const Translator> m_translator;
-    quint64 m_openId = 0, m_alignId = 0;
+    struct Decoding;
+    enum class Move { Step, Back, Reset };
+    void decode(const QString& source, Move move);
+    template <typename T, typename Job, typename Done> void runJob(Job job, Done done);
+
+    QThreadPool m_engine; ///< one thread: the engine thread of this tab
+    std::shared_ptr<const Translator> m_translator, m_reverse;
+    /// Touched only by engine-thread jobs (the GUI thread just hands the pointer over).
+    std::shared_ptr<Decoding> m_decoding;
+    QString m_decodingSource;
+    quint64 m_openId = 0, m_reverseId = 0, m_alignId = 0;
+    bool m_running = false;
 };
 
 } // namespace attn::ui

@@ -8,20 +8,20 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
-#include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 namespace attn::ui {
 namespace {
-enum class Rule { PerTarget, PerSource, Intersection, GrowDiag, GrowDiagFinal };
+enum class Rule { PerTarget, PerSource, Intersection, GrowDiag, GrowDiagFinal, Reverse };
 } // namespace
 
 AlignmentPanel::AlignmentPanel(QWidget* parent)
@@ -36,7 +36,13 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     , m_layer(new QComboBox)
     , m_heads(new QComboBox)
     , m_rule(new QComboBox)
-    , m_step(new QSlider(Qt::Horizontal))
+    , m_reversePath(new QLineEdit)
+    , m_stepButton(new QPushButton(tr("&Step")))
+    , m_runButton(new QPushButton(tr("&Run")))
+    , m_backButton(new QPushButton(tr("&Back")))
+    , m_resetButton(new QPushButton(tr("Rese&t")))
+    , m_stepLabel(new QLabel)
+    , m_directions(new QLabel)
     , m_list(new QListWidget)
     , m_scoreLabel(new QLabel)
     , m_message(new QLabel)
@@ -57,12 +63,22 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     m_beamWidth->setValue(3);
     m_beamWidth->setToolTip(tr("Beam search width (0: only the reference)"));
     m_rule->addItems({ tr("argmax per target"), tr("argmax per source"), tr("intersection"), tr("grow-diag"),
-        tr("grow-diag-final") });
-    m_rule->setToolTip(tr("Hard alignment: per-target and per-source argmax of the shown matrix are the two "
-                          "directions that intersection and grow-diag combine"));
-    m_step->setObjectName("alignStep");
-    m_step->setRange(0, 0); // at its end: a new run shows every row
-    m_step->setToolTip(tr("Decoding step: the cross-attention row of each new target word"));
+        tr("grow-diag-final"), tr("reverse direction") });
+    m_rule->setToolTip(tr("Hard alignment. Intersection and grow-diag combine the argmax per target word with the "
+                          "other direction: a reverse model's or file's links when one is loaded, else the argmax "
+                          "per source word of the shown matrix"));
+    m_reversePath->setObjectName("alignReverse");
+    m_reversePath->setPlaceholderText(
+        tr("Other direction (optional): reverse model folder, or its Pharaoh file (line = gold sentence)"));
+    m_stepButton->setObjectName("alignStep");
+    m_stepButton->setToolTip(tr("Decode one more target token (greedy, KV cache) and add its cross-attention row"));
+    m_runButton->setObjectName("alignRun");
+    m_runButton->setToolTip(tr("Decode step after step until the end of the translation; again to pause"));
+    m_backButton->setToolTip(tr("Drop the last decoded token"));
+    m_resetButton->setToolTip(tr("Back to no target token"));
+    m_stepLabel->setObjectName("alignStepLabel");
+    m_directions->setObjectName("alignDirections");
+    m_directions->setWordWrap(true);
     m_list->setObjectName("hypotheses");
     m_list->setWordWrap(true);
     for (QComboBox* box : { m_layer, m_heads, m_rule })
@@ -85,12 +101,22 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     goldRow->addWidget(m_goldSentence);
     goldRow->addWidget(browse);
     inputs->addRow(tr("Gold"), goldRow);
+    auto* reverseModel = new QPushButton(tr("Model…"));
+    auto* reverseFile = new QPushButton(tr("File…"));
+    auto* reverseRow = new QHBoxLayout;
+    reverseRow->addWidget(m_reversePath, 1);
+    reverseRow->addWidget(reverseModel);
+    reverseRow->addWidget(reverseFile);
+    inputs->addRow(tr("Reverse"), reverseRow);
     auto* viewRow = new QHBoxLayout;
     viewRow->addWidget(m_layer);
     viewRow->addWidget(m_heads);
     viewRow->addWidget(m_rule);
-    viewRow->addWidget(new QLabel(tr("step")));
-    viewRow->addWidget(m_step, 1);
+    viewRow->addSpacing(16);
+    viewRow->addWidget(new QLabel(tr("Decode:")));
+    for (QPushButton* b : { m_stepButton, m_runButton, m_backButton, m_resetButton })
+        viewRow->addWidget(b);
+    viewRow->addWidget(m_stepLabel, 1);
     inputs->addRow(tr("View"), viewRow);
 
     auto* side = new QWidget;
@@ -99,6 +125,7 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     sideLayout->addWidget(new QLabel(tr("Hypotheses (score)")));
     sideLayout->addWidget(m_list, 1);
     sideLayout->addWidget(m_scoreLabel);
+    sideLayout->addWidget(m_directions);
     auto* split = new QSplitter;
     split->addWidget(m_view);
     split->addWidget(side);
@@ -125,7 +152,25 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
     for (QComboBox* box : { m_layer, m_heads, m_rule })
         connect(box, &QComboBox::currentIndexChanged, this, &AlignmentPanel::refresh);
     connect(m_list, &QListWidget::currentRowChanged, this, &AlignmentPanel::refresh);
-    connect(m_step, &QSlider::valueChanged, m_view, &AlignmentView::setVisibleRows);
+    connect(reverseModel, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getExistingDirectory(this, tr("Reverse-direction model"));
+        if (!path.isEmpty()) setReverse(path);
+    });
+    connect(reverseFile, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Reverse-direction alignment (Pharaoh)"));
+        if (!path.isEmpty()) setReverse(path);
+    });
+    connect(m_reversePath, &QLineEdit::editingFinished, this, [this] { setReverse(m_reversePath->text()); });
+    connect(m_stepButton, &QPushButton::clicked, this, &AlignmentPanel::step);
+    connect(m_runButton, &QPushButton::clicked, this,
+        [this] { m_controller->isRunning() ? pauseDecoding() : runDecoding(); });
+    connect(m_backButton, &QPushButton::clicked, this, &AlignmentPanel::back);
+    connect(m_resetButton, &QPushButton::clicked, this, &AlignmentPanel::resetDecoding);
+    connect(m_controller, &AlignmentController::decodingChanged, this, &AlignmentPanel::showDecoding);
+    connect(m_controller, &AlignmentController::reverseOpened, this, [this] {
+        m_controller->addReverse(m_run);
+        refresh();
+    });
     connect(m_controller, &AlignmentController::available, this, &AlignmentPanel::availableChanged);
     connect(m_controller, &AlignmentController::ready, this, &AlignmentPanel::showRun);
     connect(m_controller, &AlignmentController::failed, this, &AlignmentPanel::showError);
@@ -136,6 +181,7 @@ void AlignmentPanel::openModel(const QString& path)
     m_run.reset();
     m_list->clear();
     m_controller->open(path);
+    showDecoding(0, false, false);
 }
 
 void AlignmentPanel::setSourceText(const QString& text)
@@ -175,11 +221,73 @@ void AlignmentPanel::setGold(const QString& path, int sentence)
     refresh();
 }
 
+void AlignmentPanel::setReverse(const QString& path)
+{
+    {
+        const QSignalBlocker block(m_reversePath);
+        m_reversePath->setText(path);
+    }
+    m_reverseFile.clear();
+    if (path.isEmpty() || QFileInfo(path).isDir()) {
+        m_controller->openReverse(path); // reverseOpened() recomputes the shown run with it
+    } else {
+        m_controller->openReverse(QString());
+        try {
+            for (const GoldAlignment& line : readGoldAlignments(path.toStdString()))
+                m_reverseFile.push_back(transposeLinks(line.possible));
+        } catch (const std::exception& e) {
+            showError(QString::fromStdString(e.what()));
+        }
+    }
+    refresh();
+}
+
 void AlignmentPanel::align()
 {
     m_message->hide();
     m_lastError.clear();
     m_controller->align(m_source->text(), m_reference->text(), m_beamWidth->value());
+}
+
+void AlignmentPanel::step()
+{
+    m_message->hide();
+    m_lastError.clear();
+    m_controller->step(m_source->text());
+}
+
+void AlignmentPanel::runDecoding()
+{
+    m_message->hide();
+    m_lastError.clear();
+    m_controller->run(m_source->text());
+    m_runButton->setText(tr("&Pause"));
+}
+
+void AlignmentPanel::pauseDecoding()
+{
+    m_controller->pause();
+    m_runButton->setText(tr("&Run"));
+}
+
+void AlignmentPanel::back()
+{
+    m_controller->back();
+}
+
+void AlignmentPanel::resetDecoding()
+{
+    m_controller->reset();
+}
+
+void AlignmentPanel::showDecoding(int steps, bool finished, bool running)
+{
+    m_stepLabel->setText(steps == 0 && !finished ? QString()
+            : finished                           ? tr("%n token(s), finished", nullptr, steps)
+                                                 : tr("%n token(s)", nullptr, steps));
+    m_stepButton->setEnabled(!finished);
+    m_runButton->setEnabled(!finished || running);
+    m_runButton->setText(running ? tr("&Pause") : tr("&Run"));
 }
 
 void AlignmentPanel::selectHypothesis(int index)
@@ -211,6 +319,8 @@ AlignmentAggregation AlignmentPanel::aggregation() const
 
 void AlignmentPanel::fillAggregationChoices()
 {
+    // Step-by-step decoding sends a run per step: keep the user's choice while the model's shape stays.
+    if (m_run->empty() || (m_layer->count() == m_run->layers() + 1 && m_heads->count() == m_run->heads() + 2)) return;
     const QSignalBlocker blockLayer(m_layer), blockHeads(m_heads);
     m_layer->clear();
     m_heads->clear();
@@ -226,46 +336,65 @@ void AlignmentPanel::fillAggregationChoices()
 
 void AlignmentPanel::showRun(AlignmentRunPtr run)
 {
+    const int row = m_run && m_run->hypotheses.size() == run->hypotheses.size() ? m_list->currentRow() : 0;
     m_run = std::move(run);
     fillAggregationChoices();
-    {
-        const QSignalBlocker block(m_step);
-        m_step->setRange(0, 0);
-    }
     const QSignalBlocker block(m_list);
     m_list->clear();
     for (const AlignmentHypothesis& h : m_run->hypotheses) {
-        const QString score
-            = h.label == "reference" ? tr("log p %1").arg(h.score, 0, 'f', 3) : tr("score %1").arg(h.score, 0, 'f', 4);
+        const bool beam = h.label.rfind("beam", 0) == 0; // beams carry normalised scores, the others log p
+        const QString score = beam ? tr("score %1").arg(h.score, 0, 'f', 4) : tr("log p %1").arg(h.score, 0, 'f', 3);
         m_list->addItem(QStringLiteral("%1 (%2)%3\n%4")
                             .arg(QString::fromStdString(h.label), score, h.finished ? QString() : tr(", unfinished"),
                                 QString::fromStdString(h.text)));
     }
-    m_list->setCurrentRow(0);
+    m_list->setCurrentRow(std::max(0, row));
     refresh();
 }
 
-Links AlignmentPanel::hardLinks(const Tensor& matrix) const
+std::optional<Links> AlignmentPanel::reverseLinks(const AlignmentHypothesis& hyp) const
 {
-    switch (static_cast<Rule>(m_rule->currentIndex())) {
-    case Rule::PerSource:
-        return argmaxPerSource(matrix);
-    case Rule::Intersection:
-        return intersectLinks(argmaxPerTarget(matrix), argmaxPerSource(matrix));
-    case Rule::GrowDiag:
-        return growDiag(argmaxPerTarget(matrix), argmaxPerSource(matrix), false);
-    case Rule::GrowDiagFinal:
-        return growDiag(argmaxPerTarget(matrix), argmaxPerSource(matrix), true);
-    case Rule::PerTarget:
-        break;
+    if (m_reverseFile.empty()) return m_controller->hasReverse() ? hyp.reverseLinks : std::nullopt;
+    const int sentence = m_goldSentence->value();
+    if (sentence >= static_cast<int>(m_reverseFile.size()))
+        throw Error(m_reversePath->text().toStdString(),
+            "has " + std::to_string(m_reverseFile.size()) + " lines, no sentence " + std::to_string(sentence));
+    return m_reverseFile[static_cast<size_t>(sentence)];
+}
+
+Links AlignmentPanel::hardLinks(const Tensor& matrix, const AlignmentHypothesis& hyp) const
+{
+    const Rule rule = static_cast<Rule>(m_rule->currentIndex());
+    if (rule == Rule::PerTarget) return argmaxPerTarget(matrix);
+    if (rule == Rule::PerSource) return argmaxPerSource(matrix);
+    const std::optional<Links> reverse = reverseLinks(hyp);
+    if (reverse) expectLinksWithin(*reverse, matrix.dim(1), matrix.dim(0), "the reverse direction");
+    if (rule == Rule::Reverse) {
+        if (!reverse) throw Error("alignment: load a reverse model or a reverse alignment file first");
+        return *reverse;
     }
-    return argmaxPerTarget(matrix);
+    const Symmetrization how = rule == Rule::Intersection ? Symmetrization::Intersection
+        : rule == Rule::GrowDiag                          ? Symmetrization::GrowDiag
+                                                          : Symmetrization::GrowDiagFinal;
+    return symmetrize(argmaxPerTarget(matrix), reverse ? *reverse : argmaxPerSource(matrix), how);
+}
+
+QString AlignmentPanel::directionsText() const
+{
+    const int row = m_list->currentRow();
+    const bool haveRun = m_run && row >= 0 && row < static_cast<int>(m_run->hypotheses.size());
+    if (!m_reverseFile.empty()) return tr("Other direction: the reverse file, line %1").arg(m_goldSentence->value());
+    if (m_controller->hasReverse() && haveRun && m_run->hypotheses[static_cast<size_t>(row)].reverseLinks)
+        return tr("Other direction: the reverse model");
+    if (m_controller->hasReverse()) return tr("Other direction: the reverse model (once the translation is finished)");
+    return tr("Other direction: argmax per source word of the shown matrix (no reverse model or file)");
 }
 
 void AlignmentPanel::refresh()
 {
     m_score.reset();
     m_view->setGold(m_gold);
+    m_directions->setText(directionsText());
     const int row = m_list->currentRow();
     if (!m_run || row < 0 || row >= static_cast<int>(m_run->hypotheses.size())) {
         m_scoreLabel->setText(m_gold ? tr("Gold: %1 sure, %2 possible links")
@@ -275,19 +404,23 @@ void AlignmentPanel::refresh()
         return;
     }
     const AlignmentHypothesis& hyp = m_run->hypotheses[static_cast<size_t>(row)];
+    if (m_run->empty()) { // step-by-step decoding before its first step
+        m_view->setMatrix(Tensor(), m_run->source.words, {});
+        m_view->setLinks({});
+        m_scoreLabel->setText(scoreText());
+        emit shown();
+        return;
+    }
     try {
         Tensor matrix = wordMatrix(hyp, m_run->source, aggregation());
-        Links links = hardLinks(matrix);
-        if (m_gold) m_score = scoreAlignments({ links }, { *m_gold });
         const int rows = static_cast<int>(matrix.dim(0));
-        m_view->setMatrix(std::move(matrix), m_run->source.words, hyp.target.words);
+        m_view->setMatrix(matrix, m_run->source.words, hyp.target.words);
+        m_view->setNewestRow(m_run->stepwise && !hyp.finished ? rows - 1 : -1);
+        Links links = hardLinks(matrix, hyp);
+        if (m_gold) m_score = scoreAlignments({ links }, { *m_gold });
         m_view->setLinks(std::move(links));
-        const QSignalBlocker block(m_step);
-        const bool atEnd = m_step->value() == m_step->maximum();
-        m_step->setRange(1, std::max(1, rows));
-        if (atEnd || m_step->value() > rows) m_step->setValue(m_step->maximum());
-        m_view->setVisibleRows(m_step->value());
     } catch (const std::exception& e) {
+        m_view->setLinks({});
         showError(QString::fromStdString(e.what()));
     }
     m_scoreLabel->setText(scoreText());

@@ -5,13 +5,13 @@
 #include <QWidget>
 
 #include <optional>
+#include <vector>
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
-class QSlider;
 class QSpinBox;
 
 namespace attn::ui {
@@ -19,8 +19,9 @@ namespace attn::ui {
 class AlignmentController;
 class AlignmentView;
 
-/// The Alignment tab: source (and optional reference) text, beam width, optional gold file; a layer / head
-/// aggregation, the hard-alignment rule, a step slider that reveals one decoded target word at a time, the list of
+/// The Alignment tab: source (and optional reference) text, beam width, optional gold file, optional other direction
+/// (a reverse model or its Pharaoh file); a layer / head aggregation, the hard-alignment rule, step-by-step greedy
+/// decoding (Step, Run/Pause, Back, Reset: each step adds the new target token's cross-attention row), the list of
 /// hypotheses with their scores, and precision / recall / AER against the gold sentence.
 class AlignmentPanel : public QWidget {
     Q_OBJECT
@@ -33,14 +34,26 @@ public:
     void setBeamWidth(int width);
     /// A Pharaoh or NAACL gold file and the (0-based) sentence of it that the source is; empty path: none.
     void setGold(const QString& path, int sentence);
+    /// The other direction for symmetrization: a model folder translating target -> source, or a Pharaoh file as
+    /// that model's `align` writes it (its i = our target word, its j = our source word; line = the sentence number
+    /// of setGold). Empty: none, and intersection / grow-diag combine the two argmax directions of the shown matrix.
+    void setReverse(const QString& path);
     void align();
+    /// Step-by-step greedy decoding of the source text, on the engine thread.
+    void step();
+    void runDecoding();
+    void pauseDecoding();
+    void back();
+    void resetDecoding();
     void selectHypothesis(int index);
     void setAggregation(const AlignmentAggregation& aggregation);
 
     AlignmentController* controller() const { return m_controller; }
     AlignmentView* view() const { return m_view; }
     QListWidget* hypothesisList() const { return m_list; }
-    QSlider* stepSlider() const { return m_step; }
+    QPushButton* runButton() const { return m_runButton; }
+    /// Where the other direction of intersection / grow-diag comes from, as shown.
+    QString directionsText() const;
     AlignmentRunPtr run() const { return m_run; }
     std::optional<AlignmentScore> score() const { return m_score; }
     QString scoreText() const;
@@ -57,7 +70,10 @@ private:
     void refresh();
     void fillAggregationChoices();
     AlignmentAggregation aggregation() const;
-    Links hardLinks(const Tensor& matrix) const;
+    Links hardLinks(const Tensor& matrix, const AlignmentHypothesis& hyp) const;
+    /// The reverse direction's (source, target) links for `hyp`: its reverse model's, or the reverse file's.
+    std::optional<Links> reverseLinks(const AlignmentHypothesis& hyp) const;
+    void showDecoding(int steps, bool finished, bool running);
     void showError(const QString& message);
 
     AlignmentController* m_controller;
@@ -70,7 +86,13 @@ private:
     QComboBox* m_layer;
     QComboBox* m_heads;
     QComboBox* m_rule;
-    QSlider* m_step;
+    QLineEdit* m_reversePath;
+    QPushButton* m_stepButton;
+    QPushButton* m_runButton;
+    QPushButton* m_backButton;
+    QPushButton* m_resetButton;
+    QLabel* m_stepLabel;
+    QLabel* m_directions;
     QListWidget* m_list;
     QLabel* m_scoreLabel;
     QLabel* m_message;
@@ -78,6 +100,7 @@ private:
 
     AlignmentRunPtr m_run;
     std::optional<GoldAlignment> m_gold;
+    std::vector<Links> m_reverseFile; ///< per sentence, the reverse file's links transposed to (source, target)
     std::optional<AlignmentScore> m_score;
     QString m_lastError;
 };

@@ -41,34 +41,50 @@ Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, con
     return wordAttention(pieces, hyp.target.wordOfPiece, source.wordOfPiece);
 }
 
+namespace {
+
+/// Teacher-forces `target` after `source`; the attention row of target piece j is the one of the step that predicts
+/// it (fed the piece before). The score is the reference's log-probability.
+AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSide& source, AlignedSide target)
+{
+    AlignmentHypothesis forced;
+    forced.label = "reference";
+    forced.target = std::move(target);
+    forced.text = translator.text(forced.target.ids);
+    forced.finished = true;
+    const std::unique_ptr<BeamDecoder> decoder = translator.decoder(source.ids);
+    int64_t next = translator.startToken();
+    for (int64_t id : forced.target.ids) {
+        BeamStepOutput out = decoder->step(next);
+        const float top = *std::max_element(out.logits.begin(), out.logits.end());
+        double sum = 0.0;
+        for (float x : out.logits)
+            sum += std::exp(static_cast<double>(x - top));
+        forced.score += static_cast<double>(out.logits[static_cast<size_t>(id)] - top) - std::log(sum);
+        forced.steps.push_back(std::move(out.crossAttention));
+        next = id;
+    }
+    return forced;
+}
+
+std::string joinWords(const std::vector<std::string>& words)
+{
+    std::string out;
+    for (const std::string& w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+} // namespace
+
 AlignmentRunPtr runAlignment(
     const Translator& translator, const std::string& sourceText, const std::string& reference, int64_t beamWidth)
 {
     auto run = std::make_shared<AlignmentRun>();
     run->source = translator.source(sourceText);
-    const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids);
-    if (!reference.empty()) {
-        AlignmentHypothesis forced;
-        forced.label = "reference";
-        forced.target = translator.target(reference);
-        forced.text = translator.text(forced.target.ids);
-        forced.finished = true;
-        // The attention row of target piece j is the one of the step that predicts it (fed the piece before).
-        const std::unique_ptr<BeamDecoder> decoder = start->clone();
-        int64_t next = translator.startToken();
-        for (int64_t id : forced.target.ids) {
-            BeamStepOutput out = decoder->step(next);
-            const float top = *std::max_element(out.logits.begin(), out.logits.end());
-            double sum = 0.0;
-            for (float x : out.logits)
-                sum += std::exp(static_cast<double>(x - top));
-            forced.score += static_cast<double>(out.logits[static_cast<size_t>(id)] - top) - std::log(sum);
-            forced.steps.push_back(std::move(out.crossAttention));
-            next = id;
-        }
-        run->hypotheses.push_back(std::move(forced));
-    }
+    if (!reference.empty()) run->hypotheses.push_back(teacherForced(translator, run->source, translator.target(reference)));
     if (beamWidth > 0) {
+        const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids);
         BeamOptions options;
         options.width = beamWidth;
         options.maxNewTokens = translator.maxNewTokens();
@@ -88,6 +104,42 @@ AlignmentRunPtr runAlignment(
     }
     if (run->hypotheses.empty()) throw Error("alignment: give a reference translation or a beam width of at least 1");
     return run;
+}
+
+AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding)
+{
+    AlignmentRun run;
+    run.source = std::move(source);
+    run.stepwise = true;
+    AlignmentHypothesis greedy;
+    greedy.label = "greedy";
+    greedy.text = translator.text(decoding.tokens());
+    greedy.score = decoding.logProb();
+    greedy.finished = decoding.finished();
+    greedy.target = translator.generated(decoding.tokens());
+    greedy.steps = decoding.crossAttention();
+    run.hypotheses.push_back(std::move(greedy));
+    return run;
+}
+
+void addReverseLinks(AlignmentRun& run, const Translator& reverse)
+{
+    const int64_t sourceWords = static_cast<int64_t>(run.source.words.size());
+    for (AlignmentHypothesis& hyp : run.hypotheses) {
+        const int64_t targetWords = static_cast<int64_t>(hyp.target.words.size());
+        // The words, not the text: a generated text may carry markers (the RNN's "<EOS>") that are no words.
+        const AlignedSide reverseSource = reverse.source(joinWords(hyp.target.words));
+        const AlignmentHypothesis back
+            = teacherForced(reverse, reverseSource, reverse.target(joinWords(run.source.words)));
+        AlignmentAggregation lastLayerMean;
+        lastLayerMean.layer = back.steps.empty() ? 0 : back.steps[0].dim(0) - 1;
+        const Tensor m = wordMatrix(back, reverseSource, lastLayerMean); // [source words, target words]
+        if (m.dim(0) != sourceWords || m.dim(1) != targetWords)
+            throw Error("reverse model: it splits \"" + hyp.text + "\" and its source into " + std::to_string(m.dim(1))
+                + " + " + std::to_string(m.dim(0)) + " words, the model into " + std::to_string(targetWords) + " + "
+                + std::to_string(sourceWords));
+        hyp.reverseLinks = transposeLinks(argmaxPerTarget(m));
+    }
 }
 
 } // namespace attn::ui

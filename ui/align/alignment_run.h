@@ -3,30 +3,37 @@
 // One alignment run: the source, and per hypothesis (the teacher-forced reference and/or the beams) its target
 // pieces and the cross-attention of every decoder step. Word-level matrices are derived on request.
 #include "align/alignment.h"
+#include "align/stepwise_translation.h"
 #include "session/translator.h"
 #include "core/tensor.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace attn::ui {
 
 struct AlignmentHypothesis {
-    std::string label; ///< "reference" or "beam 2"
+    std::string label; ///< "reference", "beam 2" or "greedy" (step-by-step decoding)
     std::string text;
     double score = 0.0; ///< beam score (length-normalised log-probability); the reference's own log-probability
     bool finished = false;
     AlignedSide target;
     /// steps[j]: cross-attention [layers, heads, K] of the step that predicts target piece j.
     std::vector<Tensor> steps;
+    /// (source, target) word links of the other direction (a reverse model's last-layer head mean, argmax per its
+    /// target word, transposed), when a reverse model is loaded.
+    std::optional<Links> reverseLinks;
 };
 
 struct AlignmentRun {
     AlignedSide source;
     std::vector<AlignmentHypothesis> hypotheses;
-    int64_t layers() const { return hypotheses.empty() ? 0 : hypotheses[0].steps[0].dim(0); }
-    int64_t heads() const { return hypotheses.empty() ? 0 : hypotheses[0].steps[0].dim(1); }
+    bool stepwise = false; ///< one "greedy" hypothesis decoded so far by step-by-step decoding (maybe no step yet)
+    int64_t layers() const { return empty() ? 0 : hypotheses[0].steps[0].dim(0); }
+    int64_t heads() const { return empty() ? 0 : hypotheses[0].steps[0].dim(1); }
+    bool empty() const { return hypotheses.empty() || hypotheses[0].steps.empty(); }
 };
 using AlignmentRunPtr = std::shared_ptr<const AlignmentRun>;
 
@@ -46,5 +53,12 @@ Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, con
 /// beam search of `beamWidth` adds its beams (none when beamWidth is 0).
 AlignmentRunPtr runAlignment(
     const Translator& translator, const std::string& sourceText, const std::string& reference, int64_t beamWidth);
+
+/// The state of step-by-step decoding as a run: `source` and one "greedy" hypothesis with the steps so far.
+AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding);
+
+/// Fills every hypothesis' reverseLinks: `reverse` (translating target -> source) teacher-forces the source words
+/// after the hypothesis' target words. Throws Error when it splits the sentences into other words than `run`'s model.
+void addReverseLinks(AlignmentRun& run, const Translator& reverse);
 
 } // namespace attn::ui

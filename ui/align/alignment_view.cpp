@@ -41,9 +41,9 @@ void AlignmentView::setGold(std::optional<GoldAlignment> gold)
     update();
 }
 
-void AlignmentView::setVisibleRows(int rows)
+void AlignmentView::setNewestRow(int row)
 {
-    m_visibleRows = rows;
+    m_newestRow = row;
     update();
 }
 
@@ -82,12 +82,13 @@ void AlignmentView::paintEvent(QPaintEvent*)
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
     if (m_matrix.empty()) {
-        p.drawText(rect(), Qt::AlignCenter, tr("Enter a source sentence and press Align"));
+        p.drawText(rect(), Qt::AlignCenter,
+            m_sourceWords.empty() ? tr("Enter a source sentence, then Align, or Step to decode it token by token")
+                                  : tr("No target token yet: Step or Run"));
         return;
     }
     const Layout l = layout();
     const int rows = static_cast<int>(m_matrix.dim(0)), cols = static_cast<int>(m_matrix.dim(1));
-    const int shown = m_visibleRows < 0 ? rows : std::min(m_visibleRows, rows);
     // Source on top, read upwards from each column like the classic matplotlib figure (xticks rotation=90).
     for (int c = 0; c < cols && c < static_cast<int>(m_sourceWords.size()); ++c) {
         p.save();
@@ -101,7 +102,7 @@ void AlignmentView::paintEvent(QPaintEvent*)
         p.drawText(QRectF(0, l.top + r * l.cell, l.left - kPad, l.cell), Qt::AlignRight | Qt::AlignVCenter,
             QString::fromStdString(m_targetWords[static_cast<size_t>(r)]));
     p.setPen(Qt::NoPen);
-    for (int r = 0; r < shown; ++r)
+    for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             p.setBrush(colormapColor(m_colormap, m_matrix.data()[r * cols + c]));
             p.drawRect(cellRect(r, c));
@@ -122,7 +123,7 @@ void AlignmentView::paintEvent(QPaintEvent*)
     p.setPen(QPen(Qt::white, 1.5));
     p.setBrush(QColor(200, 20, 40));
     for (const Link& link : m_links) {
-        if (link.second >= shown || link.first >= cols) continue;
+        if (link.second >= rows || link.first >= cols) continue;
         const QRectF cell = cellRect(static_cast<int>(link.second), static_cast<int>(link.first));
         const double radius = std::max(2.0, l.cell * 0.16);
         p.drawEllipse(cell.center(), radius, radius);
@@ -142,10 +143,10 @@ void AlignmentView::paintEvent(QPaintEvent*)
     p.drawText(text.translated(l.left + 16, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("hard alignment"));
     p.drawText(text.translated(l.left + 168, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("gold sure"));
     p.drawText(text.translated(l.left + 268, 0), Qt::AlignLeft | Qt::AlignVCenter, tr("gold possible"));
-    if (shown > 0 && shown < rows) { // the newest decoded row
+    if (m_newestRow >= 0 && m_newestRow < rows) {
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(QColor(30, 110, 220), 2));
-        p.drawRect(QRectF(l.left, l.top + (shown - 1) * l.cell, cols * l.cell, l.cell));
+        p.drawRect(QRectF(l.left, l.top + m_newestRow * l.cell, cols * l.cell, l.cell));
     }
 }
 

@@ -24,13 +24,13 @@ public:
     void setMatrix(Tensor matrix, std::vector<std::string> sourceWords, std::vector<std::string> targetWords);
     void setLinks(Links hard);
     void setGold(std::optional<GoldAlignment> gold);
-    /// Rows past `rows` stay blank (step-by-step decoding); -1 shows all. The last shown row is outlined.
-    void setVisibleRows(int rows);
+    /// Outlines target row `row`, the newest one of step-by-step decoding; -1: none.
+    void setNewestRow(int row);
     void setColormap(Colormap map);
 
     const Tensor& matrix() const { return m_matrix; }
     const Links& links() const { return m_links; }
-    int visibleRows() const { return m_visibleRows; }
+    int newestRow() const { return m_newestRow; }
     /// The cell rectangle of (target row, source column) in widget coordinates (for tests and tooltips).
     QRectF cellRect(int row, int column) const;
 
@@ -47,7 +47,7 @@ private:
     std::vector<std::string> m_sourceWords, m_targetWords;
     Links m_links;
     std::optional<GoldAlignment> m_gold;
-    int m_visibleRows = -1;
+    int m_newestRow = -1;
     Colormap m_colormap = Colormap::Grayscale;
 };
 
