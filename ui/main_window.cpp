@@ -17,6 +17,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -114,10 +115,16 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     connect(m_inputTimer, &QTimer::timeout, this, [this] {
         if (!m_summary) return;
         m_controller->tokenize(m_input->text());
+        if (!m_targetRow->isHidden()) m_controller->tokenize(m_target->text(), true);
         if (m_live->isChecked()) requestRun();
     });
-    connect(m_input, &QLineEdit::textChanged, m_inputTimer, qOverload<>(&QTimer::start));
-    connect(m_input, &QLineEdit::returnPressed, this, &MainWindow::requestRun);
+    for (QLineEdit* edit : { m_input, m_target }) {
+        connect(edit, &QLineEdit::textChanged, m_inputTimer, qOverload<>(&QTimer::start));
+        connect(edit, &QLineEdit::returnPressed, this, &MainWindow::requestRun);
+    }
+    connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_run) showSnapshot(m_run->view(attentionKind()));
+    });
     connect(m_runButton, &QPushButton::clicked, this, &MainWindow::requestRun);
     connect(m_cancelButton, &QPushButton::clicked, m_controller, &EngineController::cancel);
 
@@ -129,11 +136,12 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
         if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
+        setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         if (!m_input->text().isEmpty()) m_inputTimer->start();
     });
-    connect(
-        m_controller, &EngineController::tokenized, this, [this](TokensPtr tokens) { m_chips->setTokens(*tokens); });
-    connect(m_controller, &EngineController::snapshotReady, this, &MainWindow::showSnapshot);
+    connect(m_controller, &EngineController::tokenized, this,
+        [this](TokensPtr tokens, bool target) { (target ? m_targetChips : m_chips)->setTokens(*tokens); });
+    connect(m_controller, &EngineController::runReady, this, &MainWindow::showRun);
     connect(m_controller, &EngineController::failed, this, &MainWindow::showError);
     connect(m_controller, &EngineController::cancelled, this, [this] { m_status->setText(tr("Cancelled")); });
     connect(m_controller, &EngineController::busyChanged, this, [this](bool busy) {
@@ -178,7 +186,6 @@ void MainWindow::buildDocks() {
 
     m_input = new QLineEdit;
     m_input->setObjectName("inputText");
-    m_input->setPlaceholderText(tr("Type an input; it is tokenized as you type (Enter runs)"));
     m_live = new QCheckBox(tr("&Live"));
     m_live->setChecked(true);
     m_live->setToolTip(tr("Run the model whenever the input changes"));
@@ -186,15 +193,37 @@ void MainWindow::buildDocks() {
     m_cancelButton = new QPushButton(tr("&Cancel"));
     m_cancelButton->setEnabled(false);
     m_chips = new TokenChipsView;
+    m_chips->setObjectName("sourceChips");
+    // Encoder-decoders only: the teacher-forced target and which attention the views show.
+    m_target = new QLineEdit;
+    m_target->setObjectName("targetText");
+    m_target->setPlaceholderText(tr("Target (decoder) text, teacher-forced: empty runs the start token alone"));
+    m_kindBox = new QComboBox;
+    m_kindBox->setObjectName("attentionKind");
+    m_kindBox->addItem(tr("Cross-attention (target → source)"), static_cast<int>(AttentionKind::Cross));
+    m_kindBox->addItem(tr("Encoder self-attention"), static_cast<int>(AttentionKind::EncoderSelf));
+    m_kindBox->addItem(tr("Decoder self-attention"), static_cast<int>(AttentionKind::DecoderSelf));
+    m_targetChips = new TokenChipsView;
+    m_targetChips->setObjectName("targetChips");
     auto* inputPanel = new QWidget;
     auto* row = new QHBoxLayout;
     row->addWidget(m_input, 1);
     row->addWidget(m_live);
     row->addWidget(m_runButton);
     row->addWidget(m_cancelButton);
+    m_targetRow = new QWidget;
+    auto* targetRow = new QHBoxLayout(m_targetRow);
+    targetRow->setContentsMargins(0, 0, 0, 0);
+    targetRow->addWidget(new QLabel(tr("Target:")));
+    targetRow->addWidget(m_target, 1);
+    targetRow->addWidget(new QLabel(tr("Show:")));
+    targetRow->addWidget(m_kindBox);
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
     inputLayout->addWidget(m_chips);
+    inputLayout->addWidget(m_targetRow);
+    inputLayout->addWidget(m_targetChips);
+    setTwoSided(false);
     auto* inputDock = new QDockWidget(tr("Input"), this);
     inputDock->setObjectName("inputDock");
     inputDock->setWidget(inputPanel);
@@ -228,6 +257,7 @@ void MainWindow::buildMenus() {
     auto* openFile = file->addAction(tr("Open model &file…"), this, &MainWindow::chooseModelFile);
     openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    m_recentMenu->setObjectName("menuRecent");
     updateRecentMenu();
     auto* demos = file->addMenu(tr("&Demo models"));
     for (const DemoModel& demo : bundledDemoModels())
@@ -249,7 +279,8 @@ void MainWindow::buildMenus() {
 
     auto* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run input"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::requestRun);
-    run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_controller, &EngineController::cancel);
+    run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_controller, &EngineController::cancel)
+        ->setObjectName("actionCancel");
 
     menuBar()->addMenu(new ExportMenu(this));
 }
@@ -292,16 +323,44 @@ void MainWindow::setInputText(const QString& text) {
     m_inputTimer->start();
 }
 
+void MainWindow::setTargetText(const QString& text) {
+    m_target->setText(text);
+    m_inputTimer->start();
+}
+
+void MainWindow::setAttentionKind(AttentionKind kind) {
+    m_kindBox->setCurrentIndex(m_kindBox->findData(static_cast<int>(kind)));
+}
+
+AttentionKind MainWindow::attentionKind() const {
+    return m_targetRow->isHidden() ? AttentionKind::Self : static_cast<AttentionKind>(m_kindBox->currentData().toInt());
+}
+
+void MainWindow::setTwoSided(bool twoSided) {
+    m_targetRow->setVisible(twoSided);
+    m_targetChips->setVisible(twoSided);
+    m_input->setPlaceholderText(twoSided ? tr("Source text; both sides are tokenized as you type (Enter runs)")
+                                         : tr("Type an input; it is tokenized as you type (Enter runs)"));
+    if (!twoSided) m_targetChips->setTokens({});
+}
+
 void MainWindow::requestRun() {
     if (!m_summary) return showError(tr("Open a model first (File > Open model)."));
     m_inputTimer->stop();
-    m_controller->run(m_input->text());
+    m_controller->run(m_input->text(), m_targetRow->isHidden() ? QString() : m_target->text());
+}
+
+void MainWindow::showRun(RunPtr run) {
+    m_run = std::move(run);
+    m_chips->setTokens(m_run->source);
+    m_targetChips->setTokens(m_run->target);
+    const SnapshotPtr chosen = m_run->view(attentionKind());
+    showSnapshot(chosen ? chosen : m_run->views.front().second);
 }
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
     clearError();
-    m_chips->setTokens(m_snapshot->tokens());
     {
         const QSignalBlocker blockLayer(m_layerBox), blockHead(m_headBox);
         m_layerBox->setRange(0, static_cast<int>(m_snapshot->numLayers() - 1));

@@ -11,6 +11,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QCheckBox;
+class QComboBox;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
@@ -41,6 +42,12 @@ public:
     void openDemo(const DemoModel& demo);
     /// Replaces the input text (tokenizes and, when live, runs).
     void setInputText(const QString& text);
+    /// Encoder-decoders: replaces the target (decoder) text, teacher-forced after the source.
+    void setTargetText(const QString& text);
+    /// Encoder-decoders: shows encoder self-, decoder self- or cross-attention (ignored when the run lacks it).
+    void setAttentionKind(AttentionKind kind);
+    AttentionKind attentionKind() const;
+    RunPtr runResult() const { return m_run; }
     /// Selects the head shown by the heatmap and the head view (clamped to the model).
     void setCurrentHead(int64_t layer, int64_t head);
 
@@ -56,6 +63,7 @@ public:
     AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
     TokenChipsView* tokenChips() const { return m_chips; }
+    TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
     QString infoText() const;
 
@@ -76,7 +84,10 @@ private:
     void addRecent(const QString& path);
     void updateRecentMenu();
     void requestRun();
+    void showRun(RunPtr run);
     void showSnapshot(SnapshotPtr snapshot);
+    /// Shows the target row and the attention selector only for encoder-decoders.
+    void setTwoSided(bool twoSided);
     void showError(const QString& message);
     void clearError();
     void stepHead(int dLayer, int dHead);
@@ -93,6 +104,10 @@ private:
     AlignmentPanel* m_align = nullptr;
     VisionView* m_vision = nullptr;
     TokenChipsView* m_chips = nullptr;
+    TokenChipsView* m_targetChips = nullptr;
+    QWidget* m_targetRow = nullptr;
+    QLineEdit* m_target = nullptr;
+    QComboBox* m_kindBox = nullptr;
     QPlainTextEdit* m_info = nullptr;
     QLineEdit* m_input = nullptr;
     QCheckBox* m_live = nullptr;
@@ -107,6 +122,7 @@ private:
     QTimer* m_inputTimer = nullptr;
 
     QString m_lastError;
+    RunPtr m_run;
     SnapshotPtr m_snapshot;
     SummaryPtr m_summary;
 };

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption input("input", "input text to run", "text");
     const QCommandLineOption head("head", "layer.head to show first, e.g. 1.2", "layer.head");
     const QCommandLineOption screenshots("screenshots", "save a PNG of each view to DIR, then quit", "dir");
-    parser.addOptions({ input, head, screenshots });
+    const QCommandLineOption target("target", "encoder-decoders: the target (decoder) text, teacher-forced", "text");
+    parser.addOptions({ input, target, head, screenshots });
     parser.process(app);
 
     attn::ui::MainWindow window;
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
         window.openDemo(demos.first()); // first launch shows something real, with no download
     }
     if (parser.isSet(input)) window.setInputText(parser.value(input));
+    if (parser.isSet(target)) window.setTargetText(parser.value(target));
     if (parser.isSet(head)) {
         const QStringList parts = parser.value(head).split('.');
         window.setCurrentHead(parts.value(0).toLongLong(), parts.value(1).toLongLong());

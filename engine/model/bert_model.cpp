@@ -80,6 +80,7 @@ public:
             layerNormInPlace(x, w.ln2w, w.ln2b, c.normEps);
             if (options.wantAttention) result.attention.push_back(std::move(a.probs));
             if (options.wantHiddenStates) result.hiddenStates.push_back(x);
+            reportLayerDone(options, &w - m_layers.data() + 1, c.numLayers);
         }
         if (!m_head.dW.empty()) {
             Tensor t = linear(x, m_head.dW, &m_head.dB);

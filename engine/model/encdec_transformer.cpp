@@ -145,6 +145,7 @@ public:
             residual(x, w.ffNorm, m_w.preNorm, c.normEps,
                 [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
             if (options.wantHiddenStates && l + 1 < m_w.encoderLayers.size()) out->hiddenStates.push_back(x);
+            reportLayerDone(options, static_cast<int64_t>(l + 1), static_cast<int64_t>(m_w.encoderLayers.size()));
         }
         if (m_w.encoder.finalNorm.present()) normInPlace(x, m_w.encoder.finalNorm, c.normEps);
         if (options.wantHiddenStates) out->hiddenStates.push_back(x);
@@ -210,6 +211,7 @@ public:
                 residual(x, w.ffNorm, m_w.preNorm, c.normEps,
                     [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
                 if (options.wantHiddenStates && l + 1 < m_w.decoderLayers.size()) result.hiddenStates.push_back(x);
+                reportLayerDone(options, layer + 1, static_cast<int64_t>(m_w.decoderLayers.size()));
             }
             cache.commit(n);
         } catch (...) {

@@ -67,6 +67,7 @@ public:
                 applyActivation(m, m_activation);
                 addInPlace(x, linear(m, w.fcProjW, &w.fcProjB));
                 if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
+                reportLayerDone(options, l + 1, c.numLayers);
             }
             cache.commit(n);
         } catch (...) {

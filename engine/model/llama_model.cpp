@@ -56,6 +56,7 @@ StepResult LlamaModel::forward(
             multiplyInPlace(gate, linear(h2, w.up));
             addInPlace(x, linear(gate, w.down));
             if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
+            reportLayerDone(options, l + 1, c.numLayers);
         }
         cache.commit(n);
     } catch (...) {

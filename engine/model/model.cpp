@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/model.h"
 
+#include "core/error.h"
 #include "model/kv_cache.h"
 
 namespace attn {
@@ -15,6 +16,10 @@ std::string Model::description() const {
     if (c.numKvHeads != c.numHeads) s += " (" + std::to_string(c.numKvHeads) + " KV heads)";
     return s + ", hidden " + std::to_string(c.hiddenSize) + ", head dim " + std::to_string(c.headDim) + ", vocab "
         + std::to_string(c.vocabSize);
+}
+
+void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total) {
+    if (options.layerDone && !options.layerDone(done, total)) throw Cancelled();
 }
 
 KvCache DecoderModel::newCache() const {

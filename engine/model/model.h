@@ -5,6 +5,7 @@
 #include "model/model_config.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,13 @@ struct ForwardOptions {
     bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
     /// Runs the attention op (null: the CPU attention core directly). Not owned; used from one thread at a time.
     Backend* backend = nullptr;
+    /// Called after each layer with (layers done, layers in this pass); returning false cancels the pass, which then
+    /// throws Cancelled (a decoder's cache is left as it was). Per layer, so a long forward stops and reports soon.
+    std::function<bool(int64_t done, int64_t total)> layerDone;
 };
+
+/// Calls options.layerDone when set; throws Cancelled when it returns false.
+void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total);
 
 /// What running new positions through a model produced. Built once, then shared read-only
 /// (the session hands it out as std::shared_ptr<const StepResult>).

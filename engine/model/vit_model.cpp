@@ -95,6 +95,7 @@ public:
             addInPlace(x, linear(inter, w.outW, &w.outB));
             if (options.wantAttention) result.attention.push_back(std::move(a.probs));
             if (options.wantHiddenStates) result.hiddenStates.push_back(x);
+            reportLayerDone(options, &w - m_w.layers.data() + 1, c.numLayers);
         }
         if (!m_w.heads.empty()) {
             // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them

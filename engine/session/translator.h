@@ -44,6 +44,8 @@ public:
     int64_t maxNewTokens() const;
     std::unique_ptr<BeamDecoder> decoder(const std::vector<int64_t>& sourceIds) const;
     std::string describe() const;
+    /// The transformer encoder-decoder; null for an RNN seq2seq model.
+    const std::shared_ptr<const EncoderDecoderModel>& transformer() const { return m_transformer; }
 
 private:
     AlignedSide finish(AlignedSide side) const;

@@ -18,16 +18,20 @@ namespace {
 class ScriptedProvider : public AttentionProvider {
 public:
     const ModelSummary& summary() const override { return m_summary; }
-    std::vector<TokenChip> tokenize(const std::string& text) override { return { { text, 1, false } }; }
-    SnapshotPtr run(const std::string& text, const ProgressFn& progress) override {
+    std::vector<TokenChip> tokenize(const std::string& text, bool) override { return { { text, 1, false } }; }
+    RunPtr runPair(const std::string& text, const std::string&, const ProgressFn& progress) override {
         const int steps = static_cast<int>(text.size());
         for (int i = 0; i < steps; ++i) {
             if (!progress(i, steps)) throw Cancelled();
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         if (text == "bad") throw Error("scripted failure");
-        return std::make_shared<const AttentionSnapshot>(std::vector<TokenChip> { { text, 1, false } },
-            std::vector<Tensor> { Tensor({ 1, 1, 1 }, { 1.0f }) }, 1, MaskSpec {});
+        auto run = std::make_shared<RunResult>();
+        run->source = { { text, 1, false } };
+        run->views.emplace_back(AttentionKind::Self,
+            std::make_shared<const AttentionSnapshot>(
+                run->source, std::vector<Tensor> { Tensor({ 1, 1, 1 }, { 1.0f }) }, 1, MaskSpec {}));
+        return run;
     }
 
 private:
@@ -44,7 +48,7 @@ ProviderFactory scripted() {
 TEST(EngineController, DropsStaleRunsAndKeepsTheLatest) {
     EngineController controller(scripted());
     QSignalSpy loaded(&controller, &EngineController::modelLoaded);
-    QSignalSpy ready(&controller, &EngineController::snapshotReady);
+    QSignalSpy ready(&controller, &EngineController::runReady);
     controller.loadModel("m");
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
     controller.run(std::string(100, 'a').c_str()); // ~1 s, superseded below
@@ -52,8 +56,8 @@ TEST(EngineController, DropsStaleRunsAndKeepsTheLatest) {
     QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 5000);
     QTest::qWait(200);
     ASSERT_EQ(ready.count(), 1);
-    const auto snapshot = ready.at(0).at(0).value<SnapshotPtr>();
-    EXPECT_EQ(snapshot->tokens().at(0).text, "b");
+    const auto run = ready.at(0).at(0).value<RunPtr>();
+    EXPECT_EQ(run->source.at(0).text, "b");
     EXPECT_FALSE(controller.busy());
 }
 
@@ -61,7 +65,7 @@ TEST(EngineController, CancelStopsARunBetweenSteps) {
     EngineController controller(scripted());
     QSignalSpy loaded(&controller, &EngineController::modelLoaded);
     QSignalSpy cancelled(&controller, &EngineController::cancelled);
-    QSignalSpy ready(&controller, &EngineController::snapshotReady);
+    QSignalSpy ready(&controller, &EngineController::runReady);
     QSignalSpy busy(&controller, &EngineController::busyChanged);
     controller.loadModel("m");
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
@@ -82,7 +86,7 @@ TEST(EngineController, ErrorsBecomeMessagesAndTheWorkerKeepsServing) {
     EngineController controller(scripted());
     QSignalSpy failed(&controller, &EngineController::failed);
     QSignalSpy loaded(&controller, &EngineController::modelLoaded);
-    QSignalSpy ready(&controller, &EngineController::snapshotReady);
+    QSignalSpy ready(&controller, &EngineController::runReady);
     controller.run("x");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
     EXPECT_TRUE(failed.at(0).at(0).toString().contains("no model is open"));

@@ -7,27 +7,64 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+namespace attn {
+class Backend;
+}
 
 namespace attn::ui {
 
 /// Progress (step, total); returns false to cancel (the provider then throws attn::Cancelled).
 using ProgressFn = std::function<bool(int step, int total)>;
 
+/// Which attention of a run a snapshot holds.
+enum class AttentionKind { Self, EncoderSelf, DecoderSelf, Cross };
+
+/// Everything one run produced; immutable, shared with the GUI thread.
+struct RunResult {
+    std::vector<TokenChip> source; ///< the input (the encoder side of an encoder-decoder)
+    std::vector<TokenChip> target; ///< encoder-decoders: the decoder inputs (start token first); empty otherwise
+    /// One snapshot per kind, the default view first (Self for single-stack models; cross-attention last).
+    std::vector<std::pair<AttentionKind, SnapshotPtr>> views;
+    /// The snapshot of `kind`, or null when the run has none.
+    SnapshotPtr view(AttentionKind kind) const;
+};
+using RunPtr = std::shared_ptr<const RunResult>;
+
 class AttentionProvider {
 public:
     virtual ~AttentionProvider() = default;
     virtual const ModelSummary& summary() const = 0;
-    /// Throws Error when the model has no tokenizer or the text cannot be tokenized.
-    virtual std::vector<TokenChip> tokenize(const std::string& text) = 0;
-    /// One forward pass over `text`; throws Error on failure and Cancelled when progress() returns false.
-    virtual SnapshotPtr run(const std::string& text, const ProgressFn& progress) = 0;
+    /// Throws Error when the model has no tokenizer or the text cannot be tokenized. With `target`, the text is the
+    /// decoder side of an encoder-decoder, shown as the decoder inputs it becomes (Error for other models).
+    virtual std::vector<TokenChip> tokenize(const std::string& text, bool target) = 0;
+    /// One forward pass over `source` (and for encoder-decoders the teacher-forced `target`); throws Error on
+    /// failure and Cancelled when progress() returns false, which it is asked per layer.
+    virtual RunPtr runPair(const std::string& source, const std::string& target, const ProgressFn& progress) = 0;
+    /// The default view of runPair(text, "") (figure recipes).
+    SnapshotPtr run(const std::string& text, const ProgressFn& progress) {
+        return runPair(text, std::string(), progress)->views.front().second;
+    }
+    /// Later runs compute attention with `backend` (null: the CPU attention core directly).
+    void setBackend(std::shared_ptr<Backend> backend) { m_backend = std::move(backend); }
+
+protected:
+    Backend* backend() const { return m_backend.get(); }
+
+private:
+    std::shared_ptr<Backend> m_backend;
 };
 
 /// Opens a model with `path` (anything probeModel accepts); throws Error naming the path on failure.
 using ProviderFactory = std::function<std::unique_ptr<AttentionProvider>(const std::string& path, const ProgressFn&)>;
 
-/// The real engine: probe, load weights and tokenizer, run forward passes.
+/// The real engine: probe, load weights and tokenizer, run forward passes. Encoder-decoders get the seq2seq
+/// provider (seq2seq_provider.h).
 std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress);
+
+/// Maps per-layer callbacks of a forward pass onto steps [first, first + layers] of a `total`-step progress.
+std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total);
 
 } // namespace attn::ui

@@ -9,6 +9,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     qRegisterMetaType<attn::ui::SummaryPtr>("attn::ui::SummaryPtr");
     qRegisterMetaType<attn::ui::TokensPtr>("attn::ui::TokensPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
+    qRegisterMetaType<attn::ui::RunPtr>("attn::ui::RunPtr");
 
     m_thread.setObjectName("engine");
     auto* worker = new EngineWorker(std::move(factory), m_cancel);
@@ -23,16 +24,17 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         finish(id);
         emit modelLoaded(std::move(summary));
     });
-    connect(worker, &EngineWorker::tokenized, this, [this](quint64 id, TokensPtr tokens) {
-        if (id == m_latestTokenize && m_latestTokenize > m_latestLoad) emit tokenized(std::move(tokens));
+    connect(worker, &EngineWorker::tokenized, this, [this](quint64 id, TokensPtr tokens, bool target) {
+        if (id == m_latestTokenize[target] && id > m_latestLoad) emit tokenized(std::move(tokens), target);
     });
-    connect(worker, &EngineWorker::snapshotReady, this, [this](quint64 id, SnapshotPtr snapshot) {
+    connect(worker, &EngineWorker::runReady, this, [this](quint64 id, RunPtr run) {
         if (id != m_latestRun || m_latestRun < m_latestLoad) return;
         finish(id);
-        emit snapshotReady(std::move(snapshot));
+        emit runReady(std::move(run));
     });
     connect(worker, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
-        const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize;
+        const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
+            || id == m_latestTokenize[1];
         finish(id);
         if (current) emit failed(message);
     });
@@ -70,20 +72,20 @@ quint64 EngineController::loadModel(const QString& path) {
     return id;
 }
 
-quint64 EngineController::tokenize(const QString& text) {
+quint64 EngineController::tokenize(const QString& text, bool target) {
     const quint64 id = ++m_nextId;
-    m_latestTokenize = id;
-    emit requestTokenize(id, text);
+    m_latestTokenize[target] = id;
+    emit requestTokenize(id, text, target);
     return id;
 }
 
-quint64 EngineController::run(const QString& text) {
+quint64 EngineController::run(const QString& text, const QString& target) {
     const quint64 id = ++m_nextId;
     raise(m_cancel->runsUpTo, id - 1);
     const bool wasBusy = busy();
     m_latestRun = m_pendingRun = id;
     if (!wasBusy) emit busyChanged(true);
-    emit requestRun(id, text);
+    emit requestRun(id, text, target);
     return id;
 }
 

@@ -16,16 +16,18 @@ public:
     ~EngineController() override;
 
     quint64 loadModel(const QString& path);
-    quint64 tokenize(const QString& text);
-    quint64 run(const QString& text);
-    /// Abandons the load or run in flight (the worker checks between steps).
+    /// `target`: the decoder side of an encoder-decoder.
+    quint64 tokenize(const QString& text, bool target = false);
+    /// `target`: the teacher-forced decoder text of an encoder-decoder (empty for other models).
+    quint64 run(const QString& text, const QString& target = QString());
+    /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
     bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0; }
 
 signals:
     void modelLoaded(attn::ui::SummaryPtr summary);
-    void tokenized(attn::ui::TokensPtr tokens);
-    void snapshotReady(attn::ui::SnapshotPtr snapshot);
+    void tokenized(attn::ui::TokensPtr tokens, bool target);
+    void runReady(attn::ui::RunPtr run);
     void failed(const QString& message);
     void cancelled();
     void progress(int step, int total);
@@ -33,8 +35,8 @@ signals:
 
     // Internal: queued to the worker on the engine thread.
     void requestLoad(quint64 id, const QString& path);
-    void requestTokenize(quint64 id, const QString& text);
-    void requestRun(quint64 id, const QString& text);
+    void requestTokenize(quint64 id, const QString& text, bool target);
+    void requestRun(quint64 id, const QString& text, const QString& target);
 
 private:
     void finish(quint64 id);
@@ -44,7 +46,7 @@ private:
     std::shared_ptr<CancelBounds> m_cancel;
     quint64 m_nextId = 0;
     quint64 m_latestLoad = 0;
-    quint64 m_latestTokenize = 0;
+    quint64 m_latestTokenize[2] = { 0, 0 }; ///< per side: source, target
     quint64 m_latestRun = 0;
     quint64 m_pendingLoad = 0; ///< id of the load in flight, 0 when none
     quint64 m_pendingRun = 0;

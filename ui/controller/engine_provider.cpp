@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "controller/attention_provider.h"
+#include "controller/seq2seq_provider.h"
 
 #include "core/error.h"
 #include "model/model_loader.h"
@@ -9,12 +10,21 @@
 
 namespace attn::ui {
 
+SnapshotPtr RunResult::view(AttentionKind kind) const {
+    for (const auto& [k, snapshot] : views)
+        if (k == kind) return snapshot;
+    return nullptr;
+}
+
+std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total) {
+    return [progress, first, total](int64_t done, int64_t) { return progress(first + static_cast<int>(done), total); };
+}
+
 namespace {
 
 class EngineProvider : public AttentionProvider {
 public:
-    EngineProvider(const std::string& path, const ProgressFn& progress) {
-        const ModelSource source = probeModel(path);
+    EngineProvider(const ModelSource& source, const ProgressFn& progress) {
         checkpoint(progress, 1);
         // The tokenizer first: it is cheap, and a missing one should not cost a weight load.
         m_tokenizer = loadTokenizer(source);
@@ -28,22 +38,36 @@ public:
 
     const ModelSummary& summary() const override { return m_summary; }
 
-    std::vector<TokenChip> tokenize(const std::string& text) override { return chips(m_tokenizer->encode(text)); }
+    std::vector<TokenChip> tokenize(const std::string& text, bool target) override {
+        if (target) throw Error("this model has no target side: it is not an encoder-decoder");
+        return chips(m_tokenizer->encode(text));
+    }
 
-    SnapshotPtr run(const std::string& text, const ProgressFn& progress) override {
+    RunPtr runPair(const std::string& text, const std::string& target, const ProgressFn& progress) override {
+        if (!target.empty()) throw Error("this model takes one input: it is not an encoder-decoder");
         const std::vector<Token> tokens = m_tokenizer->encode(text);
         if (tokens.empty()) throw Error("the input has no tokens: type some text");
-        if (!progress(1, 3)) throw Cancelled();
+        // Steps: 1 tokenized, then one per layer, then the statistics.
+        const int layers = static_cast<int>(m_model->config().numLayers), total = layers + 2;
+        if (!progress(1, total)) throw Cancelled();
         m_session->reset();
+        ForwardOptions options = m_session->options();
+        options.backend = backend();
+        options.layerDone = layerProgress(progress, 1, total);
+        m_session->setOptions(options);
         const auto result = m_session->prefill(tokenIds(tokens));
-        if (!progress(2, 3)) throw Cancelled();
         MaskSpec mask;
         if (m_session->isDecoder()) {
             mask.causal = true;
             mask.slidingWindow = m_model->config().slidingWindow;
         }
-        return std::make_shared<const AttentionSnapshot>(
-            chips(tokens), result->attention, m_model->config().numKvHeads, std::move(mask));
+        auto run = std::make_shared<RunResult>();
+        run->source = chips(tokens);
+        run->views.emplace_back(AttentionKind::Self,
+            std::make_shared<const AttentionSnapshot>(
+                run->source, result->attention, m_model->config().numKvHeads, std::move(mask)));
+        if (!progress(total, total)) throw Cancelled();
+        return run;
     }
 
 private:
@@ -68,7 +92,9 @@ private:
 } // namespace
 
 std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress) {
-    return std::make_unique<EngineProvider>(path, progress);
+    const ModelSource source = probeModel(path);
+    if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, progress);
+    return std::make_unique<EngineProvider>(source, progress);
 }
 
 } // namespace attn::ui

@@ -40,19 +40,20 @@ void EngineWorker::loadModel(quint64 id, const QString& path) {
     });
 }
 
-void EngineWorker::tokenize(quint64 id, const QString& text) {
+void EngineWorker::tokenize(quint64 id, const QString& text, bool target) {
     guarded(id, [&] {
         if (!m_provider) throw Error("no model is open");
-        emit tokenized(id, std::make_shared<const std::vector<TokenChip>>(m_provider->tokenize(text.toStdString())));
+        emit tokenized(id,
+            std::make_shared<const std::vector<TokenChip>>(m_provider->tokenize(text.toStdString(), target)), target);
     });
 }
 
-void EngineWorker::run(quint64 id, const QString& text) {
+void EngineWorker::run(quint64 id, const QString& text, const QString& target) {
     guarded(id, [&] {
         if (!m_provider) throw Error("no model is open");
         const ProgressFn progress = progressFor(id, m_cancel->runsUpTo);
         if (!progress(0, 1)) throw Cancelled();
-        emit snapshotReady(id, m_provider->run(text.toStdString(), progress));
+        emit runReady(id, m_provider->runPair(text.toStdString(), target.toStdString(), progress));
     });
 }
 

@@ -30,13 +30,13 @@ public:
 
 public slots:
     void loadModel(quint64 id, const QString& path);
-    void tokenize(quint64 id, const QString& text);
-    void run(quint64 id, const QString& text);
+    void tokenize(quint64 id, const QString& text, bool target);
+    void run(quint64 id, const QString& text, const QString& target);
 
 signals:
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
-    void tokenized(quint64 id, attn::ui::TokensPtr tokens);
-    void snapshotReady(quint64 id, attn::ui::SnapshotPtr snapshot);
+    void tokenized(quint64 id, attn::ui::TokensPtr tokens, bool target);
+    void runReady(quint64 id, attn::ui::RunPtr run);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void progress(quint64 id, int step, int total);

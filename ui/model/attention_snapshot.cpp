@@ -6,8 +6,10 @@
 namespace attn::ui {
 
 AttentionSnapshot::AttentionSnapshot(
-    std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask)
+    std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
+    std::vector<TokenChip> queryTokens)
     : m_tokens(std::move(tokens))
+    , m_queryTokens(std::move(queryTokens))
     , m_layers(std::move(layers))
     , m_mask(std::move(mask)) {
     if (m_layers.empty()) throw Error("attention snapshot: no layers");
@@ -26,6 +28,9 @@ AttentionSnapshot::AttentionSnapshot(
     if (static_cast<int64_t>(m_tokens.size()) != m_numKeys)
         throw Error("attention snapshot: " + std::to_string(m_tokens.size()) + " tokens for "
             + std::to_string(m_numKeys) + " keys");
+    if (static_cast<int64_t>(this->queryTokens().size()) != m_numQueries)
+        throw Error("attention snapshot: " + std::to_string(this->queryTokens().size()) + " query tokens for "
+            + std::to_string(m_numQueries) + " queries");
     m_mask.keepMask = nullptr;
     m_mask.bias = nullptr;
     m_stats.reserve(m_layers.size());

@@ -23,11 +23,16 @@ struct TokenChip {
 /// Built once on the engine thread, then shared read-only with the GUI thread.
 class AttentionSnapshot {
 public:
-    /// Takes `layers` ([heads, q, k] each, all the same shape) and computes the head statistics.
-    /// `mask` must not point at tensors (keepMask/bias are ignored). Throws Error on inconsistent shapes.
-    AttentionSnapshot(std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask);
+    /// Takes `layers` ([heads, q, k] each, all the same shape) and computes the head statistics. `tokens` label the
+    /// keys; `queryTokens` label the queries when they differ (cross-attention: target queries, source keys), else
+    /// the keys label both. `mask` must not point at tensors (keepMask/bias are ignored). Throws Error on
+    /// inconsistent shapes.
+    AttentionSnapshot(std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
+        std::vector<TokenChip> queryTokens = {});
 
+    /// The key tokens (for self-attention also the queries).
     const std::vector<TokenChip>& tokens() const { return m_tokens; }
+    const std::vector<TokenChip>& queryTokens() const { return m_queryTokens.empty() ? m_tokens : m_queryTokens; }
     int64_t numLayers() const { return static_cast<int64_t>(m_layers.size()); }
     int64_t numHeads() const { return m_numHeads; }
     int64_t numKvHeads() const { return m_numKvHeads; }
@@ -48,6 +53,7 @@ private:
     void checkIndex(int64_t layer, int64_t head) const;
 
     std::vector<TokenChip> m_tokens;
+    std::vector<TokenChip> m_queryTokens; ///< empty: the keys' tokens
     std::vector<Tensor> m_layers;
     int64_t m_numHeads = 0;
     int64_t m_numKvHeads = 0;

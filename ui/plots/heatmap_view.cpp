@@ -22,13 +22,13 @@ namespace attn::ui {
 namespace {
 
 // Labels that fit: every token when there is room, else every n-th one.
-QSharedPointer<QCPAxisTickerText> tokenTicker(const AttentionSnapshot& s, int pixels, int labelPixels) {
+QSharedPointer<QCPAxisTickerText> tokenTicker(const std::vector<TokenChip>& tokens, int pixels, int labelPixels) {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const int64_t n = s.numKeys();
+    const auto n = static_cast<int64_t>(tokens.size());
     const int64_t step = std::max<int64_t>(1, (n * labelPixels + pixels - 1) / std::max(1, pixels));
     const int maxChars = n > 40 ? 8 : 14;
     for (int64_t i = 0; i < n; i += step)
-        ticker->addTick(static_cast<double>(i), elidedToken(s.tokens()[static_cast<size_t>(i)], maxChars));
+        ticker->addTick(static_cast<double>(i), elidedToken(tokens[static_cast<size_t>(i)], maxChars));
     return ticker;
 }
 
@@ -189,11 +189,10 @@ void HeatmapView::resetZoom() {
 void HeatmapView::updateAxisLabels() {
     const int labelPx = fontMetrics().height() + 2;
     const QRect rect = m_plot->axisRect()->rect();
-    const int64_t n = m_snapshot->numKeys();
-    const bool dense = n > 8;
-    m_plot->xAxis->setTicker(tokenTicker(*m_snapshot, std::max(100, rect.width()), labelPx));
+    const bool dense = m_snapshot->numKeys() > 8;
+    m_plot->xAxis->setTicker(tokenTicker(m_snapshot->tokens(), std::max(100, rect.width()), labelPx));
     m_plot->xAxis->setTickLabelRotation(dense ? 60 : 0);
-    m_plot->yAxis->setTicker(tokenTicker(*m_snapshot, std::max(100, rect.height()), labelPx));
+    m_plot->yAxis->setTicker(tokenTicker(m_snapshot->queryTokens(), std::max(100, rect.height()), labelPx));
     m_plot->xAxis->setSubTicks(false);
     m_plot->yAxis->setSubTicks(false);
 }
@@ -213,12 +212,11 @@ QString HeatmapView::maskReason(int64_t row, int64_t col) const {
 
 QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
     if (!m_snapshot || row < 0 || col < 0 || row >= m_snapshot->numQueries() || col >= m_snapshot->numKeys()) return {};
-    const auto& tokens = m_snapshot->tokens();
     QString text = tr("query %1: %2\nkey %3: %4\n")
                        .arg(row)
-                       .arg(displayToken(tokens[static_cast<size_t>(row)]))
+                       .arg(displayToken(m_snapshot->queryTokens()[static_cast<size_t>(row)]))
                        .arg(col)
-                       .arg(displayToken(tokens[static_cast<size_t>(col)]));
+                       .arg(displayToken(m_snapshot->tokens()[static_cast<size_t>(col)]));
     if (!m_snapshot->visible(row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
     const float w = m_snapshot->head(m_layer, m_head)[row * m_snapshot->numKeys() + col];
     return text

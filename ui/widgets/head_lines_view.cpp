@@ -63,7 +63,7 @@ QRect HeadLinesView::swatchRect(int64_t head) const {
 }
 
 QSize HeadLinesView::sizeHint() const {
-    const int rows = m_snapshot ? static_cast<int>(m_snapshot->numKeys()) : 10;
+    const int rows = m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
     return QSize(20 + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
 }
 
@@ -104,9 +104,11 @@ void HeadLinesView::paintEvent(QPaintEvent*) {
             }
         }
     }
-    for (int64_t i = 0; i < k; ++i) {
-        const QString text = displayToken(m_snapshot->tokens()[static_cast<size_t>(i)]);
-        for (bool left : { true, false }) {
+    // Queries on the left, keys on the right (they differ for cross-attention).
+    for (bool left : { true, false }) {
+        const std::vector<TokenChip>& tokens = left ? m_snapshot->queryTokens() : m_snapshot->tokens();
+        for (int64_t i = 0; i < static_cast<int64_t>(tokens.size()); ++i) {
+            const QString text = displayToken(tokens[static_cast<size_t>(i)]);
             const QRect r = tokenRect(left, i);
             if (left && i == m_selected) p.fillRect(r, palette().highlight());
             p.setPen(left && i == m_selected ? palette().highlightedText().color() : palette().text().color());

@@ -15,6 +15,7 @@ TokenChipsView::TokenChipsView(QWidget* parent)
 }
 
 void TokenChipsView::setTokens(const std::vector<TokenChip>& tokens) {
+    m_tokens = tokens;
     m_count = static_cast<int>(tokens.size());
     m_special = 0;
     QString html;

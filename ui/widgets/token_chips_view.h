@@ -16,8 +16,10 @@ public:
     void setTokens(const std::vector<TokenChip>& tokens);
     int count() const { return m_count; }
     int specialCount() const { return m_special; }
+    const std::vector<TokenChip>& tokens() const { return m_tokens; }
 
 private:
+    std::vector<TokenChip> m_tokens;
     int m_count = 0;
     int m_special = 0;
 };
