@@ -4,8 +4,10 @@
 #include "core/error.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+#include "session/beam_search.h"
 #include "session/sampler.h"
 #include "session/session.h"
+#include "session/translator.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -18,17 +20,49 @@
 namespace attn {
 namespace {
 
-const std::string kDecoderDemo = std::string(AS_SOURCE_DIR) + "/resources/models/demo-stories-llama";
+const std::string kModels = std::string(AS_SOURCE_DIR) + "/resources/models/";
+const std::string kDecoderDemo = kModels + "demo-stories-llama";
+
+nlohmann::json readReference(const std::string& folder)
+{
+    std::ifstream in(folder + "/reference.json");
+    if (!in) throw Error(folder + "/reference.json", "missing");
+    auto ref = nlohmann::json::parse(in);
+    if (ref["cases"].empty()) throw Error(folder + "/reference.json", "has no cases");
+    return ref;
+}
+
+/// Source text -> ids through the folder's own tokenizer, greedy decoding through beam search of width 1 (what
+/// `attnscope-cli translate` runs), and the ids -> text the CLI prints, all against the PyTorch model's.
+void expectReferenceTranslations(const std::string& folder)
+{
+    const Translator model(folder);
+    const auto ref = readReference(folder);
+    for (const auto& c : ref["cases"]) {
+        const auto sourceIds = c["source_ids"].get<std::vector<int64_t>>();
+        EXPECT_EQ(model.source(c["source"].get<std::string>()).ids, sourceIds) << c["source"];
+        BeamOptions options;
+        options.width = 1;
+        options.maxNewTokens = model.maxNewTokens();
+        options.startToken = model.startToken();
+        options.eosToken = model.eosToken();
+        const auto beams = beamSearch(*model.decoder(sourceIds), options);
+        const auto greedy = c["greedy_ids"].get<std::vector<int64_t>>();
+        ASSERT_FALSE(beams.empty());
+        EXPECT_EQ(beams.front().tokens, greedy) << c["source"];
+        ASSERT_FALSE(greedy.empty());
+        ASSERT_EQ(greedy.back(), model.eosToken()) << "the reference translation should end with EOS";
+        const std::vector<int64_t> words(greedy.begin(), greedy.end() - 1);
+        EXPECT_EQ(model.text(words), c["translation"].get<std::string>()) << c["source"];
+    }
+}
 
 TEST(DemoDecoder, ReproducesPyTorchGreedyContinuationsAndLogits)
 {
     const ModelSource source = probeModel(kDecoderDemo);
     const auto model = loadModel(source);
     const auto tokenizer = loadTokenizer(source);
-    std::ifstream in(kDecoderDemo + "/reference.json");
-    ASSERT_TRUE(in) << "missing " << kDecoderDemo << "/reference.json";
-    const auto ref = nlohmann::json::parse(in);
-    ASSERT_FALSE(ref["cases"].empty());
+    const auto ref = readReference(kDecoderDemo);
     for (const auto& c : ref["cases"]) {
         const auto promptIds = c["prompt_ids"].get<std::vector<int64_t>>();
         EXPECT_EQ(tokenIds(tokenizer->encode(c["prompt"].get<std::string>(), false)), promptIds) << c["prompt"];
@@ -53,6 +87,16 @@ TEST(DemoDecoder, ReproducesPyTorchGreedyContinuationsAndLogits)
         }
         EXPECT_EQ(generated, c["greedy_ids"].get<std::vector<int64_t>>()) << c["prompt"];
     }
+}
+
+TEST(DemoTranslation, MarianReproducesPyTorchGreedyTranslations)
+{
+    expectReferenceTranslations(kModels + "demo-translate-marian");
+}
+
+TEST(DemoTranslation, GruReproducesPyTorchGreedyTranslations)
+{
+    expectReferenceTranslations(kModels + "demo-translate-gru");
 }
 
 } // namespace

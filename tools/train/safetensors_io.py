@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Writes a .safetensors file from numpy arrays (the format is simple enough not to need the package)."""
+"""Writes and reads .safetensors files from/to numpy arrays (the format is simple enough not to need the package)."""
 import json
 import struct
 
@@ -25,3 +25,19 @@ def save_file(tensors, path, metadata=None):
         f.write(h)
         for b in blobs:
             f.write(b)
+
+
+def load_file(path):
+    """Reads a .safetensors file (F32/F16/I64) into numpy arrays."""
+    names = {v: k for k, v in DTYPES.items()}
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        blob = f.read()
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        s, e = t["data_offsets"]
+        out[name] = np.frombuffer(blob[s:e], dtype=names[t["dtype"]].newbyteorder("<")).reshape(t["shape"]).copy()
+    return out

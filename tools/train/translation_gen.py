@@ -7,6 +7,7 @@ gender and number agreement (le/la/les, rouge/rouges, petit/petite), and multi-w
 sure links "i-j", possible links "i?j" (used inside multi-word phrases, where word-to-word links are a convention). French elision is left out
 (toy language: "le oiseau"), so that every word is one whitespace-separated token."""
 import json
+import os
 import random
 import sys
 
@@ -86,6 +87,30 @@ def make_pair(rng):
 def generate(n, seed):
     rng = random.Random(seed)
     return [make_pair(rng) for _ in range(n)]
+
+
+def pharaoh(pair):
+    return " ".join([f"{i}-{j}" for i, j in pair["sure"]] + [f"{i}?{j}" for i, j in pair["possible"]])
+
+
+def train_and_heldout(n_train, n_heldout, seed):
+    """Training pairs, and held-out pairs whose English sentence never occurs in training."""
+    train = generate(n_train, seed)
+    seen = {p["en"] for p in train}
+    heldout = [p for p in generate(n_heldout * 3, seed + 1) if p["en"] not in seen]
+    return train, heldout[:n_heldout]
+
+
+def write_heldout(folder, pairs):
+    """heldout.en / heldout.fr / heldout.align (Pharaoh gold: sure "i-j", possible "i?j"), the inputs of
+    `attnscope-cli align --src --tgt --gold`."""
+    with open(os.path.join(folder, "heldout.en"), "w", encoding="utf-8") as en, \
+            open(os.path.join(folder, "heldout.fr"), "w", encoding="utf-8") as fr, \
+            open(os.path.join(folder, "heldout.align"), "w") as al:
+        for p in pairs:
+            en.write(p["en"] + "\n")
+            fr.write(p["fr"] + "\n")
+            al.write(pharaoh(p) + "\n")
 
 
 if __name__ == "__main__":
