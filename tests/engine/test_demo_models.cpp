@@ -4,12 +4,14 @@
 #include "core/error.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+#include "model/vision_model.h"
 #include "session/beam_search.h"
 #include "session/sampler.h"
 #include "session/session.h"
 #include "session/translator.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/tokenizer_loader.h"
+#include "vision/image_buffer.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -97,6 +99,31 @@ TEST(DemoTranslation, MarianReproducesPyTorchGreedyTranslations)
 TEST(DemoTranslation, GruReproducesPyTorchGreedyTranslations)
 {
     expectReferenceTranslations(kModels + "demo-translate-gru");
+}
+
+TEST(DemoVit, ReproducesPyTorchClassesAndLogits)
+{
+    const std::string folder = kModels + "demo-vit-shapes";
+    const auto model = std::dynamic_pointer_cast<const VisionModel>(loadModel(probeModel(folder)));
+    ASSERT_TRUE(model) << folder << " did not load as a vision model";
+    const auto ref = readReference(folder);
+    for (const auto& c : ref["cases"]) {
+        // The sample PNG's bytes, so that the engine's preprocessing (preprocessor_config.json) is checked too.
+        ImageBuffer image;
+        image.width = image.height = model->config().imageSize;
+        image.channels = 3;
+        image.pixels = c["rgb"].get<std::vector<uint8_t>>();
+        const StepResult r = model->classify(model->preprocess(image), {});
+        const auto logits = c["logits"].get<std::vector<float>>();
+        ASSERT_EQ(r.logits.numel(), static_cast<int64_t>(logits.size())) << c["image"];
+        float worst = 0.0f;
+        for (size_t k = 0; k < logits.size(); ++k)
+            worst = std::max(worst, std::abs(r.logits.data()[k] - logits[k]));
+        EXPECT_LT(worst, 1e-4f) << "logits differ from PyTorch for " << c["image"];
+        const int64_t predicted = argmax(r.logits.data(), r.logits.numel());
+        EXPECT_EQ(predicted, c["predicted"].get<int64_t>()) << c["image"];
+        EXPECT_EQ(model->label(c["label"].get<int64_t>()), c["class"].get<std::string>()) << "id2label of " << folder;
+    }
 }
 
 } // namespace
