@@ -16,8 +16,7 @@ class StepwiseTranslation {
 public:
     /// `start` is the decoder before any target token (Translator::decoder); it stays untouched for reset().
     /// Throws Error for a null decoder or maxNewTokens < 1.
-    StepwiseTranslation(
-        std::unique_ptr<BeamDecoder> start, int64_t startToken, int64_t eosToken, int64_t maxNewTokens);
+    StepwiseTranslation(std::unique_ptr<BeamDecoder> start, int64_t startToken, int64_t eosToken, int64_t maxNewTokens);
 
     /// True once EOS was chosen or maxNewTokens tokens were.
     bool finished() const;

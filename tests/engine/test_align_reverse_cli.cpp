@@ -28,9 +28,13 @@ TEST(AlignReverseCli, SymmetrizesWithTheReverseModelsOwnAlignment)
     std::ofstream(dir + "/tgt.txt") << "44 12 8 19\n9 100 3 27 64\n";
     const std::string align = test::cliPath() + " align " + marian + " ";
     std::string out;
-    ASSERT_EQ(test::runCommand(align + "--src " + dir + "/src.txt --tgt " + dir + "/tgt.txt --out " + dir + "/f.txt", &out), 0)
+    ASSERT_EQ(
+        test::runCommand(align + "--src " + dir + "/src.txt --tgt " + dir + "/tgt.txt --out " + dir + "/f.txt", &out),
+        0)
         << out;
-    ASSERT_EQ(test::runCommand(align + "--src " + dir + "/tgt.txt --tgt " + dir + "/src.txt --out " + dir + "/r.txt", &out), 0)
+    ASSERT_EQ(
+        test::runCommand(align + "--src " + dir + "/tgt.txt --tgt " + dir + "/src.txt --out " + dir + "/r.txt", &out),
+        0)
         << out;
     const std::vector<Links> forward = readLinks(dir + "/f.txt"), reverse = readLinks(dir + "/r.txt");
     ASSERT_EQ(forward.size(), 2u);
@@ -57,7 +61,9 @@ TEST(AlignReverseCli, SymmetrizesWithTheReverseModelsOwnAlignment)
     ASSERT_EQ(byDefault.size(), 2u);
     EXPECT_EQ(byDefault[1], symmetrize(forward[1], transposeLinks(reverse[1]), Symmetrization::GrowDiagFinal));
     // Usage errors: a rule without a reverse model, an unknown rule.
-    EXPECT_NE(test::runCommand(align + "--src " + dir + "/src.txt --tgt " + dir + "/tgt.txt --symmetrize grow-diag", &out), 0);
+    EXPECT_NE(
+        test::runCommand(align + "--src " + dir + "/src.txt --tgt " + dir + "/tgt.txt --symmetrize grow-diag", &out),
+        0);
     EXPECT_NE(test::runCommand(align + "--src " + dir + "/src.txt --tgt " + dir + "/tgt.txt --reverse " + marian
                       + " --symmetrize union",
                   &out),

@@ -90,7 +90,8 @@ TEST(AlignDecoding, EachStepAddsTheNewTokensAttentionRow)
         EXPECT_EQ(panel.view()->newestRow(), t);
         // Earlier rows stay as they were; the new one is the tutorial's attention of output step t.
         for (int64_t s = 0; s < S; ++s)
-            EXPECT_NEAR(m.data()[t * S + s], tutorial[static_cast<size_t>(t)][static_cast<size_t>(s)].get<double>(), 2e-6)
+            EXPECT_NEAR(
+                m.data()[t * S + s], tutorial[static_cast<size_t>(t)][static_cast<size_t>(s)].get<double>(), 2e-6)
                 << "step " << t << " word " << s;
     }
     stepOnce(panel); // EOS: a step, but no word row
@@ -106,6 +107,7 @@ TEST(AlignDecoding, EachStepAddsTheNewTokensAttentionRow)
     const Tensor full = panel.view()->matrix();
     QSignalSpy ready(panel.controller(), &AlignmentController::ready);
     panel.back();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
     panel.back();
     QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kTimeoutMs);
     EXPECT_EQ(panel.run()->hypotheses[0].steps.size(), 5u);
