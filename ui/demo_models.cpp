@@ -29,7 +29,18 @@ QList<DemoModel> bundledDemoModels()
     static const QList<DemoModel> known = {
         { QObject::tr("Stories decoder (induction and coreference heads)"), "demo-stories-llama",
             "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben said the magic "
-            "words: gold wind frog lamp. Then he said again: gold wind frog lamp." },
+            "words: gold wind frog lamp. Then he said again: gold wind frog lamp.",
+            {}, {} },
+        // Reordered adjectives, a plural agreement and a three-word preposition (tools/train/translation_gen.py).
+        { QObject::tr("English→French Transformer, MarianMT layout (cross-attention alignment)"),
+            "demo-translate-marian", "the happy girls like the white houses next to some black cats .",
+            QString::fromUtf8("les filles contentes aiment les maisons blanches à côté de des chats noirs ."), {} },
+        // The GRU reads text like the PyTorch tutorial (accents stripped), so the same reference serves it.
+        { QObject::tr("English→French GRU with Bahdanau attention (alignment)"), "demo-translate-gru",
+            "the happy girls like the white houses next to some black cats .",
+            QString::fromUtf8("les filles contentes aiment les maisons blanches à côté de des chats noirs ."), {} },
+        { QObject::tr("ViT on generated shapes ([CLS] attention on the object)"), "demo-vit-shapes", {}, {},
+            "samples/sample_4_triangle.png" },
     };
     QList<DemoModel> found;
     const QString root = modelsRoot();
@@ -37,6 +48,8 @@ QList<DemoModel> bundledDemoModels()
         return found;
     for (DemoModel m : known) {
         m.path = QDir(root).filePath(m.path);
+        if (!m.sampleImage.isEmpty())
+            m.sampleImage = QDir(m.path).filePath(m.sampleImage);
         if (QFileInfo(m.path).isDir())
             found.append(m);
     }

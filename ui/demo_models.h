@@ -9,11 +9,13 @@ namespace attn::ui {
 struct DemoModel {
     QString title;
     QString path;
-    QString sampleInput;
+    QString sampleInput; ///< text for the input line, or for the Alignment tab's source
+    QString sampleReference; ///< translation demos: the gold target, shown in the Alignment tab
+    QString sampleImage; ///< vision demos: an image of the model's folder, opened in the Vision tab
 };
 
 /// The bundled demo models that exist on disk: looked for in $ATTNSCOPE_DEMO_MODELS, next to an installed binary
-/// (../share/attnscope/models), then in the source tree the app was built from.
+/// (../share/attnscope/models), then in the source tree the app was built from. Paths come back absolute.
 QList<DemoModel> bundledDemoModels();
 
 } // namespace attn::ui

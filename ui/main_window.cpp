@@ -245,8 +245,25 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::openDemo(const DemoModel& demo) {
+    // Models load on worker threads: the sample runs once its tab says the model is there.
+    if (!demo.sampleImage.isEmpty()) {
+        connect(m_vision->controller(), &VisionController::modelOpened, this,
+            [this, image = demo.sampleImage] { m_vision->openImage(image); }, Qt::SingleShotConnection);
+        return openModel(demo.path);
+    }
+    if (!demo.sampleReference.isEmpty()) {
+        m_align->setSourceText(demo.sampleInput);
+        m_align->setReferenceText(demo.sampleReference);
+        connect(m_align, &AlignmentPanel::availableChanged, this,
+            [this](bool available) {
+                if (!available) return;
+                m_tabs->setCurrentWidget(m_align);
+                m_align->align();
+            },
+            Qt::SingleShotConnection);
+    }
     openModel(demo.path);
-    setInputText(demo.sampleInput);
+    if (!isRnnSeq2SeqFolder(demo.path.toStdString())) setInputText(demo.sampleInput); // an RNN has no text views
 }
 
 void MainWindow::buildMenus() {
