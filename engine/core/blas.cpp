@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/blas_kernels.h"
+#include "core/blas.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/layers.h"
 
-#include "core/blas_kernels.h"
+#include "core/blas.h"
 #include "core/error.h"
 
 #include <Eigen/Core>
