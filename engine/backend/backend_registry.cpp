@@ -71,6 +71,8 @@ Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice)
     return sel;
 }
 
+std::string describeBackend(const Backend& backend) { return backend.name() + ": " + backend.device().name; }
+
 DeviceList listDevices()
 {
     DeviceList list;

@@ -27,6 +27,9 @@ struct BackendSelection {
 /// failure with a plain message; Cpu always succeeds. Runtime device failures later fall back per request (`notice`).
 Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice = printNotice);
 
+/// What a backend runs on, for people: "vulkan: NVIDIA H200" or "cpu: CPU (16 threads)".
+std::string describeBackend(const Backend& backend);
+
 struct DeviceList {
     std::vector<DeviceInfo> devices; ///< the CPU first, then every Vulkan device
     std::string vulkanProblem; ///< why no Vulkan device is listed (no loader/driver, build without Vulkan), or empty

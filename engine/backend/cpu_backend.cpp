@@ -2,8 +2,7 @@
 #include "backend/cpu_backend.h"
 
 #include "attention/rope.h"
-
-#include <Eigen/Core>
+#include "model/layers.h"
 
 #include <algorithm>
 #include <thread>
@@ -76,16 +75,16 @@ void CpuBackend::rope(Tensor& x, int64_t positionOffset, RopeStyle style, double
 Tensor CpuBackend::matmul(const Tensor& x, const Tensor& w, const Tensor* bias)
 {
     checkMatmulInputs(x, w, bias);
-    using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const int64_t in = w.dim(1), out = w.dim(0), rows = x.numel() / std::max<int64_t>(in, 1);
+    // linear() itself, so that models routed through this backend stay bit-identical to the plain CPU path.
+    const Tensor* b = bias && !bias->empty() ? bias : nullptr;
+    if (x.rank() == 2)
+        return linear(x, w, b);
     Shape yShape = x.shape();
-    yShape.back() = out;
-    Tensor y(yShape);
-    Eigen::Map<RowMajor> ym(y.data(), rows, out);
-    ym.noalias() = Eigen::Map<const RowMajor>(x.data(), rows, in) * Eigen::Map<const RowMajor>(w.data(), out, in).transpose();
-    if (bias && !bias->empty())
-        ym.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias->data(), out);
-    return y;
+    yShape.back() = w.dim(0);
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < x.rank(); ++i)
+        rows *= x.dim(i);
+    return linear(x.reshaped({ rows, w.dim(1) }), w, b).reshaped(std::move(yShape));
 }
 
 } // namespace attn

@@ -2,6 +2,7 @@
 // GPT-2 (GPT2LMHeadModel / GPT2Model): learned positions, pre-LN blocks, fused c_attn, tied LM head.
 #include "model/gpt2_model.h"
 
+#include "backend/backend_ops.h"
 #include "core/error.h"
 #include "model/cached_attention.h"
 #include "model/kv_cache.h"
@@ -51,21 +52,21 @@ public:
                 const Gpt2Layer& w = m_layers[static_cast<size_t>(l)];
                 Tensor h = x;
                 layerNormInPlace(h, w.ln1w, w.ln1b, c.normEps);
-                const Tensor qkv = linear(h, w.attnW, &w.attnB);
+                const Tensor qkv = linearOn(options.backend, h, w.attnW, &w.attnB);
                 const Tensor q = splitHeads(qkv, c.numHeads, c.headDim, 0);
                 const Tensor k = splitHeads(qkv, c.numHeads, c.headDim, D);
                 const Tensor v = splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
                 Tensor probs;
                 const Tensor heads = cachedSelfAttention(
                     cache, l, q, k, v, 0, options.backend, options.wantAttention ? &probs : nullptr);
-                addInPlace(x, linear(heads, w.projW, &w.projB));
+                addInPlace(x, linearOn(options.backend, heads, w.projW, &w.projB));
                 if (options.wantAttention) result.attention.push_back(std::move(probs));
 
                 Tensor h2 = x;
                 layerNormInPlace(h2, w.ln2w, w.ln2b, c.normEps);
-                Tensor m = linear(h2, w.fcW, &w.fcB);
+                Tensor m = linearOn(options.backend, h2, w.fcW, &w.fcB);
                 applyActivation(m, m_activation);
-                addInPlace(x, linear(m, w.fcProjW, &w.fcProjB));
+                addInPlace(x, linearOn(options.backend, m, w.fcProjW, &w.fcProjB));
                 if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
                 reportLayerDone(options, l + 1, c.numLayers);
             }
@@ -76,7 +77,7 @@ public:
         }
         layerNormInPlace(x, m_lnfW, m_lnfB, c.normEps);
         if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-        result.logits = linear(x, m_wte);
+        result.logits = linearOn(options.backend, x, m_wte);
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
     }

@@ -2,6 +2,7 @@
 #include "model/llama_model.h"
 
 #include "attention/rope.h"
+#include "backend/backend_ops.h"
 #include "core/error.h"
 #include "model/cached_attention.h"
 #include "model/kv_cache.h"
@@ -39,22 +40,25 @@ StepResult LlamaModel::forward(
         for (int64_t l = 0; l < c.numLayers; ++l) {
             const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
             const Tensor h = rmsNorm(x, w.attnNorm, c.normEps);
-            Tensor q = splitHeads(linear(h, w.wq, w.bq.empty() ? nullptr : &w.bq), c.numHeads, c.headDim);
-            Tensor k = splitHeads(linear(h, w.wk, w.bk.empty() ? nullptr : &w.bk), c.numKvHeads, c.headDim);
-            const Tensor v = splitHeads(linear(h, w.wv, w.bv.empty() ? nullptr : &w.bv), c.numKvHeads, c.headDim);
-            applyRope(q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
-            applyRope(k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
+            Tensor q
+                = splitHeads(linearOn(options.backend, h, w.wq, w.bq.empty() ? nullptr : &w.bq), c.numHeads, c.headDim);
+            Tensor k = splitHeads(
+                linearOn(options.backend, h, w.wk, w.bk.empty() ? nullptr : &w.bk), c.numKvHeads, c.headDim);
+            const Tensor v = splitHeads(
+                linearOn(options.backend, h, w.wv, w.bv.empty() ? nullptr : &w.bv), c.numKvHeads, c.headDim);
+            ropeOn(options.backend, q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
+            ropeOn(options.backend, k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
             Tensor probs;
             const Tensor heads = cachedSelfAttention(
                 cache, l, q, k, v, c.slidingWindow, options.backend, options.wantAttention ? &probs : nullptr);
-            addInPlace(x, linear(heads, w.wo, w.bo.empty() ? nullptr : &w.bo));
+            addInPlace(x, linearOn(options.backend, heads, w.wo, w.bo.empty() ? nullptr : &w.bo));
             if (options.wantAttention) result.attention.push_back(std::move(probs));
 
             const Tensor h2 = rmsNorm(x, w.ffnNorm, c.normEps);
-            Tensor gate = linear(h2, w.gate);
+            Tensor gate = linearOn(options.backend, h2, w.gate);
             applyActivation(gate, Activation::Silu);
-            multiplyInPlace(gate, linear(h2, w.up));
-            addInPlace(x, linear(gate, w.down));
+            multiplyInPlace(gate, linearOn(options.backend, h2, w.up));
+            addInPlace(x, linearOn(options.backend, gate, w.down));
             if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
             reportLayerDone(options, l + 1, c.numLayers);
         }
@@ -65,7 +69,7 @@ StepResult LlamaModel::forward(
     }
     const Tensor normed = rmsNorm(x, m_w.finalNorm, c.normEps);
     if (options.wantHiddenStates) result.hiddenStates.push_back(normed);
-    result.logits = linear(normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead);
+    result.logits = linearOn(options.backend, normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

@@ -71,11 +71,17 @@ void VulkanTest::SetUp()
     m_validationBefore = vulkanValidationMessages();
 }
 
+void VulkanTest::expectNoNewValidationMessages() const
+{
+    EXPECT_EQ(vulkanValidationMessages(), m_validationBefore) << "the Vulkan validation layer reported problems";
+}
+
+void VulkanTest::acknowledgeValidationMessages() { m_validationBefore = vulkanValidationMessages(); }
+
 void VulkanTest::TearDown()
 {
-    if (m_vulkan) {
-        EXPECT_EQ(vulkanValidationMessages(), m_validationBefore) << "the Vulkan validation layer reported problems";
-    }
+    if (m_vulkan)
+        expectNoNewValidationMessages();
 }
 
 } // namespace attn::test

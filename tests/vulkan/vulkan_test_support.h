@@ -30,6 +30,11 @@ protected:
     void SetUp() override;
     void TearDown() override;
     Backend& vk() { return *m_vulkan; }
+    /// The check TearDown runs: fails the test when validation messages arrived since SetUp (or since the last
+    /// acknowledgeValidationMessages()).
+    void expectNoNewValidationMessages() const;
+    /// Accepts the messages so far, for a test that provokes them on purpose.
+    void acknowledgeValidationMessages();
 
 private:
     Backend* m_vulkan = nullptr;
