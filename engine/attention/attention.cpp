@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "attention/attention.h"
 
+#include "core/blas.h"
 #include "core/error.h"
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -14,9 +15,6 @@
 namespace attn {
 namespace {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-using MatrixMap = Eigen::Map<RowMatrix>;
 using RowArrayMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
 using ConstRowArrayMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
 
@@ -118,14 +116,12 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
     const MaskSpec& spec = options.mask;
 
     for (int64_t kvh = 0; kvh < dims.hkv; ++kvh) {
-        const ConstMatrixMap K(k.data() + kvh * dims.nk * dims.d, dims.nk, dims.d);
         const int64_t firstRow = kvh * fusedRows; // row index into [hq * q]
         for (int64_t r0 = 0; r0 < fusedRows; r0 += blockRows) {
             const int64_t rows = std::min(blockRows, fusedRows - r0);
             float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
-            MatrixMap S(block, rows, dims.nk);
-            const ConstMatrixMap Q(q.data() + (firstRow + r0) * dims.d, rows, dims.d);
-            S.noalias() = scale * Q * K.transpose();
+            gemm(rows, dims.nk, dims.d, scale, q.data() + (firstRow + r0) * dims.d, k.data() + kvh * dims.nk * dims.d,
+                true, block);
             for (int64_t r = 0; r < rows; ++r) {
                 const int64_t h = (firstRow + r0 + r) / dims.nq;
                 const int64_t i = (firstRow + r0 + r) % dims.nq;
@@ -135,11 +131,9 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                     bias ? bias + i * dims.nk : nullptr);
             }
             softmaxRowsInPlace(block, rows, dims.nk);
-            if (output) {
-                const ConstMatrixMap V(v->data() + kvh * dims.nk * dims.dv, dims.nk, dims.dv);
-                MatrixMap O(output + (firstRow + r0) * dims.dv, rows, dims.dv);
-                O.noalias() = S * V;
-            }
+            if (output)
+                gemm(rows, dims.dv, dims.nk, 1.0f, block, v->data() + kvh * dims.nk * dims.dv, false,
+                    output + (firstRow + r0) * dims.dv);
         }
     }
 }

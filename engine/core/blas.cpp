@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "core/blas.h"
 
+#include <Eigen/Core>
+#include <cblas.h>
+
 #include <cstdlib>
 #include <cstring>
 
 // Exported by OpenBLAS builds with DYNAMIC_ARCH (Debian's); weak so that another build simply skips the fix-up.
 extern "C" {
-char* openblas_get_corename(void) __attribute__((weak));
 void gotoblas_dynamic_init(void) __attribute__((weak));
 void gotoblas_dynamic_quit(void) __attribute__((weak));
 }
@@ -20,7 +22,6 @@ namespace {
 /// OpenBLAS's own dynamic selection, which honours that variable.
 std::string selectKernels()
 {
-    if (!openblas_get_corename) return "unknown";
     const std::string detected = openblas_get_corename();
     if (detected != "Prescott" || std::getenv("OPENBLAS_CORETYPE") || !gotoblas_dynamic_init || !gotoblas_dynamic_quit)
         return detected;
@@ -38,12 +39,56 @@ std::string selectKernels()
     return openblas_get_corename();
 }
 
+// Below this many multiply-adds Eigen is faster than a call into OpenBLAS (measured on stories260K decode steps,
+// whose products all stay under it).
+constexpr int64_t kBlasMinMultiplyAdds = int64_t(1) << 18;
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMatrix>;
+
+void eigenGemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c)
+{
+    Eigen::Map<RowMatrix> C(c, m, n);
+    const ConstMap A(a, m, k);
+    if (bTransposed) {
+        const ConstMap B(b, n, k);
+        if (m == 1) { // a matrix-vector product
+            Eigen::Map<Eigen::VectorXf>(c, n).noalias() = alpha * B * Eigen::Map<const Eigen::VectorXf>(a, k);
+            return;
+        }
+        C.noalias() = alpha * A * B.transpose();
+    } else {
+        C.noalias() = alpha * A * ConstMap(b, k, n);
+    }
+}
+
 } // namespace
+
+void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c)
+{
+    if (m == 0 || n == 0) return;
+    if (m * n * k < kBlasMinMultiplyAdds) return eigenGemm(m, n, k, alpha, a, b, bTransposed, c);
+    const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+    if (m == 1) {
+        if (bTransposed)
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, b, K, a, 1, 0.0f, c, 1);
+        else
+            cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, b, N, a, 1, 0.0f, c, 1);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, bTransposed ? CblasTrans : CblasNoTrans, M, N, K, alpha, a, K, b,
+        bTransposed ? K : N, 0.0f, c, N);
+}
 
 const std::string& blasKernels()
 {
     static const std::string name = selectKernels();
     return name;
 }
+
+namespace {
+// Before main, while only this thread exists: no product may start on unfit kernels.
+[[maybe_unused]] const bool kBlasKernelsChosen = !blasKernels().empty();
+} // namespace
 
 } // namespace attn
