@@ -8,6 +8,7 @@
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
+#include "widgets/backend_menu.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 #include "vision/vision_controller.h"
@@ -143,6 +144,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         [this](TokensPtr tokens, bool target) { (target ? m_targetChips : m_chips)->setTokens(*tokens); });
     connect(m_controller, &EngineController::runReady, this, &MainWindow::showRun);
     connect(m_controller, &EngineController::failed, this, &MainWindow::showError);
+    connect(m_controller, &EngineController::backendChanged, this, &MainWindow::showBackend);
+    connect(m_controller, &EngineController::backendNotice, m_status, &QLabel::setText);
     connect(m_controller, &EngineController::cancelled, this, [this] { m_status->setText(tr("Cancelled")); });
     connect(m_controller, &EngineController::busyChanged, this, [this](bool busy) {
         m_progress->setVisible(busy);
@@ -293,6 +296,11 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    auto* backends = new BackendMenu(this);
+    view->addMenu(backends);
+    connect(backends, &BackendMenu::choiceChanged, m_controller, &EngineController::setBackend);
+    m_controller->setBackend(backends->choice());
 
     auto* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(tr("&Run input"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::requestRun);
@@ -416,6 +424,16 @@ void MainWindow::stepHead(int dLayer, int dHead) {
 
 QString MainWindow::infoText() const {
     return m_summary ? QString::fromStdString(m_summary->text()) : QString();
+}
+
+void MainWindow::showBackend(const QString& description, const QString& notice) {
+    if (!notice.isEmpty()) m_status->setText(notice);
+    if (!m_summary) return;
+    auto summary = std::make_shared<ModelSummary>(*m_summary);
+    summary->backend = description.toStdString();
+    m_summary = std::move(summary);
+    m_info->setPlainText(infoText());
+    if (!m_input->text().isEmpty()) requestRun(); // the views show the new backend's numbers
 }
 
 void MainWindow::showError(const QString& message) {

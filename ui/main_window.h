@@ -88,6 +88,8 @@ private:
     void showSnapshot(SnapshotPtr snapshot);
     /// Shows the target row and the attention selector only for encoder-decoders.
     void setTwoSided(bool twoSided);
+    /// The info panel names `description`; a notice ("no Vulkan device: running on the CPU") goes to the status bar.
+    void showBackend(const QString& description, const QString& notice);
     void showError(const QString& message);
     void clearError();
     void stepHead(int dLayer, int dHead);

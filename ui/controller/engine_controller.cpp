@@ -18,6 +18,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(this, &EngineController::requestLoad, worker, &EngineWorker::loadModel);
     connect(this, &EngineController::requestTokenize, worker, &EngineWorker::tokenize);
     connect(this, &EngineController::requestRun, worker, &EngineWorker::run);
+    connect(this, &EngineController::requestBackend, worker, &EngineWorker::setBackend);
 
     connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
         if (id != m_latestLoad) return;
@@ -32,9 +33,16 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         finish(id);
         emit runReady(std::move(run));
     });
+    connect(worker, &EngineWorker::backendChanged, this,
+        [this](quint64 id, const QString& description, const QString& notice) {
+            if (id != m_latestBackend) return;
+            m_backendDescription = description;
+            emit backendChanged(description, notice);
+        });
+    connect(worker, &EngineWorker::backendNotice, this, &EngineController::backendNotice);
     connect(worker, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
-            || id == m_latestTokenize[1];
+            || id == m_latestTokenize[1] || id == m_latestBackend;
         finish(id);
         if (current) emit failed(message);
     });
@@ -87,6 +95,11 @@ quint64 EngineController::run(const QString& text, const QString& target) {
     if (!wasBusy) emit busyChanged(true);
     emit requestRun(id, text, target);
     return id;
+}
+
+void EngineController::setBackend(BackendChoice choice) {
+    m_latestBackend = ++m_nextId;
+    emit requestBackend(m_latestBackend, static_cast<int>(choice));
 }
 
 void EngineController::cancel() {

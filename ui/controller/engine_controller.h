@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "backend/backend_registry.h"
 #include "controller/engine_worker.h"
 
 #include <QObject>
@@ -20,6 +21,10 @@ public:
     quint64 tokenize(const QString& text, bool target = false);
     /// `target`: the teacher-forced decoder text of an encoder-decoder (empty for other models).
     quint64 run(const QString& text, const QString& target = QString());
+    /// Later loads and runs use `choice`; backendChanged() follows once the backend exists.
+    void setBackend(attn::BackendChoice choice);
+    /// The backend in use as last reported ("cpu: …", "vulkan: …"); empty before the first backendChanged().
+    QString backendDescription() const { return m_backendDescription; }
     /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
     bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0; }
@@ -32,11 +37,16 @@ signals:
     void cancelled();
     void progress(int step, int total);
     void busyChanged(bool busy);
+    /// The backend now in use, and a plain notice such as "no Vulkan device (…): running on the CPU" or empty.
+    void backendChanged(const QString& description, const QString& notice);
+    /// A request ran on the CPU instead of the device (out of device memory, device lost).
+    void backendNotice(const QString& message);
 
     // Internal: queued to the worker on the engine thread.
     void requestLoad(quint64 id, const QString& path);
     void requestTokenize(quint64 id, const QString& text, bool target);
     void requestRun(quint64 id, const QString& text, const QString& target);
+    void requestBackend(quint64 id, int choice);
 
 private:
     void finish(quint64 id);
@@ -50,6 +60,8 @@ private:
     quint64 m_latestRun = 0;
     quint64 m_pendingLoad = 0; ///< id of the load in flight, 0 when none
     quint64 m_pendingRun = 0;
+    quint64 m_latestBackend = 0;
+    QString m_backendDescription;
 };
 
 } // namespace attn::ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "controller/engine_worker.h"
 
+#include "backend/backend_registry.h"
 #include "core/error.h"
 
 namespace attn::ui {
@@ -36,7 +37,12 @@ void EngineWorker::loadModel(quint64 id, const QString& path) {
         const ProgressFn progress = progressFor(id, m_cancel->loadsUpTo);
         if (!progress(0, 1)) throw Cancelled();
         m_provider = m_factory(path.toStdString(), progress);
-        emit modelLoaded(id, std::make_shared<const ModelSummary>(m_provider->summary()));
+        auto summary = std::make_shared<ModelSummary>(m_provider->summary());
+        if (m_backend) {
+            m_provider->setBackend(m_backend);
+            summary->backend = describeBackend(*m_backend);
+        }
+        emit modelLoaded(id, std::move(summary));
     });
 }
 
@@ -54,6 +60,25 @@ void EngineWorker::run(quint64 id, const QString& text, const QString& target) {
         const ProgressFn progress = progressFor(id, m_cancel->runsUpTo);
         if (!progress(0, 1)) throw Cancelled();
         emit runReady(id, m_provider->runPair(text.toStdString(), target.toStdString(), progress));
+    });
+}
+
+void EngineWorker::setBackend(quint64 id, int choice) {
+    guarded(id, [&] {
+        // Runs on this thread: the backend's notices (runtime fallbacks) are queued to the GUI from here.
+        const NoticeSink notice
+            = [this](const std::string& message) { emit backendNotice(QString::fromStdString(message)); };
+        auto selection = createBackend(static_cast<BackendChoice>(choice), notice);
+        std::string said;
+        if (selection) {
+            said = selection->notice;
+        } else {
+            said = selection.error() + ": running on the CPU";
+            selection = createBackend(BackendChoice::Cpu, notice);
+        }
+        m_backend = selection->backend;
+        if (m_provider) m_provider->setBackend(m_backend);
+        emit backendChanged(id, QString::fromStdString(describeBackend(*m_backend)), QString::fromStdString(said));
     });
 }
 

@@ -32,6 +32,8 @@ public slots:
     void loadModel(quint64 id, const QString& path);
     void tokenize(quint64 id, const QString& text, bool target);
     void run(quint64 id, const QString& text, const QString& target);
+    /// `choice` is an attn::BackendChoice. Vulkan without a device runs on the CPU and says so in the notice.
+    void setBackend(quint64 id, int choice);
 
 signals:
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
@@ -40,6 +42,10 @@ signals:
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void progress(quint64 id, int step, int total);
+    /// The backend now in use ("vulkan: <device>") and what to tell the user about the choice (or empty).
+    void backendChanged(quint64 id, const QString& description, const QString& notice);
+    /// A request fell back to the CPU at run time (out of device memory, device lost).
+    void backendNotice(const QString& message);
 
 private:
     ProgressFn progressFor(quint64 id, const std::atomic<quint64>& cancelUpTo);
@@ -48,6 +54,7 @@ private:
 
     ProviderFactory m_factory;
     std::shared_ptr<const CancelBounds> m_cancel;
+    std::shared_ptr<Backend> m_backend; // null until setBackend(): the CPU attention core
     std::unique_ptr<AttentionProvider> m_provider;
 };
 
