@@ -16,8 +16,7 @@ QString modelsRoot()
         QStringLiteral(AS_RESOURCES_DIR "/models"),
     };
     for (const QString& dir : candidates)
-        if (!dir.isEmpty() && QFileInfo(dir).isDir())
-            return QDir(dir).absolutePath();
+        if (!dir.isEmpty() && QFileInfo(dir).isDir()) return QDir(dir).absolutePath();
     return {};
 }
 
@@ -44,14 +43,11 @@ QList<DemoModel> bundledDemoModels()
     };
     QList<DemoModel> found;
     const QString root = modelsRoot();
-    if (root.isEmpty())
-        return found;
+    if (root.isEmpty()) return found;
     for (DemoModel m : known) {
         m.path = QDir(root).filePath(m.path);
-        if (!m.sampleImage.isEmpty())
-            m.sampleImage = QDir(m.path).filePath(m.sampleImage);
-        if (QFileInfo(m.path).isDir())
-            found.append(m);
+        if (!m.sampleImage.isEmpty()) m.sampleImage = QDir(m.path).filePath(m.sampleImage);
+        if (QFileInfo(m.path).isDir()) found.append(m);
     }
     return found;
 }
