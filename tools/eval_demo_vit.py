@@ -66,7 +66,8 @@ def main():
     n = len(images)
     head_share = head_share / n
     l, h = np.unravel_index(np.argmax(head_share), head_share.shape)
-    report = {"images": n, "accuracy": correct / n, "best_head": f"L{l} H{h}", "best_head_share": float(head_share[l, h]),
+    report = {"images": n, "accuracy": correct / n, "best_head": f"L{l} H{h}",
+              "best_head_share": float(head_share[l, h]),
               "last_layer_mean_share": float(head_share[-1].mean()), "rollout_share": rollout_share / n,
               "uniform_share": uniform / n, "per_head_share": head_share.round(4).tolist()}
     print(f"{args.model}: {n} held-out images")

@@ -63,7 +63,8 @@ class ViT(nn.Module):
         self.vit.embeddings.patch_embeddings.projection = nn.Conv2d(cfg["num_channels"], d, p, stride=p)
         self.vit.encoder = Namespace()
         self.vit.encoder.layer = nn.ModuleList(
-            [Layer(d, cfg["num_attention_heads"], cfg["intermediate_size"], eps) for _ in range(cfg["num_hidden_layers"])])
+            [Layer(d, cfg["num_attention_heads"], cfg["intermediate_size"], eps)
+             for _ in range(cfg["num_hidden_layers"])])
         self.vit.layernorm = nn.LayerNorm(d, eps=eps)
         self.classifier = nn.Linear(d, len(cfg["id2label"]))
 
