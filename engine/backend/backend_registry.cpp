@@ -60,6 +60,14 @@ Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice)
     }
     std::string why;
     auto vulkan = tryVulkan(why);
+    // A software device (lavapipe, SwiftShader) runs the shaders on the CPU cores, far slower than the CPU path
+    // (bench/README.md): auto leaves it to an explicit choice.
+    if (vulkan && choice == BackendChoice::Auto && vulkan->device().type == "software") {
+        sel.backend = std::make_shared<CpuBackend>();
+        sel.notice = "only a software Vulkan device (" + vulkan->device().name
+            + "), slower than the CPU: running on the CPU (choose vulkan to use it anyway)";
+        return sel;
+    }
     if (!vulkan) {
         if (choice == BackendChoice::Vulkan)
             return Result<BackendSelection>::failure("vulkan backend unavailable: " + why);

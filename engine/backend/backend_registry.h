@@ -23,7 +23,8 @@ struct BackendSelection {
     std::string notice; ///< e.g. "no Vulkan device (...): running on the CPU"; empty when nothing to say
 };
 
-/// Auto takes a Vulkan device when one exists and otherwise runs on the CPU with a notice; Vulkan without a device is a
+/// Auto takes a Vulkan GPU when one exists and otherwise runs on the CPU with a notice (also when the only device is a
+/// software one such as lavapipe, which is slower than the CPU path); Vulkan without a device is a
 /// failure with a plain message; Cpu always succeeds. Runtime device failures later fall back per request (`notice`).
 Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice = printNotice);
 

@@ -8,6 +8,7 @@
 #include "support/shared_data.h"
 
 #include <stdexcept>
+#include <vector>
 
 namespace attn::test {
 namespace {
@@ -137,6 +138,27 @@ TEST(FallbackBackend, BadInputIsNotRetriedOnTheCpu)
     FallbackBackend b(std::make_unique<CpuBackend>(), std::make_unique<CpuBackend>(),
         [&](const std::string& m) { notices.push_back(m); });
     EXPECT_THROW(b.attentionProbabilities(randomTensor({ 3, 2, 8 }, 1), randomTensor({ 2, 2, 8 }, 2), {}), Error);
+    EXPECT_TRUE(notices.empty());
+}
+
+class AutoChoice : public VulkanTest { };
+
+TEST_F(AutoChoice, TakesAGpuButLeavesASoftwareDeviceToAnExplicitChoice)
+{
+    std::vector<std::string> notices;
+    auto sel = createBackend(BackendChoice::Auto, [&](const std::string& m) { notices.push_back(m); });
+    ASSERT_TRUE(sel.ok()) << sel.error();
+    if (vk().device().type == "software") { // lavapipe in CI
+        EXPECT_EQ(sel->backend->name(), "cpu");
+        EXPECT_NE(sel->notice.find("only a software Vulkan device"), std::string::npos) << sel->notice;
+        EXPECT_NE(sel->notice.find("running on the CPU"), std::string::npos) << sel->notice;
+        auto explicitChoice = createBackend(BackendChoice::Vulkan);
+        ASSERT_TRUE(explicitChoice.ok()) << explicitChoice.error();
+        EXPECT_EQ(explicitChoice->backend->name(), "vulkan");
+    } else {
+        EXPECT_EQ(sel->backend->name(), "vulkan");
+        EXPECT_TRUE(sel->notice.empty()) << sel->notice;
+    }
     EXPECT_TRUE(notices.empty());
 }
 
