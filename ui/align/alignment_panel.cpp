@@ -282,9 +282,10 @@ void AlignmentPanel::resetDecoding()
 
 void AlignmentPanel::showDecoding(int steps, bool finished, bool running)
 {
+    const QString tokens = steps == 1 ? tr("1 token") : tr("%1 tokens").arg(steps);
     m_stepLabel->setText(steps == 0 && !finished ? QString()
-            : finished                           ? tr("%n token(s), finished", nullptr, steps)
-                                                 : tr("%n token(s)", nullptr, steps));
+            : finished                           ? tr("%1 decoded, finished").arg(tokens)
+                                                 : tr("%1 decoded (newest row outlined)").arg(tokens));
     m_stepButton->setEnabled(!finished);
     m_runButton->setEnabled(!finished || running);
     m_runButton->setText(running ? tr("&Pause") : tr("&Run"));
@@ -344,9 +345,9 @@ void AlignmentPanel::showRun(AlignmentRunPtr run)
     for (const AlignmentHypothesis& h : m_run->hypotheses) {
         const bool beam = h.label.rfind("beam", 0) == 0; // beams carry normalised scores, the others log p
         const QString score = beam ? tr("score %1").arg(h.score, 0, 'f', 4) : tr("log p %1").arg(h.score, 0, 'f', 3);
+        const QString state = h.finished ? QString() : m_run->stepwise ? tr(", decoding") : tr(", unfinished");
         m_list->addItem(QStringLiteral("%1 (%2)%3\n%4")
-                            .arg(QString::fromStdString(h.label), score, h.finished ? QString() : tr(", unfinished"),
-                                QString::fromStdString(h.text)));
+                            .arg(QString::fromStdString(h.label), score, state, QString::fromStdString(h.text)));
     }
     m_list->setCurrentRow(std::max(0, row));
     refresh();
