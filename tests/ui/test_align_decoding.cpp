@@ -56,7 +56,9 @@ void openModel(AlignmentPanel& panel, const std::string& dir)
 void stepOnce(AlignmentPanel& panel)
 {
     QSignalSpy ready(panel.controller(), &AlignmentController::ready);
+    const AlignmentRunPtr before = panel.run();
     panel.step();
+    EXPECT_EQ(panel.run(), before); // the step runs on the engine thread: nothing is computed in the call
     QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
     ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
 }
@@ -138,8 +140,9 @@ TEST(AlignDecoding, RunGoesToTheEndAndPauseStopsAfterTheStepInFlight)
     const nlohmann::json ref = toyReference(6);
     panel.setSourceText(QString::fromStdString(ref["src"].get<std::string>()));
     QSignalSpy changed(panel.controller(), &AlignmentController::decodingChanged);
-    panel.runDecoding();
-    panel.pauseDecoding(); // before the first result: that step still lands, no second one is posted
+    panel.runButton()->click(); // Run
+    EXPECT_EQ(panel.runButton()->text(), QStringLiteral("&Pause"));
+    panel.runButton()->click(); // Pause before the first result: that step still lands, no second one is posted
     QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, kTimeoutMs);
     QTest::qWait(300);
     EXPECT_EQ(changed.count(), 1);
