@@ -41,9 +41,15 @@ std::string quoted(const std::string& text)
     return out + "\"";
 }
 
-const std::string& tokenText(const AttentionSnapshot& s, int64_t i)
+// Cross-attention labels its rows with the target (query) tokens and its columns with the source (key) tokens.
+const std::string& queryText(const AttentionSnapshot& s, int64_t i)
 {
-    return s.tokens()[static_cast<size_t>(i)].text;
+    return s.queryTokens()[static_cast<size_t>(i)].text;
+}
+
+const std::string& keyText(const AttentionSnapshot& s, int64_t j)
+{
+    return s.tokens()[static_cast<size_t>(j)].text;
 }
 
 void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<std::pair<int64_t, int64_t>>& heads)
@@ -54,8 +60,8 @@ void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<
         const float* p = s.head(layer, head);
         for (int64_t i = 0; i < q; ++i)
             for (int64_t j = 0; j < k; ++j)
-                out << layer << ',' << head << ',' << i << ',' << j << ',' << quoted(tokenText(s, i)) << ','
-                    << quoted(tokenText(s, j)) << ',' << number(p[i * k + j]) << '\n';
+                out << layer << ',' << head << ',' << i << ',' << j << ',' << quoted(queryText(s, i)) << ','
+                    << quoted(keyText(s, j)) << ',' << number(p[i * k + j]) << '\n';
     }
 }
 
@@ -116,10 +122,10 @@ void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const F
     case FigureView::Heatmap:
         out << "query\\key";
         for (int64_t j = 0; j < k; ++j)
-            out << ',' << quoted(tokenText(s, j));
+            out << ',' << quoted(keyText(s, j));
         out << '\n';
         for (int64_t i = 0; i < s.numQueries(); ++i) {
-            out << quoted(tokenText(s, i));
+            out << quoted(queryText(s, i));
             for (int64_t j = 0; j < k; ++j)
                 out << ',' << number(data.data()[i * k + j]);
             out << '\n';
