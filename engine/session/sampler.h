@@ -22,6 +22,10 @@ public:
     /// The next token id from logits [n].
     int64_t sample(const float* logits, int64_t n);
 
+    /// The generator's state: restoring an earlier one makes the following draws repeat (decoding rewound).
+    uint64_t state() const { return m_state; }
+    void restoreState(uint64_t state) { m_state = state; }
+
     /// run.c's xorshift64* generator.
     uint32_t randomU32();
     /// [0, 1) with 24 random bits, as run.c.

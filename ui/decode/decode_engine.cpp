@@ -148,6 +148,7 @@ void DecodeEngine::truncate(int64_t positions)
     // position again (same cache prefix, same token) reproduces them exactly.
     m_session->rewind(m_session->length() - (positions - 1));
     m_steps.resize(static_cast<size_t>(positions));
+    m_sampler->restoreState(m_steps.back()->samplerState);
     const auto r = m_session->step(m_steps.back()->token.id);
     m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
 }
@@ -170,6 +171,7 @@ DecodeStepPtr DecodeEngine::append(int64_t token, TokenOrigin origin)
     }
     const auto r = m_session->step(token);
     s->seconds = r->seconds;
+    s->samplerState = m_sampler->state();
     const int64_t keys = s->position + 1;
     for (const Tensor& layer : r->attention) // [heads, 1, keys]
         s->attention.push_back(layer.reshaped({ layer.dim(0), keys }));

@@ -39,9 +39,11 @@ public:
     /// Draws the next token and runs it. Null when decoding has ended (the stop token was drawn or the model's
     /// context is full); then nothing changes.
     DecodeStepPtr step();
-    /// Drops the last position (at least one stays). The sampler's generator is not rewound.
+    /// Drops the last position (at least one stays) and rewinds the sampler's generator with it, so that step()
+    /// draws the same token again under the same options.
     void back();
     /// Replaces the token at `position` (1 .. length()) by `token` and drops everything after it: a what-if branch.
+    /// The generator continues from where it was when `position` was drawn.
     DecodeStepPtr force(int64_t position, int64_t token);
     void clear();
 

@@ -15,17 +15,18 @@ NextTokenDistribution nextTokenDistribution(const float* logits, int64_t n, int6
     NextTokenDistribution d;
     d.probabilities.assign(logits, logits + n);
     const float maxValue = *std::max_element(d.probabilities.begin(), d.probabilities.end());
-    double sum = 0.0;
+    // With z = logit - max and S = sum exp(z): entropy = log S - sum p z, so no logarithm per token (a log per
+    // vocabulary entry was most of this function's cost at every decode step).
+    double sum = 0.0, weighted = 0.0;
     for (float& p : d.probabilities) {
-        p = std::exp(p - maxValue);
+        const float z = p - maxValue;
+        p = std::exp(z);
         sum += p;
+        if (p > 0.0f) weighted += static_cast<double>(p) * z; // a masked (-inf) logit adds nothing, not NaN
     }
-    double entropy = 0.0;
-    for (float& p : d.probabilities) {
+    for (float& p : d.probabilities)
         p = static_cast<float>(p / sum);
-        if (p > 0.0f) entropy -= static_cast<double>(p) * std::log2(static_cast<double>(p));
-    }
-    d.entropyBits = static_cast<float>(entropy);
+    d.entropyBits = static_cast<float>((std::log(sum) - weighted / sum) / std::log(2.0));
     std::vector<int64_t> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     const auto top = static_cast<size_t>(std::clamp<int64_t>(k, 0, n));

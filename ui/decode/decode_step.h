@@ -34,6 +34,7 @@ struct DecodeStep {
     std::vector<float> keyNorms;
     std::vector<float> valueNorms;
     double seconds = 0.0; ///< wall time of the forward step
+    uint64_t samplerState = 0; ///< the sampler's generator once this position was chosen (Back restores it)
 };
 
 using DecodeStepPtr = std::shared_ptr<const DecodeStep>;
