@@ -8,12 +8,15 @@
 #include "ui_test_support.h"
 #include "widgets/backend_menu.h"
 
+#include <QLabel>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSignalSpy>
 #include <QTest>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -60,6 +63,32 @@ TEST_F(BackendMenuTest, ChoiceIsSavedAndDefaultsToAuto) {
     EXPECT_EQ(reopened.choice(), BackendChoice::Cpu);
     QSettings().setValue("engine/backend", "tpu"); // unknown (hand-edited) values fall back to auto
     EXPECT_EQ(BackendMenu().choice(), BackendChoice::Auto);
+}
+
+TEST_F(BackendMenuTest, AutoWithoutAGpuSaysPlainlyThatItRunsOnTheCpu) {
+    const DeviceList devices = listDevices();
+    const bool gpu = std::any_of(devices.devices.begin(), devices.devices.end(),
+        [](const DeviceInfo& d) { return d.backend == "vulkan" && d.type != "software"; });
+    MainWindow window; // asks for the saved choice, auto
+    QSignalSpy changed(window.controller(), &EngineController::backendChanged);
+    QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, kTimeoutMs);
+    const QString notice = changed.at(0).at(1).toString();
+    if (gpu) {
+        EXPECT_TRUE(window.controller()->backendDescription().startsWith("vulkan:"));
+        EXPECT_TRUE(notice.isEmpty()) << notice.toStdString();
+        return;
+    }
+    EXPECT_TRUE(window.controller()->backendDescription().startsWith("cpu:"));
+    EXPECT_TRUE(notice.contains("running on the CPU")) << notice.toStdString();
+    bool shown = false;
+    for (const QLabel* label : window.statusBar()->findChildren<QLabel*>())
+        shown = shown || label->text() == notice;
+    EXPECT_TRUE(shown) << "the notice is not in the status bar";
+    // Said once: opening and running a model does not repeat it.
+    window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/gpt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), kTimeoutMs);
+    EXPECT_TRUE(window.infoText().contains("Backend: cpu:")) << window.infoText().toStdString();
+    EXPECT_EQ(changed.count(), 1);
 }
 
 TEST_F(BackendMenuTest, Gpt2HeatmapIsTheSameOnCpuAndVulkan) {
