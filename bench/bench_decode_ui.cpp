@@ -4,7 +4,8 @@
 //     distribution: what the panel gets per step) vs plain Session steps that capture nothing;
 //  2. responsiveness: the main window with the Decode tab runs continuously for a few seconds while a 1 ms
 //     PreciseTimer records every gap in the GUI event loop; a stall is a gap beyond 1 ms.
-// Options: --seconds S (default 5), --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
+// Options: --seconds S (default 5), --run-only (skip part 1, e.g. to profile the GUI thread alone),
+// --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
 #include "bench_data.h"
 #include "decode/decode_engine.h"
 #include "decode/decode_panel.h"
@@ -138,13 +139,18 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     double runSeconds = 5.0;
     QString screenshot;
-    for (int i = 1; i + 1 < argc; ++i) {
-        if (std::string(argv[i]) == "--seconds")
+    bool runOnly = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--run-only")
+            runOnly = true;
+        else if (i + 1 >= argc)
+            break;
+        else if (std::string(argv[i]) == "--seconds")
             runSeconds = std::atof(argv[++i]);
         else if (std::string(argv[i]) == "--screenshot")
             screenshot = argv[++i];
     }
-    if (screenshot.isEmpty()) captureCost(256, 20);
+    if (screenshot.isEmpty() && !runOnly) captureCost(256, 20);
 
     attn::ui::MainWindow window;
     window.resize(1280, 800);

@@ -34,6 +34,7 @@ DecodePanel::DecodePanel(QWidget* parent)
     m_status = new QLabel;
     m_status->setObjectName("decodeStatus");
     m_chips = new TokenChipsView;
+    m_chips->setMaxShown(kChipsShown);
     m_chart = new ProbabilityChart;
     m_strip = new AttentionStripView;
     m_heatmap = new HeatmapView;

@@ -27,6 +27,9 @@ class TokenChipsView;
 class DecodePanel : public QWidget {
     Q_OBJECT
 public:
+    /// Token chips shown above the views: the newest ones (the heatmap shows every position).
+    static constexpr int kChipsShown = 96;
+
     explicit DecodePanel(QWidget* parent = nullptr);
     ~DecodePanel() override;
 

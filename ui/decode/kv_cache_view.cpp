@@ -30,6 +30,7 @@ KvCacheView::KvCacheView(QWidget* parent)
     layout->addLayout(row);
     layout->addWidget(m_plot, 1);
 
+    m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels); // redrawn at every decode step
     m_plot->addGraph();
     m_plot->graph(0)->setName(tr("|key|"));
     m_plot->graph(0)->setPen(QPen(QColor(40, 90, 180), 1.5));

@@ -23,6 +23,8 @@ TimelineView::TimelineView(QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_slider);
 
+    // Wide antialiased polylines through the generic stroker were the largest GUI cost during Run.
+    m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
     m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     m_plot->graph(0)->setName(tr("p(chosen)"));
     m_plot->graph(0)->setPen(QPen(QColor(230, 120, 30), 1.5));

@@ -7,7 +7,7 @@ namespace attn::ui {
 
 AttentionSnapshot::AttentionSnapshot(
     std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
-    std::vector<TokenChip> queryTokens)
+    std::vector<TokenChip> queryTokens, Stats stats)
     : m_tokens(std::move(tokens))
     , m_queryTokens(std::move(queryTokens))
     , m_layers(std::move(layers))
@@ -33,6 +33,7 @@ AttentionSnapshot::AttentionSnapshot(
             + std::to_string(m_numQueries) + " queries");
     m_mask.keepMask = nullptr;
     m_mask.bias = nullptr;
+    if (stats == Stats::Skip) return;
     m_stats.reserve(m_layers.size());
     for (const Tensor& layer : m_layers)
         m_stats.push_back(computeLayerHeadStats(layer, m_mask));
@@ -56,6 +57,7 @@ const Tensor& AttentionSnapshot::layer(int64_t layer) const {
 
 const HeadStats& AttentionSnapshot::stats(int64_t layer, int64_t head) const {
     checkIndex(layer, head);
+    if (!hasStats()) throw Error("attention snapshot: head statistics were not computed for this snapshot");
     return m_stats[static_cast<size_t>(layer)][static_cast<size_t>(head)];
 }
 
