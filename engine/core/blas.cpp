@@ -11,6 +11,7 @@
 extern "C" {
 void gotoblas_dynamic_init(void) __attribute__((weak));
 void gotoblas_dynamic_quit(void) __attribute__((weak));
+int blas_thread_shutdown_(void) __attribute__((weak));
 }
 
 namespace attn {
@@ -82,7 +83,14 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const fl
 
 const std::string& blasKernels()
 {
-    static const std::string name = selectKernels();
+    static const std::string name = [] {
+        std::string core = selectKernels();
+        // OpenBLAS starts its worker threads at load, and they spin for about 0.1 s before they sleep: that doubled
+        // the CPU time of a short run (a small model's decode never needs them). It starts them again for the first
+        // product large enough to split.
+        if (blas_thread_shutdown_) blas_thread_shutdown_();
+        return core;
+    }();
     return name;
 }
 
