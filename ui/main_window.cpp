@@ -396,10 +396,11 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_lines->setSnapshot(m_snapshot);
     m_stats->setSnapshot(m_snapshot);
     setCurrentHead(m_layerBox->value(), m_headBox->value());
-    m_status->setText(tr("%1 tokens, %2 layers x %3 heads")
-                          .arg(m_snapshot->numKeys())
-                          .arg(m_snapshot->numLayers())
-                          .arg(m_snapshot->numHeads()));
+    const QString tokens = m_snapshot->isCross()
+        ? tr("%1 target x %2 source tokens").arg(m_snapshot->numQueries()).arg(m_snapshot->numKeys())
+        : tr("%1 tokens").arg(m_snapshot->numKeys());
+    m_status->setText(
+        tr("%1, %2 layers x %3 heads").arg(tokens).arg(m_snapshot->numLayers()).arg(m_snapshot->numHeads()));
     emit snapshotShown();
 }
 

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Exported cross-attention: rows are the target (query) tokens and columns the source (key) tokens, in the CSV data
 // and on the figure's axes, also when the target is longer than the source.
+#include "core/error.h"
+#include "export/export_menu.h"
 #include "export/figure_data.h"
 #include "export/figure_renderer.h"
+#include "main_window.h"
 #include "model/token_text.h"
 #include "support/shared_data.h"
 
 #include <QFile>
 #include <QSet>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
 #include <QXmlStreamReader>
 
 #include <gtest/gtest.h>
@@ -119,10 +125,52 @@ TEST(CrossExport, HeatmapFigureLabelsRowsWithTargetTokens)
             texts.insert(xml.readElementText(QXmlStreamReader::IncludeChildElements));
     }
     ASSERT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+    EXPECT_TRUE(texts.contains("query (target)"));
+    EXPECT_TRUE(texts.contains("key (source)"));
     for (const TokenChip& token : s->queryTokens())
         EXPECT_TRUE(texts.contains(elidedToken(token, 14))) << "no row label " << token.text;
     for (const TokenChip& token : s->tokens())
         EXPECT_TRUE(texts.contains(elidedToken(token, 14))) << "no column label " << token.text;
+}
+
+TEST(CrossExport, GuiDataOfTheMarianCrossAttentionNamesTargetRowsAndHasNoRecipe)
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/marian")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), 30000);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    window.setInputText("36 29 1 93 60 95 99 77 0"); // the fixture has no tokenizer: ids
+    window.setTargetText("54 77 46 41 9 12"); // 7 decoder rows against 9 source columns
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), 30000);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    // The start token, then the six pieces (the EOS the target gains is never fed).
+    QTRY_COMPARE_WITH_TIMEOUT(window.snapshot()->numQueries(), 7, 30000);
+    ASSERT_EQ(window.attentionKind(), AttentionKind::Cross);
+    window.setCurrentHead(1, 2);
+    window.tabs()->setCurrentIndex(0);
+    const SnapshotPtr s = window.snapshot();
+    ASSERT_TRUE(s->isCross());
+
+    auto* menu = window.findChild<ExportMenu*>("exportMenu");
+    ASSERT_NE(menu, nullptr);
+    const std::string dir = test::makeTempDir("ui-cross-gui");
+    menu->exportData(QString::fromStdString(dir + "/cross.csv"));
+    const auto rows = readCsv(dir + "/cross.csv");
+    ASSERT_EQ(static_cast<int64_t>(rows.size()), s->numQueries() + 1);
+    ASSERT_EQ(static_cast<int64_t>(rows[0].size()), s->numKeys() + 1);
+    const float* p = s->head(1, 2);
+    for (int64_t i = 0; i < s->numQueries(); ++i) {
+        EXPECT_EQ(rows[static_cast<size_t>(i + 1)][0], s->queryTokens()[static_cast<size_t>(i)].text);
+        for (int64_t j = 0; j < s->numKeys(); ++j)
+            EXPECT_EQ(std::stof(rows[static_cast<size_t>(i + 1)][static_cast<size_t>(j + 1)]), p[i * s->numKeys() + j]);
+    }
+    for (int64_t j = 0; j < s->numKeys(); ++j)
+        EXPECT_EQ(rows[0][static_cast<size_t>(j + 1)], s->tokens()[static_cast<size_t>(j)].text);
+    // A recipe replays one input sequence, so it would draw some other attention: refused, not silently wrong.
+    EXPECT_THROW(menu->exportRecipe(QString::fromStdString(dir + "/cross.json")), Error);
+    EXPECT_FALSE(QFile::exists(QString::fromStdString(dir + "/cross.json")));
 }
 
 } // namespace

@@ -154,6 +154,10 @@ void ExportMenu::exportRecipe(const QString& path) const
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: this view has no recipe (open a model and show an attention view)");
+    // A recipe holds one input sequence; replaying it would draw a different attention than the one shown.
+    if (m_window->runResult() && !m_window->runResult()->target.empty())
+        throw Error("export: recipes of encoder-decoder runs (source + target) are not supported yet; export the "
+                    "figure or the data instead");
     writeRecipeFile(path.toStdString(), recipe);
 }
 

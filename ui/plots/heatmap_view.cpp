@@ -79,8 +79,6 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_plot->yAxis->setRangeReversed(true);
-    m_plot->xAxis->setLabel(tr("key"));
-    m_plot->yAxis->setLabel(tr("query"));
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -175,6 +173,9 @@ void HeatmapView::rebuild() {
         title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
     if (m_options.showMask) title += tr("  — mask");
     m_title->setText(title);
+    // Exported figures are read without the window's "Show:" box, so the axes say which sequence is which.
+    m_plot->xAxis->setLabel(m_snapshot->isCross() ? tr("key (source)") : tr("key"));
+    m_plot->yAxis->setLabel(m_snapshot->isCross() ? tr("query (target)") : tr("query"));
     if (shapeChanged) resetZoom();
     updateAxisLabels();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
