@@ -50,6 +50,16 @@ constexpr int kMaxRecent = 8;
 constexpr int kInputDebounceMs = 250;
 const char* kRecentKey = "recentModels";
 
+/// The views an encoder-decoder offers; an RNN seq2seq model has no self-attention.
+void fillAttentionKinds(QComboBox* box, bool selfAttention) {
+    const QSignalBlocker block(box);
+    box->clear();
+    box->addItem(MainWindow::tr("Cross-attention (target → source)"), static_cast<int>(AttentionKind::Cross));
+    if (!selfAttention) return;
+    box->addItem(MainWindow::tr("Encoder self-attention"), static_cast<int>(AttentionKind::EncoderSelf));
+    box->addItem(MainWindow::tr("Decoder self-attention"), static_cast<int>(AttentionKind::DecoderSelf));
+}
+
 QScrollArea* scrolled(QWidget* inner) {
     auto* area = new QScrollArea;
     area->setWidget(inner);
@@ -138,6 +148,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         addRecent(QString::fromStdString(m_summary->path));
         if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
+        fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
     });
     connect(m_controller, &EngineController::tokenized, this,
@@ -203,9 +214,7 @@ void MainWindow::buildDocks() {
     m_target->setPlaceholderText(tr("Target (decoder) text, teacher-forced: empty runs the start token alone"));
     m_kindBox = new QComboBox;
     m_kindBox->setObjectName("attentionKind");
-    m_kindBox->addItem(tr("Cross-attention (target → source)"), static_cast<int>(AttentionKind::Cross));
-    m_kindBox->addItem(tr("Encoder self-attention"), static_cast<int>(AttentionKind::EncoderSelf));
-    m_kindBox->addItem(tr("Decoder self-attention"), static_cast<int>(AttentionKind::DecoderSelf));
+    fillAttentionKinds(m_kindBox, true);
     m_targetChips = new TokenChipsView;
     m_targetChips->setObjectName("targetChips");
     auto* inputPanel = new QWidget;
@@ -266,7 +275,7 @@ void MainWindow::openDemo(const DemoModel& demo) {
             Qt::SingleShotConnection);
     }
     openModel(demo.path);
-    if (!isRnnSeq2SeqFolder(demo.path.toStdString())) setInputText(demo.sampleInput); // an RNN has no text views
+    setInputText(demo.sampleInput);
 }
 
 void MainWindow::buildMenus() {
@@ -333,12 +342,10 @@ void MainWindow::openModel(const QString& path) {
     }
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     m_align->openModel(path);
-    // An RNN seq2seq model has no transformer attention for the other views: the Alignment tab shows it.
+    // An RNN seq2seq model's cross-attention is its alignment: the Alignment tab shows it first.
     if (isRnnSeq2SeqFolder(path.toStdString())) {
         m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure
         m_tabs->setCurrentWidget(m_align);
-        m_status->setText(tr("RNN seq2seq model: see the Alignment tab"));
-        return addRecent(path);
     }
     m_controller->loadModel(path);
 }

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+#include "model/rnn_seq2seq.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -92,6 +93,7 @@ private:
 } // namespace
 
 std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress) {
+    if (isRnnSeq2SeqFolder(path)) return openRnnSeq2SeqProvider(path, progress);
     const ModelSource source = probeModel(path);
     if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, progress);
     return std::make_unique<EngineProvider>(source, progress);

@@ -10,4 +10,8 @@ namespace attn::ui {
 /// Throws Error naming the model on failure.
 std::unique_ptr<AttentionProvider> openSeq2SeqProvider(const ModelSource& source, const ProgressFn& progress);
 
+/// RNN seq2seq folders (docs/rnn-seq2seq-format.md) the same way; their only attention is cross-attention, one head
+/// per layer, from the alignment tab's teacher forcing. Throws Error naming the folder on failure.
+std::unique_ptr<AttentionProvider> openRnnSeq2SeqProvider(const std::string& folder, const ProgressFn& progress);
+
 } // namespace attn::ui
