@@ -26,12 +26,7 @@ public:
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         if (text == "bad") throw Error("scripted failure");
-        auto run = std::make_shared<RunResult>();
-        run->source = { { text, 1, false } };
-        run->views.emplace_back(AttentionKind::Self,
-            std::make_shared<const AttentionSnapshot>(
-                run->source, std::vector<Tensor> { Tensor({ 1, 1, 1 }, { 1.0f }) }, 1, MaskSpec {}));
-        return run;
+        return test::singleTokenRun(text);
     }
 
 private:

@@ -44,12 +44,7 @@ public:
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
             if (!progress(l, layers)) throw Cancelled();
         }
-        auto run = std::make_shared<RunResult>();
-        run->source = { { text, 1, false } };
-        run->views.emplace_back(AttentionKind::Self,
-            std::make_shared<const AttentionSnapshot>(
-                run->source, std::vector<Tensor> { Tensor({ 1, 1, 1 }, { 1.0f }) }, 1, MaskSpec {}));
-        return run;
+        return test::singleTokenRun(text);
     }
 
 private:

@@ -38,6 +38,15 @@ QString fixtureText(const std::string& model) {
     return inputs.value("items").toArray().at(0).toObject().value("text").toString();
 }
 
+ui::RunPtr singleTokenRun(const std::string& text) {
+    auto run = std::make_shared<ui::RunResult>();
+    run->source = { { text, 1, false } };
+    run->views.emplace_back(ui::AttentionKind::Self,
+        std::make_shared<const ui::AttentionSnapshot>(
+            run->source, std::vector<Tensor> { Tensor({ 1, 1, 1 }, { 1.0f }) }, 1, MaskSpec {}));
+    return run;
+}
+
 double maxAbsDiff(const float* a, const float* b, int64_t n) {
     double worst = 0;
     for (int64_t i = 0; i < n; ++i)

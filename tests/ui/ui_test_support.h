@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "controller/attention_provider.h"
 #include "model/attention_snapshot.h"
 
 #include <QString>
@@ -16,6 +17,9 @@ Tensor goldenAttention(const std::string& model, int layer);
 
 /// manifest.json inputs.items[0].text of a fixture.
 QString fixtureText(const std::string& model);
+
+/// A run of one token `text` whose one head attends to itself (scripted providers in controller tests).
+ui::RunPtr singleTokenRun(const std::string& text);
 
 /// Max |a - b| over two equally long float ranges.
 double maxAbsDiff(const float* a, const float* b, int64_t n);

@@ -35,6 +35,15 @@ template <typename T, typename Job, typename Done> void AlignmentController::run
     }));
 }
 
+void AlignmentController::deliver(quint64 id, const std::variant<AlignmentRunPtr, QString>& outcome)
+{
+    if (id != m_alignId) return; // a newer alignment request superseded this one
+    if (const QString* error = std::get_if<QString>(&outcome))
+        emit failed(*error);
+    else
+        emit ready(std::get<0>(outcome));
+}
+
 AlignmentController::AlignmentController(QObject* parent)
     : QObject(parent)
 {
@@ -113,13 +122,7 @@ void AlignmentController::align(const QString& source, const QString& reference,
             addReverseLinks(*withReverse, *reverse);
             return withReverse;
         },
-        [this, id](const auto& outcome) {
-            if (id != m_alignId) return;
-            if (const QString* error = std::get_if<QString>(&outcome))
-                emit failed(*error);
-            else
-                emit ready(std::get<0>(outcome));
-        });
+        [this, id](const auto& outcome) { deliver(id, outcome); });
 }
 
 void AlignmentController::addReverse(AlignmentRunPtr run)
@@ -133,13 +136,7 @@ void AlignmentController::addReverse(AlignmentRunPtr run)
             addReverseLinks(*withReverse, *reverse);
             return withReverse;
         },
-        [this, id](const auto& outcome) {
-            if (id != m_alignId) return;
-            if (const QString* error = std::get_if<QString>(&outcome))
-                emit failed(*error);
-            else
-                emit ready(std::get<0>(outcome));
-        });
+        [this, id](const auto& outcome) { deliver(id, outcome); });
 }
 
 void AlignmentController::step(const QString& source)

@@ -7,6 +7,7 @@
 #include <QThreadPool>
 
 #include <memory>
+#include <variant>
 
 namespace attn::ui {
 
@@ -59,6 +60,8 @@ private:
     enum class Move { Step, Back, Reset };
     void decode(const QString& source, Move move);
     template <typename T, typename Job, typename Done> void runJob(Job job, Done done);
+    /// Emits ready or failed for alignment request `id`, unless a newer one superseded it.
+    void deliver(quint64 id, const std::variant<AlignmentRunPtr, QString>& outcome);
 
     QThreadPool m_engine; ///< one thread: the engine thread of this tab
     std::shared_ptr<const Translator> m_translator, m_reverse;
