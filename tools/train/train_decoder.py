@@ -5,7 +5,6 @@ usage: python3 tools/train/train_decoder.py OUT_DIR [--steps N] [--seed S]
 Writes config.json, model.safetensors, vocab.json, merges.txt, tokenizer_config.json, special_tokens_map.json,
 reference.json (greedy continuations from this PyTorch model, checked by the engine's tests) and heldout_stories.jsonl
 (ground truth for tools/eval_demo_lm.py)."""
-import argparse
 import json
 import os
 import random
@@ -18,6 +17,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bpe  # noqa: E402
+import training  # noqa: E402
 import stories  # noqa: E402
 from llama_torch import Llama  # noqa: E402
 from safetensors_io import save_file  # noqa: E402
@@ -29,16 +29,8 @@ PROMPTS = ["Lily and Tom went to the park. Lily found a red ball. She gave it to
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--stories", type=int, default=30000)
-    args = ap.parse_args()
-    torch.manual_seed(args.seed)
+    args = training.setup(1500, lambda ap: ap.add_argument("--stories", type=int, default=30000))
     random.seed(args.seed)
-    torch.set_num_threads(1)
-    os.makedirs(args.out, exist_ok=True)
 
     corpus = stories.generate(args.stories, args.seed)
     heldout = stories.generate(200, args.seed + 1)
@@ -67,13 +59,7 @@ def main():
         x = torch.stack([data[s:s + seq] for s in starts])
         y = torch.stack([data[s + 1:s + seq + 1] for s in starts])
         loss = F.cross_entropy(model(x).view(-1, len(vocab)), y.view(-1))
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 100 == 0 or step == args.steps - 1:
-            print(f"step {step} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
+        training.optimizer_step(model, opt, sched, loss, step, args.steps, 100, t0)
 
     model.eval()
     tensors = {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}

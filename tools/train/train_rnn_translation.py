@@ -7,7 +7,6 @@ usage: python3 tools/train/train_rnn_translation.py OUT_DIR [--steps N] [--seed 
 The layout's text handling is the PyTorch tutorial's (lowercase, accents stripped), so the French vocabulary is
 accent-free ("a cote de"). Writes config.json, model.safetensors, reference.json (greedy translations by this PyTorch
 model, checked by the engine's tests) and heldout.en / heldout.fr / heldout.align."""
-import argparse
 import json
 import os
 import random
@@ -21,6 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import training  # noqa: E402
 import translation_gen  # noqa: E402
 from safetensors_io import save_file  # noqa: E402
 
@@ -83,15 +83,8 @@ class Seq2Seq(nn.Module):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--steps", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=1234)
-    args = ap.parse_args()
-    torch.manual_seed(args.seed)
+    args = training.setup(500)
     rng = random.Random(args.seed)
-    torch.set_num_threads(1)
-    os.makedirs(args.out, exist_ok=True)
 
     train, heldout = translation_gen.train_and_heldout(20000, 200, args.seed)
     src_vocab = ["<SOS>", "<EOS>"] + sorted({w for p in train for w in p["en"].split()})
@@ -126,13 +119,7 @@ def main():
         y = torch.tensor([x + [-100] * (T - len(x)) for x in tgt])
         loss = F.cross_entropy(model(s, lengths, pad_mask, y_in).reshape(-1, len(tgt_vocab)), y.reshape(-1),
                                ignore_index=-100)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 250 == 0 or step == args.steps - 1:
-            print(f"step {step} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
+        training.optimizer_step(model, opt, sched, loss, step, args.steps, 250, t0)
 
     model.eval()
 

@@ -8,7 +8,6 @@ source.spm + target.spm (SentencePiece BPE models of each language), vocab.json 
 MarianTokenizer reads), tokenizer_config.json, special_tokens_map.json, reference.json (greedy translations by this
 PyTorch model, checked by the engine's tests) and heldout.en / heldout.fr / heldout.align (held-out pairs with gold
 alignments, for tools/eval_demo_translation.py)."""
-import argparse
 import io
 import json
 import os
@@ -21,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import training  # noqa: E402
 import translation_gen  # noqa: E402
 from marian_torch import Marian  # noqa: E402
 from safetensors_io import save_file  # noqa: E402
@@ -77,15 +77,8 @@ def batches(pairs, tok, batch, rng, pad):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--steps", type=int, default=400)
-    ap.add_argument("--seed", type=int, default=1234)
-    args = ap.parse_args()
-    torch.manual_seed(args.seed)
+    args = training.setup(400)
     rng = random.Random(args.seed)
-    torch.set_num_threads(1)
-    os.makedirs(args.out, exist_ok=True)
 
     train, heldout = translation_gen.train_and_heldout(20000, 200, args.seed)
     src_model = train_spm([p["en"] for p in train], 160)
@@ -116,13 +109,7 @@ def main():
         s, s_pad, y_in, y = next(data)
         logits = model(s, y_in, s_pad)
         loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), ignore_index=-100)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 250 == 0 or step == args.steps - 1:
-            print(f"step {step} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
+        training.optimizer_step(model, opt, sched, loss, step, args.steps, 250, t0)
 
     model.eval()
     exact = sum(tok.decode(model.greedy(tok.encode(p["en"]))) == p["fr"] for p in heldout)

@@ -4,7 +4,6 @@
 usage: python3 tools/train/train_vit.py OUT_DIR [--steps N] [--seed S]
 Writes config.json, model.safetensors, preprocessor_config.json, samples/ (a few PNGs with their object masks) and
 reference.json (per sample: RGB pixels, class and logits from this PyTorch model, checked by the engine's tests)."""
-import argparse
 import json
 import os
 import time
@@ -14,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import shapes_gen
+import training
 from safetensors_io import save_file
 from vit_torch import ViT, preprocess
 
@@ -21,14 +21,7 @@ HELDOUT_SEED_OFFSET = 1  # tools/eval_demo_vit.py draws its held-out images from
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--steps", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=1234)
-    args = ap.parse_args()
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
-    os.makedirs(args.out, exist_ok=True)
+    args = training.setup(600)
     rng = np.random.default_rng(args.seed)
 
     labels = {str(i): c for i, c in enumerate(shapes_gen.CLASSES)}
@@ -46,13 +39,7 @@ def main():
         x = preprocess([b[0] for b in batch])
         y = torch.tensor([b[2] for b in batch])
         loss = F.cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        if step % 100 == 0 or step == args.steps - 1:
-            print(f"step {step} loss {loss.item():.4f} ({time.time() - t0:.0f}s)", flush=True)
+        training.optimizer_step(model, opt, sched, loss, step, args.steps, 100, t0)
 
     model.eval()
     heldout = shapes_gen.generate(400, args.seed + HELDOUT_SEED_OFFSET)
