@@ -146,6 +146,7 @@ class Marian(nn.Module):
 def check_fixture(folder):
     import json
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import golden_check
     from safetensors_io import load_file
     cfg = json.load(open(os.path.join(folder, "config.json")))
     m = Marian(cfg)
@@ -156,11 +157,9 @@ def check_fixture(folder):
     tgt = torch.tensor(np.load(os.path.join(g, "decoder_input_ids.npy")))[None]
     with torch.no_grad():
         logits = m(src, tgt)[0].numpy()
-    diff = np.abs(logits - np.load(os.path.join(g, "logits.npy"))).max()
-    print(f"max |logits - HF golden| = {diff:.2e}")
-    return diff
+    return golden_check.logits_error(logits, g)
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(1)
-    sys.exit(0 if check_fixture(sys.argv[1]) < 1e-4 else 1)
+    import golden_check
+    golden_check.main(check_fixture)

@@ -87,17 +87,16 @@ def preprocess(images):
 def check_fixture(folder):
     import json
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import golden_check
     from safetensors_io import load_file
     m = ViT(json.load(open(os.path.join(folder, "config.json"))))
     m.load_state_dict({k: torch.tensor(v) for k, v in load_file(os.path.join(folder, "model.safetensors")).items()})
     g = os.path.join(folder, "golden", "item0")
     with torch.no_grad():
         logits = m(torch.tensor(np.load(os.path.join(g, "pixel_values.npy")))[None])[0].numpy()
-    diff = np.abs(logits - np.load(os.path.join(g, "logits.npy"))).max()
-    print(f"max |logits - HF golden| = {diff:.2e}")
-    return diff
+    return golden_check.logits_error(logits, g)
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(1)
-    sys.exit(0 if check_fixture(sys.argv[1]) < 1e-4 else 1)
+    import golden_check
+    golden_check.main(check_fixture)
