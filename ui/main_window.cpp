@@ -114,6 +114,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     buildMenus();
 
     m_status = new QLabel;
+    m_status->setObjectName("statusText");
     statusBar()->addWidget(m_status, 1);
     m_progress = new QProgressBar;
     m_progress->setMaximumWidth(220);
@@ -174,6 +175,14 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         clearError();
         m_info->setPlainText(description);
         m_status->setText(tr("Opened a vision model: open an image (button or drop)"));
+    });
+    connect(m_vision->controller(), &VisionController::resultReady, this, [this](VisionResultPtr result) {
+        if (!result || result->topClasses.empty()) return;
+        const ClassScore& best = result->topClasses.front();
+        m_status->setText(tr("%1: %2 (p = %3)")
+                              .arg(QFileInfo(QString::fromStdString(result->source)).fileName(),
+                                  QString::fromStdString(best.label))
+                              .arg(best.probability, 0, 'f', 3));
     });
     connect(m_grid, &HeadGridView::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);

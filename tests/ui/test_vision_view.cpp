@@ -19,8 +19,10 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -316,6 +318,11 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
     ASSERT_TRUE(shown.wait(30000)) << window.lastError().toStdString();
     ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
     EXPECT_TRUE(window.lastError().isEmpty());
+    // The status bar names the image and its best class, not the "open an image" hint any more.
+    const QString status = window.findChild<QLabel*>("statusText")->text();
+    const ClassScore& best = window.visionView()->result()->topClasses.front();
+    EXPECT_TRUE(status.contains(QString::fromStdString(best.label) + " (p = ")) << status.toStdString();
+    EXPECT_TRUE(status.startsWith(QFileInfo(QString::fromStdString(kDigit)).fileName())) << status.toStdString();
     // Export > figure on this tab draws the maps and the class chart, not the controls above them.
     const std::string svg = test::makeTempDir("vision-export") + "/vision.svg";
     window.findChild<ExportMenu*>()->exportFigure(QString::fromStdString(svg), 96);
