@@ -18,6 +18,7 @@ for tool in cmake c++ glslc; do command -v "$tool" >/dev/null || missing+=("$too
 [ -f /usr/include/vulkan/vulkan.h ] || missing+=("vulkan.h (libvulkan-dev)")
 ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || missing+=("libvulkan.so.1 (libvulkan1)")
 [ -d /usr/include/eigen3 ] || missing+=("Eigen (libeigen3-dev)")
+[ -f /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h ] || missing+=("OpenBLAS (libopenblas-pthread-dev)")
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=("nlohmann/json.hpp (nlohmann-json3-dev)")
 pkg-config --exists sentencepiece 2>/dev/null || missing+=("sentencepiece (libsentencepiece-dev)")
 [ -f /usr/include/gtest/gtest.h ] || missing+=("GoogleTest (libgtest-dev)")
