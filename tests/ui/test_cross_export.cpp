@@ -7,17 +7,22 @@
 #include "export/figure_renderer.h"
 #include "main_window.h"
 #include "model/token_text.h"
+#include "plots/stats_view.h"
 #include "support/shared_data.h"
+#include "ui_test_support.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTest>
 #include <QXmlStreamReader>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +79,31 @@ FigureRecipe recipe(FigureView view)
     r.layer = 0;
     r.head = 1;
     return r;
+}
+
+TEST(CrossStats, PositionalMetricsAreUndefinedAndNotOffered)
+{
+    const SnapshotPtr cross = crossSnapshot();
+    const HeadStats& s = cross->stats(0, 0);
+    EXPECT_TRUE(std::isnan(s.meanDistance) && std::isnan(s.previousToken) && std::isnan(s.diagonal));
+    EXPECT_GT(s.entropy, 0.0);
+    EXPECT_GT(s.sinkMass, 0.0); // weight on source token 0 is still meaningful
+    EXPECT_EQ(classifyHead(s) & RolePreviousToken, 0u);
+
+    StatsView view;
+    view.setMetric(StatsView::PreviousToken);
+    view.setSnapshot(cross);
+    EXPECT_EQ(view.metric(), StatsView::Entropy); // a positional metric was shown: switched away
+    const auto* metrics = qobject_cast<QStandardItemModel*>(view.findChild<QComboBox*>("statsMetric")->model());
+    for (int m = 0; m < StatsView::MetricCount; ++m)
+        EXPECT_EQ(metrics->item(m)->isEnabled(), !StatsView::isPositional(static_cast<StatsView::Metric>(m))) << m;
+    const int previousColumn = 3 + StatsView::PreviousToken; // after layer, head, kv head
+    EXPECT_EQ(view.tableModel()->item(0, previousColumn)->text(), QStringLiteral("—"));
+    EXPECT_FALSE(view.tableModel()->item(0, 3 + StatsView::Entropy)->text().isEmpty());
+
+    view.setSnapshot(test::goldenSnapshot("gpt2", true)); // self-attention: every metric again
+    for (int m = 0; m < StatsView::MetricCount; ++m)
+        EXPECT_TRUE(metrics->item(m)->isEnabled()) << m;
 }
 
 TEST(CrossExport, CsvHeatmapRowsAreTargetTokensAndColumnsSourceTokens)

@@ -3,6 +3,8 @@
 
 #include "core/error.h"
 
+#include <limits>
+
 namespace attn::ui {
 
 AttentionSnapshot::AttentionSnapshot(
@@ -37,6 +39,13 @@ AttentionSnapshot::AttentionSnapshot(
     m_stats.reserve(m_layers.size());
     for (const Tensor& layer : m_layers)
         m_stats.push_back(computeLayerHeadStats(layer, m_mask));
+    if (!isCross()) return;
+    // Queries and keys are positions in two different sequences: distances, the previous token and the diagonal
+    // are undefined there, not zero (NaN also keeps the previous-token role from being assigned).
+    const double undefined = std::numeric_limits<double>::quiet_NaN();
+    for (std::vector<HeadStats>& layer : m_stats)
+        for (HeadStats& head : layer)
+            head.meanDistance = head.previousToken = head.diagonal = undefined;
 }
 
 void AttentionSnapshot::checkIndex(int64_t layer, int64_t head) const {

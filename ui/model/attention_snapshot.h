@@ -54,6 +54,7 @@ public:
     /// The KV head that query head `head` reads (GQA/MQA groups).
     int64_t kvHeadOf(int64_t head) const { return head / (m_numHeads / m_numKvHeads); }
     bool hasStats() const { return !m_stats.empty(); }
+    /// For cross-attention the positional statistics (mean distance, previous token, diagonal) are NaN: undefined.
     /// Throws Error when out of range or when the snapshot was built with Stats::Skip.
     const HeadStats& stats(int64_t layer, int64_t head) const;
 

@@ -56,6 +56,10 @@ double StatsView::metricValue(const HeadStats& s, Metric metric) {
     return 0;
 }
 
+bool StatsView::isPositional(Metric metric) {
+    return metric == MeanDistance || metric == PreviousToken || metric == Diagonal;
+}
+
 StatsView::StatsView(QWidget* parent)
     : QWidget(parent) {
     m_metricBox = new QComboBox(this);
@@ -116,6 +120,13 @@ StatsView::~StatsView() = default;
 
 void StatsView::setSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
+    const bool cross = m_snapshot && m_snapshot->isCross();
+    auto* metrics = qobject_cast<QStandardItemModel*>(m_metricBox->model());
+    for (int m = 0; m < MetricCount; ++m)
+        metrics->item(m_metricBox->findData(m))->setEnabled(!cross || !isPositional(static_cast<Metric>(m)));
+    if (cross && isPositional(m_metric)) m_metric = Entropy;
+    const QSignalBlocker block(m_metricBox);
+    m_metricBox->setCurrentIndex(m_metricBox->findData(static_cast<int>(m_metric)));
     fillTable();
     fillPlot();
 }
@@ -145,7 +156,10 @@ void StatsView::fillTable() {
             // Numbers go in as numbers so that sorting is numeric.
             const auto number = [](double v) {
                 auto* item = new QStandardItem;
-                item->setData(v, Qt::DisplayRole);
+                if (std::isnan(v))
+                    item->setText(QStringLiteral("—")); // undefined (a positional metric of cross-attention)
+                else
+                    item->setData(v, Qt::DisplayRole);
                 return item;
             };
             row << number(static_cast<double>(l)) << number(static_cast<double>(h))

@@ -21,6 +21,9 @@ public:
     enum Metric { Entropy, NormalizedEntropy, MeanDistance, SinkMass, PreviousToken, Diagonal, MetricCount };
     static QString metricName(Metric metric);
     static double metricValue(const HeadStats& stats, Metric metric);
+    /// Mean distance, previous token and diagonal compare query and key positions: undefined for cross-attention,
+    /// where the view offers only the other metrics.
+    static bool isPositional(Metric metric);
 
     explicit StatsView(QWidget* parent = nullptr);
     ~StatsView() override;
