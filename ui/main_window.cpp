@@ -373,6 +373,14 @@ void MainWindow::setAttentionKind(AttentionKind kind) {
     m_kindBox->setCurrentIndex(m_kindBox->findData(static_cast<int>(kind)));
 }
 
+QString MainWindow::inputText() const {
+    return m_input->text();
+}
+
+QString MainWindow::targetText() const {
+    return m_target->text();
+}
+
 AttentionKind MainWindow::attentionKind() const {
     return m_targetRow->isHidden() ? AttentionKind::Self : static_cast<AttentionKind>(m_kindBox->currentData().toInt());
 }

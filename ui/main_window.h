@@ -44,6 +44,8 @@ public:
     void setInputText(const QString& text);
     /// Encoder-decoders: replaces the target (decoder) text, teacher-forced after the source.
     void setTargetText(const QString& text);
+    QString inputText() const;
+    QString targetText() const;
     /// Encoder-decoders: shows encoder self-, decoder self- or cross-attention (ignored when the run lacks it).
     void setAttentionKind(AttentionKind kind);
     AttentionKind attentionKind() const;

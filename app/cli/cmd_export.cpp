@@ -33,6 +33,8 @@ ui::FigureRecipe recipeFromArgs(const Args& args)
         r.prompt = args.get("prompt", "");
         r.tokens = args.getIds("tokens");
     }
+    if (args.has("target")) r.target = args.require("target");
+    if (args.has("attention")) r.attention = ui::attentionKindFromKey(args.require("attention"));
     if (args.has("view")) r.view = ui::figureViewFromName(args.require("view"));
     r.layer = args.getInt("layer", r.layer);
     r.head = args.getInt("head", r.head);
@@ -61,7 +63,7 @@ ui::FigureRecipe recipeFromArgs(const Args& args)
 int runExport(const std::vector<std::string>& words)
 {
     const Args args(words, { "exclude-first", "show-mask", "smooth" });
-    args.allowOnly({ "prompt", "tokens", "recipe", "view", "layer", "head", "heads", "token", "colormap", "scale",
+    args.allowOnly({ "prompt", "tokens", "target", "attention", "recipe", "view", "layer", "head", "heads", "token", "colormap", "scale",
         "exclude-first", "show-mask", "metric", "format", "out", "dpi", "width", "height", "image", "panel", "fusion",
         "discard", "opacity", "smooth" });
     const std::string out = args.require("out");

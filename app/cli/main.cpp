@@ -41,6 +41,7 @@ const std::vector<Command>& commands()
             runAlign },
         { "export",
             "export MODEL (--prompt TEXT | --tokens IDS | --image FILE | --recipe FILE) "
+            "[--target TEXT] [--attention self|encoder|decoder|cross] "
             "--view heatmap|grid|headview|stats|decode|vision "
             "[--layer L] [--head H] [--heads H,H] [--token Q] [--colormap viridis|magma|grayscale|diverging] "
             "[--scale linear|log10|row] [--exclude-first] [--show-mask] [--metric NAME] "

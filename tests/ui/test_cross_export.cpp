@@ -2,9 +2,11 @@
 // Exported cross-attention: rows are the target (query) tokens and columns the source (key) tokens, in the CSV data
 // and on the figure's axes, also when the target is longer than the source.
 #include "core/error.h"
+#include "core/npy.h"
 #include "export/export_menu.h"
 #include "export/figure_data.h"
 #include "export/figure_renderer.h"
+#include "export/recipe_snapshot.h"
 #include "main_window.h"
 #include "model/token_text.h"
 #include "plots/stats_view.h"
@@ -163,7 +165,7 @@ TEST(CrossExport, HeatmapFigureLabelsRowsWithTargetTokens)
         EXPECT_TRUE(texts.contains(elidedToken(token, 14))) << "no column label " << token.text;
 }
 
-TEST(CrossExport, GuiDataOfTheMarianCrossAttentionNamesTargetRowsAndHasNoRecipe)
+TEST(CrossExport, GuiDataOfTheMarianCrossAttentionNamesTargetRowsAndItsRecipeReplaysIt)
 {
     MainWindow window;
     window.show();
@@ -198,9 +200,49 @@ TEST(CrossExport, GuiDataOfTheMarianCrossAttentionNamesTargetRowsAndHasNoRecipe)
     }
     for (int64_t j = 0; j < s->numKeys(); ++j)
         EXPECT_EQ(rows[0][static_cast<size_t>(j + 1)], s->tokens()[static_cast<size_t>(j)].text);
-    // A recipe replays one input sequence, so it would draw some other attention: refused, not silently wrong.
-    EXPECT_THROW(menu->exportRecipe(QString::fromStdString(dir + "/cross.json")), Error);
-    EXPECT_FALSE(QFile::exists(QString::fromStdString(dir + "/cross.json")));
+    // The recipe carries both texts and the attention kind, so replaying it draws exactly this matrix, in process
+    // and through `attnscope-cli export --recipe`; each other kind replays its own view.
+    menu->exportRecipe(QString::fromStdString(dir + "/cross.json"));
+    const FigureRecipe recipe = readRecipeFile(dir + "/cross.json");
+    EXPECT_EQ(recipe.prompt, "36 29 1 93 60 95 99 77 0");
+    EXPECT_EQ(recipe.target, "54 77 46 41 9 12");
+    EXPECT_EQ(recipe.attention, AttentionKind::Cross);
+    EXPECT_TRUE(recipe.tokens.empty());
+    const SnapshotPtr replayed = computeRecipeSnapshot(recipe);
+    ASSERT_TRUE(replayed->isCross());
+    ASSERT_EQ(replayed->layer(1).numel(), s->layer(1).numel());
+    EXPECT_TRUE(std::equal(s->layer(1).data(), s->layer(1).data() + s->layer(1).numel(), replayed->layer(1).data()));
+    std::string out;
+    ASSERT_EQ(test::runCommand(test::cliPath() + " export --recipe " + dir + "/cross.json --format npy --out " + dir
+                      + "/cross.npy",
+                  &out),
+        0)
+        << out;
+    const Tensor cli = readNpy(dir + "/cross.npy"); // [q, k] of layer 1 head 2
+    ASSERT_EQ(cli.numel(), s->numQueries() * s->numKeys());
+    EXPECT_TRUE(std::equal(p, p + cli.numel(), cli.data()));
+    for (const AttentionKind kind : { AttentionKind::EncoderSelf, AttentionKind::DecoderSelf }) {
+        FigureRecipe other = recipe;
+        other.attention = kind;
+        EXPECT_EQ(computeRecipeSnapshot(other)->layer(1).numel(), window.runResult()->view(kind)->layer(1).numel());
+    }
+}
+
+TEST(CrossExport, RecipesOfEncoderDecodersNeedTextNotIdsAndAnAttentionTheModelHas)
+{
+    FigureRecipe r;
+    r.model = test::sharedPath("fixtures/hf-tiny/marian");
+    r.tokens = { 36, 29, 0 };
+    r.target = "54 77";
+    EXPECT_THROW(computeRecipeSnapshot(r), Error);
+    r.tokens.clear();
+    r.prompt = "36 29 0";
+    r.attention = AttentionKind::Cross;
+    EXPECT_EQ(computeRecipeSnapshot(r)->numQueries(), 3); // start token + 2 target pieces
+    EXPECT_EQ(attentionKindFromKey(attentionKindKey(AttentionKind::DecoderSelf)), AttentionKind::DecoderSelf);
+    EXPECT_THROW(attentionKindFromKey("encoder-self"), Error);
+    EXPECT_EQ(recipeFromJson(recipeToJson(r), "test").attention, AttentionKind::Cross);
+    EXPECT_EQ(recipeFromJson(recipeToJson(r), "test").target, "54 77");
 }
 
 } // namespace

@@ -69,8 +69,15 @@ bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
     else
         return false;
     r.model = m_window->summary()->path;
-    for (const TokenChip& token : snapshot->tokens())
-        r.tokens.push_back(token.id);
+    const RunPtr run = m_window->runResult();
+    if (run && !run->target.empty()) { // an encoder-decoder: both texts, replayed through the same provider
+        r.prompt = m_window->inputText().toStdString();
+        r.target = m_window->targetText().toStdString();
+        r.attention = m_window->attentionKind();
+    } else {
+        for (const TokenChip& token : snapshot->tokens())
+            r.tokens.push_back(token.id);
+    }
     const HeatmapView* heatmap = m_window->heatmapView();
     r.layer = heatmap->layer();
     r.head = heatmap->head();
@@ -154,10 +161,6 @@ void ExportMenu::exportRecipe(const QString& path) const
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: this view has no recipe (open a model and show an attention view)");
-    // A recipe holds one input sequence; replaying it would draw a different attention than the one shown.
-    if (m_window->runResult() && !m_window->runResult()->target.empty())
-        throw Error("export: recipes of encoder-decoder runs (source + target) are not supported yet; export the "
-                    "figure or the data instead");
     writeRecipeFile(path.toStdString(), recipe);
 }
 

@@ -148,6 +148,29 @@ StatsView::Metric metricFromKey(const std::string& key)
     return fromKey(kMetrics, key, "metric");
 }
 
+std::string attentionKindKey(AttentionKind kind)
+{
+    switch (kind) {
+    case AttentionKind::Self:
+        return "self";
+    case AttentionKind::EncoderSelf:
+        return "encoder";
+    case AttentionKind::DecoderSelf:
+        return "decoder";
+    case AttentionKind::Cross:
+        return "cross";
+    }
+    return "self";
+}
+
+AttentionKind attentionKindFromKey(const std::string& key)
+{
+    for (AttentionKind k :
+        { AttentionKind::Self, AttentionKind::EncoderSelf, AttentionKind::DecoderSelf, AttentionKind::Cross })
+        if (attentionKindKey(k) == key) return k;
+    throw Error("unknown attention \"" + key + "\" (self, encoder, decoder, cross)");
+}
+
 std::string recipeToJson(const FigureRecipe& r)
 {
     QJsonObject o;
@@ -155,6 +178,8 @@ std::string recipeToJson(const FigureRecipe& r)
     o["model"] = QString::fromStdString(r.model);
     if (!r.prompt.empty()) o["prompt"] = QString::fromStdString(r.prompt);
     if (!r.tokens.empty()) o["tokens"] = toArray(r.tokens);
+    if (!r.target.empty()) o["target"] = QString::fromStdString(r.target);
+    if (r.attention != AttentionKind::Self) o["attention"] = QString::fromStdString(attentionKindKey(r.attention));
     o["view"] = QString::fromStdString(figureViewName(r.view));
     o["layer"] = static_cast<qint64>(r.layer);
     o["head"] = static_cast<qint64>(r.head);
@@ -190,7 +215,7 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
             + error.errorString().toStdString());
     if (!doc.isObject()) throw Error("recipe " + source + ": expected a JSON object");
     const QJsonObject object = doc.object();
-    static const std::set<QString> known { "format", "model", "prompt", "tokens", "view", "layer", "head", "heads",
+    static const std::set<QString> known { "format", "model", "prompt", "tokens", "target", "attention", "view", "layer", "head", "heads",
         "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi",
         "image", "vision_panel", "fusion", "discard", "opacity", "smooth", "patch_grid" };
     for (const QString& key : object.keys())
@@ -202,6 +227,8 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
     if (in.has("model")) r.model = in.string("model");
     if (in.has("prompt")) r.prompt = in.string("prompt");
     if (in.has("tokens")) r.tokens = in.integers("tokens");
+    if (in.has("target")) r.target = in.string("target");
+    if (in.has("attention")) r.attention = attentionKindFromKey(in.string("attention"));
     if (in.has("view")) r.view = figureViewFromName(in.string("view"));
     if (in.has("layer")) r.layer = in.integer("layer");
     if (in.has("head")) r.head = in.integer("head");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A "view recipe": everything that reproduces one exported figure (model, input, view, head, colours, size).
+#include "controller/attention_provider.h"
 #include "plots/colormaps.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/stats_view.h"
@@ -18,6 +19,8 @@ struct FigureRecipe {
     std::string model; ///< path as given (a recipe stays valid when the model is referenced relatively)
     std::string prompt; ///< the input text, or
     std::vector<int64_t> tokens; ///< the input ids (used when prompt is empty)
+    std::string target; ///< encoder-decoders: the decoder's (teacher-forced) target text; `prompt` is the source
+    AttentionKind attention = AttentionKind::Self; ///< encoder-decoders: which attention (Self = the model's default)
     FigureView view = FigureView::Heatmap;
     int64_t layer = 0;
     int64_t head = 0; ///< vision: -1 = mean of heads
@@ -40,6 +43,8 @@ std::string colormapKey(Colormap map);
 Colormap colormapFromKey(const std::string& key); ///< viridis|magma|grayscale|diverging; throws Error
 std::string scaleModeKey(ScaleMode mode);
 ScaleMode scaleModeFromKey(const std::string& key); ///< linear|log10|row; throws Error
+std::string attentionKindKey(AttentionKind kind);
+AttentionKind attentionKindFromKey(const std::string& key); ///< self|encoder|decoder|cross; throws Error
 std::string metricKey(StatsView::Metric metric);
 StatsView::Metric metricFromKey(const std::string& key); ///< entropy|normalized-entropy|mean-distance|...; throws Error
 

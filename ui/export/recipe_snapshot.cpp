@@ -3,6 +3,7 @@
 
 #include "controller/attention_provider.h"
 #include "core/error.h"
+#include "export/figure_recipe.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "session/session.h"
@@ -48,9 +49,22 @@ SnapshotPtr computeRecipeSnapshot(const FigureRecipe& recipe)
     if (recipe.model.empty()) throw Error("no model given (MODEL or the recipe's \"model\")");
     if (!recipe.prompt.empty() && !recipe.tokens.empty())
         throw Error("give the input as a prompt or as token ids, not both");
+    const bool twoSided = !recipe.target.empty() || recipe.attention != AttentionKind::Self;
+    if (twoSided && !recipe.tokens.empty())
+        throw Error("an encoder-decoder input is source text (--prompt; token ids as text when the model has no "
+                    "tokenizer) and target text (--target), not --tokens");
     if (!recipe.tokens.empty()) return runTokenIds(recipe);
     if (recipe.prompt.empty()) throw Error("no input given (--prompt, --tokens or the recipe's \"prompt\"/\"tokens\")");
-    return openEngineProvider(recipe.model, keepGoing)->run(recipe.prompt, keepGoing);
+    const auto provider = openEngineProvider(recipe.model, keepGoing);
+    if (!twoSided) return provider->run(recipe.prompt, keepGoing);
+    const RunPtr run = provider->runPair(recipe.prompt, recipe.target, keepGoing);
+    const AttentionKind kind = recipe.attention == AttentionKind::Self ? AttentionKind::Cross : recipe.attention;
+    std::string offered;
+    for (const auto& [k, snapshot] : run->views) {
+        if (k == kind) return snapshot;
+        offered += (offered.empty() ? "" : ", ") + attentionKindKey(k);
+    }
+    throw Error(recipe.model + ": no " + attentionKindKey(kind) + " attention in this model (it has: " + offered + ")");
 }
 
 } // namespace attn::ui
