@@ -46,6 +46,7 @@ public:
     std::string describe() const;
     /// The transformer encoder-decoder; null for an RNN seq2seq model.
     const std::shared_ptr<const EncoderDecoderModel>& transformer() const { return m_transformer; }
+    const std::shared_ptr<const RnnSeq2SeqModel>& rnn() const { return m_rnn; }
 
 private:
     AlignedSide finish(AlignedSide side) const;

@@ -27,6 +27,7 @@ public:
         , m_summary(std::move(summary)) {
         checkpoint(progress, 3);
         m_model = m_translator.transformer();
+        if (const auto& rnn = m_translator.rnn()) m_summary.config = rnn->config(); // loaded once, here
     }
 
     const ModelSummary& summary() const override { return m_summary; }
@@ -148,7 +149,6 @@ std::unique_ptr<AttentionProvider> openRnnSeq2SeqProvider(const std::string& fol
         summary.dtype += (summary.dtype.empty() ? "" : ", ") + d;
     summary.path = folder;
     summary.format = "RNN seq2seq folder";
-    summary.config = loadRnnSeq2Seq(folder)->config();
     summary.backend = "cpu (RNN reference)";
     return std::make_unique<Seq2SeqProvider>(folder, std::move(summary), progress);
 }
