@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Prefill of 512 tokens through a GPT-2-small-shaped model (12 layers, 12 heads, 768 wide, vocab 50257, random
 // weights) with every layer's attention probabilities captured: our side of the comparison with
-// bench/pytorch_gpt2_eager.py (see bench/README.md). The bench writes the HF folder (config.json + model.safetensors,
+// bench/pytorch_gpt2_eager.py (see bench/README.md). Also one decode step at that context length; both on the CPU
+// (vulkan:0) and, in a Vulkan build, on the Vulkan stream (vulkan:1, the whole forward resident on the device). The bench writes the HF folder (config.json + model.safetensors,
 // fp32, HF's init scales) to a temporary directory, loads it with loadModel as any downloaded model, and removes it.
+#include "backend/backend_registry.h"
 #include "model/model_loader.h"
 #include "session/session.h"
 
@@ -140,17 +142,40 @@ const std::shared_ptr<attn::Model>& gpt2Small()
     return model;
 }
 
-void prefill(benchmark::State& state, bool capture)
+/// The backend for argument `vulkan:0|1`: the CPU (null: the plain path), or Vulkan; null with an error when absent.
+std::shared_ptr<attn::Backend> backendFor(benchmark::State& state, int64_t vulkan)
 {
-    const auto& model = gpt2Small();
-    const int64_t n = state.range(0);
+    if (!vulkan)
+        return nullptr;
+    auto sel = attn::createBackend(attn::BackendChoice::Vulkan, [](const std::string&) { });
+    if (!sel.ok()) {
+        state.SkipWithError(("no Vulkan: " + sel.error()).c_str());
+        return nullptr;
+    }
+    return sel->backend;
+}
+
+std::vector<int64_t> randomTokens(int64_t n)
+{
     std::mt19937 rng(42);
     std::uniform_int_distribution<int64_t> id(0, kVocab - 1);
     std::vector<int64_t> tokens(static_cast<size_t>(n));
     for (int64_t& t : tokens)
         t = id(rng);
+    return tokens;
+}
+
+void prefill(benchmark::State& state, bool capture)
+{
+    const auto& model = gpt2Small();
+    const int64_t vulkan = state.range(0), n = state.range(1);
+    const auto backend = backendFor(state, vulkan);
+    if (vulkan && !backend)
+        return;
+    const std::vector<int64_t> tokens = randomTokens(n);
     attn::ForwardOptions options;
     options.wantAttention = capture;
+    options.backend = backend.get();
     attn::Session session(model, options);
     session.reserve(n);
     for (auto _ : state) {
@@ -168,10 +193,48 @@ void prefill(benchmark::State& state, bool capture)
     state.counters["tok/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// One decode step (with every layer's attention row captured) after a context of n - 1 tokens; Back after each step
+/// keeps the context length fixed, as a user stepping back and forth in the Decode tab.
+void decodeStep(benchmark::State& state)
+{
+    const auto& model = gpt2Small();
+    const int64_t vulkan = state.range(0), n = state.range(1);
+    const auto backend = backendFor(state, vulkan);
+    if (vulkan && !backend)
+        return;
+    attn::ForwardOptions options;
+    options.backend = backend.get();
+    attn::Session session(model, options);
+    session.reserve(n);
+    const std::vector<int64_t> tokens = randomTokens(n);
+    session.prefill(std::vector<int64_t>(tokens.begin(), tokens.end() - 1));
+    for (auto _ : state) {
+        const auto r = session.step(tokens.back());
+        if (r->attention.size() != static_cast<size_t>(kLayers) || r->attention[0].shape() != attn::Shape { kHeads, 1, n }) {
+            state.SkipWithError("decode step lacks its attention row");
+            return;
+        }
+        benchmark::DoNotOptimize(r->logits.data());
+        session.rewind(1);
+    }
+    const attn::DeviceTraffic traffic = backend ? backend->traffic() : attn::DeviceTraffic {};
+    state.counters["uploaded MB"] = static_cast<double>(traffic.uploadedBytes) / 1e6;
+}
+
+void forwardArgs(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond);
+    b->Args({ 0, 512 });
+#ifdef AS_HAVE_VULKAN
+    b->Args({ 1, 512 });
+#endif
+}
+
 } // namespace
 
 // A few seconds per forward: fixed small iteration counts; add --benchmark_repetitions for medians.
-BENCHMARK_CAPTURE(prefill, Capture, true)->Arg(512)->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK_CAPTURE(prefill, Plain, false)->Arg(512)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_CAPTURE(prefill, Capture, true)->Apply(forwardArgs)->Iterations(2);
+BENCHMARK_CAPTURE(prefill, Plain, false)->Apply(forwardArgs)->Iterations(2);
+BENCHMARK(decodeStep)->Apply(forwardArgs)->Iterations(10);
 
 BENCHMARK_MAIN();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One-shot check on a machine with a real GPU (no internet needed): build what the machine allows, run the Vulkan
-# parity tests (a missing device FAILS here) and the kernel benchmarks, and print one table. Budget: < 10 minutes.
+# parity tests (a missing device FAILS here), the kernel benchmarks (one table) and the whole-forward benchmark
+# (prefill and decode step, CPU vs Vulkan). Budget: < 10 minutes.
 #   bench/gpu-check.sh [BUILD_DIR]     (default build/gpu-check; OUT=$OUT or BUILD_DIR gets the logs and JSON)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAS_BUILD_GUI=OFF
 grep -q 'AS_ENABLE_VULKAN:BOOL=ON' "$BUILD/CMakeCache.txt" || { echo "Vulkan got disabled at configure:"; grep -i vulkan "$LOGS/configure.log"; exit 1; }
 say build
 targets=(vulkan_tests attnscope-cli)
-[ $bench = ON ] && targets+=(bench_attention_kernels)
+[ $bench = ON ] && targets+=(bench_attention_kernels bench_forward)
 timeout 360 cmake --build "$BUILD" -j"$JOBS" --target "${targets[@]}" >"$LOGS/build.log" 2>&1 \
     || { grep -E 'error|Error' "$LOGS/build.log" | head -30; exit 1; }
 
@@ -59,7 +60,7 @@ grep -E '^\[  (PASSED|FAILED) ' "$LOGS/tests.log"
 # --- benchmarks -----------------------------------------------------------------------------------------------------
 if [ $bench = ON ]; then
     say benchmarks
-    timeout 240 "$BUILD/bench/bench_attention_kernels" --benchmark_min_time=0.2 \
+    timeout 150 "$BUILD/bench/bench_attention_kernels" --benchmark_min_time=0.2 \
         --benchmark_out="$LOGS/bench.json" --benchmark_out_format=json >"$LOGS/bench.log" 2>&1 \
         || echo "benchmarks stopped early (rc $?): partial results below"
     python3 - "$LOGS/bench.json" <<'PY' 2>/dev/null || grep -E '^BM_' "$LOGS/bench.log"
@@ -76,6 +77,10 @@ for (op, n), r in sorted(rows.items()):
     sp = f"{c['real_time'] / v['real_time']:.1f}x" if c and v else "-"
     print(f"{op:24} {n:>6} | {f(c,'real_time'):>9} {f(c,'GFLOP/s'):>8} | {f(v,'real_time'):>9} {f(v,'GFLOP/s'):>8} {f(v,'GB/s'):>7} | {sp}")
 PY
+    say "whole forward on the resident stream: GPT-2-small shape, 512-token prefill and one decode step, CPU vs Vulkan"
+    timeout 120 "$BUILD/bench/bench_forward" --benchmark_out="$LOGS/forward.json" --benchmark_out_format=json \
+        >"$LOGS/forward.log" 2>&1 || echo "forward benchmark stopped early (rc $?): partial results below"
+    grep -E '^(prefill|decodeStep)' "$LOGS/forward.log"
 fi
 say done
 exit $tests_rc

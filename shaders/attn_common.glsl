@@ -28,6 +28,7 @@ layout(push_constant) uniform Params {
     uint head0; // first query head of this dispatch (workgroup y adds to it)
     uint row0; // first query row of this dispatch (workgroup x adds to it)
     uint col0, col1; // output columns [col0, col1) of the probability kernel
+    uint kvRows; // rows per KV head in the K/V buffers (>= nk: a KV cache with spare capacity)
 } pc;
 
 shared float qRow[MAX_HEAD_DIM];
@@ -72,7 +73,7 @@ bool maskedScore(uint h, uint qi, uint kj, out float s)
             return false;
     }
     const uint kvh = h / (pc.hq / pc.hkv);
-    const uint kBase = (kvh * pc.nk + kj) * pc.d;
+    const uint kBase = (kvh * pc.kvRows + kj) * pc.d;
     float dot = 0.0;
     for (uint c = 0; c < pc.d; ++c)
         dot += qRow[c] * kData[kBase + c];

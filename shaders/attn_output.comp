@@ -84,7 +84,7 @@ void main()
                 break;
             float a = acc[c] * alpha;
             for (uint jj = 0; jj < tileKeys; ++jj)
-                a += tileP[jj] * vData[(kvh * pc.nk + k0 + jj) * pc.dv + dim];
+                a += tileP[jj] * vData[(kvh * pc.kvRows + k0 + jj) * pc.dv + dim];
             acc[c] = a;
         }
         barrier(); // tileP is rewritten by the next tile

@@ -72,15 +72,15 @@ void checkTileRange(const Tensor& q, const Tensor& k, const TileRange& r)
             + ") is outside q " + shapeToString(q.shape()) + " / k " + shapeToString(k.shape()));
 }
 
-void checkRopeInputs(const Tensor& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims)
+void checkRopeInputs(const Shape& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims)
 {
-    if (x.rank() != 3)
-        throw Error("rope: x " + shapeToString(x.shape()) + " must be [heads, tokens, head_dim]");
+    if (x.size() != 3)
+        throw Error("rope: x " + shapeToString(x) + " must be [heads, tokens, head_dim]");
     if (style == RopeStyle::None)
         return; // nothing rotates, as applyRope()
-    if (rotaryDims <= 0 || rotaryDims % 2 != 0 || rotaryDims > x.dim(2))
-        throw Error("rope: rotary dims " + std::to_string(rotaryDims) + " must be even and <= head_dim "
-            + std::to_string(x.dim(2)));
+    if (rotaryDims <= 0 || rotaryDims % 2 != 0 || rotaryDims > x[2])
+        throw Error(
+            "rope: rotary dims " + std::to_string(rotaryDims) + " must be even and <= head_dim " + std::to_string(x[2]));
     if (positionOffset < 0)
         throw Error("rope: negative position offset");
 }
@@ -92,6 +92,16 @@ void checkMatmulInputs(const Tensor& x, const Tensor& w, const Tensor* bias)
             + " ([out, in])");
     if (bias && !bias->empty() && bias->shape() != Shape { w.dim(0) })
         throw Error("matmul: bias " + shapeToString(bias->shape()) + " must be [" + std::to_string(w.dim(0)) + "]");
+}
+
+void Backend::runStream(const LifetimeToken&, const std::function<void(Stream&)>& work) { work(*makeCpuStream()); }
+
+void runStream(Backend* backend, const LifetimeToken& weights, const std::function<void(Stream&)>& work)
+{
+    if (backend)
+        backend->runStream(weights, work);
+    else
+        work(*makeCpuStream());
 }
 
 } // namespace attn

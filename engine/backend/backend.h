@@ -3,10 +3,12 @@
 // The compute backend interface: the ops model code calls, implemented by the CPU reference and by Vulkan.
 // Qt-free and Vulkan-free so that any layer (model, UI, CLI) may include it.
 #include "attention/attention.h"
+#include "backend/stream.h"
 #include "core/tensor.h"
 #include "model/model_config.h"
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +35,13 @@ struct DeviceInfo {
     uint64_t memoryBytes = 0; ///< largest device-local heap; 0 when not applicable
     std::string apiVersion; ///< e.g. "1.3.230"; empty for the CPU
     std::string driver; ///< driver name and version; empty for the CPU
+};
+
+/// Host-device traffic of a backend since it was made (all zero for the CPU).
+struct DeviceTraffic {
+    uint64_t uploadedBytes = 0;
+    uint64_t downloadedBytes = 0;
+    uint64_t submits = 0;
 };
 
 /// Rows [q0, q1) and columns [k0, k1) of one query head's probability matrix.
@@ -87,12 +96,21 @@ public:
     virtual void rope(Tensor& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) = 0;
     /// y = x W^T (+ b): x [..., in], w [out, in], bias empty or [out] -> y [..., out].
     virtual Tensor matmul(const Tensor& x, const Tensor& w, const Tensor* bias) = 0;
+
+    /// Runs `work` on a stream of this backend; the base class gives the CPU stream. The weight tensors `work` passes
+    /// to the stream belong to the object holding `weights` (the backend may keep device copies while it lives).
+    /// FallbackBackend reruns `work` on the CPU when the device fails, so `work` must start afresh on every call.
+    virtual void runStream(const LifetimeToken& weights, const std::function<void(Stream&)>& work);
+    virtual DeviceTraffic traffic() const { return {}; }
 };
+
+/// backend->runStream(), or the CPU stream when backend is null.
+void runStream(Backend* backend, const LifetimeToken& weights, const std::function<void(Stream&)>& work);
 
 /// Shape checks shared by every backend (throw attn::Error naming the tensor).
 void checkAttentionInputs(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options);
 void checkTileRange(const Tensor& q, const Tensor& k, const TileRange& range);
-void checkRopeInputs(const Tensor& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims);
+void checkRopeInputs(const Shape& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims);
 void checkMatmulInputs(const Tensor& x, const Tensor& w, const Tensor* bias);
 
 } // namespace attn

@@ -27,18 +27,38 @@ auto FallbackBackend::dispatch(Op op, Fn&& fn) -> decltype(fn(std::declval<Backe
         try {
             return fn(*m_primary);
         } catch (const DeviceFailure& e) {
-            ++m_runtimeFallbacks;
-            const std::string what = m_primary->name() + ": " + opName(op) + " failed (" + e.what() + ")";
-            if (e.deviceLost()) {
-                m_primary.reset();
-                m_notice(what + "; the device is gone, running everything on the CPU from now on");
-            } else if (m_noticed.insert(e.what()).second) {
-                m_notice(what + "; running this request on the CPU");
-            }
+            failed(opName(op), e);
         }
     }
     return fn(*m_cpu);
 }
+
+void FallbackBackend::failed(const std::string& request, const DeviceFailure& e)
+{
+    ++m_runtimeFallbacks;
+    const std::string what = m_primary->name() + ": " + request + " failed (" + e.what() + ")";
+    if (e.deviceLost()) {
+        m_primary.reset();
+        m_notice(what + "; the device is gone, running everything on the CPU from now on");
+    } else if (m_noticed.insert(e.what()).second) {
+        m_notice(what + "; running this request on the CPU");
+    }
+}
+
+void FallbackBackend::runStream(const LifetimeToken& weights, const std::function<void(Stream&)>& work)
+{
+    if (m_primary) {
+        try {
+            m_primary->runStream(weights, work);
+            return;
+        } catch (const DeviceFailure& e) {
+            failed("forward", e);
+        }
+    }
+    m_cpu->runStream(weights, work);
+}
+
+DeviceTraffic FallbackBackend::traffic() const { return m_primary ? m_primary->traffic() : DeviceTraffic {}; }
 
 AttentionResult FallbackBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
     const AttentionOptions& options)

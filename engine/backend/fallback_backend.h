@@ -30,6 +30,8 @@ public:
         const AttentionOptions& options) override;
     void rope(Tensor& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) override;
     Tensor matmul(const Tensor& x, const Tensor& w, const Tensor* bias) override;
+    void runStream(const LifetimeToken& weights, const std::function<void(Stream&)>& work) override;
+    DeviceTraffic traffic() const override;
 
     /// How many requests ran on the CPU because the primary failed at run time.
     int64_t runtimeFallbacks() const { return m_runtimeFallbacks; }
@@ -37,6 +39,8 @@ public:
 private:
     template <class Fn>
     auto dispatch(Op op, Fn&& fn) -> decltype(fn(std::declval<Backend&>()));
+    /// Counts the fallback, reports it (once per cause) and drops a lost device.
+    void failed(const std::string& request, const DeviceFailure& failure);
 
     std::unique_ptr<Backend> m_primary; // null once the device is lost
     std::unique_ptr<Backend> m_cpu;

@@ -2,9 +2,8 @@
 // GPT-2 (GPT2LMHeadModel / GPT2Model): learned positions, pre-LN blocks, fused c_attn, tied LM head.
 #include "model/gpt2_model.h"
 
-#include "backend/backend_ops.h"
+#include "backend/backend.h"
 #include "core/error.h"
-#include "model/cached_attention.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
@@ -39,45 +38,44 @@ public:
         if (past + n > c.maxPositions)
             throw Error("sequence of " + std::to_string(past + n) + " positions exceeds the model's limit of "
                 + std::to_string(c.maxPositions));
-        StepResult result;
-        result.firstPosition = past;
-        result.tokens = tokens;
-        Tensor x = gatherRows(m_wte, tokens, "token");
+        Tensor embedded = gatherRows(m_wte, tokens, "token");
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < D; ++j)
-                x.data()[i * D + j] += m_wpe.data()[(past + i) * D + j];
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-        try {
-            for (int64_t l = 0; l < c.numLayers; ++l) {
-                const Gpt2Layer& w = m_layers[static_cast<size_t>(l)];
-                Tensor h = x;
-                layerNormInPlace(h, w.ln1w, w.ln1b, c.normEps);
-                const Tensor qkv = linearOn(options.backend, h, w.attnW, &w.attnB);
-                const Tensor q = splitHeads(qkv, c.numHeads, c.headDim, 0);
-                const Tensor k = splitHeads(qkv, c.numHeads, c.headDim, D);
-                const Tensor v = splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
-                Tensor probs;
-                const Tensor heads = cachedSelfAttention(
-                    cache, l, q, k, v, 0, options.backend, options.wantAttention ? &probs : nullptr);
-                addInPlace(x, linearOn(options.backend, heads, w.projW, &w.projB));
-                if (options.wantAttention) result.attention.push_back(std::move(probs));
+                embedded.data()[i * D + j] += m_wpe.data()[(past + i) * D + j];
+        StepResult result;
+        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+            result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
+            const Value x = s.input(embedded);
+            if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
+            try {
+                for (int64_t l = 0; l < c.numLayers; ++l) {
+                    const Gpt2Layer& w = m_layers[static_cast<size_t>(l)];
+                    const Value qkv = s.linear(s.layerNorm(x, w.ln1w, w.ln1b, c.normEps), w.attnW, &w.attnB);
+                    const Value q = s.splitHeads(qkv, c.numHeads, c.headDim, 0);
+                    const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
+                    const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
+                    const Value heads = s.cachedSelfAttention(
+                        cache, l, q, k, v, 0, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                    s.add(x, s.linear(heads, w.projW, &w.projB));
 
-                Tensor h2 = x;
-                layerNormInPlace(h2, w.ln2w, w.ln2b, c.normEps);
-                Tensor m = linearOn(options.backend, h2, w.fcW, &w.fcB);
-                applyActivation(m, m_activation);
-                addInPlace(x, linearOn(options.backend, m, w.fcProjW, &w.fcProjB));
-                if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
-                reportLayerDone(options, l + 1, c.numLayers);
+                    const Value m = s.linear(s.layerNorm(x, w.ln2w, w.ln2b, c.normEps), w.fcW, &w.fcB);
+                    s.activate(m, m_activation);
+                    s.add(x, s.linear(m, w.fcProjW, &w.fcProjB));
+                    if (options.wantHiddenStates && l + 1 < c.numLayers)
+                        s.read(x, &result.hiddenStates.emplace_back());
+                    s.flush();
+                    reportLayerDone(options, l + 1, c.numLayers);
+                }
+                const Value normed = s.layerNorm(x, m_lnfW, m_lnfB, c.normEps);
+                if (options.wantHiddenStates) s.read(normed, &result.hiddenStates.emplace_back());
+                s.read(s.linear(normed, m_wte, nullptr), &result.logits);
+                s.flush();
+                cache.commit(n);
+            } catch (...) {
+                cache.rollback();
+                throw;
             }
-            cache.commit(n);
-        } catch (...) {
-            cache.rollback();
-            throw;
-        }
-        layerNormInPlace(x, m_lnfW, m_lnfB, c.normEps);
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-        result.logits = linearOn(options.backend, x, m_wte);
+        });
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
     }

@@ -3,6 +3,8 @@
 
 #include "core/error.h"
 
+#include <algorithm>
+
 namespace attn {
 namespace {
 
@@ -60,7 +62,16 @@ void KvCache::truncate(int64_t positions) {
     for (auto* group : { &m_q, &m_k, &m_v })
         for (auto& t : *group)
             keepRows(t, positions);
+    if (positions < m_length)
+        m_truncations.push_back(positions);
     m_length = positions;
+}
+
+int64_t KvCache::shortestSince(uint64_t seen) const {
+    int64_t shortest = m_length;
+    for (size_t i = static_cast<size_t>(seen); i < m_truncations.size(); ++i)
+        shortest = std::min(shortest, m_truncations[i]);
+    return shortest;
 }
 
 void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "core/lifetime.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -35,11 +36,23 @@ public:
     const Tensor& keys(int64_t layer, int64_t kvHead) const { return m_k[index(layer, kvHead, m_kvHeads)]; }
     const Tensor& values(int64_t layer, int64_t kvHead) const { return m_v[index(layer, kvHead, m_kvHeads)]; }
 
+    /// Watched by device mirrors of the cache, which go with it.
+    const LifetimeToken& lifetime() const { return m_lifetime; }
+    /// How many times committed positions were dropped (truncate below length()).
+    uint64_t truncations() const { return m_truncations.size(); }
+    /// The shortest length the cache was cut to by the truncations after the first `seen` ones (length() if none):
+    /// a mirror that saw `seen` truncations still shares rows [0, that length) with the cache. Rows past length() may
+    /// change without notice.
+    int64_t shortestSince(uint64_t seen) const;
+
 private:
     size_t index(int64_t layer, int64_t head, int64_t heads) const;
     int64_t m_layers, m_queryHeads, m_kvHeads, m_headDim, m_valueDim;
     int64_t m_length = 0;
     std::vector<Tensor> m_q, m_k, m_v;
+    LifetimeToken m_lifetime;
+    std::vector<int64_t> m_truncations; ///< the length each truncation below length() cut to
+
 };
 
 } // namespace attn

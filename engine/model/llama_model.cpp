@@ -2,9 +2,8 @@
 #include "model/llama_model.h"
 
 #include "attention/rope.h"
-#include "backend/backend_ops.h"
+#include "backend/backend.h"
 #include "core/error.h"
-#include "model/cached_attention.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 
@@ -32,44 +31,43 @@ StepResult LlamaModel::forward(
         throw Error("sequence of " + std::to_string(past + n) + " positions exceeds the model's limit of "
             + std::to_string(c.maxPositions));
     StepResult result;
-    result.firstPosition = past;
-    result.tokens = tokens;
-    Tensor x = gatherRows(m_w.embed, tokens, "token");
-    try {
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-        for (int64_t l = 0; l < c.numLayers; ++l) {
-            const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
-            const Tensor h = rmsNorm(x, w.attnNorm, c.normEps);
-            Tensor q
-                = splitHeads(linearOn(options.backend, h, w.wq, w.bq.empty() ? nullptr : &w.bq), c.numHeads, c.headDim);
-            Tensor k = splitHeads(
-                linearOn(options.backend, h, w.wk, w.bk.empty() ? nullptr : &w.bk), c.numKvHeads, c.headDim);
-            const Tensor v = splitHeads(
-                linearOn(options.backend, h, w.wv, w.bv.empty() ? nullptr : &w.bv), c.numKvHeads, c.headDim);
-            ropeOn(options.backend, q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
-            ropeOn(options.backend, k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
-            Tensor probs;
-            const Tensor heads = cachedSelfAttention(
-                cache, l, q, k, v, c.slidingWindow, options.backend, options.wantAttention ? &probs : nullptr);
-            addInPlace(x, linearOn(options.backend, heads, w.wo, w.bo.empty() ? nullptr : &w.bo));
-            if (options.wantAttention) result.attention.push_back(std::move(probs));
+    runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+        result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
+        const auto optionalBias = [](const Tensor& b) { return b.empty() ? nullptr : &b; };
+        const Value x = s.input(gatherRows(m_w.embed, tokens, "token"));
+        try {
+            if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
+            for (int64_t l = 0; l < c.numLayers; ++l) {
+                const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
+                const Value h = s.rmsNorm(x, w.attnNorm, c.normEps);
+                const Value q = s.splitHeads(s.linear(h, w.wq, optionalBias(w.bq)), c.numHeads, c.headDim, 0);
+                const Value k = s.splitHeads(s.linear(h, w.wk, optionalBias(w.bk)), c.numKvHeads, c.headDim, 0);
+                const Value v = s.splitHeads(s.linear(h, w.wv, optionalBias(w.bv)), c.numKvHeads, c.headDim, 0);
+                s.rope(q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
+                s.rope(k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
+                const Value heads = s.cachedSelfAttention(cache, l, q, k, v, c.slidingWindow,
+                    options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                s.add(x, s.linear(heads, w.wo, optionalBias(w.bo)));
 
-            const Tensor h2 = rmsNorm(x, w.ffnNorm, c.normEps);
-            Tensor gate = linearOn(options.backend, h2, w.gate);
-            applyActivation(gate, Activation::Silu);
-            multiplyInPlace(gate, linearOn(options.backend, h2, w.up));
-            addInPlace(x, linearOn(options.backend, gate, w.down));
-            if (options.wantHiddenStates && l + 1 < c.numLayers) result.hiddenStates.push_back(x);
-            reportLayerDone(options, l + 1, c.numLayers);
+                const Value h2 = s.rmsNorm(x, w.ffnNorm, c.normEps);
+                const Value gate = s.linear(h2, w.gate, nullptr);
+                s.activate(gate, Activation::Silu);
+                s.multiply(gate, s.linear(h2, w.up, nullptr));
+                s.add(x, s.linear(gate, w.down, nullptr));
+                if (options.wantHiddenStates && l + 1 < c.numLayers) s.read(x, &result.hiddenStates.emplace_back());
+                s.flush();
+                reportLayerDone(options, l + 1, c.numLayers);
+            }
+            const Value normed = s.rmsNorm(x, m_w.finalNorm, c.normEps);
+            if (options.wantHiddenStates) s.read(normed, &result.hiddenStates.emplace_back());
+            s.read(s.linear(normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead, nullptr), &result.logits);
+            s.flush();
+            cache.commit(n);
+        } catch (...) {
+            cache.rollback();
+            throw;
         }
-        cache.commit(n);
-    } catch (...) {
-        cache.rollback();
-        throw;
-    }
-    const Tensor normed = rmsNorm(x, m_w.finalNorm, c.normEps);
-    if (options.wantHiddenStates) result.hiddenStates.push_back(normed);
-    result.logits = linearOn(options.backend, normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead);
+    });
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

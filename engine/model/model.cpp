@@ -26,4 +26,15 @@ KvCache DecoderModel::newCache() const {
     return KvCache(m_config.numLayers, m_config.numHeads, m_config.numKvHeads, m_config.headDim, valueDim());
 }
 
+StepResult DecoderModel::startResult(
+    const std::vector<int64_t>& tokens, int64_t past, const ForwardOptions& options) const {
+    StepResult result;
+    result.firstPosition = past;
+    result.tokens = tokens;
+    // Streams fill these in place (Stream::read), so they must not reallocate while a forward runs.
+    result.hiddenStates.reserve(static_cast<size_t>(m_config.numLayers + 1));
+    if (options.wantAttention) result.attention.resize(static_cast<size_t>(m_config.numLayers));
+    return result;
+}
+
 } // namespace attn

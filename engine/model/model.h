@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The common contract of every model family: a typed description plus the forward passes the session drives.
+#include "core/lifetime.h"
 #include "core/tensor.h"
 #include "model/model_config.h"
 
@@ -74,6 +75,10 @@ protected:
     using Model::Model;
     /// Value head size (== headDim for every family so far).
     virtual int64_t valueDim() const { return m_config.headDim; }
+    /// An empty result of `tokens` at `past` with a slot per layer for what `options` asks to capture.
+    StepResult startResult(const std::vector<int64_t>& tokens, int64_t past, const ForwardOptions& options) const;
+    /// Watched by backends that keep device copies of the weights (Backend::runStream).
+    LifetimeToken m_weightsLifetime;
 };
 
 /// Bidirectional encoders (BERT): one pass over the whole input.

@@ -290,13 +290,6 @@ Context::Context()
         vkDestroyDevice(m_device, nullptr);
         throwFailure(r, "vkCreateCommandPool", __FILE__, __LINE__);
     }
-    // Mapping device-local memory directly is only cheap where "device" memory is host memory anyway.
-    const VkMemoryPropertyFlags direct = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
-        | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU)
-        for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i)
-            if ((m_memory.memoryTypes[i].propertyFlags & direct) == direct)
-                m_unifiedMemory = true;
     loadPipelineCache();
 }
 

@@ -85,14 +85,12 @@ public:
     VkQueue queue() const { return m_queue; }
     VkCommandPool commandPool() const { return m_commandPool; }
     const VkPhysicalDeviceLimits& limits() const { return m_limits; }
-    /// Device-local buffers the host can map directly (lavapipe, integrated GPUs); otherwise staging copies are used.
-    bool unifiedMemory() const { return m_unifiedMemory; }
     /// A memory type index with all `required` flags (and `preferred` ones when possible); throws DeviceFailure.
     uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
     /// The pipeline for `source`, built on first use.
     const Kernel& kernel(const KernelSource& source);
     /// Serializes submissions: the backend may be called from more than one thread.
-    std::mutex& mutex() { return m_mutex; }
+    std::mutex& mutex() const { return m_mutex; }
 
 private:
     void loadPipelineCache();
@@ -108,10 +106,9 @@ private:
     VkPipelineCache m_pipelineCache = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties m_memory {};
     VkPhysicalDeviceLimits m_limits {};
-    bool m_unifiedMemory = false;
     DeviceInfo m_info;
     std::map<std::string, Kernel> m_kernels;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
 };
 
 } // namespace attn::vk

@@ -1,50 +1,65 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// One request on the device: device buffers (with staging where the host cannot map them), a command buffer with the
-// uploads, dispatches and downloads, one submit and one wait. Everything it made is released when it ends.
+// One submission to the device: uploads, copies, dispatches and read-backs recorded in order into one command buffer,
+// then one submit and one wait. Buffers come from the pool and stay referenced until the job ends.
+#include "vulkan/vk_buffer.h"
 #include "vulkan/vk_context.h"
 
 #include <cstddef>
-#include <memory>
+#include <cstdint>
 #include <vector>
 
 namespace attn::vk {
 
 class Job {
 public:
-    struct Buffer;
-
-    explicit Job(Context& context);
+    Job(Context& context, BufferPool& pool);
     ~Job();
     Job(const Job&) = delete;
     Job& operator=(const Job&) = delete;
 
-    /// A device buffer holding a copy of data[0, bytes); with readBack its final contents can be read after run().
-    Buffer& input(const void* data, size_t bytes, bool readBack = false);
-    /// A device buffer the kernels write, read after run().
-    Buffer& output(size_t bytes);
-    /// A small unused buffer for an absent optional operand.
-    Buffer& placeholder();
+    /// A device buffer holding a copy of data[0, bytes).
+    BufferRef upload(const void* data, size_t bytes);
+    /// Writes data[0, bytes) into dst at byteOffset, ordered after the work recorded so far.
+    void uploadInto(const BufferRef& dst, size_t byteOffset, const void* data, size_t bytes);
+    /// A device buffer of at least `bytes` for kernels to write (contents undefined).
+    BufferRef scratch(size_t bytes);
+    /// Device-to-device copies, ordered after the work recorded so far.
+    void copy(const BufferRef& src, const BufferRef& dst, const std::vector<VkBufferCopy>& regions);
+    /// After run(), dst holds src's first `bytes` as they are at this point of the job.
+    void download(const BufferRef& src, size_t bytes, void* dst);
 
-    /// Records one dispatch of `kernel` over `groups` workgroups with buffers bound to 0, 1, ... in order.
-    void dispatch(const Kernel& kernel, const std::vector<Buffer*>& buffers, const void* push, uint32_t groupsX,
+    /// Records one dispatch of `kernel` with buffers bound to 0, 1, ... in order.
+    void dispatch(const Kernel& kernel, const std::vector<BufferRef>& buffers, const void* push, uint32_t groupsX,
         uint32_t groupsY = 1, uint32_t groupsZ = 1);
-    /// Submits everything and waits; throws DeviceFailure (device lost, out of memory, timeout).
+    /// Submits everything, waits and fills the download targets; throws DeviceFailure (device lost, timeout).
     void run();
-    /// Copies a read-back buffer's contents to dst after run().
-    void read(const Buffer& buffer, void* dst, size_t bytes) const;
+
+    uint64_t uploadedBytes() const { return m_uploaded; }
+    uint64_t downloadedBytes() const { return m_downloaded; }
 
 private:
-    Buffer& create(size_t bytes, bool upload, bool readBack);
-    void allocate(VkBuffer& buffer, VkDeviceMemory& memory, size_t bytes, VkBufferUsageFlags usage,
-        VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred, void** mapped);
+    /// Orders the next command after everything recorded before it.
+    void barrier();
+    VkDescriptorSet descriptorSet(const Kernel& kernel);
+
+    struct Download {
+        BufferRef staging;
+        size_t bytes;
+        void* dst;
+    };
 
     Context& m_context;
+    BufferPool& m_pool;
     VkCommandBuffer m_cmd = VK_NULL_HANDLE;
     VkFence m_fence = VK_NULL_HANDLE;
-    std::vector<std::unique_ptr<Buffer>> m_buffers;
+    std::vector<BufferRef> m_keep;
+    std::vector<Download> m_downloads;
     std::vector<VkDescriptorPool> m_pools;
-    bool m_dispatched = false;
+    uint32_t m_setsLeft = 0;
+    bool m_recorded = false;
+    uint64_t m_uploaded = 0;
+    uint64_t m_downloaded = 0;
 };
 
 } // namespace attn::vk

@@ -5,6 +5,8 @@
 #include "backend/backend_registry.h"
 #include "backend/cpu_backend.h"
 #include "core/error.h"
+#include "model/kv_cache.h"
+#include "model/model_loader.h"
 #include "support/shared_data.h"
 
 #include <stdexcept>
@@ -139,6 +141,107 @@ TEST(FallbackBackend, BadInputIsNotRetriedOnTheCpu)
         [&](const std::string& m) { notices.push_back(m); });
     EXPECT_THROW(b.attentionProbabilities(randomTensor({ 3, 2, 8 }, 1), randomTensor({ 2, 2, 8 }, 2), {}), Error);
     EXPECT_TRUE(notices.empty());
+}
+
+/// A device whose stream fails at its `failAt`-th flush, after earlier layers already reached the KV cache.
+class FailingStreamBackend final : public Backend {
+public:
+    explicit FailingStreamBackend(int failAt)
+        : m_failAt(failAt)
+    {
+    }
+    std::string name() const override { return "failing"; }
+    DeviceInfo device() const override { return {}; }
+    bool supportsOp(Op) const override { return false; }
+    AttentionResult attention(const Tensor&, const Tensor&, const Tensor&, const AttentionOptions&) override
+    {
+        throw std::logic_error("unsupported op dispatched");
+    }
+    Tensor attentionProbabilities(const Tensor&, const Tensor&, const AttentionOptions&) override
+    {
+        throw std::logic_error("unsupported op dispatched");
+    }
+    Tensor probabilityTile(const Tensor&, const Tensor&, const TileRange&, const AttentionOptions&) override
+    {
+        throw std::logic_error("unsupported op dispatched");
+    }
+    void rope(Tensor&, int64_t, RopeStyle, double, int64_t) override { throw std::logic_error("unsupported op"); }
+    Tensor matmul(const Tensor&, const Tensor&, const Tensor*) override { throw std::logic_error("unsupported op"); }
+
+    void runStream(const LifetimeToken& weights, const std::function<void(Stream&)>& work) override
+    {
+        Backend::runStream(weights, [&](Stream& cpu) {
+            FlushCounter counting(cpu, m_failAt);
+            work(counting);
+        });
+    }
+
+private:
+    /// The CPU stream, throwing DeviceFailure on the failAt-th flush.
+    class FlushCounter final : public Stream {
+    public:
+        FlushCounter(Stream& inner, int failAt)
+            : m_inner(inner)
+            , m_failAt(failAt)
+        {
+        }
+        Value input(Tensor host) override { return m_inner.input(std::move(host)); }
+        Value linear(const Value& x, const Tensor& w, const Tensor* b) override { return m_inner.linear(x, w, b); }
+        Value rmsNorm(const Value& x, const Tensor& w, double eps) override { return m_inner.rmsNorm(x, w, eps); }
+        Value layerNorm(const Value& x, const Tensor& w, const Tensor& b, double eps) override
+        {
+            return m_inner.layerNorm(x, w, b, eps);
+        }
+        void activate(const Value& x, Activation a) override { m_inner.activate(x, a); }
+        void add(const Value& x, const Value& y) override { m_inner.add(x, y); }
+        void multiply(const Value& x, const Value& y) override { m_inner.multiply(x, y); }
+        Value splitHeads(const Value& x, int64_t h, int64_t d, int64_t o) override { return m_inner.splitHeads(x, h, d, o); }
+        void rope(const Value& x, int64_t o, RopeStyle s, double t, int64_t r) override { m_inner.rope(x, o, s, t, r); }
+        Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
+            int64_t window, Tensor* probs) override
+        {
+            return m_inner.cachedSelfAttention(cache, layer, q, k, v, window, probs);
+        }
+        void read(const Value& x, Tensor* dst) override { m_inner.read(x, dst); }
+        void flush() override
+        {
+            if (++m_flushes == m_failAt)
+                throw DeviceFailure("vkQueueSubmit failed: VK_ERROR_OUT_OF_DEVICE_MEMORY");
+            m_inner.flush();
+        }
+
+    private:
+        Stream& m_inner;
+        int m_failAt;
+        int m_flushes = 0;
+    };
+
+    int m_failAt;
+};
+
+TEST(FallbackBackend, AForwardThatFailsMidwayRerunsWholeOnTheCpu)
+{
+    const auto model = loadModel(sharedPath("fixtures/hf-tiny/llama"));
+    const auto& decoder = dynamic_cast<const DecoderModel&>(*model);
+    std::vector<std::string> notices;
+    FallbackBackend b(std::make_unique<FailingStreamBackend>(2), std::make_unique<CpuBackend>(),
+        [&](const std::string& m) { notices.push_back(m); });
+    ForwardOptions failing, plain;
+    failing.backend = &b;
+    KvCache cache = decoder.newCache(), reference = decoder.newCache();
+    const std::vector<int64_t> prompt { 1, 5, 9, 14 };
+    const StepResult got = decoder.forward(cache, prompt, failing);
+    const StepResult want = decoder.forward(reference, prompt, plain);
+    EXPECT_EQ(maxAbsDiff(got.logits, want.logits), 0.0);
+    ASSERT_EQ(got.attention.size(), want.attention.size());
+    for (size_t l = 0; l < want.attention.size(); ++l)
+        EXPECT_EQ(maxAbsDiff(got.attention[l], want.attention[l]), 0.0) << "layer " << l;
+    // The failed attempt's first layer left nothing behind: the cache holds each position once.
+    EXPECT_EQ(cache.length(), 4);
+    EXPECT_EQ(maxAbsDiff(cache.keys(0, 0), reference.keys(0, 0)), 0.0);
+    EXPECT_EQ(b.runtimeFallbacks(), 1);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("forward failed"), std::string::npos) << notices[0];
 }
 
 class AutoChoice : public VulkanTest { };

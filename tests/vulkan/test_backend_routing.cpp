@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Decoder forwards route their projections (matmul) and RoPE through ForwardOptions::backend: on the CPU backend the
-// results are bit-identical to the plain CPU path, on Vulkan they match the HF goldens like the CPU does.
+// Decoder forwards run on ForwardOptions::backend's stream: on the CPU backend the results are bit-identical to the
+// plain CPU path, on Vulkan (the whole forward resident on the device) they match the HF goldens like the CPU does.
 #include "vulkan_test_support.h"
 
 #include "backend/cpu_backend.h"
@@ -19,44 +19,6 @@
 namespace attn::test {
 namespace {
 
-/// The CPU backend, counting the ops a forward sends to it.
-class CountingBackend final : public Backend {
-public:
-    std::string name() const override { return "counting-cpu"; }
-    DeviceInfo device() const override { return m_cpu.device(); }
-    bool supportsOp(Op) const override { return true; }
-    AttentionResult attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) override
-    {
-        ++attentions;
-        return m_cpu.attention(q, k, v, o);
-    }
-    Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& o) override
-    {
-        return m_cpu.attentionProbabilities(q, k, o);
-    }
-    Tensor probabilityTile(const Tensor& q, const Tensor& k, const TileRange& r, const AttentionOptions& o) override
-    {
-        return m_cpu.probabilityTile(q, k, r, o);
-    }
-    void rope(Tensor& x, int64_t offset, RopeStyle style, double theta, int64_t dims) override
-    {
-        ++ropes;
-        m_cpu.rope(x, offset, style, theta, dims);
-    }
-    Tensor matmul(const Tensor& x, const Tensor& w, const Tensor* bias) override
-    {
-        ++matmuls;
-        return m_cpu.matmul(x, w, bias);
-    }
-
-    int matmuls = 0;
-    int ropes = 0;
-    int attentions = 0;
-
-private:
-    CpuBackend m_cpu;
-};
-
 bool bitIdentical(const Tensor& a, const Tensor& b)
 {
     return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.storage().size() * sizeof(float)) == 0;
@@ -73,27 +35,20 @@ double logitsTolerance(const std::string& fixture)
     return nlohmann::json::parse(in)["suggested_tolerances"]["max_abs_diff"]["logits"].get<double>();
 }
 
-struct Expected {
-    const char* label;
-    const char* model; ///< a fixture name, or a path under models/
-    int matmulsPerLayer;
-    int ropesPerLayer;
-};
+class CpuRouting : public ::testing::TestWithParam<const char*> { };
 
-class CpuRouting : public ::testing::TestWithParam<Expected> { };
-
-TEST_P(CpuRouting, BitIdenticalToThePlainCpuPathAndEveryOpRouted)
+/// A forward given the CPU backend runs on that backend's stream: bit-identical to the plain CPU path.
+TEST_P(CpuRouting, BitIdenticalToThePlainCpuPath)
 {
-    const Expected e = GetParam();
-    const std::string path = std::strchr(e.model, '/') ? sharedPath(std::string("models/") + e.model)
-                                                       : sharedPath(std::string("fixtures/hf-tiny/") + e.model);
-    const auto model = loadModel(path);
+    const std::string model = GetParam();
+    const auto loaded = loadModel(model.find('/') != std::string::npos ? sharedPath("models/" + model)
+                                                                      : sharedPath("fixtures/hf-tiny/" + model));
     const std::vector<int64_t> prompt { 1, 5, 9, 14, 3, 27, 8 };
-    Session plain(model);
-    CountingBackend counting;
+    Session plain(loaded);
+    CpuBackend cpu;
     ForwardOptions options;
-    options.backend = &counting;
-    Session routed(model, options);
+    options.backend = &cpu;
+    Session routed(loaded, options);
     auto a = plain.prefill(prompt);
     auto b = routed.prefill(prompt);
     for (int step = 0; step < 3; ++step) { // KV-cache steps take the n == 1 (matrix-vector) path of linear()
@@ -105,20 +60,14 @@ TEST_P(CpuRouting, BitIdenticalToThePlainCpuPathAndEveryOpRouted)
         a = plain.step(next);
         b = routed.step(next);
     }
-    const int layers = static_cast<int>(model->config().numLayers), passes = 4;
-    EXPECT_EQ(counting.matmuls, passes * (e.matmulsPerLayer * layers + 1)); // + the LM head
-    EXPECT_EQ(counting.ropes, passes * e.ropesPerLayer * layers);
-    EXPECT_GT(counting.attentions, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Decoders, CpuRouting,
-    ::testing::Values(Expected { "gpt2", "gpt2", 4, 0 }, Expected { "llama", "llama", 7, 2 },
-        Expected { "stories260K", "stories260K/stories260K.bin", 7, 2 }),
-    [](const auto& info) { return std::string(info.param.label); });
+INSTANTIATE_TEST_SUITE_P(Decoders, CpuRouting, ::testing::Values("gpt2", "llama", "stories260K/stories260K.bin"),
+    [](const auto& info) { return std::string(info.param).substr(0, std::string(info.param).find('/')); });
 
 class VulkanRouting : public VulkanTest, public ::testing::WithParamInterface<const char*> { };
 
-/// The whole forward with matmuls, RoPE and attention on Vulkan against HF, then greedy steps through the cache.
+/// The whole forward on Vulkan against HF, then greedy steps through the cache.
 TEST_P(VulkanRouting, FixtureForwardAndGreedyStepsMatchHf)
 {
     const std::string fixture = GetParam();

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include "backend/stream.h"
+
+#include "model/cached_attention.h"
+
+namespace attn {
+
+namespace {
+
+struct HostValue final : StreamValue {
+    explicit HostValue(Tensor t)
+        : StreamValue(t.shape())
+        , tensor(std::move(t))
+    {
+    }
+    Tensor tensor;
+};
+
+Tensor& host(const Value& v) { return static_cast<HostValue&>(*v).tensor; }
+
+Value wrap(Tensor t) { return std::make_shared<HostValue>(std::move(t)); }
+
+class CpuStream final : public Stream {
+public:
+    Value input(Tensor t) override { return wrap(std::move(t)); }
+    Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
+    {
+        return wrap(attn::linear(host(x), w, bias));
+    }
+    Value rmsNorm(const Value& x, const Tensor& weight, double eps) override
+    {
+        return wrap(attn::rmsNorm(host(x), weight, eps));
+    }
+    Value layerNorm(const Value& x, const Tensor& weight, const Tensor& bias, double eps) override
+    {
+        Tensor y = host(x);
+        layerNormInPlace(y, weight, bias, eps);
+        return wrap(std::move(y));
+    }
+    void activate(const Value& x, Activation activation) override { applyActivation(host(x), activation); }
+    void add(const Value& x, const Value& y) override { addInPlace(host(x), host(y)); }
+    void multiply(const Value& x, const Value& y) override { multiplyInPlace(host(x), host(y)); }
+    Value splitHeads(const Value& x, int64_t heads, int64_t dim, int64_t offset) override
+    {
+        return wrap(attn::splitHeads(host(x), heads, dim, offset));
+    }
+    void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) override
+    {
+        applyRope(host(x), positionOffset, style, theta, rotaryDims);
+    }
+    Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
+        int64_t slidingWindow, Tensor* probs) override
+    {
+        return wrap(attn::cachedSelfAttention(cache, layer, host(q), host(k), host(v), slidingWindow, nullptr, probs));
+    }
+    void read(const Value& x, Tensor* dst) override { *dst = host(x); }
+    void flush() override { }
+};
+
+} // namespace
+
+std::unique_ptr<Stream> makeCpuStream() { return std::make_unique<CpuStream>(); }
+
+} // namespace attn

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A forward pass recorded op by op on one backend, with every intermediate value kept on that backend: on Vulkan the
+// whole forward stays in device memory and only the inputs, the KV rows and what the caller reads cross the bus.
+// Model code is written once against this interface; the CPU stream runs the very functions of layers.cpp, so CPU
+// results are bit-identical to calling them directly.
+#include "attention/rope.h"
+#include "core/lifetime.h"
+#include "core/tensor.h"
+#include "model/layers.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace attn {
+
+class KvCache;
+
+/// A tensor held by a stream (device memory on Vulkan). Only its shape is visible; read() brings the data back.
+class StreamValue {
+public:
+    explicit StreamValue(Shape shape)
+        : m_shape(std::move(shape))
+    {
+    }
+    virtual ~StreamValue() = default;
+    const Shape& shape() const { return m_shape; }
+
+private:
+    Shape m_shape;
+};
+
+using Value = std::shared_ptr<StreamValue>;
+
+/// The ops of the decoder families, with the semantics of the layers.cpp / attention functions named on each.
+/// Weight tensors passed in belong to the model the stream was opened for and must not change while it lives.
+class Stream {
+public:
+    virtual ~Stream() = default;
+
+    /// A host tensor as a stream value.
+    virtual Value input(Tensor host) = 0;
+    /// linear(): x [n, in], w [out, in], bias null or [out] -> [n, out].
+    virtual Value linear(const Value& x, const Tensor& w, const Tensor* bias) = 0;
+    /// rmsNorm() -> a new value.
+    virtual Value rmsNorm(const Value& x, const Tensor& weight, double eps) = 0;
+    /// layerNormInPlace() on a copy of x -> a new value.
+    virtual Value layerNorm(const Value& x, const Tensor& weight, const Tensor& bias, double eps) = 0;
+    /// applyActivation() in place.
+    virtual void activate(const Value& x, Activation activation) = 0;
+    /// addInPlace(): x += y.
+    virtual void add(const Value& x, const Value& y) = 0;
+    /// multiplyInPlace(): x *= y.
+    virtual void multiply(const Value& x, const Value& y) = 0;
+    /// splitHeads(): columns [offset, offset + heads * dim) of x [n, C] -> [heads, n, dim].
+    virtual Value splitHeads(const Value& x, int64_t heads, int64_t dim, int64_t offset) = 0;
+    /// applyRope() in place on x [heads, t, d].
+    virtual void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) = 0;
+    /// cachedSelfAttention(): appends q [hq, n, d], k and v [hkv, n, *] to `layer` of `cache` and attends causally
+    /// over all its positions -> merged heads [n, hq * dv]. With probs, *probs receives [hq, n, total] by flush().
+    virtual Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
+        int64_t slidingWindow, Tensor* probs)
+        = 0;
+    /// *dst receives x as it is at this point of the stream, at the latest when flush() returns.
+    virtual void read(const Value& x, Tensor* dst) = 0;
+    /// Runs everything recorded so far and completes the reads (the CPU stream runs each op as it is called).
+    virtual void flush() = 0;
+};
+
+/// The CPU stream: each op runs at once with the functions it names.
+std::unique_ptr<Stream> makeCpuStream();
+
+} // namespace attn

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/vk_kernels.h"
+
+#include "core/error.h"
+#include "shaders/spirv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace attn::vk {
+
+namespace {
+
+constexpr uint32_t kAttentionThreads = 64; // attn_*.comp workgroup size (specialization constant 0)
+constexpr int64_t kMaxHeadDim = 256; // MAX_HEAD_DIM in attn_common.glsl
+constexpr int64_t kMaxValueDim = 4 * kAttentionThreads; // OUT_PER_THREAD * WG in attn_output.comp
+constexpr uint32_t kThreads = 256; // rope, norm, activation, elementwise, heads
+constexpr uint32_t kMatmulTile = 16;
+
+struct RopeParams {
+    uint32_t heads, t, d, rotary, interleaved;
+};
+struct MatmulParams {
+    uint32_t m, n, k, hasBias;
+};
+struct NormParams {
+    uint32_t rows, d;
+    float eps;
+    uint32_t layerNorm;
+};
+struct ActivationParams {
+    uint32_t n, kind;
+};
+struct ElementwiseParams {
+    uint32_t n, multiply;
+};
+struct HeadsParams {
+    uint32_t n, heads, dim, cols, offset, merge;
+};
+
+const KernelSource kProbsKernel { "attn_probs", spirv::attn_probs_spv, spirv::attn_probs_spv_size, 7,
+    sizeof(AttentionParams), { kAttentionThreads } };
+const KernelSource kOutputKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
+    sizeof(AttentionParams), { kAttentionThreads } };
+const KernelSource kRopeKernel { "rope", spirv::rope_spv, spirv::rope_spv_size, 3, sizeof(RopeParams), { kThreads } };
+const KernelSource kMatmulKernel { "matmul", spirv::matmul_spv, spirv::matmul_spv_size, 4, sizeof(MatmulParams),
+    { kMatmulTile } };
+const KernelSource kNormKernel { "norm", spirv::norm_spv, spirv::norm_spv_size, 4, sizeof(NormParams), { kThreads } };
+const KernelSource kActivationKernel { "activation", spirv::activation_spv, spirv::activation_spv_size, 1,
+    sizeof(ActivationParams), { kThreads } };
+const KernelSource kElementwiseKernel { "elementwise", spirv::elementwise_spv, spirv::elementwise_spv_size, 2,
+    sizeof(ElementwiseParams), { kThreads } };
+const KernelSource kHeadsKernel { "heads", spirv::heads_spv, spirv::heads_spv_size, 2, sizeof(HeadsParams),
+    { kThreads } };
+
+size_t bytesOf(const Tensor& t) { return static_cast<size_t>(t.numel()) * sizeof(float); }
+
+uint32_t headStride(const Tensor& t, int64_t nq, int64_t nk)
+{
+    return t.rank() == 3 && t.dim(0) != 1 ? fits32(nq * nk, "mask size") : 0;
+}
+
+} // namespace
+
+uint32_t fits32(int64_t value, const char* what)
+{
+    if (value < 0 || value > std::numeric_limits<int32_t>::max())
+        throw DeviceFailure(std::string(what) + " " + std::to_string(value) + " is too large for the Vulkan kernels");
+    return static_cast<uint32_t>(value);
+}
+
+uint32_t Recorder::strideGroups(int64_t items, uint32_t threads) const
+{
+    const int64_t groups = (items + threads - 1) / threads;
+    return static_cast<uint32_t>(
+        std::clamp<int64_t>(groups, 1, m_context.limits().maxComputeWorkGroupCount[0]));
+}
+
+AttentionParams Recorder::attentionParams(int64_t hq, int64_t nq, int64_t d, int64_t hkv, int64_t nk, int64_t dv,
+    int64_t kvRows, const AttentionOptions& o)
+{
+    if (d > kMaxHeadDim || dv > kMaxValueDim)
+        throw DeviceFailure("head dim " + std::to_string(std::max(d, dv)) + " is beyond the Vulkan attention kernels ("
+            + std::to_string(kMaxHeadDim) + ")");
+    fits32(hq * nq * nk, "probability count");
+    fits32(std::max(hq * nq, hkv * kvRows) * std::max(d, dv), "operand size");
+    AttentionParams p {};
+    p.hq = fits32(hq, "heads");
+    p.hkv = fits32(hkv, "kv heads");
+    p.nq = fits32(nq, "queries");
+    p.nk = fits32(nk, "keys");
+    p.d = fits32(d, "head dim");
+    p.dv = fits32(dv, "value dim");
+    p.scale = o.scale != 0.0f ? o.scale : 1.0f / std::sqrt(static_cast<float>(d)); // as the CPU core
+    p.causal = o.mask.causal;
+    p.queryOffset = static_cast<int32_t>(fits32(o.mask.queryOffset + nq, "query position")) - static_cast<int32_t>(nq);
+    p.window = static_cast<int32_t>(fits32(o.mask.slidingWindow, "sliding window"));
+    p.col1 = p.nk;
+    p.kvRows = fits32(kvRows, "kv rows");
+    return p;
+}
+
+AttentionOperands Recorder::attentionOperands(
+    const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& o)
+{
+    AttentionOperands a;
+    a.params = attentionParams(
+        q.dim(0), q.dim(1), q.dim(2), k.dim(0), k.dim(1), v ? v->dim(2) : 0, k.dim(1), o);
+    a.q = m_job.upload(q.data(), bytesOf(q));
+    a.k = m_job.upload(k.data(), bytesOf(k));
+    a.v = v ? m_job.upload(v->data(), bytesOf(*v)) : placeholder();
+    if (!o.mask.keyKeep.empty()) {
+        const std::vector<uint32_t> keep(o.mask.keyKeep.begin(), o.mask.keyKeep.end());
+        a.keyKeep = m_job.upload(keep.data(), keep.size() * sizeof(uint32_t));
+        a.params.hasKeyKeep = 1;
+    } else {
+        a.keyKeep = placeholder();
+    }
+    if (o.mask.keepMask) {
+        a.keep = m_job.upload(o.mask.keepMask->data(), bytesOf(*o.mask.keepMask));
+        a.params.hasKeep = 1;
+        a.params.keepHeadStride = headStride(*o.mask.keepMask, q.dim(1), k.dim(1));
+    } else {
+        a.keep = placeholder();
+    }
+    if (o.mask.bias) {
+        a.bias = m_job.upload(o.mask.bias->data(), bytesOf(*o.mask.bias));
+        a.params.hasBias = 1;
+        a.params.biasHeadStride = headStride(*o.mask.bias, q.dim(1), k.dim(1));
+    } else {
+        a.bias = placeholder();
+    }
+    return a;
+}
+
+void Recorder::attentionOutput(const AttentionOperands& a, const BufferRef& out)
+{
+    m_job.dispatch(m_context.kernel(kOutputKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
+        a.params.nq, a.params.hq);
+}
+
+void Recorder::attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows)
+{
+    m_job.dispatch(m_context.kernel(kProbsKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
+        fits32(rows, "query rows"), fits32(heads, "heads"));
+}
+
+void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in,
+    int64_t out, const BufferRef& y)
+{
+    fits32(std::max({ rows * in, out * in, rows * out }), "matrix size");
+    const MatmulParams params { fits32(rows, "rows"), fits32(out, "output features"), fits32(in, "input features"),
+        bias ? 1u : 0u };
+    m_job.dispatch(m_context.kernel(kMatmulKernel), { x, w, bias ? *bias : placeholder(), y }, &params,
+        fits32((out + kMatmulTile - 1) / kMatmulTile, "column tiles"),
+        fits32((rows + kMatmulTile - 1) / kMatmulTile, "row tiles"));
+}
+
+void Recorder::rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
+    double theta, int64_t rotaryDims)
+{
+    const int64_t half = rotaryDims / 2;
+    if (style == RopeStyle::None || half == 0 || heads * t == 0)
+        return;
+    // The angle tables come from the CPU core itself: rotating a unit vector (1, 0) per pair yields exactly
+    // (cos, sin) as the CPU computes them, so both backends use bit-identical angles.
+    const bool inter = style == RopeStyle::Interleaved;
+    Tensor probe({ 1, t, rotaryDims });
+    for (int64_t r = 0; r < t; ++r)
+        for (int64_t i = 0; i < half; ++i)
+            probe.data()[r * rotaryDims + (inter ? 2 * i : i)] = 1.0f;
+    applyRope(probe, positionOffset, style, theta, rotaryDims);
+    std::vector<float> cosTable(static_cast<size_t>(t * half)), sinTable(cosTable.size());
+    for (int64_t r = 0; r < t; ++r)
+        for (int64_t i = 0; i < half; ++i) {
+            const float* row = probe.data() + r * rotaryDims;
+            cosTable[r * half + i] = row[inter ? 2 * i : i];
+            sinTable[r * half + i] = row[inter ? 2 * i + 1 : i + half];
+        }
+    fits32(heads * t * d, "tensor size");
+    const RopeParams params { fits32(heads, "heads"), fits32(t, "tokens"), fits32(d, "head dim"),
+        fits32(rotaryDims, "rotary dims"), inter ? 1u : 0u };
+    const BufferRef cb = m_job.upload(cosTable.data(), cosTable.size() * sizeof(float));
+    const BufferRef sb = m_job.upload(sinTable.data(), sinTable.size() * sizeof(float));
+    m_job.dispatch(m_context.kernel(kRopeKernel), { x, cb, sb }, &params, strideGroups(heads * t * half, kThreads));
+}
+
+void Recorder::norm(const BufferRef& x, const BufferRef& weight, const BufferRef* bias, int64_t rows, int64_t d,
+    double eps, const BufferRef& y)
+{
+    fits32(rows * d, "tensor size");
+    const NormParams params { fits32(rows, "rows"), fits32(d, "features"), static_cast<float>(eps), bias ? 1u : 0u };
+    m_job.dispatch(m_context.kernel(kNormKernel), { x, weight, bias ? *bias : placeholder(), y }, &params,
+        strideGroups(rows, 1));
+}
+
+void Recorder::activation(const BufferRef& x, int64_t n, Activation activation)
+{
+    const ActivationParams params { fits32(n, "tensor size"), static_cast<uint32_t>(activation) };
+    m_job.dispatch(m_context.kernel(kActivationKernel), { x }, &params, strideGroups(n, kThreads));
+}
+
+void Recorder::elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply)
+{
+    const ElementwiseParams params { fits32(n, "tensor size"), multiply ? 1u : 0u };
+    m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, y }, &params, strideGroups(n, kThreads));
+}
+
+void Recorder::heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,
+    int64_t offset, bool merge)
+{
+    fits32(std::max(n * cols, heads * n * dim), "tensor size");
+    const HeadsParams params { fits32(n, "rows"), fits32(heads, "heads"), fits32(dim, "head dim"),
+        fits32(cols, "columns"), fits32(offset, "column offset"), merge ? 1u : 0u };
+    m_job.dispatch(m_context.kernel(kHeadsKernel), { src, dst }, &params, strideGroups(heads * n * dim, kThreads));
+}
+
+} // namespace attn::vk

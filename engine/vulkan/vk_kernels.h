@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Records the shaders/*.comp kernels into a Job, one function per kernel: the parameter blocks, workgroup counts and
+// device limits live here once, for the per-op backend calls and for the resident stream alike.
+#include "attention/attention.h"
+#include "attention/rope.h"
+#include "model/layers.h"
+#include "vulkan/vk_job.h"
+
+#include <cstdint>
+
+namespace attn::vk {
+
+/// Mirrors the push-constant block of attn_common.glsl.
+struct AttentionParams {
+    uint32_t hq, hkv, nq, nk, d, dv;
+    float scale;
+    uint32_t causal;
+    int32_t queryOffset;
+    int32_t window;
+    uint32_t hasKeyKeep, hasKeep, keepHeadStride, hasBias, biasHeadStride;
+    uint32_t head0, row0, col0, col1;
+    uint32_t kvRows;
+};
+static_assert(sizeof(AttentionParams) == 20 * 4);
+
+/// The operands every attention kernel binds (0..6) and the parameters they share.
+struct AttentionOperands {
+    BufferRef q, k, v, keyKeep, keep, bias;
+    AttentionParams params {};
+};
+
+/// Throws DeviceFailure when `value` does not fit the kernels' 32-bit indexing.
+uint32_t fits32(int64_t value, const char* what);
+
+class Recorder {
+public:
+    Recorder(Context& context, Job& job)
+        : m_context(context)
+        , m_job(job)
+    {
+    }
+
+    /// Uploads q, k, (v) and the mask operands of `options` and fills the parameters (all heads, all rows/columns).
+    AttentionOperands attentionOperands(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options);
+    /// Parameters for q [hq, nq, d] against keys/values with kvRows rows per KV head, of which nk are used.
+    static AttentionParams attentionParams(int64_t hq, int64_t nq, int64_t d, int64_t hkv, int64_t nk, int64_t dv,
+        int64_t kvRows, const AttentionOptions& options);
+    /// Fused output [hq, nq, dv] of the parameters' query heads and rows.
+    void attentionOutput(const AttentionOperands& a, const BufferRef& out);
+    /// Probabilities [heads, rows, col1 - col0] from head0 / row0 (as set in the parameters).
+    void attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows);
+
+    /// y [rows, out] = x [rows, in] W^T (+ bias).
+    void matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in, int64_t out,
+        const BufferRef& y);
+    /// applyRope() on x [heads, t, d] in place, with the CPU core's own angle tables.
+    void rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
+        double theta, int64_t rotaryDims);
+    /// RMSNorm (bias null) or LayerNorm of x [rows, d] into y.
+    void norm(const BufferRef& x, const BufferRef& weight, const BufferRef* bias, int64_t rows, int64_t d, double eps,
+        const BufferRef& y);
+    void activation(const BufferRef& x, int64_t n, Activation activation);
+    /// x += y or x *= y over n elements.
+    void elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply);
+    /// splitHeads() (src [n, cols] -> dst [heads, n, dim]) or mergeHeads() (src [heads, n, dim] -> dst [n, heads*dim]).
+    void heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,
+        int64_t offset, bool merge);
+
+private:
+    /// Workgroups for a grid-stride loop over `items` with `threads` per group, capped by the device.
+    uint32_t strideGroups(int64_t items, uint32_t threads) const;
+    BufferRef placeholder() { return m_job.scratch(4); }
+
+    Context& m_context;
+    Job& m_job;
+};
+
+} // namespace attn::vk

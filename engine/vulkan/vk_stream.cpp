@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/vk_stream.h"
+
+#include "core/error.h"
+#include "model/kv_cache.h"
+#include "vulkan/vk_kernels.h"
+
+#include <optional>
+
+namespace attn::vk {
+
+namespace {
+
+struct DeviceValue final : StreamValue {
+    DeviceValue(Shape shape, BufferRef b)
+        : StreamValue(std::move(shape))
+        , buffer(std::move(b))
+    {
+    }
+    BufferRef buffer;
+};
+
+const BufferRef& device(const Value& v) { return static_cast<const DeviceValue&>(*v).buffer; }
+
+size_t floatBytes(int64_t count) { return static_cast<size_t>(count) * sizeof(float); }
+
+void expectRank(const Value& v, size_t rank, const char* op)
+{
+    if (v->shape().size() != rank)
+        throw Error(std::string(op) + ": input " + shapeToString(v->shape()) + " must have rank " + std::to_string(rank));
+}
+
+void expectSameSize(const Value& x, const Value& y, const char* op)
+{
+    if (shapeNumel(x->shape()) != shapeNumel(y->shape()))
+        throw Error(std::string(op) + ": " + shapeToString(x->shape()) + " vs " + shapeToString(y->shape()));
+}
+
+/// A KV-cache append that reaches the host cache once the job that computed the rows has run.
+struct PendingAppend {
+    KvCache* cache;
+    int64_t layer;
+    Tensor q, k, v;
+};
+
+class VulkanStream final : public Stream {
+public:
+    VulkanStream(Context& context, BufferPool& pool, Resident& resident, Owner owner, DeviceTraffic& traffic)
+        : m_context(context)
+        , m_pool(pool)
+        , m_resident(resident)
+        , m_owner(std::move(owner))
+        , m_traffic(traffic)
+    {
+    }
+
+    Value input(Tensor host) override
+    {
+        return make(host.shape(), job().upload(host.data(), floatBytes(host.numel())));
+    }
+
+    Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
+    {
+        expectRank(x, 2, "linear");
+        if (w.rank() != 2 || w.dim(1) != x->shape()[1])
+            throw Error("linear: input " + shapeToString(x->shape()) + " does not fit weight " + shapeToString(w.shape()));
+        if (bias && bias->numel() != w.dim(0))
+            throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit weight " + shapeToString(w.shape()));
+        const int64_t rows = x->shape()[0], in = w.dim(1), out = w.dim(0);
+        const BufferRef y = job().scratch(floatBytes(rows * out));
+        const BufferRef wb = weight(w);
+        std::optional<BufferRef> bb;
+        if (bias)
+            bb = weight(*bias);
+        recorder().matmul(device(x), wb, bb ? &*bb : nullptr, rows, in, out, y);
+        return make({ rows, out }, y);
+    }
+
+    Value rmsNorm(const Value& x, const Tensor& w, double eps) override { return norm(x, w, nullptr, eps); }
+
+    Value layerNorm(const Value& x, const Tensor& w, const Tensor& b, double eps) override
+    {
+        return norm(x, w, &b, eps);
+    }
+
+    void activate(const Value& x, Activation activation) override
+    {
+        recorder().activation(device(x), shapeNumel(x->shape()), activation);
+    }
+
+    void add(const Value& x, const Value& y) override
+    {
+        expectSameSize(x, y, "add");
+        recorder().elementwise(device(x), device(y), shapeNumel(x->shape()), false);
+    }
+
+    void multiply(const Value& x, const Value& y) override
+    {
+        expectSameSize(x, y, "multiply");
+        recorder().elementwise(device(x), device(y), shapeNumel(x->shape()), true);
+    }
+
+    Value splitHeads(const Value& x, int64_t heads, int64_t dim, int64_t offset) override
+    {
+        expectRank(x, 2, "splitHeads");
+        const int64_t n = x->shape()[0], cols = x->shape()[1];
+        if (offset < 0 || offset + heads * dim > cols)
+            throw Error("splitHeads: " + std::to_string(heads) + " heads of " + std::to_string(dim) + " at column "
+                + std::to_string(offset) + " exceed " + shapeToString(x->shape()));
+        const BufferRef out = job().scratch(floatBytes(heads * n * dim));
+        recorder().heads(device(x), out, n, heads, dim, cols, offset, false);
+        return make({ heads, n, dim }, out);
+    }
+
+    void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) override
+    {
+        checkRopeInputs(x->shape(), positionOffset, style, rotaryDims);
+        const Shape& s = x->shape();
+        recorder().rope(device(x), s[0], s[1], s[2], positionOffset, style, theta, rotaryDims);
+    }
+
+    Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
+        int64_t slidingWindow, Tensor* probs) override
+    {
+        const Shape &qs = q->shape(), &ks = k->shape(), &vs = v->shape();
+        if (qs.size() != 3 || ks.size() != 3 || vs.size() != 3 || qs[0] != cache.numQueryHeads()
+            || ks[0] != cache.numKvHeads() || vs[0] != cache.numKvHeads() || ks[1] != qs[1] || vs[1] != qs[1]
+            || ks[2] != qs[2])
+            throw Error("KV cache: q " + shapeToString(qs) + ", k " + shapeToString(ks) + ", v " + shapeToString(vs)
+                + " do not fit the cache");
+        const int64_t hq = qs[0], n = qs[1], d = qs[2], hkv = ks[0], dv = vs[2];
+        const int64_t past = cache.length(), total = past + n;
+        LayerMirror& m = m_resident.syncLayer(job(), cache, layer, total);
+        // The new rows join the mirror after the valid ones, head by head.
+        for (const auto& [rows, mirror, dim] :
+            { std::tuple { device(k), m.k, d }, std::tuple { device(v), m.v, dv } }) {
+            std::vector<VkBufferCopy> regions;
+            for (int64_t g = 0; g < hkv; ++g)
+                regions.push_back({ floatBytes(g * n * dim), floatBytes((g * m.capacity + past) * dim),
+                    floatBytes(n * dim) });
+            job().copy(rows, mirror, regions);
+        }
+        m.valid = total;
+        // The host cache gets the same rows after the job has run.
+        PendingAppend& append = m_appends.emplace_back(PendingAppend { &cache, layer, Tensor(qs), Tensor(ks), Tensor(vs) });
+        job().download(device(q), floatBytes(hq * n * d), append.q.data());
+        job().download(device(k), floatBytes(hkv * n * d), append.k.data());
+        job().download(device(v), floatBytes(hkv * n * dv), append.v.data());
+
+        AttentionOptions options;
+        options.mask.causal = true;
+        options.mask.queryOffset = past;
+        options.mask.slidingWindow = slidingWindow;
+        AttentionOperands a;
+        a.params = Recorder::attentionParams(hq, n, d, hkv, total, dv, m.capacity, options);
+        a.q = device(q);
+        a.k = m.k;
+        a.v = m.v;
+        a.keyKeep = a.keep = a.bias = job().scratch(4);
+        const BufferRef heads = job().scratch(floatBytes(hq * n * dv));
+        recorder().attentionOutput(a, heads);
+        if (probs) {
+            *probs = Tensor({ hq, n, total });
+            const BufferRef p = job().scratch(floatBytes(probs->numel()));
+            recorder().attentionProbs(a, p, hq, n);
+            job().download(p, floatBytes(probs->numel()), probs->data());
+        }
+        const BufferRef merged = job().scratch(floatBytes(n * hq * dv));
+        recorder().heads(heads, merged, n, hq, dv, hq * dv, 0, true);
+        return make({ n, hq * dv }, merged);
+    }
+
+    void read(const Value& x, Tensor* dst) override
+    {
+        *dst = Tensor(x->shape());
+        job().download(device(x), floatBytes(dst->numel()), dst->data());
+    }
+
+    void flush() override
+    {
+        if (m_job) {
+            m_job->run();
+            m_traffic.uploadedBytes += m_job->uploadedBytes();
+            m_traffic.downloadedBytes += m_job->downloadedBytes();
+            ++m_traffic.submits;
+            m_job.reset();
+        }
+        for (PendingAppend& a : m_appends)
+            a.cache->append(a.layer, a.q, a.k, a.v);
+        m_appends.clear();
+    }
+
+private:
+    Job& job()
+    {
+        if (!m_job)
+            m_job = std::make_unique<Job>(m_context, m_pool);
+        return *m_job;
+    }
+    Recorder recorder() { return Recorder(m_context, job()); }
+    Value make(Shape shape, BufferRef buffer) { return std::make_shared<DeviceValue>(std::move(shape), std::move(buffer)); }
+    BufferRef weight(const Tensor& w) { return m_resident.weight(m_owner, w, m_traffic); }
+
+    Value norm(const Value& x, const Tensor& w, const Tensor* b, double eps)
+    {
+        const int64_t d = x->shape().empty() ? 0 : x->shape().back();
+        if (w.numel() != d || (b && b->numel() != d))
+            throw Error("norm: weight " + shapeToString(w.shape()) + " does not fit input " + shapeToString(x->shape()));
+        const int64_t rows = d ? shapeNumel(x->shape()) / d : 0;
+        const BufferRef y = job().scratch(floatBytes(rows * d));
+        const BufferRef wb = weight(w);
+        std::optional<BufferRef> bb;
+        if (b)
+            bb = weight(*b);
+        recorder().norm(device(x), wb, bb ? &*bb : nullptr, rows, d, eps, y);
+        return make(x->shape(), y);
+    }
+
+    Context& m_context;
+    BufferPool& m_pool;
+    Resident& m_resident;
+    Owner m_owner;
+    DeviceTraffic& m_traffic;
+    std::unique_ptr<Job> m_job;
+    std::vector<PendingAppend> m_appends;
+};
+
+} // namespace
+
+std::unique_ptr<Stream> makeVulkanStream(
+    Context& context, BufferPool& pool, Resident& resident, Owner owner, DeviceTraffic& traffic)
+{
+    return std::make_unique<VulkanStream>(context, pool, resident, std::move(owner), traffic);
+}
+
+} // namespace attn::vk
