@@ -37,20 +37,20 @@ void checkMaskTensor(const Tensor* t, const char* what, int64_t heads, int64_t n
 
 } // namespace
 
-void checkAttentionInputs(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options)
+void checkAttentionInputs(const Shape& q, const Shape& k, const Shape* v, const AttentionOptions& options)
 {
-    if (q.rank() != 3 || k.rank() != 3)
-        throw Error("attention: q " + shapeToString(q.shape()) + " and k " + shapeToString(k.shape())
+    if (q.size() != 3 || k.size() != 3)
+        throw Error("attention: q " + shapeToString(q) + " and k " + shapeToString(k)
             + " must be [heads, tokens, head_dim]");
-    const int64_t hq = q.dim(0), hkv = k.dim(0), nq = q.dim(1), nk = k.dim(1);
+    const int64_t hq = q[0], hkv = k[0], nq = q[1], nk = k[1];
     if (hkv == 0 || hq % hkv != 0)
         throw Error("attention: " + std::to_string(hq) + " query heads are not a multiple of " + std::to_string(hkv)
             + " key/value heads");
-    if (q.dim(2) != k.dim(2))
-        throw Error("attention: q head_dim " + std::to_string(q.dim(2)) + " differs from k head_dim "
-            + std::to_string(k.dim(2)));
-    if (v && (v->rank() != 3 || v->dim(0) != hkv || v->dim(1) != nk))
-        throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
+    if (q[2] != k[2])
+        throw Error(
+            "attention: q head_dim " + std::to_string(q[2]) + " differs from k head_dim " + std::to_string(k[2]));
+    if (v && (v->size() != 3 || (*v)[0] != hkv || (*v)[1] != nk))
+        throw Error("attention: v " + shapeToString(*v) + " does not match k " + shapeToString(k));
     const MaskSpec& m = options.mask;
     if (!m.keyKeep.empty() && static_cast<int64_t>(m.keyKeep.size()) != nk)
         throw Error("attention: keyKeep has " + std::to_string(m.keyKeep.size()) + " entries for "

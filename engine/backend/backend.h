@@ -108,7 +108,7 @@ public:
 void runStream(Backend* backend, const LifetimeToken& weights, const std::function<void(Stream&)>& work);
 
 /// Shape checks shared by every backend (throw attn::Error naming the tensor).
-void checkAttentionInputs(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options);
+void checkAttentionInputs(const Shape& q, const Shape& k, const Shape* v, const AttentionOptions& options);
 void checkTileRange(const Tensor& q, const Tensor& k, const TileRange& range);
 void checkRopeInputs(const Shape& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims);
 void checkMatmulInputs(const Tensor& x, const Tensor& w, const Tensor* bias);

@@ -47,7 +47,7 @@ Tensor CpuBackend::attentionProbabilities(const Tensor& q, const Tensor& k, cons
 Tensor CpuBackend::probabilityTile(const Tensor& q, const Tensor& k, const TileRange& r, const AttentionOptions& options)
 {
     checkTileRange(q, k, r);
-    checkAttentionInputs(q, k, nullptr, options);
+    checkAttentionInputs(q.shape(), k.shape(), nullptr, options);
     const int64_t d = q.dim(2), nk = k.dim(1), rows = r.q1 - r.q0;
     const int64_t kvHead = r.head / (q.dim(0) / k.dim(0));
     // One head, rows q0..q1: the same call as the full matrix, with the rows shifted by q0 positions.

@@ -48,6 +48,14 @@ public:
     {
         applyRope(host(x), positionOffset, style, theta, rotaryDims);
     }
+    Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs) override
+    {
+        AttentionOptions o = options;
+        o.wantProbs = probs != nullptr;
+        AttentionResult a = multiHeadAttention(host(q), host(k), host(v), o);
+        if (probs) *probs = std::move(a.probs);
+        return wrap(mergeHeads(a.output));
+    }
     Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
         int64_t slidingWindow, Tensor* probs) override
     {

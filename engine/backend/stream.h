@@ -4,6 +4,7 @@
 // whole forward stays in device memory and only the inputs, the KV rows and what the caller reads cross the bus.
 // Model code is written once against this interface; the CPU stream runs the very functions of layers.cpp, so CPU
 // results are bit-identical to calling them directly.
+#include "attention/attention.h"
 #include "attention/rope.h"
 #include "core/lifetime.h"
 #include "core/tensor.h"
@@ -57,6 +58,10 @@ public:
     virtual Value splitHeads(const Value& x, int64_t heads, int64_t dim, int64_t offset) = 0;
     /// applyRope() in place on x [heads, t, d].
     virtual void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) = 0;
+    /// multiHeadAttention() of q [hq, nq, d], k [hkv, nk, d], v [hkv, nk, dv] under options.mask (host tensors)
+    /// -> merged heads [nq, hq * dv]. With probs, *probs receives [hq, nq, nk] by flush().
+    virtual Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs)
+        = 0;
     /// cachedSelfAttention(): appends q [hq, n, d], k and v [hkv, n, *] to `layer` of `cache` and attends causally
     /// over all its positions -> merged heads [n, hq * dv]. With probs, *probs receives [hq, n, total] by flush().
     virtual Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,

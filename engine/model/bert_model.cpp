@@ -51,43 +51,45 @@ public:
         if (!attentionMask.empty() && attentionMask.size() != tokens.size())
             throw Error("encode: attention mask of " + std::to_string(attentionMask.size()) + " for "
                 + std::to_string(n) + " tokens");
-        StepResult result;
-        result.tokens = tokens;
-        Tensor x = gatherRows(m_word, tokens, "token");
-        addInPlace(x,
+        Tensor embedded = gatherRows(m_word, tokens, "token");
+        addInPlace(embedded,
             gatherRows(m_type, tokenTypes.empty() ? std::vector<int64_t>(tokens.size(), 0) : tokenTypes, "token type"));
         std::vector<int64_t> positions(tokens.size());
         for (int64_t i = 0; i < n; ++i)
             positions[static_cast<size_t>(i)] = i;
-        addInPlace(x, gatherRows(m_pos, positions, "position"));
-        layerNormInPlace(x, m_embLnW, m_embLnB, c.normEps);
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
+        addInPlace(embedded, gatherRows(m_pos, positions, "position"));
+        layerNormInPlace(embedded, m_embLnW, m_embLnB, c.normEps);
 
         AttentionOptions attn;
         attn.mask.keyKeep = attentionMask;
-        attn.wantProbs = options.wantAttention;
-        for (const BertLayer& w : m_layers) {
-            const Tensor q = splitHeads(linear(x, w.qW, &w.qB), c.numHeads, c.headDim);
-            const Tensor k = splitHeads(linear(x, w.kW, &w.kB), c.numHeads, c.headDim);
-            const Tensor v = splitHeads(linear(x, w.vW, &w.vB), c.numHeads, c.headDim);
-            AttentionResult a
-                = options.backend ? options.backend->attention(q, k, v, attn) : multiHeadAttention(q, k, v, attn);
-            addInPlace(x, linear(mergeHeads(a.output), w.oW, &w.oB));
-            layerNormInPlace(x, w.ln1w, w.ln1b, c.normEps);
-            Tensor inter = linear(x, w.iW, &w.iB);
-            applyActivation(inter, m_activation);
-            addInPlace(x, linear(inter, w.outW, &w.outB));
-            layerNormInPlace(x, w.ln2w, w.ln2b, c.normEps);
-            if (options.wantAttention) result.attention.push_back(std::move(a.probs));
-            if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-            reportLayerDone(options, &w - m_layers.data() + 1, c.numLayers);
-        }
-        if (!m_head.dW.empty()) {
-            Tensor t = linear(x, m_head.dW, &m_head.dB);
-            applyActivation(t, m_activation);
-            layerNormInPlace(t, m_head.lnW, m_head.lnB, c.normEps);
-            result.logits = linear(t, m_word, &m_head.bias);
-        }
+        StepResult result;
+        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+            result = startResult(tokens, 0, options); // a rerun after a device failure starts afresh
+            Value x = s.input(embedded);
+            if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
+            for (const BertLayer& w : m_layers) {
+                const size_t l = static_cast<size_t>(&w - m_layers.data());
+                const Value q = s.splitHeads(s.linear(x, w.qW, &w.qB), c.numHeads, c.headDim, 0);
+                const Value k = s.splitHeads(s.linear(x, w.kW, &w.kB), c.numHeads, c.headDim, 0);
+                const Value v = s.splitHeads(s.linear(x, w.vW, &w.vB), c.numHeads, c.headDim, 0);
+                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &result.attention[l] : nullptr);
+                s.add(x, s.linear(heads, w.oW, &w.oB));
+                x = s.layerNorm(x, w.ln1w, w.ln1b, c.normEps);
+                const Value inter = s.linear(x, w.iW, &w.iB);
+                s.activate(inter, m_activation);
+                s.add(x, s.linear(inter, w.outW, &w.outB));
+                x = s.layerNorm(x, w.ln2w, w.ln2b, c.normEps);
+                if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
+                s.flush();
+                reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
+            }
+            if (!m_head.dW.empty()) {
+                const Value t = s.linear(x, m_head.dW, &m_head.dB);
+                s.activate(t, m_activation);
+                s.read(s.linear(s.layerNorm(t, m_head.lnW, m_head.lnB, c.normEps), m_word, &m_head.bias), &result.logits);
+            }
+            s.flush();
+        });
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return result;
     }

@@ -26,10 +26,10 @@ KvCache DecoderModel::newCache() const {
     return KvCache(m_config.numLayers, m_config.numHeads, m_config.numKvHeads, m_config.headDim, valueDim());
 }
 
-StepResult DecoderModel::startResult(
-    const std::vector<int64_t>& tokens, int64_t past, const ForwardOptions& options) const {
+StepResult Model::startResult(
+    const std::vector<int64_t>& tokens, int64_t firstPosition, const ForwardOptions& options) const {
     StepResult result;
-    result.firstPosition = past;
+    result.firstPosition = firstPosition;
     result.tokens = tokens;
     // Streams fill these in place (Stream::read), so they must not reallocate while a forward runs.
     result.hiddenStates.reserve(static_cast<size_t>(m_config.numLayers + 1));

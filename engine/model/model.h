@@ -58,7 +58,13 @@ public:
 
 protected:
     explicit Model(ModelConfig config);
+    /// An empty result of `tokens` at `firstPosition` with a slot per layer for what `options` asks to capture.
+    StepResult startResult(
+        const std::vector<int64_t>& tokens, int64_t firstPosition, const ForwardOptions& options) const;
+
     ModelConfig m_config;
+    /// Watched by backends that keep device copies of the weights (Backend::runStream).
+    LifetimeToken m_weightsLifetime;
 };
 
 /// Causal decoders (GPT-2, Llama family, llama2.c): new positions run against an append-only KV cache.
@@ -75,10 +81,6 @@ protected:
     using Model::Model;
     /// Value head size (== headDim for every family so far).
     virtual int64_t valueDim() const { return m_config.headDim; }
-    /// An empty result of `tokens` at `past` with a slot per layer for what `options` asks to capture.
-    StepResult startResult(const std::vector<int64_t>& tokens, int64_t past, const ForwardOptions& options) const;
-    /// Watched by backends that keep device copies of the weights (Backend::runStream).
-    LifetimeToken m_weightsLifetime;
 };
 
 /// Bidirectional encoders (BERT): one pass over the whole input.

@@ -73,30 +73,33 @@ public:
             throw Error("pixel values " + shapeToString(pixels.shape()) + " do not fit the model's input ["
                 + std::to_string(c.numChannels) + ", H, W]");
         const PatchGrid grid = patchGrid(pixels.dim(1), pixels.dim(2));
-        StepResult result;
-        Tensor x = embed(pixels, grid);
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-
+        const Tensor embedded = embed(pixels, grid);
         AttentionOptions attn;
-        attn.wantProbs = options.wantAttention;
-        for (const VitLayer& w : m_w.layers) {
-            Tensor h = x;
-            layerNormInPlace(h, w.ln1w, w.ln1b, c.normEps);
-            const Tensor q = splitHeads(linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim);
-            const Tensor k = splitHeads(linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim);
-            const Tensor v = splitHeads(linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim);
-            AttentionResult a
-                = options.backend ? options.backend->attention(q, k, v, attn) : multiHeadAttention(q, k, v, attn);
-            addInPlace(x, linear(mergeHeads(a.output), w.oW, &w.oB));
-            h = x;
-            layerNormInPlace(h, w.ln2w, w.ln2b, c.normEps);
-            Tensor inter = linear(h, w.iW, &w.iB);
-            applyActivation(inter, m_activation);
-            addInPlace(x, linear(inter, w.outW, &w.outB));
-            if (options.wantAttention) result.attention.push_back(std::move(a.probs));
-            if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-            reportLayerDone(options, &w - m_w.layers.data() + 1, c.numLayers);
-        }
+        StepResult result;
+        Tensor x;
+        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+            result = startResult({}, 0, options); // a rerun after a device failure starts afresh
+            const Value xs = s.input(embedded);
+            if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
+            for (const VitLayer& w : m_w.layers) {
+                const size_t l = static_cast<size_t>(&w - m_w.layers.data());
+                const Value h = s.layerNorm(xs, w.ln1w, w.ln1b, c.normEps);
+                const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
+                const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
+                const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
+                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &result.attention[l] : nullptr);
+                s.add(xs, s.linear(heads, w.oW, &w.oB));
+                const Value inter = s.linear(s.layerNorm(xs, w.ln2w, w.ln2b, c.normEps), w.iW, &w.iB);
+                s.activate(inter, m_activation);
+                s.add(xs, s.linear(inter, w.outW, &w.outB));
+                if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
+                s.flush();
+                reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
+            }
+            if (!m_w.heads.empty())
+                s.read(xs, &x);
+            s.flush();
+        });
         if (!m_w.heads.empty()) {
             // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them
             // gives HF's numbers.

@@ -107,11 +107,16 @@ AttentionOperands Recorder::attentionOperands(
     const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& o)
 {
     AttentionOperands a;
-    a.params = attentionParams(
-        q.dim(0), q.dim(1), q.dim(2), k.dim(0), k.dim(1), v ? v->dim(2) : 0, k.dim(1), o);
     a.q = m_job.upload(q.data(), bytesOf(q));
     a.k = m_job.upload(k.data(), bytesOf(k));
     a.v = v ? m_job.upload(v->data(), bytesOf(*v)) : placeholder();
+    attachMasks(a, q.shape(), k.shape(), v ? v->dim(2) : 0, o);
+    return a;
+}
+
+void Recorder::attachMasks(AttentionOperands& a, const Shape& q, const Shape& k, int64_t dv, const AttentionOptions& o)
+{
+    a.params = attentionParams(q[0], q[1], q[2], k[0], k[1], dv, k[1], o);
     if (!o.mask.keyKeep.empty()) {
         const std::vector<uint32_t> keep(o.mask.keyKeep.begin(), o.mask.keyKeep.end());
         a.keyKeep = m_job.upload(keep.data(), keep.size() * sizeof(uint32_t));
@@ -122,18 +127,17 @@ AttentionOperands Recorder::attentionOperands(
     if (o.mask.keepMask) {
         a.keep = m_job.upload(o.mask.keepMask->data(), bytesOf(*o.mask.keepMask));
         a.params.hasKeep = 1;
-        a.params.keepHeadStride = headStride(*o.mask.keepMask, q.dim(1), k.dim(1));
+        a.params.keepHeadStride = headStride(*o.mask.keepMask, q[1], k[1]);
     } else {
         a.keep = placeholder();
     }
     if (o.mask.bias) {
         a.bias = m_job.upload(o.mask.bias->data(), bytesOf(*o.mask.bias));
         a.params.hasBias = 1;
-        a.params.biasHeadStride = headStride(*o.mask.bias, q.dim(1), k.dim(1));
+        a.params.biasHeadStride = headStride(*o.mask.bias, q[1], k[1]);
     } else {
         a.bias = placeholder();
     }
-    return a;
 }
 
 void Recorder::attentionOutput(const AttentionOperands& a, const BufferRef& out)

@@ -43,6 +43,9 @@ public:
 
     /// Uploads q, k, (v) and the mask operands of `options` and fills the parameters (all heads, all rows/columns).
     AttentionOperands attentionOperands(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options);
+    /// Uploads the mask operands of `options` for q [hq, nq, d] against k [hkv, nk, d] (values of width dv, 0 when
+    /// absent) and fills a's parameters; a's q, k and v are the caller's.
+    void attachMasks(AttentionOperands& a, const Shape& q, const Shape& k, int64_t dv, const AttentionOptions& options);
     /// Parameters for q [hq, nq, d] against keys/values with kvRows rows per KV head, of which nk are used.
     static AttentionParams attentionParams(int64_t hq, int64_t nq, int64_t d, int64_t hkv, int64_t nk, int64_t dv,
         int64_t kvRows, const AttentionOptions& options);

@@ -119,6 +119,17 @@ public:
         recorder().rope(device(x), s[0], s[1], s[2], positionOffset, style, theta, rotaryDims);
     }
 
+    Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs) override
+    {
+        checkAttentionInputs(q->shape(), k->shape(), &v->shape(), options);
+        AttentionOperands a;
+        a.q = device(q);
+        a.k = device(k);
+        a.v = device(v);
+        recorder().attachMasks(a, q->shape(), k->shape(), v->shape()[2], options);
+        return attendAndMerge(a, probs);
+    }
+
     Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
         int64_t slidingWindow, Tensor* probs) override
     {
@@ -157,17 +168,7 @@ public:
         a.k = m.k;
         a.v = m.v;
         a.keyKeep = a.keep = a.bias = job().scratch(4);
-        const BufferRef heads = job().scratch(floatBytes(hq * n * dv));
-        recorder().attentionOutput(a, heads);
-        if (probs) {
-            *probs = Tensor({ hq, n, total });
-            const BufferRef p = job().scratch(floatBytes(probs->numel()));
-            recorder().attentionProbs(a, p, hq, n);
-            job().download(p, floatBytes(probs->numel()), probs->data());
-        }
-        const BufferRef merged = job().scratch(floatBytes(n * hq * dv));
-        recorder().heads(heads, merged, n, hq, dv, hq * dv, 0, true);
-        return make({ n, hq * dv }, merged);
+        return attendAndMerge(a, probs);
     }
 
     void read(const Value& x, Tensor* dst) override
@@ -200,6 +201,23 @@ private:
     Recorder recorder() { return Recorder(m_context, job()); }
     Value make(Shape shape, BufferRef buffer) { return std::make_shared<DeviceValue>(std::move(shape), std::move(buffer)); }
     BufferRef weight(const Tensor& w) { return m_resident.weight(m_owner, w, m_traffic); }
+
+    /// Attention output of all heads merged to [nq, hq * dv]; with probs, *probs gets [hq, nq, nk] at flush.
+    Value attendAndMerge(const AttentionOperands& a, Tensor* probs)
+    {
+        const int64_t hq = a.params.hq, n = a.params.nq, nk = a.params.nk, dv = a.params.dv;
+        const BufferRef heads = job().scratch(floatBytes(hq * n * dv));
+        recorder().attentionOutput(a, heads);
+        if (probs) {
+            *probs = Tensor({ hq, n, nk });
+            const BufferRef p = job().scratch(floatBytes(probs->numel()));
+            recorder().attentionProbs(a, p, hq, n);
+            job().download(p, floatBytes(probs->numel()), probs->data());
+        }
+        const BufferRef merged = job().scratch(floatBytes(n * hq * dv));
+        recorder().heads(heads, merged, n, hq, dv, hq * dv, 0, true);
+        return make({ n, hq * dv }, merged);
+    }
 
     Value norm(const Value& x, const Tensor& w, const Tensor* b, double eps)
     {

@@ -33,7 +33,7 @@ public:
 
     AttentionResult attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) override
     {
-        checkAttentionInputs(q, k, &v, options);
+        checkAttentionInputs(q.shape(), k.shape(), &v.shape(), options);
         const int64_t hq = q.dim(0), nq = q.dim(1), nk = k.dim(1), dv = v.dim(2);
         AttentionResult result;
         result.output = Tensor({ hq, nq, dv });
@@ -59,7 +59,7 @@ public:
 
     Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options) override
     {
-        checkAttentionInputs(q, k, nullptr, options);
+        checkAttentionInputs(q.shape(), k.shape(), nullptr, options);
         return probabilities(q, k, options, TileRange { 0, 0, q.dim(1), 0, k.dim(1) }, q.dim(0));
     }
 
@@ -67,7 +67,7 @@ public:
         const AttentionOptions& options) override
     {
         checkTileRange(q, k, range);
-        checkAttentionInputs(q, k, nullptr, options);
+        checkAttentionInputs(q.shape(), k.shape(), nullptr, options);
         return probabilities(q, k, options, range, 1).reshaped({ range.q1 - range.q0, range.k1 - range.k0 });
     }
 

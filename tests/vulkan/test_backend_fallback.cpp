@@ -197,6 +197,10 @@ private:
         void multiply(const Value& x, const Value& y) override { m_inner.multiply(x, y); }
         Value splitHeads(const Value& x, int64_t h, int64_t d, int64_t o) override { return m_inner.splitHeads(x, h, d, o); }
         void rope(const Value& x, int64_t o, RopeStyle s, double t, int64_t r) override { m_inner.rope(x, o, s, t, r); }
+        Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& o, Tensor* p) override
+        {
+            return m_inner.attention(q, k, v, o, p);
+        }
         Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
             int64_t window, Tensor* probs) override
         {

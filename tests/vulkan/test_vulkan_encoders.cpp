@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// Encoders on the Vulkan stream (the whole pass resident on the device): the hf-tiny BERT and ViT fixtures against
+// their HF goldens at the manifests' tolerances, and BERT with padded keys against the CPU.
+#include "vulkan_test_support.h"
+
+#include "core/npy.h"
+#include "model/model_loader.h"
+#include "model/vision_model.h"
+#include "support/shared_data.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace attn::test {
+namespace {
+
+struct Golden {
+    explicit Golden(const std::string& fixture)
+        : dir(sharedPath("fixtures/hf-tiny/" + fixture))
+    {
+        std::ifstream in(dir + "/manifest.json");
+        tolerances = nlohmann::json::parse(in)["suggested_tolerances"]["max_abs_diff"];
+    }
+    Tensor tensor(const std::string& file) const { return readNpy(dir + "/golden/item0/" + file); }
+    std::vector<int64_t> ids(const std::string& file) const { return readNpyInts(dir + "/golden/item0/" + file); }
+    double tolerance(const char* what) const { return tolerances[what].get<double>(); }
+
+    /// Attention and hidden states of every layer, and the logits, against the goldens.
+    void expectMatches(const StepResult& r, int64_t layers, const Tensor& logits) const
+    {
+        ASSERT_EQ(static_cast<int64_t>(r.attention.size()), layers);
+        ASSERT_EQ(static_cast<int64_t>(r.hiddenStates.size()), layers + 1);
+        char name[64];
+        for (int64_t l = 0; l < layers; ++l) {
+            std::snprintf(name, sizeof name, "attentions.L%02lld.npy", static_cast<long long>(l));
+            EXPECT_LE(maxAbsDiff(r.attention[static_cast<size_t>(l)], tensor(name)), tolerance("attentions")) << name;
+        }
+        for (int64_t i = 0; i <= layers; ++i) {
+            std::snprintf(name, sizeof name, "hidden_states.%02lld.npy", static_cast<long long>(i));
+            EXPECT_LE(maxAbsDiff(r.hiddenStates[static_cast<size_t>(i)], tensor(name)), tolerance("hidden_states"))
+                << name;
+        }
+        EXPECT_LE(maxAbsDiff(logits, tensor("logits.npy")), tolerance("logits"));
+    }
+
+    std::string dir;
+    nlohmann::json tolerances;
+};
+
+class VulkanEncoders : public VulkanTest {
+protected:
+    ForwardOptions onVulkan()
+    {
+        ForwardOptions o;
+        o.backend = &vk();
+        o.wantHiddenStates = true;
+        return o;
+    }
+};
+
+std::vector<uint8_t> asMask(const std::vector<int64_t>& ids) { return std::vector<uint8_t>(ids.begin(), ids.end()); }
+
+TEST_F(VulkanEncoders, BertMatchesHf)
+{
+    const Golden g("bert");
+    const auto model = std::dynamic_pointer_cast<const EncoderModel>(loadModel(g.dir));
+    ASSERT_TRUE(model);
+    const DeviceTraffic before = vk().traffic();
+    const StepResult r = model->encode(
+        g.ids("input_ids.npy"), g.ids("token_type_ids.npy"), asMask(g.ids("attention_mask.npy")), onVulkan());
+    EXPECT_GT(vk().traffic().submits, before.submits); // it really ran on the device
+    g.expectMatches(r, model->config().numLayers, r.logits);
+}
+
+TEST_F(VulkanEncoders, BertWithPaddedKeysMatchesTheCpu)
+{
+    const auto model = std::dynamic_pointer_cast<const EncoderModel>(loadModel(sharedPath("fixtures/hf-tiny/bert")));
+    ASSERT_TRUE(model);
+    const std::vector<int64_t> tokens { 2, 17, 33, 8, 41, 5, 0, 0 };
+    const std::vector<uint8_t> mask { 1, 1, 1, 1, 1, 1, 0, 0 };
+    const StepResult cpu = model->encode(tokens, {}, mask, {});
+    const StepResult gpu = model->encode(tokens, {}, mask, onVulkan());
+    ASSERT_EQ(gpu.attention.size(), cpu.attention.size());
+    for (size_t l = 0; l < cpu.attention.size(); ++l) {
+        EXPECT_LE(maxAbsDiff(gpu.attention[l], cpu.attention[l]), kParityTolerance) << "layer " << l;
+        EXPECT_EQ(gpu.attention[l].at({ 0, 0, 7 }), 0.0f); // a padded key gets exactly nothing
+    }
+    EXPECT_LE(maxAbsDiff(gpu.logits, cpu.logits), 1e-4);
+}
+
+TEST_F(VulkanEncoders, VitMatchesHf)
+{
+    const Golden g("vit");
+    const auto model = std::dynamic_pointer_cast<const VisionModel>(loadModel(g.dir));
+    ASSERT_TRUE(model);
+    const StepResult r = model->classify(g.tensor("pixel_values.npy"), onVulkan());
+    ASSERT_EQ(r.logits.dim(0), 1);
+    g.expectMatches(r, model->config().numLayers, r.logits.reshaped({ r.logits.dim(1) }));
+}
+
+} // namespace
+} // namespace attn::test
