@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// x[i] += y[i] (residual adds) or x[i] *= y[i] (SwiGLU's gate times up), in place on x [n].
+// In place on x [n]: x += y (residual adds), x *= y (SwiGLU's gate times up) or x *= factor (logit scaling).
 #version 450
 
 layout(constant_id = 0) const uint WG = 256;
@@ -10,11 +10,12 @@ layout(std430, binding = 1) readonly buffer YBuf { float y[]; };
 
 layout(push_constant) uniform Params {
     uint n;
-    uint multiply; // 0: add, 1: multiply
+    uint op; // 0: add y, 1: multiply by y, 2: multiply by factor
+    float factor;
 } pc;
 
 void main()
 {
     for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * WG)
-        x[i] = pc.multiply != 0u ? x[i] * y[i] : x[i] + y[i];
+        x[i] = pc.op == 0u ? x[i] + y[i] : pc.op == 1u ? x[i] * y[i] : x[i] * pc.factor;
 }

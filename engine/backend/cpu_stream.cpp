@@ -57,9 +57,14 @@ public:
         return wrap(mergeHeads(a.output));
     }
     Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
-        int64_t slidingWindow, Tensor* probs) override
+        const CachedAttentionSpec& spec, Tensor* probs) override
     {
-        return wrap(attn::cachedSelfAttention(cache, layer, host(q), host(k), host(v), slidingWindow, nullptr, probs));
+        return wrap(attn::cachedSelfAttention(cache, layer, host(q), host(k), host(v), spec, probs));
+    }
+    void scale(const Value& x, float factor) override
+    {
+        for (float& value : host(x).storage())
+            value *= factor;
     }
     void read(const Value& x, Tensor* dst) override { *dst = host(x); }
     void flush() override { }

@@ -8,6 +8,7 @@
 #include "attention/rope.h"
 #include "core/lifetime.h"
 #include "core/tensor.h"
+#include "model/cached_attention.h"
 #include "model/layers.h"
 
 #include <cstdint>
@@ -65,8 +66,10 @@ public:
     /// cachedSelfAttention(): appends q [hq, n, d], k and v [hkv, n, *] to `layer` of `cache` and attends causally
     /// over all its positions -> merged heads [n, hq * dv]. With probs, *probs receives [hq, n, total] by flush().
     virtual Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
-        int64_t slidingWindow, Tensor* probs)
+        const CachedAttentionSpec& spec, Tensor* probs)
         = 0;
+    /// x *= factor.
+    virtual void scale(const Value& x, float factor) = 0;
     /// *dst receives x as it is at this point of the stream, at the latest when flush() returns.
     virtual void read(const Value& x, Tensor* dst) = 0;
     /// Runs everything recorded so far and completes the reads (the CPU stream runs each op as it is called).

@@ -6,15 +6,20 @@
 
 namespace attn {
 
-class Backend;
 class KvCache;
 
-/// Causal self-attention of n new positions of one decoder layer through the attention core.
+/// How cached self-attention scores, beyond causality.
+struct CachedAttentionSpec {
+    float scale = 0.0f; ///< score scale; 0: 1/sqrt(head_dim)
+    int64_t slidingWindow = 0; ///< 0: none
+    const Tensor* bias = nullptr; ///< additive [hq, n, past + n] (T5's relative positions); null: none
+};
+
+/// Causal self-attention of n new positions of one decoder layer through the CPU attention core.
 /// q [hq, n, d] (after RoPE), k [hkv, n, d], v [hkv, n, dv] are appended to `cache` (not yet committed), then every
 /// query head attends to all cached keys of its KV head (head h reads KV head h / (hq / hkv)).
-/// The attention op runs on `backend` (null: the CPU attention core). Returns the merged head outputs [n, hq * dv]; if
-/// probs is not null it receives [hq, n, T] with T = past + n.
+/// Returns the merged head outputs [n, hq * dv]; if probs is not null it receives [hq, n, T] with T = past + n.
 Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
-    int64_t slidingWindow, Backend* backend, Tensor* probs);
+    const CachedAttentionSpec& spec, Tensor* probs);
 
 } // namespace attn

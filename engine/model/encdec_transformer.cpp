@@ -6,6 +6,7 @@
 #include "backend/backend.h"
 #include "core/error.h"
 #include "model/cached_attention.h"
+#include "model/kv_cache.h"
 
 #include <chrono>
 #include <cmath>
@@ -19,72 +20,40 @@ double secondsSince(std::chrono::steady_clock::time_point start)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Tensor project(const Tensor& x, const Tensor& w, const Tensor& b)
+const Tensor* optional(const Tensor& t) { return t.empty() ? nullptr : &t; }
+
+Value project(Stream& s, const Value& x, const Tensor& w, const Tensor& b) { return s.linear(x, w, optional(b)); }
+
+/// RMSNorm when the norm has no bias (T5), else LayerNorm.
+Value normed(Stream& s, const Value& x, const NormWeights& n, double eps)
 {
-    return linear(x, w, b.empty() ? nullptr : &b);
+    return n.bias.empty() ? s.rmsNorm(x, n.weight, eps) : s.layerNorm(x, n.weight, n.bias, eps);
 }
 
-void normInPlace(Tensor& x, const NormWeights& n, double eps)
+Value feedForward(Stream& s, const Value& x, const FeedForwardWeights& f, Activation activation)
 {
-    if (n.bias.empty())
-        x = rmsNorm(x, n.weight, eps);
-    else
-        layerNormInPlace(x, n.weight, n.bias, eps);
-}
-
-Tensor feedForward(const Tensor& x, const FeedForwardWeights& f, Activation activation)
-{
-    Tensor h = project(x, f.inW, f.inB);
-    applyActivation(h, activation);
-    if (!f.gateW.empty()) multiplyInPlace(h, linear(x, f.gateW));
-    return project(h, f.outW, f.outB);
+    const Value h = project(s, x, f.inW, f.inB);
+    s.activate(h, activation);
+    if (!f.gateW.empty()) s.multiply(h, s.linear(x, f.gateW, nullptr));
+    return project(s, h, f.outW, f.outB);
 }
 
 /// One residual sublayer: pre-norm x += f(norm(x)), post-norm x = norm(x + f(x)).
-template <class Fn> void residual(Tensor& x, const NormWeights& norm, bool preNorm, double eps, Fn&& sublayer)
+template <class Fn> void residual(Stream& s, Value& x, const NormWeights& norm, bool preNorm, double eps, Fn&& sublayer)
 {
     if (preNorm) {
-        Tensor h = x;
-        normInPlace(h, norm, eps);
-        addInPlace(x, sublayer(h));
+        s.add(x, sublayer(normed(s, x, norm, eps)));
     } else {
-        addInPlace(x, sublayer(x));
-        normInPlace(x, norm, eps);
+        s.add(x, sublayer(x));
+        x = normed(s, x, norm, eps);
     }
 }
 
-AttentionResult runAttention(
-    Backend* backend, const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options)
+/// Room for one tensor per layer, filled in place by Stream::read (which needs stable addresses).
+void slots(std::vector<Tensor>& v, bool wanted, size_t count)
 {
-    return backend ? backend->attention(q, k, v, options) : multiHeadAttention(q, k, v, options);
-}
-
-/// Causal self-attention over the cache with a per-head additive bias (T5's relative positions) and an explicit
-/// score scale, one query head at a time so the cached keys are read in place. Needs as many KV heads as query heads.
-Tensor biasedCachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v,
-    const Tensor& bias, float scale, Backend* backend, Tensor* probs)
-{
-    const int64_t past = cache.length();
-    cache.append(layer, q, k, v);
-    const int64_t heads = q.dim(0), n = q.dim(1), d = q.dim(2), dv = v.dim(2), total = past + n;
-    AttentionOptions options;
-    options.scale = scale;
-    options.mask.causal = true;
-    options.mask.queryOffset = past;
-    options.wantProbs = probs != nullptr;
-    Tensor qHead({ 1, n, d }), biasHead({ 1, n, total });
-    options.mask.bias = &biasHead;
-    Tensor merged({ n, heads * dv });
-    if (probs) *probs = Tensor({ heads, n, total });
-    for (int64_t h = 0; h < heads; ++h) {
-        std::memcpy(qHead.data(), q.data() + h * n * d, sizeof(float) * n * d);
-        std::memcpy(biasHead.data(), bias.data() + h * n * total, sizeof(float) * n * total);
-        const AttentionResult r = runAttention(backend, qHead, cache.keys(layer, h), cache.values(layer, h), options);
-        for (int64_t row = 0; row < n; ++row)
-            std::memcpy(merged.data() + row * heads * dv + h * dv, r.output.data() + row * dv, sizeof(float) * dv);
-        if (probs) std::memcpy(probs->data() + h * n * total, r.probs.data(), sizeof(float) * n * total);
-    }
-    return merged;
+    v.clear();
+    if (wanted) v.resize(count);
 }
 
 /// [frames, channels] -> conv1d (kernel k, padding k/2, stride) -> [outFrames, outChannels] via im2col.
@@ -115,46 +84,56 @@ public:
     {
         const auto start = std::chrono::steady_clock::now();
         const ModelConfig& c = m_config;
-        auto out = std::make_shared<EncoderOutput>();
         if (!m_w.audio.present() && !input.features.empty())
             throw Error(c.source, "this text model encodes token ids, not audio features");
-        Tensor x
+        const Tensor embedded
             = m_w.audio.present() ? audioEmbeddings(input) : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
-        const int64_t S = x.dim(0);
-        if (m_w.encoder.embeddingNorm.present()) normInPlace(x, m_w.encoder.embeddingNorm, c.normEps);
-        if (options.wantHiddenStates) out->hiddenStates.push_back(x);
-
+        const int64_t S = embedded.dim(0);
         AttentionOptions attn;
         attn.scale = m_w.attentionScale;
-        attn.wantProbs = options.wantAttention;
         Tensor bias;
         if (m_w.encoder.positionKind == PositionKind::RelativeBuckets) {
             bias = t5PositionBias(m_w.encoder.relativeBias, S, S, 0, true, c.relativeBuckets, c.relativeMaxDistance);
             attn.mask.bias = &bias;
         }
-        const int64_t H = c.numHeads, dh = c.headDim;
-        for (size_t l = 0; l < m_w.encoderLayers.size(); ++l) {
-            const EncoderLayerWeights& w = m_w.encoderLayers[l];
-            residual(x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Tensor& h) {
-                const ProjectionWeights& p = w.self;
-                AttentionResult a = runAttention(options.backend, splitHeads(project(h, p.qW, p.qB), H, dh),
-                    splitHeads(project(h, p.kW, p.kB), H, dh), splitHeads(project(h, p.vW, p.vB), H, dh), attn);
-                if (options.wantAttention) out->attention.push_back(std::move(a.probs));
-                return project(mergeHeads(a.output), p.oW, p.oB);
-            });
-            residual(x, w.ffNorm, m_w.preNorm, c.normEps,
-                [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
-            if (options.wantHiddenStates && l + 1 < m_w.encoderLayers.size()) out->hiddenStates.push_back(x);
-            reportLayerDone(options, static_cast<int64_t>(l + 1), static_cast<int64_t>(m_w.encoderLayers.size()));
-        }
-        if (m_w.encoder.finalNorm.present()) normInPlace(x, m_w.encoder.finalNorm, c.normEps);
-        if (options.wantHiddenStates) out->hiddenStates.push_back(x);
-        const int64_t Hd = c.numDecoderHeads, dd = m_decoderHeadDim;
-        for (const DecoderLayerWeights& w : m_w.decoderLayers) {
-            out->crossKeys.push_back(splitHeads(project(x, w.cross.kW, w.cross.kB), Hd, dd));
-            out->crossValues.push_back(splitHeads(project(x, w.cross.vW, w.cross.vB), Hd, dd));
-        }
-        out->hidden = std::move(x);
+        const int64_t H = c.numHeads, dh = c.headDim, Hd = c.numDecoderHeads, dd = m_decoderHeadDim;
+        const size_t layers = m_w.encoderLayers.size(), decoderLayers = m_w.decoderLayers.size();
+        auto out = std::make_shared<EncoderOutput>();
+        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+            *out = EncoderOutput {}; // a rerun after a device failure starts afresh
+            slots(out->attention, options.wantAttention, layers);
+            slots(out->hiddenStates, options.wantHiddenStates, layers + 1);
+            out->crossKeys.resize(decoderLayers);
+            out->crossValues.resize(decoderLayers);
+            Value x = s.input(embedded);
+            if (m_w.encoder.embeddingNorm.present()) x = normed(s, x, m_w.encoder.embeddingNorm, c.normEps);
+            if (options.wantHiddenStates) s.read(x, &out->hiddenStates[0]);
+            for (size_t l = 0; l < layers; ++l) {
+                const EncoderLayerWeights& w = m_w.encoderLayers[l];
+                residual(s, x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
+                    const ProjectionWeights& p = w.self;
+                    const Value heads = s.attention(s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
+                        s.splitHeads(project(s, h, p.kW, p.kB), H, dh, 0),
+                        s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0), attn,
+                        options.wantAttention ? &out->attention[l] : nullptr);
+                    return project(s, heads, p.oW, p.oB);
+                });
+                residual(s, x, w.ffNorm, m_w.preNorm, c.normEps,
+                    [&](const Value& h) { return feedForward(s, h, w.ff, m_w.activation); });
+                if (options.wantHiddenStates && l + 1 < layers) s.read(x, &out->hiddenStates[l + 1]);
+                s.flush();
+                reportLayerDone(options, static_cast<int64_t>(l + 1), static_cast<int64_t>(layers));
+            }
+            if (m_w.encoder.finalNorm.present()) x = normed(s, x, m_w.encoder.finalNorm, c.normEps);
+            if (options.wantHiddenStates) s.read(x, &out->hiddenStates[layers]);
+            for (size_t l = 0; l < decoderLayers; ++l) {
+                const ProjectionWeights& cross = m_w.decoderLayers[l].cross;
+                s.read(s.splitHeads(project(s, x, cross.kW, cross.kB), Hd, dd, 0), &out->crossKeys[l]);
+                s.read(s.splitHeads(project(s, x, cross.vW, cross.vB), Hd, dd, 0), &out->crossValues[l]);
+            }
+            s.read(x, &out->hidden);
+            s.flush();
+        });
         out->seconds = secondsSince(start);
         return out;
     }
@@ -168,62 +147,67 @@ public:
             throw Error("decode: the encoding has " + std::to_string(encoding.crossKeys.size())
                 + " cross-attention layers, the decoder " + std::to_string(m_w.decoderLayers.size()));
         const int64_t n = static_cast<int64_t>(tokens.size()), past = cache.length();
-        Seq2SeqStepResult result;
-        result.firstPosition = past;
-        result.tokens = tokens;
-        Tensor x = tokenEmbeddings(m_w.decoder, tokens, past, "decoder");
-        if (m_w.decoder.embeddingNorm.present()) normInPlace(x, m_w.decoder.embeddingNorm, c.normEps);
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-
+        const Tensor embedded = tokenEmbeddings(m_w.decoder, tokens, past, "decoder");
         const bool relative = m_w.decoder.positionKind == PositionKind::RelativeBuckets;
         const Tensor selfBias = relative ? t5PositionBias(m_w.decoder.relativeBias, n, past + n, past, false,
                                     c.relativeBuckets, c.relativeMaxDistance)
                                          : Tensor();
+        CachedAttentionSpec selfSpec;
+        if (relative) {
+            selfSpec.scale = m_w.attentionScale;
+            selfSpec.bias = &selfBias;
+        }
         AttentionOptions crossOptions;
         crossOptions.scale = m_w.attentionScale;
-        crossOptions.wantProbs = options.wantAttention;
         const int64_t H = c.numDecoderHeads, dh = m_decoderHeadDim;
-        try {
-            for (size_t l = 0; l < m_w.decoderLayers.size(); ++l) {
-                const DecoderLayerWeights& w = m_w.decoderLayers[l];
-                const auto layer = static_cast<int64_t>(l);
-                residual(x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Tensor& h) {
-                    const ProjectionWeights& p = w.self;
-                    const Tensor q = splitHeads(project(h, p.qW, p.qB), H, dh);
-                    const Tensor k = splitHeads(project(h, p.kW, p.kB), H, dh);
-                    const Tensor v = splitHeads(project(h, p.vW, p.vB), H, dh);
-                    Tensor probs;
-                    Tensor* probsOut = options.wantAttention ? &probs : nullptr;
-                    const Tensor heads = relative
-                        ? biasedCachedSelfAttention(
-                            cache, layer, q, k, v, selfBias, m_w.attentionScale, options.backend, probsOut)
-                        : cachedSelfAttention(cache, layer, q, k, v, 0, options.backend, probsOut);
-                    if (probsOut) result.attention.push_back(std::move(probs));
-                    return project(heads, p.oW, p.oB);
-                });
-                residual(x, w.crossNorm, m_w.preNorm, c.normEps, [&](const Tensor& h) {
-                    const ProjectionWeights& p = w.cross;
-                    AttentionResult a = runAttention(options.backend, splitHeads(project(h, p.qW, p.qB), H, dh),
-                        encoding.crossKeys[l], encoding.crossValues[l], crossOptions);
-                    if (options.wantAttention) result.crossAttention.push_back(std::move(a.probs));
-                    return project(mergeHeads(a.output), p.oW, p.oB);
-                });
-                residual(x, w.ffNorm, m_w.preNorm, c.normEps,
-                    [&](const Tensor& h) { return feedForward(h, w.ff, m_w.activation); });
-                if (options.wantHiddenStates && l + 1 < m_w.decoderLayers.size()) result.hiddenStates.push_back(x);
-                reportLayerDone(options, layer + 1, static_cast<int64_t>(m_w.decoderLayers.size()));
+        const size_t layers = m_w.decoderLayers.size();
+        Seq2SeqStepResult result;
+        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+            result = Seq2SeqStepResult {}; // a rerun after a device failure starts afresh
+            result.firstPosition = past;
+            result.tokens = tokens;
+            slots(result.attention, options.wantAttention, layers);
+            slots(result.crossAttention, options.wantAttention, layers);
+            slots(result.hiddenStates, options.wantHiddenStates, layers + 1);
+            Value x = s.input(embedded);
+            try {
+                if (m_w.decoder.embeddingNorm.present()) x = normed(s, x, m_w.decoder.embeddingNorm, c.normEps);
+                if (options.wantHiddenStates) s.read(x, &result.hiddenStates[0]);
+                for (size_t l = 0; l < layers; ++l) {
+                    const DecoderLayerWeights& w = m_w.decoderLayers[l];
+                    residual(s, x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
+                        const ProjectionWeights& p = w.self;
+                        const Value heads = s.cachedSelfAttention(cache, static_cast<int64_t>(l),
+                            s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
+                            s.splitHeads(project(s, h, p.kW, p.kB), H, dh, 0),
+                            s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0), selfSpec,
+                            options.wantAttention ? &result.attention[l] : nullptr);
+                        return project(s, heads, p.oW, p.oB);
+                    });
+                    residual(s, x, w.crossNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
+                        const ProjectionWeights& p = w.cross;
+                        const Value heads = s.attention(s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
+                            s.input(encoding.crossKeys[l]), s.input(encoding.crossValues[l]), crossOptions,
+                            options.wantAttention ? &result.crossAttention[l] : nullptr);
+                        return project(s, heads, p.oW, p.oB);
+                    });
+                    residual(s, x, w.ffNorm, m_w.preNorm, c.normEps,
+                        [&](const Value& h) { return feedForward(s, h, w.ff, m_w.activation); });
+                    if (options.wantHiddenStates && l + 1 < layers) s.read(x, &result.hiddenStates[l + 1]);
+                    s.flush();
+                    reportLayerDone(options, static_cast<int64_t>(l + 1), static_cast<int64_t>(layers));
+                }
+                if (m_w.decoder.finalNorm.present()) x = normed(s, x, m_w.decoder.finalNorm, c.normEps);
+                if (options.wantHiddenStates) s.read(x, &result.hiddenStates[layers]);
+                if (m_w.logitScale != 1.0f) s.scale(x, m_w.logitScale);
+                s.read(project(s, x, m_w.lmHead, m_w.finalLogitsBias), &result.logits);
+                s.flush();
+                cache.commit(n);
+            } catch (...) {
+                cache.rollback();
+                throw;
             }
-            cache.commit(n);
-        } catch (...) {
-            cache.rollback();
-            throw;
-        }
-        if (m_w.decoder.finalNorm.present()) normInPlace(x, m_w.decoder.finalNorm, c.normEps);
-        if (options.wantHiddenStates) result.hiddenStates.push_back(x);
-        if (m_w.logitScale != 1.0f)
-            for (float& value : x.storage())
-                value *= m_w.logitScale;
-        result.logits = project(x, m_w.lmHead, m_w.finalLogitsBias);
+        });
         result.seconds = secondsSince(start);
         return result;
     }

@@ -55,7 +55,7 @@ public:
                     const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
                     const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
                     const Value heads = s.cachedSelfAttention(
-                        cache, l, q, k, v, 0, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                        cache, l, q, k, v, {}, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                     s.add(x, s.linear(heads, w.projW, &w.projB));
 
                     const Value m = s.linear(s.layerNorm(x, w.ln2w, w.ln2b, c.normEps), w.fcW, &w.fcB);

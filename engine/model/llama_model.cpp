@@ -45,7 +45,7 @@ StepResult LlamaModel::forward(
                 const Value v = s.splitHeads(s.linear(h, w.wv, optionalBias(w.bv)), c.numKvHeads, c.headDim, 0);
                 s.rope(q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
                 s.rope(k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
-                const Value heads = s.cachedSelfAttention(cache, l, q, k, v, c.slidingWindow,
+                const Value heads = s.cachedSelfAttention(cache, l, q, k, v, { .slidingWindow = c.slidingWindow },
                     options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                 s.add(x, s.linear(heads, w.wo, optionalBias(w.bo)));
 

@@ -35,7 +35,8 @@ struct ActivationParams {
     uint32_t n, kind;
 };
 struct ElementwiseParams {
-    uint32_t n, multiply;
+    uint32_t n, op;
+    float factor;
 };
 struct HeadsParams {
     uint32_t n, heads, dim, cols, offset, merge;
@@ -209,8 +210,14 @@ void Recorder::activation(const BufferRef& x, int64_t n, Activation activation)
 
 void Recorder::elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply)
 {
-    const ElementwiseParams params { fits32(n, "tensor size"), multiply ? 1u : 0u };
+    const ElementwiseParams params { fits32(n, "tensor size"), multiply ? 1u : 0u, 1.0f };
     m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, y }, &params, strideGroups(n, kThreads));
+}
+
+void Recorder::scale(const BufferRef& x, int64_t n, float factor)
+{
+    const ElementwiseParams params { fits32(n, "tensor size"), 2u, factor };
+    m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, x }, &params, strideGroups(n, kThreads));
 }
 
 void Recorder::heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,

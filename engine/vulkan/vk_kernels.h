@@ -66,6 +66,8 @@ public:
     void activation(const BufferRef& x, int64_t n, Activation activation);
     /// x += y or x *= y over n elements.
     void elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply);
+    /// x *= factor over n elements.
+    void scale(const BufferRef& x, int64_t n, float factor);
     /// splitHeads() (src [n, cols] -> dst [heads, n, dim]) or mergeHeads() (src [heads, n, dim] -> dst [n, heads*dim]).
     void heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,
         int64_t offset, bool merge);

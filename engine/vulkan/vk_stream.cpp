@@ -130,8 +130,10 @@ public:
         return attendAndMerge(a, probs);
     }
 
+    void scale(const Value& x, float factor) override { recorder().scale(device(x), shapeNumel(x->shape()), factor); }
+
     Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
-        int64_t slidingWindow, Tensor* probs) override
+        const CachedAttentionSpec& spec, Tensor* probs) override
     {
         const Shape &qs = q->shape(), &ks = k->shape(), &vs = v->shape();
         if (qs.size() != 3 || ks.size() != 3 || vs.size() != 3 || qs[0] != cache.numQueryHeads()
@@ -141,6 +143,14 @@ public:
                 + " do not fit the cache");
         const int64_t hq = qs[0], n = qs[1], d = qs[2], hkv = ks[0], dv = vs[2];
         const int64_t past = cache.length(), total = past + n;
+        AttentionOptions options;
+        options.scale = spec.scale;
+        options.mask.causal = true;
+        options.mask.queryOffset = past;
+        options.mask.slidingWindow = spec.slidingWindow;
+        options.mask.bias = spec.bias;
+        const Shape keys { hkv, total, d };
+        checkAttentionInputs(qs, keys, nullptr, options);
         LayerMirror& m = m_resident.syncLayer(job(), cache, layer, total);
         // The new rows join the mirror after the valid ones, head by head.
         for (const auto& [rows, mirror, dim] :
@@ -158,16 +168,12 @@ public:
         job().download(device(k), floatBytes(hkv * n * d), append.k.data());
         job().download(device(v), floatBytes(hkv * n * dv), append.v.data());
 
-        AttentionOptions options;
-        options.mask.causal = true;
-        options.mask.queryOffset = past;
-        options.mask.slidingWindow = slidingWindow;
         AttentionOperands a;
-        a.params = Recorder::attentionParams(hq, n, d, hkv, total, dv, m.capacity, options);
         a.q = device(q);
         a.k = m.k;
         a.v = m.v;
-        a.keyKeep = a.keep = a.bias = job().scratch(4);
+        recorder().attachMasks(a, qs, keys, dv, options);
+        a.params.kvRows = fits32(m.capacity, "kv rows");
         return attendAndMerge(a, probs);
     }
 

@@ -202,10 +202,11 @@ private:
             return m_inner.attention(q, k, v, o, p);
         }
         Value cachedSelfAttention(KvCache& cache, int64_t layer, const Value& q, const Value& k, const Value& v,
-            int64_t window, Tensor* probs) override
+            const CachedAttentionSpec& spec, Tensor* probs) override
         {
-            return m_inner.cachedSelfAttention(cache, layer, q, k, v, window, probs);
+            return m_inner.cachedSelfAttention(cache, layer, q, k, v, spec, probs);
         }
+        void scale(const Value& x, float factor) override { m_inner.scale(x, factor); }
         void read(const Value& x, Tensor* dst) override { m_inner.read(x, dst); }
         void flush() override
         {

@@ -109,7 +109,8 @@ TEST_F(VulkanStreamTest, CachedAttentionThroughPrefillAndStepsMatchesTheCpu)
                          v = randomTensor({ c.hkv, n, c.d }, seed + 2);
             const auto attend = [&](KvCache& cache, Tensor* probs, Tensor* out) {
                 return [&, probs, out](Stream& s) {
-                    s.read(s.cachedSelfAttention(cache, 0, s.input(q), s.input(k), s.input(v), c.window, probs), out);
+                    s.read(s.cachedSelfAttention(cache, 0, s.input(q), s.input(k), s.input(v), { .slidingWindow = c.window }, probs),
+                        out);
                     s.flush();
                     cache.commit(n);
                 };

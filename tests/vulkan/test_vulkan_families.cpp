@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Encoders on the Vulkan stream (the whole pass resident on the device): the hf-tiny BERT and ViT fixtures against
-// their HF goldens at the manifests' tolerances, and BERT with padded keys against the CPU.
+// The encoder and encoder-decoder families on the Vulkan stream (every pass resident on the device): the hf-tiny BERT,
+// ViT, Marian, BART, T5 and Whisper fixtures against their HF goldens at the manifests' tolerances, decoding step by
+// step through the KV mirror, and BERT with padded keys against the CPU.
 #include "vulkan_test_support.h"
 
 #include "core/npy.h"
+#include "model/kv_cache.h"
 #include "model/model_loader.h"
+#include "model/seq2seq_model.h"
 #include "model/vision_model.h"
 #include "support/shared_data.h"
 
@@ -43,6 +46,14 @@ struct Golden {
                 << name;
         }
         EXPECT_LE(maxAbsDiff(logits, tensor("logits.npy")), tolerance("logits"));
+    }
+
+    /// Layer l of a per-layer golden: "<stem>.L0l.npy" (attention) or "<stem>.0l.npy" (hidden states).
+    Tensor layer(const char* stem, int64_t l, bool attention) const
+    {
+        char name[64];
+        std::snprintf(name, sizeof name, attention ? "%s.L%02lld.npy" : "%s.%02lld.npy", stem, static_cast<long long>(l));
+        return tensor(name);
     }
 
     std::string dir;
@@ -99,6 +110,65 @@ TEST_F(VulkanEncoders, VitMatchesHf)
     ASSERT_EQ(r.logits.dim(0), 1);
     g.expectMatches(r, model->config().numLayers, r.logits.reshaped({ r.logits.dim(1) }));
 }
+
+class VulkanEncoderDecoders : public VulkanEncoders, public ::testing::WithParamInterface<const char*> { };
+
+TEST_P(VulkanEncoderDecoders, FullForwardMatchesHfAndStepsMatchIt)
+{
+    const std::string name = GetParam();
+    const Golden g(name);
+    const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(g.dir));
+    ASSERT_TRUE(model);
+    EncoderInput source;
+    if (name == "whisper")
+        source.features = g.tensor("input_features.npy");
+    else
+        source.tokens = g.ids("input_ids.npy");
+    const ForwardOptions options = onVulkan();
+    const auto enc = model->encode(source, options);
+    const std::vector<int64_t> target = g.ids("decoder_input_ids.npy");
+    KvCache full = model->newDecoderCache();
+    const Seq2SeqStepResult dec = model->decode(*enc, full, target, options);
+
+    const int64_t L = model->config().numLayers, Ld = model->decoderLayers();
+    ASSERT_EQ(enc->attention.size(), static_cast<size_t>(L));
+    ASSERT_EQ(enc->hiddenStates.size(), static_cast<size_t>(L + 1));
+    ASSERT_EQ(dec.attention.size(), static_cast<size_t>(Ld));
+    ASSERT_EQ(dec.hiddenStates.size(), static_cast<size_t>(Ld + 1));
+    for (int64_t l = 0; l < L; ++l)
+        EXPECT_LE(maxAbsDiff(enc->attention[l], g.layer("encoder_attentions", l, true)),
+            g.tolerance("encoder_attentions"))
+            << "encoder layer " << l;
+    for (int64_t i = 0; i <= L; ++i)
+        EXPECT_LE(maxAbsDiff(enc->hiddenStates[i], g.layer("encoder_hidden_states", i, false)),
+            g.tolerance("encoder_hidden_states"))
+            << "encoder hidden state " << i;
+    for (int64_t l = 0; l < Ld; ++l) {
+        EXPECT_LE(maxAbsDiff(dec.attention[l], g.layer("decoder_attentions", l, true)),
+            g.tolerance("decoder_attentions"))
+            << "decoder layer " << l;
+        EXPECT_LE(maxAbsDiff(dec.crossAttention[l], g.layer("cross_attentions", l, true)),
+            g.tolerance("cross_attentions"))
+            << "cross layer " << l;
+    }
+    for (int64_t i = 0; i <= Ld; ++i)
+        EXPECT_LE(maxAbsDiff(dec.hiddenStates[i], g.layer("decoder_hidden_states", i, false)),
+            g.tolerance("decoder_hidden_states"))
+            << "decoder hidden state " << i;
+    EXPECT_LE(maxAbsDiff(dec.logits, g.tensor("logits.npy")), g.tolerance("logits"));
+
+    // One position at a time through the device's KV mirror (T5: with its relative-position bias) gives the same
+    // logits row by row.
+    KvCache cache = model->newDecoderCache();
+    const int64_t T = static_cast<int64_t>(target.size()), V = dec.logits.dim(1);
+    for (int64_t t = 0; t < T; ++t) {
+        const Seq2SeqStepResult step = model->decode(*enc, cache, { target[static_cast<size_t>(t)] }, options);
+        const Tensor row({ 1, V }, std::vector<float>(dec.logits.data() + t * V, dec.logits.data() + (t + 1) * V));
+        EXPECT_LE(maxAbsDiff(step.logits, row), g.tolerance("logits")) << "step " << t;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(HfTiny, VulkanEncoderDecoders, ::testing::Values("marian", "bart", "t5", "whisper"));
 
 } // namespace
 } // namespace attn::test
