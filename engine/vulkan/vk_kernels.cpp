@@ -18,7 +18,9 @@ constexpr uint32_t kAttentionThreads = 64; // attn_*.comp workgroup size (specia
 constexpr int64_t kMaxHeadDim = 256; // MAX_HEAD_DIM in attn_common.glsl
 constexpr int64_t kMaxValueDim = 4 * kAttentionThreads; // OUT_PER_THREAD * WG in attn_output.comp
 constexpr uint32_t kThreads = 256; // rope, norm, activation, elementwise, heads
-constexpr uint32_t kMatmulTile = 16;
+constexpr uint32_t kMatmulBlock = 64; // rows and columns of y per matmul.comp workgroup
+constexpr int64_t kMatvecFeatures = 4; // FEATURES in matvec.comp: output features per workgroup
+constexpr int64_t kMatvecMaxRows = 8; // MAX_ROWS in matvec.comp
 
 struct RopeParams {
     uint32_t heads, t, d, rotary, interleaved;
@@ -47,8 +49,8 @@ const KernelSource kProbsKernel { "attn_probs", spirv::attn_probs_spv, spirv::at
 const KernelSource kOutputKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
     sizeof(AttentionParams), { kAttentionThreads } };
 const KernelSource kRopeKernel { "rope", spirv::rope_spv, spirv::rope_spv_size, 3, sizeof(RopeParams), { kThreads } };
-const KernelSource kMatmulKernel { "matmul", spirv::matmul_spv, spirv::matmul_spv_size, 4, sizeof(MatmulParams),
-    { kMatmulTile } };
+const KernelSource kMatmulKernel { "matmul", spirv::matmul_spv, spirv::matmul_spv_size, 4, sizeof(MatmulParams), {} };
+const KernelSource kMatvecKernel { "matvec", spirv::matvec_spv, spirv::matvec_spv_size, 4, sizeof(MatmulParams), {} };
 const KernelSource kNormKernel { "norm", spirv::norm_spv, spirv::norm_spv_size, 4, sizeof(NormParams), { kThreads } };
 const KernelSource kActivationKernel { "activation", spirv::activation_spv, spirv::activation_spv_size, 1,
     sizeof(ActivationParams), { kThreads } };
@@ -159,9 +161,17 @@ void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* b
     fits32(std::max({ rows * in, out * in, rows * out }), "matrix size");
     const MatmulParams params { fits32(rows, "rows"), fits32(out, "output features"), fits32(in, "input features"),
         bias ? 1u : 0u };
-    m_job.dispatch(m_context.kernel(kMatmulKernel), { x, w, bias ? *bias : placeholder(), y }, &params,
-        fits32((out + kMatmulTile - 1) / kMatmulTile, "column tiles"),
-        fits32((rows + kMatmulTile - 1) / kMatmulTile, "row tiles"));
+    const std::vector<BufferRef> buffers { x, w, bias ? *bias : placeholder(), y };
+    if (rows <= kMatvecMaxRows) { // decode steps: bound by reading W once
+        const int64_t groups = (out + kMatvecFeatures - 1) / kMatvecFeatures;
+        const int64_t perRow = m_context.limits().maxComputeWorkGroupCount[0];
+        m_job.dispatch(m_context.kernel(kMatvecKernel), buffers, &params, fits32(std::min(groups, perRow), "features"),
+            fits32((groups + perRow - 1) / perRow, "feature rows"));
+        return;
+    }
+    m_job.dispatch(m_context.kernel(kMatmulKernel), buffers, &params,
+        fits32((out + kMatmulBlock - 1) / kMatmulBlock, "column blocks"),
+        fits32((rows + kMatmulBlock - 1) / kMatmulBlock, "row blocks"));
 }
 
 void Recorder::rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
