@@ -223,7 +223,7 @@ void decodeStep(benchmark::State& state)
 
 void forwardArgs(benchmark::internal::Benchmark* b)
 {
-    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond);
+    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond)->UseRealTime(); // Vulkan waits, it does not spin
     b->Args({ 0, 512 });
 #ifdef AS_HAVE_VULKAN
     b->Args({ 1, 512 });

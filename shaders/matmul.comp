@@ -18,6 +18,7 @@ layout(std430, binding = 3) writeonly buffer YBuf { float y[]; };
 layout(push_constant) uniform Params {
     uint M, N, K;
     uint hasBias;
+    uint yStride, colOffset; // y [M, yStride]: this product fills columns [colOffset, colOffset + N)
 } pc;
 
 shared float xs[BK][BM + 1];
@@ -61,7 +62,7 @@ void main()
         for (uint j = 0; j < 4; ++j) {
             const uint col = n0 + tx + 16 * j;
             if (col < pc.N)
-                y[row * pc.N + col] = acc[i][j] + (pc.hasBias != 0u ? bias[col] : 0.0);
+                y[row * pc.yStride + pc.colOffset + col] = acc[i][j] + (pc.hasBias != 0u ? bias[pc.colOffset + col] : 0.0);
         }
     }
 }

@@ -19,6 +19,7 @@ layout(std430, binding = 3) writeonly buffer YBuf { float y[]; };
 layout(push_constant) uniform Params {
     uint M, N, K;
     uint hasBias;
+    uint yStride, colOffset; // y [M, yStride]: this product fills columns [colOffset, colOffset + N)
 } pc;
 
 shared float red[MAX_ROWS][FEATURES * LANES];
@@ -47,5 +48,5 @@ void main()
         barrier();
     }
     if (n < pc.N && lane < pc.M)
-        y[lane * pc.N + n] = red[lane][t - lane] + (pc.hasBias != 0u ? bias[n] : 0.0);
+        y[lane * pc.yStride + pc.colOffset + n] = red[lane][t - lane] + (pc.hasBias != 0u ? bias[pc.colOffset + n] : 0.0);
 }

@@ -269,6 +269,10 @@ Context::Context()
     VkPhysicalDeviceProperties props {};
     vkGetPhysicalDeviceProperties(m_physical, &props);
     m_limits = props.limits;
+    // Tests shrink the storage buffer limit to reach the code paths of devices with small ones (weights in blocks).
+    if (const char* cap = std::getenv("AS_VULKAN_MAX_BUFFER_BYTES"); cap && std::atoll(cap) > 0)
+        m_limits.maxStorageBufferRange
+            = std::min<uint64_t>(m_limits.maxStorageBufferRange, static_cast<uint64_t>(std::atoll(cap)));
     vkGetPhysicalDeviceMemoryProperties(m_physical, &m_memory);
 
     const float priority = 1.0f;

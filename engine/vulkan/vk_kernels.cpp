@@ -26,7 +26,7 @@ struct RopeParams {
     uint32_t heads, t, d, rotary, interleaved;
 };
 struct MatmulParams {
-    uint32_t m, n, k, hasBias;
+    uint32_t m, n, k, hasBias, yStride, colOffset;
 };
 struct NormParams {
     uint32_t rows, d;
@@ -156,11 +156,13 @@ void Recorder::attentionProbs(const AttentionOperands& a, const BufferRef& out, 
 }
 
 void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in,
-    int64_t out, const BufferRef& y)
+    int64_t out, const BufferRef& y, int64_t yStride, int64_t colOffset)
 {
-    fits32(std::max({ rows * in, out * in, rows * out }), "matrix size");
+    if (yStride == 0)
+        yStride = out;
+    fits32(std::max({ rows * in, out * in, rows * yStride }), "matrix size");
     const MatmulParams params { fits32(rows, "rows"), fits32(out, "output features"), fits32(in, "input features"),
-        bias ? 1u : 0u };
+        bias ? 1u : 0u, fits32(yStride, "output row stride"), fits32(colOffset, "output column offset") };
     const std::vector<BufferRef> buffers { x, w, bias ? *bias : placeholder(), y };
     if (rows <= kMatvecMaxRows) { // decode steps: bound by reading W once
         const int64_t groups = (out + kMatvecFeatures - 1) / kMatvecFeatures;

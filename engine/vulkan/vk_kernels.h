@@ -54,9 +54,11 @@ public:
     /// Probabilities [heads, rows, col1 - col0] from head0 / row0 (as set in the parameters).
     void attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows);
 
-    /// y [rows, out] = x [rows, in] W^T (+ bias).
+    /// y [rows, out] = x [rows, in] W^T (+ bias). With yStride (0: out) and colOffset, the result goes to columns
+    /// [colOffset, colOffset + out) of a [rows, yStride] y and the bias is read from colOffset on: a weight too large
+    /// for one buffer is multiplied in row blocks.
     void matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in, int64_t out,
-        const BufferRef& y);
+        const BufferRef& y, int64_t yStride = 0, int64_t colOffset = 0);
     /// applyRope() on x [heads, t, d] in place, with the CPU core's own angle tables.
     void rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
         double theta, int64_t rotaryDims);

@@ -28,12 +28,12 @@ void Resident::sweep()
     dropExpired(m_mirrors);
 }
 
-BufferRef Resident::weight(const Owner& owner, const Tensor& w, DeviceTraffic& traffic)
+BufferRef Resident::weight(const Owner& owner, const float* data, int64_t count, DeviceTraffic& traffic)
 {
-    const size_t bytes = static_cast<size_t>(w.numel()) * sizeof(float);
+    const size_t bytes = static_cast<size_t>(count) * sizeof(float);
     const auto upload = [&](const BufferRef& dst) {
         Job job(m_context, m_pool);
-        job.uploadInto(dst, 0, w.data(), bytes);
+        job.uploadInto(dst, 0, data, bytes);
         job.run();
         traffic.uploadedBytes += job.uploadedBytes();
         ++traffic.submits;
@@ -47,12 +47,12 @@ BufferRef Resident::weight(const Owner& owner, const Tensor& w, DeviceTraffic& t
     // lives): the copy is refreshed when sampled elements differ.
     const auto bits = [&](int64_t i) {
         uint32_t b = 0;
-        std::memcpy(&b, w.data() + i, sizeof b);
+        std::memcpy(&b, data + i, sizeof b);
         return b;
     };
-    const std::array<uint32_t, 3> probe = w.empty() ? std::array<uint32_t, 3> {}
-                                                    : std::array { bits(0), bits(w.numel() / 2), bits(w.numel() - 1) };
-    WeightCopy& slot = m_weights[owner][{ w.data(), w.numel() }];
+    const std::array<uint32_t, 3> probe
+        = count == 0 ? std::array<uint32_t, 3> {} : std::array { bits(0), bits(count / 2), bits(count - 1) };
+    WeightCopy& slot = m_weights[owner][{ data, count }];
     if (!slot.buffer || slot.probe != probe) {
         slot.buffer = m_pool.acquireExact(bytes, Memory::Device);
         slot.probe = probe;

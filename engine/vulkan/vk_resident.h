@@ -39,9 +39,9 @@ public:
 
     /// Drops the entries of owners that are gone.
     void sweep();
-    /// The device copy of `w`, a weight of `owner`, uploaded by a job of its own the first time (so that a large
-    /// model's first forward never holds staging memory for all of its weights at once).
-    BufferRef weight(const Owner& owner, const Tensor& w, DeviceTraffic& traffic);
+    /// The device copy of data[0, count), part of a weight of `owner`, uploaded by a job of its own the first time (so
+    /// that a large model's first forward never holds staging memory for all of its weights at once).
+    BufferRef weight(const Owner& owner, const float* data, int64_t count, DeviceTraffic& traffic);
     /// The mirror of `layer` of `cache` with room for `rows` positions and rows [0, cache.length()) in sync.
     LayerMirror& syncLayer(Job& job, const KvCache& cache, int64_t layer, int64_t rows);
 

@@ -68,11 +68,17 @@ public:
             throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit weight " + shapeToString(w.shape()));
         const int64_t rows = x->shape()[0], in = w.dim(1), out = w.dim(0);
         const BufferRef y = job().scratch(floatBytes(rows * out));
-        const BufferRef wb = weight(w);
         std::optional<BufferRef> bb;
         if (bias)
             bb = weight(*bias);
-        recorder().matmul(device(x), wb, bb ? &*bb : nullptr, rows, in, out, y);
+        // A weight larger than one storage buffer may be (GPT-2's tied LM head on lavapipe) goes up in row blocks.
+        const int64_t limit = m_context.limits().maxStorageBufferRange / sizeof(float);
+        const int64_t block = in > 0 ? std::max<int64_t>(1, std::min(out, limit / in)) : out;
+        for (int64_t n0 = 0; n0 < out; n0 += block) {
+            const int64_t count = std::min(block, out - n0);
+            const BufferRef wb = m_resident.weight(m_owner, w.data() + n0 * in, count * in, m_traffic);
+            recorder().matmul(device(x), wb, bb ? &*bb : nullptr, rows, in, count, y, out, n0);
+        }
         return make({ rows, out }, y);
     }
 
@@ -206,7 +212,7 @@ private:
     }
     Recorder recorder() { return Recorder(m_context, job()); }
     Value make(Shape shape, BufferRef buffer) { return std::make_shared<DeviceValue>(std::move(shape), std::move(buffer)); }
-    BufferRef weight(const Tensor& w) { return m_resident.weight(m_owner, w, m_traffic); }
+    BufferRef weight(const Tensor& w) { return m_resident.weight(m_owner, w.data(), w.numel(), m_traffic); }
 
     /// Attention output of all heads merged to [nq, hq * dv]; with probs, *probs gets [hq, nq, nk] at flush.
     Value attendAndMerge(const AttentionOperands& a, Tensor* probs)
