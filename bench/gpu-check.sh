@@ -17,7 +17,8 @@ say() { printf '== %s (%ds)\n' "$*" $(($(date +%s) - start)); }
 missing=()
 for tool in cmake c++ glslc; do command -v "$tool" >/dev/null || missing+=("$tool (command)"); done
 [ -f /usr/include/vulkan/vulkan.h ] || missing+=("vulkan.h (libvulkan-dev)")
-ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1' || missing+=("libvulkan.so.1 (libvulkan1)")
+# (grep without -q: with pipefail, an early exit would fail the pipeline through ldconfig's SIGPIPE)
+ldconfig -p 2>/dev/null | grep 'libvulkan.so.1' >/dev/null || missing+=("libvulkan.so.1 (libvulkan1)")
 [ -d /usr/include/eigen3 ] || missing+=("Eigen (libeigen3-dev)")
 [ -f /usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h ] || missing+=("OpenBLAS (libopenblas-pthread-dev)")
 [ -f /usr/include/nlohmann/json.hpp ] || missing+=("nlohmann/json.hpp (nlohmann-json3-dev)")
@@ -25,8 +26,11 @@ pkg-config --exists sentencepiece 2>/dev/null || missing+=("sentencepiece (libse
 [ -f /usr/include/gtest/gtest.h ] || missing+=("GoogleTest (libgtest-dev)")
 bench=ON
 [ -f /usr/include/benchmark/benchmark.h ] || { bench=OFF; echo "note: no libbenchmark-dev: benchmarks skipped"; }
-ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1 || missing+=("a Vulkan ICD json (GPU driver)")
-ls /usr/share/vulkan/explicit_layer.d/*validation*.json >/dev/null 2>&1 \
+# The driver's ICD json may also come through VK_DRIVER_FILES / VK_ICD_FILENAMES; a missing device fails below anyway.
+compgen -G '/usr/share/vulkan/icd.d/*.json' >/dev/null || compgen -G '/etc/vulkan/icd.d/*.json' >/dev/null \
+    || [ -n "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] || echo "note: no Vulkan ICD json in the usual places"
+ls /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ 2>/dev/null | grep json | tr '\n' ' '; echo
+compgen -G '/usr/share/vulkan/explicit_layer.d/*validation*.json' >/dev/null \
     || echo "note: no vulkan-validationlayers: tests run WITHOUT the validation layer"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 if [ ${#missing[@]} -gt 0 ]; then
