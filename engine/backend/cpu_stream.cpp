@@ -9,10 +9,10 @@ namespace {
 
 struct HostValue final : StreamValue {
     explicit HostValue(Tensor t)
-        : StreamValue(t.shape())
-        , tensor(std::move(t))
+        : tensor(std::move(t))
     {
     }
+    const Shape& shape() const override { return tensor.shape(); }
     Tensor tensor;
 };
 
@@ -67,6 +67,13 @@ public:
             value *= factor;
     }
     void read(const Value& x, Tensor* dst) override { *dst = host(x); }
+    void take(Value x, Tensor* dst) override
+    {
+        if (x.use_count() == 1) // nobody else can see it any more (logits: [n, vocab], the largest value)
+            *dst = std::move(host(x));
+        else
+            *dst = host(x);
+    }
     void flush() override { }
 };
 

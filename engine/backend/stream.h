@@ -22,15 +22,8 @@ class KvCache;
 /// A tensor held by a stream (device memory on Vulkan). Only its shape is visible; read() brings the data back.
 class StreamValue {
 public:
-    explicit StreamValue(Shape shape)
-        : m_shape(std::move(shape))
-    {
-    }
     virtual ~StreamValue() = default;
-    const Shape& shape() const { return m_shape; }
-
-private:
-    Shape m_shape;
+    virtual const Shape& shape() const = 0;
 };
 
 using Value = std::shared_ptr<StreamValue>;
@@ -72,6 +65,8 @@ public:
     virtual void scale(const Value& x, float factor) = 0;
     /// *dst receives x as it is at this point of the stream, at the latest when flush() returns.
     virtual void read(const Value& x, Tensor* dst) = 0;
+    /// read() of a value the caller is done with (a temporary): the CPU stream moves it instead of copying.
+    virtual void take(Value x, Tensor* dst) = 0;
     /// Runs everything recorded so far and completes the reads (the CPU stream runs each op as it is called).
     virtual void flush() = 0;
 };

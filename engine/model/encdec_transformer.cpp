@@ -128,10 +128,10 @@ public:
             if (options.wantHiddenStates) s.read(x, &out->hiddenStates[layers]);
             for (size_t l = 0; l < decoderLayers; ++l) {
                 const ProjectionWeights& cross = m_w.decoderLayers[l].cross;
-                s.read(s.splitHeads(project(s, x, cross.kW, cross.kB), Hd, dd, 0), &out->crossKeys[l]);
-                s.read(s.splitHeads(project(s, x, cross.vW, cross.vB), Hd, dd, 0), &out->crossValues[l]);
+                s.take(s.splitHeads(project(s, x, cross.kW, cross.kB), Hd, dd, 0), &out->crossKeys[l]);
+                s.take(s.splitHeads(project(s, x, cross.vW, cross.vB), Hd, dd, 0), &out->crossValues[l]);
             }
-            s.read(x, &out->hidden);
+            s.take(std::move(x), &out->hidden);
             s.flush();
         });
         out->seconds = secondsSince(start);
@@ -200,7 +200,7 @@ public:
                 if (m_w.decoder.finalNorm.present()) x = normed(s, x, m_w.decoder.finalNorm, c.normEps);
                 if (options.wantHiddenStates) s.read(x, &result.hiddenStates[layers]);
                 if (m_w.logitScale != 1.0f) s.scale(x, m_w.logitScale);
-                s.read(project(s, x, m_w.lmHead, m_w.finalLogitsBias), &result.logits);
+                s.take(project(s, x, m_w.lmHead, m_w.finalLogitsBias), &result.logits);
                 s.flush();
                 cache.commit(n);
             } catch (...) {

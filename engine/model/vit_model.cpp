@@ -97,7 +97,7 @@ public:
                 reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
             }
             if (!m_w.heads.empty())
-                s.read(xs, &x);
+                s.take(xs, &x);
             s.flush();
         });
         if (!m_w.heads.empty()) {

@@ -12,11 +12,13 @@ namespace attn::vk {
 namespace {
 
 struct DeviceValue final : StreamValue {
-    DeviceValue(Shape shape, BufferRef b)
-        : StreamValue(std::move(shape))
+    DeviceValue(Shape s, BufferRef b)
+        : dims(std::move(s))
         , buffer(std::move(b))
     {
     }
+    const Shape& shape() const override { return dims; }
+    Shape dims;
     BufferRef buffer;
 };
 
@@ -188,6 +190,8 @@ public:
         *dst = Tensor(x->shape());
         job().download(device(x), floatBytes(dst->numel()), dst->data());
     }
+
+    void take(Value x, Tensor* dst) override { read(x, dst); }
 
     void flush() override
     {

@@ -208,6 +208,7 @@ private:
         }
         void scale(const Value& x, float factor) override { m_inner.scale(x, factor); }
         void read(const Value& x, Tensor* dst) override { m_inner.read(x, dst); }
+        void take(Value x, Tensor* dst) override { m_inner.take(std::move(x), dst); }
         void flush() override
         {
             if (++m_flushes == m_failAt)
