@@ -29,6 +29,7 @@ layout(push_constant) uniform Params {
     uint row0; // first query row of this dispatch (workgroup x adds to it)
     uint col0, col1; // output columns [col0, col1) of the probability kernel
     uint kvRows; // rows per KV head in the K/V buffers (>= nk: a KV cache with spare capacity)
+    uint keysPerSplit; // attn_output: 0, or keys per workgroup z when long key ranges are split (attn_combine joins)
 } pc;
 
 shared float qRow[MAX_HEAD_DIM];

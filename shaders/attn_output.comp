@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Fused attention output O = softmax(scale * Q K^T + mask/bias) V with an online softmax over key tiles of WG keys
 // (FlashAttention-style): the [q, k] matrix is never stored. One workgroup per (query row, head); thread t owns
-// output dims t, t + WG, ... (at most OUT_PER_THREAD of them).
+// output dims t, t + WG, ... (at most OUT_PER_THREAD of them). With keysPerSplit, workgroup z covers only keys
+// [z * keysPerSplit, ...) and writes its unnormalized partial (max, sum, dv sums) for attn_combine (flash-decoding:
+// a decode step at long context keeps many workgroups busy instead of a few).
 #version 450
 #include "attn_common.glsl"
 
@@ -57,12 +59,15 @@ void main()
     float m = 0.0; // running max over the visible keys seen so far
     float l = 0.0; // running sum of exp(s - m); 0 until a visible key appears
 
-    for (uint k0 = 0; k0 < pc.nk; k0 += WG) {
+    const bool split = pc.keysPerSplit != 0u;
+    const uint kBegin = split ? gl_WorkGroupID.z * pc.keysPerSplit : 0u;
+    const uint kEnd = split ? min(pc.nk, kBegin + pc.keysPerSplit) : pc.nk;
+    for (uint k0 = kBegin; k0 < kEnd; k0 += WG) {
         if (t == 0)
             tileVisible = 0u;
         barrier();
         float s = 0.0;
-        const bool visible = k0 + t < pc.nk && maskedScore(h, qi, k0 + t, s);
+        const bool visible = k0 + t < kEnd && maskedScore(h, qi, k0 + t, s);
         if (visible)
             atomicOr(tileVisible, 1u);
         // Masked lanes contribute the lowest finite value so they never win the max.
@@ -77,7 +82,7 @@ void main()
         tileP[t] = p;
         l = l * alpha + reduceSum(p); // reduceSum's barriers also publish tileP
         m = newMax;
-        const uint tileKeys = min(WG, pc.nk - k0);
+        const uint tileKeys = min(WG, kEnd - k0);
         for (uint c = 0; c < OUT_PER_THREAD; ++c) {
             const uint dim = t + c * WG;
             if (dim >= pc.dv)
@@ -90,6 +95,19 @@ void main()
         barrier(); // tileP is rewritten by the next tile
     }
 
+    if (split) { // partial block of (h, qi, z): max, sum, then the dv unnormalized sums
+        const uint base = ((h * pc.nq + qi) * gl_NumWorkGroups.z + gl_WorkGroupID.z) * (pc.dv + 2);
+        if (t == 0) {
+            outData[base] = m;
+            outData[base + 1] = l;
+        }
+        for (uint c = 0; c < OUT_PER_THREAD; ++c) {
+            const uint dim = t + c * WG;
+            if (dim < pc.dv)
+                outData[base + 2 + dim] = acc[c];
+        }
+        return;
+    }
     const float inv = l > 0.0 ? 1.0 / l : 0.0; // a fully masked row gives a zero output
     const uint outBase = (h * pc.nq + qi) * pc.dv;
     for (uint c = 0; c < OUT_PER_THREAD; ++c) {

@@ -18,10 +18,18 @@ constexpr uint32_t kAttentionThreads = 64; // attn_*.comp workgroup size (specia
 constexpr int64_t kMaxHeadDim = 256; // MAX_HEAD_DIM in attn_common.glsl
 constexpr int64_t kMaxValueDim = 4 * kAttentionThreads; // OUT_PER_THREAD * WG in attn_output.comp
 constexpr uint32_t kThreads = 256; // rope, norm, activation, elementwise, heads
+// attn_output splits the keys when fewer (row, head) workgroups than this would run, in ranges of at least
+// kMinKeysPerSplit keys and into at most kMaxSplits of them.
+constexpr int64_t kBusyWorkgroups = 256;
+constexpr int64_t kMinKeysPerSplit = 256;
+constexpr int64_t kMaxSplits = 32;
 constexpr uint32_t kMatmulBlock = 64; // rows and columns of y per matmul.comp workgroup
 constexpr int64_t kMatvecFeatures = 4; // FEATURES in matvec.comp: output features per workgroup
 constexpr int64_t kMatvecMaxRows = 8; // MAX_ROWS in matvec.comp
 
+struct CombineParams {
+    uint32_t hq, nq, dv, splits;
+};
 struct RopeParams {
     uint32_t heads, t, d, rotary, interleaved;
 };
@@ -48,6 +56,8 @@ const KernelSource kProbsKernel { "attn_probs", spirv::attn_probs_spv, spirv::at
     sizeof(AttentionParams), { kAttentionThreads } };
 const KernelSource kOutputKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
     sizeof(AttentionParams), { kAttentionThreads } };
+const KernelSource kCombineKernel { "attn_combine", spirv::attn_combine_spv, spirv::attn_combine_spv_size, 2,
+    sizeof(CombineParams), { kAttentionThreads } };
 const KernelSource kRopeKernel { "rope", spirv::rope_spv, spirv::rope_spv_size, 3, sizeof(RopeParams), { kThreads } };
 const KernelSource kMatmulKernel { "matmul", spirv::matmul_spv, spirv::matmul_spv_size, 4, sizeof(MatmulParams), {} };
 const KernelSource kMatvecKernel { "matvec", spirv::matvec_spv, spirv::matvec_spv_size, 4, sizeof(MatmulParams), {} };
@@ -145,8 +155,24 @@ void Recorder::attachMasks(AttentionOperands& a, const Shape& q, const Shape& k,
 
 void Recorder::attentionOutput(const AttentionOperands& a, const BufferRef& out)
 {
-    m_job.dispatch(m_context.kernel(kOutputKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
-        a.params.nq, a.params.hq);
+    const int64_t pairs = int64_t(a.params.nq) * a.params.hq, nk = a.params.nk;
+    const int64_t splits = std::clamp<int64_t>(
+        std::min((kBusyWorkgroups + pairs - 1) / pairs, nk / kMinKeysPerSplit), 1, kMaxSplits);
+    if (splits == 1) {
+        m_job.dispatch(m_context.kernel(kOutputKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
+            a.params.nq, a.params.hq);
+        return;
+    }
+    // Ranges of whole key tiles; the last split may be shorter.
+    const int64_t perSplit = ((nk + splits - 1) / splits + kAttentionThreads - 1) / kAttentionThreads * kAttentionThreads;
+    const int64_t used = (nk + perSplit - 1) / perSplit;
+    AttentionParams params = a.params;
+    params.keysPerSplit = static_cast<uint32_t>(perSplit);
+    const BufferRef partial = m_job.scratch(static_cast<size_t>(pairs * used * (params.dv + 2)) * sizeof(float));
+    m_job.dispatch(m_context.kernel(kOutputKernel), { a.q, a.k, a.v, partial, a.keyKeep, a.keep, a.bias }, &params,
+        params.nq, params.hq, static_cast<uint32_t>(used));
+    const CombineParams combine { params.hq, params.nq, params.dv, static_cast<uint32_t>(used) };
+    m_job.dispatch(m_context.kernel(kCombineKernel), { partial, out }, &combine, params.nq, params.hq);
 }
 
 void Recorder::attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows)

@@ -21,8 +21,9 @@ struct AttentionParams {
     uint32_t hasKeyKeep, hasKeep, keepHeadStride, hasBias, biasHeadStride;
     uint32_t head0, row0, col0, col1;
     uint32_t kvRows;
+    uint32_t keysPerSplit;
 };
-static_assert(sizeof(AttentionParams) == 20 * 4);
+static_assert(sizeof(AttentionParams) == 21 * 4);
 
 /// The operands every attention kernel binds (0..6) and the parameters they share.
 struct AttentionOperands {
@@ -49,7 +50,8 @@ public:
     /// Parameters for q [hq, nq, d] against keys/values with kvRows rows per KV head, of which nk are used.
     static AttentionParams attentionParams(int64_t hq, int64_t nq, int64_t d, int64_t hkv, int64_t nk, int64_t dv,
         int64_t kvRows, const AttentionOptions& options);
-    /// Fused output [hq, nq, dv] of the parameters' query heads and rows.
+    /// Fused output [hq, nq, dv] of all query heads and rows. Few (row, head) pairs against many keys (decode steps
+    /// at long context) split the keys across workgroups and join the partials (flash-decoding).
     void attentionOutput(const AttentionOperands& a, const BufferRef& out);
     /// Probabilities [heads, rows, col1 - col0] from head0 / row0 (as set in the parameters).
     void attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows);

@@ -77,6 +77,43 @@ TEST_F(VulkanAttention, SweepLengthsWithKvCacheOffset)
         }
 }
 
+/// Decode steps at long context split the keys across workgroups (flash-decoding) and join the partials: splits with
+/// no visible key (a sliding window, padded keys, a -inf bias row) must drop out of the join, not poison it.
+TEST_F(VulkanAttention, LongKeyRangesSplitAcrossWorkgroups)
+{
+    const int64_t nk = 4096;
+    AttentionOptions causal;
+    causal.mask.causal = true;
+    causal.mask.queryOffset = nk - 1;
+    expectParity({ 8, 2, 1, nk, 64, 64 }, causal, "decode step");
+    AttentionOptions twoRows = causal;
+    twoRows.mask.queryOffset = nk - 2;
+    expectParity({ 8, 1, 2, nk, 128, 128 }, twoRows, "two new rows, MQA");
+
+    AttentionOptions window = causal;
+    window.mask.slidingWindow = 100; // only the last split sees anything
+    expectParity({ 8, 2, 1, nk, 64, 64 }, window, "window 100");
+
+    AttentionOptions padded;
+    padded.mask.keyKeep.assign(nk, 1);
+    std::fill_n(padded.mask.keyKeep.begin(), 1500, 0); // the first splits are all padding
+    expectParity({ 4, 4, 1, nk, 80, 80 }, padded, "leading padding");
+
+    // Scores near -300 in the visible splits: a join that let an empty split's max (0) in would underflow to zeros.
+    Tensor low({ 1, nk });
+    std::fill_n(low.data(), nk, -300.0f);
+    std::fill_n(low.data(), 2000, -std::numeric_limits<float>::infinity());
+    AttentionOptions lowScores;
+    lowScores.mask.bias = &low;
+    expectParity({ 4, 2, 1, nk, 16, 16 }, lowScores, "scores near -300 after masked splits");
+
+    Tensor none({ 1, nk });
+    std::fill_n(none.data(), nk, -std::numeric_limits<float>::infinity()); // no visible key at all: zeros
+    AttentionOptions masked;
+    masked.mask.bias = &none;
+    expectParity({ 4, 2, 1, nk, 16, 16 }, masked, "all -inf");
+}
+
 /// Every mask kind of the CPU core, for one GQA layout.
 void sweepMasks(int64_t hq, int64_t hkv,
     const std::function<void(const Case&, const AttentionOptions&, const std::string&)>& check)
