@@ -32,8 +32,6 @@ layout(push_constant) uniform Params {
     uint keysPerSplit; // attn_output: 0, or keys per workgroup z when long key ranges are split (attn_combine joins)
 } pc;
 
-shared float qRow[MAX_HEAD_DIM];
-
 // Bit pattern of -inf: compared as bits so that no compiler float mode can fold the test away.
 const uint NEG_INF_BITS = 0xff800000u;
 
@@ -49,35 +47,25 @@ bool structurallyVisible(uint qi, uint kj)
     return pc.hasKeyKeep == 0u || keyKeep[kj] != 0u;
 }
 
-/// Loads query row qi of head h into qRow (all threads call it).
-void loadQueryRow(uint h, uint qi)
+/// Whether (h, qi, kj) is visible under every mask; if so, b is its additive bias (0 without one).
+bool maskedBias(uint h, uint qi, uint kj, out float b)
 {
-    const uint base = (h * pc.nq + qi) * pc.d;
-    for (uint c = gl_LocalInvocationID.x; c < pc.d; c += WG)
-        qRow[c] = qData[base + c];
-    barrier();
-}
-
-/// The masked score of (h, qi, kj): false when the key is masked, else s = scale * (q . k) + bias.
-bool maskedScore(uint h, uint qi, uint kj, out float s)
-{
-    s = 0.0;
+    b = 0.0;
     if (!structurallyVisible(qi, kj))
         return false;
     const uint mi = qi * pc.nk + kj;
     if (pc.hasKeep != 0u && keepData[h * pc.keepHeadStride + mi] == 0.0)
         return false;
-    float b = 0.0;
     if (pc.hasBias != 0u) {
         b = biasData[h * pc.biasHeadStride + mi];
         if (floatBitsToUint(b) == NEG_INF_BITS)
             return false;
     }
-    const uint kvh = h / (pc.hq / pc.hkv);
-    const uint kBase = (kvh * pc.kvRows + kj) * pc.d;
-    float dot = 0.0;
-    for (uint c = 0; c < pc.d; ++c)
-        dot += qRow[c] * kData[kBase + c];
-    s = pc.scale * dot + b;
     return true;
+}
+
+/// Offset of key (or value) row kj of the KV head that query head h reads.
+uint kvRowBase(uint h, uint kj, uint width)
+{
+    return ((h / (pc.hq / pc.hkv)) * pc.kvRows + kj) * width;
 }

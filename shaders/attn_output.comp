@@ -1,118 +1,157 @@
 // SPDX-License-Identifier: MIT
 // Fused attention output O = softmax(scale * Q K^T + mask/bias) V with an online softmax over key tiles of WG keys
-// (FlashAttention-style): the [q, k] matrix is never stored. One workgroup per (query row, head); thread t owns
-// output dims t, t + WG, ... (at most OUT_PER_THREAD of them). With keysPerSplit, workgroup z covers only keys
+// (FlashAttention-style): the [q, k] matrix is never stored. A workgroup takes ROWS query rows of one head, so each
+// key and value row it reads serves all of them; thread t scores key k0 + t for every row and owns output dims
+// t, t + WG, ... (at most OUT_PER_THREAD of them). With keysPerSplit, workgroup z covers only keys
 // [z * keysPerSplit, ...) and writes its unnormalized partial (max, sum, dv sums) for attn_combine (flash-decoding:
 // a decode step at long context keeps many workgroups busy instead of a few).
 #version 450
 #include "attn_common.glsl"
 
+layout(constant_id = 1) const uint ROWS = 1; // query rows per workgroup (<= WG)
 layout(local_size_x_id = 0) in;
 
 const uint OUT_PER_THREAD = 4; // dv <= OUT_PER_THREAD * WG, checked by the host
+const float LOWEST = -3.402823466e38; // masked lanes never win the max
 
-shared float tileP[WG];
-shared float red[WG];
-shared uint tileVisible;
+shared float qBlock[ROWS][MAX_HEAD_DIM];
+shared float tileP[ROWS][WG];
+shared float red[ROWS][WG];
+shared uint tileVisible[ROWS];
 
-float reduceMax(float x)
+/// Tree reduction of red[r][*] for every row at once (max or sum); the result lands in red[r][0].
+void reduceRows(bool isMax)
 {
     const uint t = gl_LocalInvocationID.x;
-    red[t] = x;
     barrier();
     for (uint stride = WG / 2; stride > 0; stride /= 2) {
         if (t < stride)
-            red[t] = max(red[t], red[t + stride]);
+            for (uint r = 0; r < ROWS; ++r)
+                red[r][t] = isMax ? max(red[r][t], red[r][t + stride]) : red[r][t] + red[r][t + stride];
         barrier();
     }
-    const float r = red[0];
-    barrier();
-    return r;
-}
-
-float reduceSum(float x)
-{
-    const uint t = gl_LocalInvocationID.x;
-    red[t] = x;
-    barrier();
-    for (uint stride = WG / 2; stride > 0; stride /= 2) {
-        if (t < stride)
-            red[t] += red[t + stride];
-        barrier();
-    }
-    const float r = red[0];
-    barrier();
-    return r;
 }
 
 void main()
 {
     const uint t = gl_LocalInvocationID.x;
-    const uint qi = pc.row0 + gl_WorkGroupID.x;
+    const uint firstRow = pc.row0 + gl_WorkGroupID.x * ROWS;
     const uint h = pc.head0 + gl_WorkGroupID.y;
-    const uint kvh = h / (pc.hq / pc.hkv);
-    loadQueryRow(h, qi);
+    for (uint e = t; e < ROWS * pc.d; e += WG) {
+        const uint r = e / pc.d;
+        qBlock[r][e % pc.d] = firstRow + r < pc.nq ? qData[(h * pc.nq + firstRow + r) * pc.d + e % pc.d] : 0.0;
+    }
 
-    float acc[OUT_PER_THREAD];
-    for (uint c = 0; c < OUT_PER_THREAD; ++c)
-        acc[c] = 0.0;
-    float m = 0.0; // running max over the visible keys seen so far
-    float l = 0.0; // running sum of exp(s - m); 0 until a visible key appears
+    float acc[ROWS][OUT_PER_THREAD];
+    float m[ROWS]; // running max over the visible keys seen so far
+    float l[ROWS]; // running sum of exp(s - m); 0 until a visible key appears
+    for (uint r = 0; r < ROWS; ++r) {
+        m[r] = 0.0;
+        l[r] = 0.0;
+        for (uint c = 0; c < OUT_PER_THREAD; ++c)
+            acc[r][c] = 0.0;
+    }
 
     const bool split = pc.keysPerSplit != 0u;
     const uint kBegin = split ? gl_WorkGroupID.z * pc.keysPerSplit : 0u;
     const uint kEnd = split ? min(pc.nk, kBegin + pc.keysPerSplit) : pc.nk;
     for (uint k0 = kBegin; k0 < kEnd; k0 += WG) {
-        if (t == 0)
-            tileVisible = 0u;
-        barrier();
-        float s = 0.0;
-        const bool visible = k0 + t < kEnd && maskedScore(h, qi, k0 + t, s);
-        if (visible)
-            atomicOr(tileVisible, 1u);
-        // Masked lanes contribute the lowest finite value so they never win the max.
-        const float tileMax = reduceMax(visible ? s : -3.402823466e38);
-        const bool anyVisible = tileVisible != 0u; // uniform: set before the reduction's barriers
-        barrier(); // everyone has read the flag before thread 0 clears it for the next tile
-        if (!anyVisible)
+        if (t < ROWS)
+            tileVisible[t] = 0u;
+        barrier(); // also publishes qBlock on the first tile
+        const uint kj = k0 + t;
+        float s[ROWS];
+        bool visible[ROWS];
+        bool anyHere = false;
+        for (uint r = 0; r < ROWS; ++r) {
+            float b;
+            visible[r] = kj < kEnd && firstRow + r < pc.nq && maskedBias(h, firstRow + r, kj, b);
+            s[r] = b;
+            anyHere = anyHere || visible[r];
+        }
+        if (anyHere) { // one pass over the key row for every row that sees it
+            const uint kBase = kvRowBase(h, kj, pc.d);
+            float dot[ROWS];
+            for (uint r = 0; r < ROWS; ++r)
+                dot[r] = 0.0;
+            for (uint c = 0; c < pc.d; ++c) {
+                const float kc = kData[kBase + c];
+                for (uint r = 0; r < ROWS; ++r)
+                    dot[r] += qBlock[r][c] * kc;
+            }
+            for (uint r = 0; r < ROWS; ++r)
+                if (visible[r]) {
+                    s[r] += pc.scale * dot[r];
+                    atomicOr(tileVisible[r], 1u);
+                }
+        }
+        for (uint r = 0; r < ROWS; ++r)
+            red[r][t] = visible[r] ? s[r] : LOWEST;
+        reduceRows(true);
+        float alpha[ROWS];
+        bool anyRow = false;
+        for (uint r = 0; r < ROWS; ++r) {
+            const bool rowVisible = tileVisible[r] != 0u; // uniform: set before the reduction's barriers
+            const float newMax = !rowVisible ? m[r] : l[r] == 0.0 ? red[r][0] : max(m[r], red[r][0]);
+            alpha[r] = !rowVisible ? 1.0 : l[r] == 0.0 ? 0.0 : exp(m[r] - newMax);
+            m[r] = newMax;
+            anyRow = anyRow || rowVisible;
+        }
+        if (!anyRow) { // the whole block is masked here (causal prefill above the diagonal)
+            barrier(); // everyone has read red and tileVisible before the next tile rewrites them
             continue;
-        const float newMax = l == 0.0 ? tileMax : max(m, tileMax);
-        const float alpha = l == 0.0 ? 0.0 : exp(m - newMax);
-        const float p = visible ? exp(s - newMax) : 0.0;
-        tileP[t] = p;
-        l = l * alpha + reduceSum(p); // reduceSum's barriers also publish tileP
-        m = newMax;
+        }
+        barrier(); // red's maxima are read before it is reused for the sums
+        for (uint r = 0; r < ROWS; ++r) {
+            const float p = visible[r] ? exp(s[r] - m[r]) : 0.0;
+            tileP[r][t] = p;
+            red[r][t] = p;
+        }
+        reduceRows(false); // its barriers also publish tileP
+        for (uint r = 0; r < ROWS; ++r)
+            l[r] = l[r] * alpha[r] + red[r][0];
         const uint tileKeys = min(WG, kEnd - k0);
         for (uint c = 0; c < OUT_PER_THREAD; ++c) {
             const uint dim = t + c * WG;
             if (dim >= pc.dv)
                 break;
-            float a = acc[c] * alpha;
-            for (uint jj = 0; jj < tileKeys; ++jj)
-                a += tileP[jj] * vData[(kvh * pc.kvRows + k0 + jj) * pc.dv + dim];
-            acc[c] = a;
+            float a[ROWS];
+            for (uint r = 0; r < ROWS; ++r)
+                a[r] = acc[r][c] * alpha[r];
+            for (uint jj = 0; jj < tileKeys; ++jj) {
+                const float v = vData[kvRowBase(h, k0 + jj, pc.dv) + dim];
+                for (uint r = 0; r < ROWS; ++r)
+                    a[r] += tileP[r][jj] * v;
+            }
+            for (uint r = 0; r < ROWS; ++r)
+                acc[r][c] = a[r];
         }
-        barrier(); // tileP is rewritten by the next tile
+        barrier(); // tileP, red and tileVisible are rewritten by the next tile
     }
 
-    if (split) { // partial block of (h, qi, z): max, sum, then the dv unnormalized sums
-        const uint base = ((h * pc.nq + qi) * gl_NumWorkGroups.z + gl_WorkGroupID.z) * (pc.dv + 2);
-        if (t == 0) {
-            outData[base] = m;
-            outData[base + 1] = l;
+    for (uint r = 0; r < ROWS; ++r) {
+        const uint qi = firstRow + r;
+        if (qi >= pc.nq)
+            break;
+        if (split) { // partial block of (h, qi, z): max, sum, then the dv unnormalized sums
+            const uint base = ((h * pc.nq + qi) * gl_NumWorkGroups.z + gl_WorkGroupID.z) * (pc.dv + 2);
+            if (t == 0) {
+                outData[base] = m[r];
+                outData[base + 1] = l[r];
+            }
+            for (uint c = 0; c < OUT_PER_THREAD; ++c) {
+                const uint dim = t + c * WG;
+                if (dim < pc.dv)
+                    outData[base + 2 + dim] = acc[r][c];
+            }
+            continue;
         }
+        const float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0; // a fully masked row gives a zero output
+        const uint outBase = (h * pc.nq + qi) * pc.dv;
         for (uint c = 0; c < OUT_PER_THREAD; ++c) {
             const uint dim = t + c * WG;
             if (dim < pc.dv)
-                outData[base + 2 + dim] = acc[c];
+                outData[outBase + dim] = acc[r][c] * inv;
         }
-        return;
-    }
-    const float inv = l > 0.0 ? 1.0 / l : 0.0; // a fully masked row gives a zero output
-    const uint outBase = (h * pc.nq + qi) * pc.dv;
-    for (uint c = 0; c < OUT_PER_THREAD; ++c) {
-        const uint dim = t + c * WG;
-        if (dim < pc.dv)
-            outData[outBase + dim] = acc[c] * inv;
     }
 }

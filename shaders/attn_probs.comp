@@ -7,6 +7,32 @@
 
 layout(local_size_x_id = 0) in;
 
+shared float qRow[MAX_HEAD_DIM];
+
+/// Loads query row qi of head h into qRow (all threads call it).
+void loadQueryRow(uint h, uint qi)
+{
+    const uint base = (h * pc.nq + qi) * pc.d;
+    for (uint c = gl_LocalInvocationID.x; c < pc.d; c += WG)
+        qRow[c] = qData[base + c];
+    barrier();
+}
+
+/// The masked score of (h, qi, kj): false when the key is masked, else s = scale * (q . k) + bias.
+bool maskedScore(uint h, uint qi, uint kj, out float s)
+{
+    float b;
+    s = 0.0;
+    if (!maskedBias(h, qi, kj, b))
+        return false;
+    const uint kBase = kvRowBase(h, kj, pc.d);
+    float dot = 0.0;
+    for (uint c = 0; c < pc.d; ++c)
+        dot += qRow[c] * kData[kBase + c];
+    s = pc.scale * dot + b;
+    return true;
+}
+
 shared float redMax[WG];
 shared float redSum[WG]; // 0 = this thread saw no visible key
 

@@ -54,8 +54,11 @@ struct HeadsParams {
 
 const KernelSource kProbsKernel { "attn_probs", spirv::attn_probs_spv, spirv::attn_probs_spv_size, 7,
     sizeof(AttentionParams), { kAttentionThreads } };
+constexpr uint32_t kBlockRows = 8; // query rows per attn_output workgroup for prefills (ROWS)
 const KernelSource kOutputKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
-    sizeof(AttentionParams), { kAttentionThreads } };
+    sizeof(AttentionParams), { kAttentionThreads, 1 } };
+const KernelSource kOutputBlockKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
+    sizeof(AttentionParams), { kAttentionThreads, kBlockRows } };
 const KernelSource kCombineKernel { "attn_combine", spirv::attn_combine_spv, spirv::attn_combine_spv_size, 2,
     sizeof(CombineParams), { kAttentionThreads } };
 const KernelSource kRopeKernel { "rope", spirv::rope_spv, spirv::rope_spv_size, 3, sizeof(RopeParams), { kThreads } };
@@ -158,9 +161,11 @@ void Recorder::attentionOutput(const AttentionOperands& a, const BufferRef& out)
     const int64_t pairs = int64_t(a.params.nq) * a.params.hq, nk = a.params.nk;
     const int64_t splits = std::clamp<int64_t>(
         std::min((kBusyWorkgroups + pairs - 1) / pairs, nk / kMinKeysPerSplit), 1, kMaxSplits);
-    if (splits == 1) {
-        m_job.dispatch(m_context.kernel(kOutputKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
-            a.params.nq, a.params.hq);
+    if (splits == 1) { // blocks of query rows share every key and value row they read
+        const bool block = a.params.nq >= kBlockRows;
+        const uint32_t rows = block ? kBlockRows : 1;
+        m_job.dispatch(m_context.kernel(block ? kOutputBlockKernel : kOutputKernel),
+            { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params, (a.params.nq + rows - 1) / rows, a.params.hq);
         return;
     }
     // Ranges of whole key tiles; the last split may be shorter.
