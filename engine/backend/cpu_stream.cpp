@@ -23,6 +23,7 @@ Value wrap(Tensor t) { return std::make_shared<HostValue>(std::move(t)); }
 class CpuStream final : public Stream {
 public:
     Value input(Tensor t) override { return wrap(std::move(t)); }
+    Value constant(const Tensor& t, const LifetimeToken&) override { return wrap(t); }
     Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
     {
         return wrap(attn::linear(host(x), w, bias));

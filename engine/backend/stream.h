@@ -36,6 +36,9 @@ public:
 
     /// A host tensor as a stream value.
     virtual Value input(Tensor host) = 0;
+    /// A host tensor that stays unchanged while `owner` lives (an encoder's cross-attention keys and values, read by
+    /// every decode step): the device keeps its copy instead of receiving it again. Use it read-only.
+    virtual Value constant(const Tensor& host, const LifetimeToken& owner) = 0;
     /// linear(): x [n, in], w [out, in], bias null or [out] -> [n, out].
     virtual Value linear(const Value& x, const Tensor& w, const Tensor* bias) = 0;
     /// rmsNorm() -> a new value.

@@ -187,7 +187,8 @@ public:
                     residual(s, x, w.crossNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
                         const ProjectionWeights& p = w.cross;
                         const Value heads = s.attention(s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
-                            s.input(encoding.crossKeys[l]), s.input(encoding.crossValues[l]), crossOptions,
+                            s.constant(encoding.crossKeys[l], encoding.lifetime),
+                            s.constant(encoding.crossValues[l], encoding.lifetime), crossOptions,
                             options.wantAttention ? &result.crossAttention[l] : nullptr);
                         return project(s, heads, p.oW, p.oB);
                     });

@@ -26,6 +26,8 @@ struct EncoderOutput {
     /// decode steps do not redo it.
     std::vector<Tensor> crossKeys, crossValues;
     double seconds = 0.0;
+    /// Watched by backends that keep device copies of crossKeys / crossValues across decode steps.
+    LifetimeToken lifetime;
     int64_t length() const { return hidden.empty() ? 0 : hidden.dim(0); }
 };
 

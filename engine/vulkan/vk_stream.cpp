@@ -61,6 +61,11 @@ public:
         return make(host.shape(), job().upload(host.data(), floatBytes(host.numel())));
     }
 
+    Value constant(const Tensor& host, const LifetimeToken& owner) override
+    {
+        return make(host.shape(), m_resident.weight(owner.watch(), host.data(), host.numel(), m_traffic));
+    }
+
     Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
     {
         expectRank(x, 2, "linear");

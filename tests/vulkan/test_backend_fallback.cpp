@@ -186,6 +186,7 @@ private:
         {
         }
         Value input(Tensor host) override { return m_inner.input(std::move(host)); }
+        Value constant(const Tensor& host, const LifetimeToken& owner) override { return m_inner.constant(host, owner); }
         Value linear(const Value& x, const Tensor& w, const Tensor* b) override { return m_inner.linear(x, w, b); }
         Value rmsNorm(const Value& x, const Tensor& w, double eps) override { return m_inner.rmsNorm(x, w, eps); }
         Value layerNorm(const Value& x, const Tensor& w, const Tensor& b, double eps) override

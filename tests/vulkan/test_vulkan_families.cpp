@@ -159,10 +159,18 @@ TEST_P(VulkanEncoderDecoders, FullForwardMatchesHfAndStepsMatchIt)
 
     // One position at a time through the device's KV mirror (T5: with its relative-position bias) gives the same
     // logits row by row.
+    // The encoder's cross-attention keys and values stay on the device: a step sends less than they hold.
     KvCache cache = model->newDecoderCache();
     const int64_t T = static_cast<int64_t>(target.size()), V = dec.logits.dim(1);
+    uint64_t crossBytes = 0;
+    for (size_t l = 0; l < enc->crossKeys.size(); ++l)
+        crossBytes += uint64_t(enc->crossKeys[l].numel() + enc->crossValues[l].numel()) * sizeof(float);
     for (int64_t t = 0; t < T; ++t) {
+        const uint64_t before = vk().traffic().uploadedBytes;
         const Seq2SeqStepResult step = model->decode(*enc, cache, { target[static_cast<size_t>(t)] }, options);
+        if (t > 0) {
+            EXPECT_LT(vk().traffic().uploadedBytes - before, crossBytes) << "step " << t;
+        }
         const Tensor row({ 1, V }, std::vector<float>(dec.logits.data() + t * V, dec.logits.data() + (t + 1) * V));
         EXPECT_LE(maxAbsDiff(step.logits, row), g.tolerance("logits")) << "step " << t;
     }
