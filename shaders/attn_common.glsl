@@ -30,7 +30,12 @@ layout(push_constant) uniform Params {
     uint col0, col1; // output columns [col0, col1) of the probability kernel
     uint kvRows; // rows per KV head in the K/V buffers (>= nk: a KV cache with spare capacity)
     uint keysPerSplit; // attn_output: 0, or keys per workgroup z when long key ranges are split (attn_combine joins)
+    uint row1; // end (exclusive) of the query rows this dispatch covers
 } pc;
+
+layout(constant_id = 1) const uint ROWS = 1; // query rows per workgroup (<= WG): each key row read serves them all
+
+shared float qBlock[ROWS][MAX_HEAD_DIM];
 
 // Bit pattern of -inf: compared as bits so that no compiler float mode can fold the test away.
 const uint NEG_INF_BITS = 0xff800000u;
@@ -68,4 +73,42 @@ bool maskedBias(uint h, uint qi, uint kj, out float b)
 uint kvRowBase(uint h, uint kj, uint width)
 {
     return ((h / (pc.hq / pc.hkv)) * pc.kvRows + kj) * width;
+}
+
+/// Loads query rows firstRow .. firstRow + ROWS - 1 of head h (zeros past row1) into qBlock; all threads call it.
+void loadQueryBlock(uint h, uint firstRow)
+{
+    for (uint e = gl_LocalInvocationID.x; e < ROWS * pc.d; e += WG) {
+        const uint r = e / pc.d;
+        qBlock[r][e % pc.d] = firstRow + r < pc.row1 ? qData[(h * pc.nq + firstRow + r) * pc.d + e % pc.d] : 0.0;
+    }
+    barrier();
+}
+
+/// The masked scores of key kj (< end) for every row of the block, from one read of the key row: visible[r] is false
+/// where the key is masked (or the row is past row1), else s[r] = scale * (q . k) + bias. Returns whether any row
+/// sees the key.
+bool blockScores(uint h, uint firstRow, uint kj, uint end, out float s[ROWS], out bool visible[ROWS])
+{
+    bool any = false;
+    for (uint r = 0; r < ROWS; ++r) {
+        float b;
+        visible[r] = kj < end && firstRow + r < pc.row1 && maskedBias(h, firstRow + r, kj, b);
+        s[r] = b;
+        any = any || visible[r];
+    }
+    if (!any)
+        return false;
+    const uint kBase = kvRowBase(h, kj, pc.d);
+    float dot[ROWS];
+    for (uint r = 0; r < ROWS; ++r)
+        dot[r] = 0.0;
+    for (uint c = 0; c < pc.d; ++c) {
+        const float kc = kData[kBase + c];
+        for (uint r = 0; r < ROWS; ++r)
+            dot[r] += qBlock[r][c] * kc;
+    }
+    for (uint r = 0; r < ROWS; ++r)
+        s[r] += pc.scale * dot[r];
+    return true;
 }

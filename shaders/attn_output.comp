@@ -8,13 +8,11 @@
 #version 450
 #include "attn_common.glsl"
 
-layout(constant_id = 1) const uint ROWS = 1; // query rows per workgroup (<= WG)
 layout(local_size_x_id = 0) in;
 
 const uint OUT_PER_THREAD = 4; // dv <= OUT_PER_THREAD * WG, checked by the host
 const float LOWEST = -3.402823466e38; // masked lanes never win the max
 
-shared float qBlock[ROWS][MAX_HEAD_DIM];
 shared float tileP[ROWS][WG];
 shared float red[ROWS][WG];
 shared uint tileVisible[ROWS];
@@ -37,10 +35,7 @@ void main()
     const uint t = gl_LocalInvocationID.x;
     const uint firstRow = pc.row0 + gl_WorkGroupID.x * ROWS;
     const uint h = pc.head0 + gl_WorkGroupID.y;
-    for (uint e = t; e < ROWS * pc.d; e += WG) {
-        const uint r = e / pc.d;
-        qBlock[r][e % pc.d] = firstRow + r < pc.nq ? qData[(h * pc.nq + firstRow + r) * pc.d + e % pc.d] : 0.0;
-    }
+    loadQueryBlock(h, firstRow);
 
     float acc[ROWS][OUT_PER_THREAD];
     float m[ROWS]; // running max over the visible keys seen so far
@@ -58,33 +53,13 @@ void main()
     for (uint k0 = kBegin; k0 < kEnd; k0 += WG) {
         if (t < ROWS)
             tileVisible[t] = 0u;
-        barrier(); // also publishes qBlock on the first tile
-        const uint kj = k0 + t;
+        barrier();
         float s[ROWS];
         bool visible[ROWS];
-        bool anyHere = false;
-        for (uint r = 0; r < ROWS; ++r) {
-            float b;
-            visible[r] = kj < kEnd && firstRow + r < pc.nq && maskedBias(h, firstRow + r, kj, b);
-            s[r] = b;
-            anyHere = anyHere || visible[r];
-        }
-        if (anyHere) { // one pass over the key row for every row that sees it
-            const uint kBase = kvRowBase(h, kj, pc.d);
-            float dot[ROWS];
-            for (uint r = 0; r < ROWS; ++r)
-                dot[r] = 0.0;
-            for (uint c = 0; c < pc.d; ++c) {
-                const float kc = kData[kBase + c];
-                for (uint r = 0; r < ROWS; ++r)
-                    dot[r] += qBlock[r][c] * kc;
-            }
-            for (uint r = 0; r < ROWS; ++r)
-                if (visible[r]) {
-                    s[r] += pc.scale * dot[r];
-                    atomicOr(tileVisible[r], 1u);
-                }
-        }
+        blockScores(h, firstRow, k0 + t, kEnd, s, visible);
+        for (uint r = 0; r < ROWS; ++r)
+            if (visible[r])
+                atomicOr(tileVisible[r], 1u);
         for (uint r = 0; r < ROWS; ++r)
             red[r][t] = visible[r] ? s[r] : LOWEST;
         reduceRows(true);
@@ -131,7 +106,7 @@ void main()
 
     for (uint r = 0; r < ROWS; ++r) {
         const uint qi = firstRow + r;
-        if (qi >= pc.nq)
+        if (qi >= pc.row1)
             break;
         if (split) { // partial block of (h, qi, z): max, sum, then the dv unnormalized sums
             const uint base = ((h * pc.nq + qi) * gl_NumWorkGroups.z + gl_WorkGroupID.z) * (pc.dv + 2);

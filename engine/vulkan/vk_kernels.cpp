@@ -52,9 +52,11 @@ struct HeadsParams {
     uint32_t n, heads, dim, cols, offset, merge;
 };
 
+constexpr uint32_t kBlockRows = 8; // query rows per attention workgroup (ROWS) when there are that many
 const KernelSource kProbsKernel { "attn_probs", spirv::attn_probs_spv, spirv::attn_probs_spv_size, 7,
-    sizeof(AttentionParams), { kAttentionThreads } };
-constexpr uint32_t kBlockRows = 8; // query rows per attn_output workgroup for prefills (ROWS)
+    sizeof(AttentionParams), { kAttentionThreads, 1 } };
+const KernelSource kProbsBlockKernel { "attn_probs", spirv::attn_probs_spv, spirv::attn_probs_spv_size, 7,
+    sizeof(AttentionParams), { kAttentionThreads, kBlockRows } };
 const KernelSource kOutputKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
     sizeof(AttentionParams), { kAttentionThreads, 1 } };
 const KernelSource kOutputBlockKernel { "attn_output", spirv::attn_output_spv, spirv::attn_output_spv_size, 7,
@@ -115,6 +117,7 @@ AttentionParams Recorder::attentionParams(int64_t hq, int64_t nq, int64_t d, int
     p.queryOffset = static_cast<int32_t>(fits32(o.mask.queryOffset + nq, "query position")) - static_cast<int32_t>(nq);
     p.window = static_cast<int32_t>(fits32(o.mask.slidingWindow, "sliding window"));
     p.col1 = p.nk;
+    p.row1 = p.nq;
     p.kvRows = fits32(kvRows, "kv rows");
     return p;
 }
@@ -180,10 +183,12 @@ void Recorder::attentionOutput(const AttentionOperands& a, const BufferRef& out)
     m_job.dispatch(m_context.kernel(kCombineKernel), { partial, out }, &combine, params.nq, params.hq);
 }
 
-void Recorder::attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows)
+void Recorder::attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads)
 {
-    m_job.dispatch(m_context.kernel(kProbsKernel), { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params,
-        fits32(rows, "query rows"), fits32(heads, "heads"));
+    const uint32_t rows = a.params.row1 - a.params.row0, block = rows >= kBlockRows ? kBlockRows : 1;
+    m_job.dispatch(m_context.kernel(block > 1 ? kProbsBlockKernel : kProbsKernel),
+        { a.q, a.k, a.v, out, a.keyKeep, a.keep, a.bias }, &a.params, (rows + block - 1) / block,
+        fits32(heads, "heads"));
 }
 
 void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in,

@@ -22,8 +22,9 @@ struct AttentionParams {
     uint32_t head0, row0, col0, col1;
     uint32_t kvRows;
     uint32_t keysPerSplit;
+    uint32_t row1;
 };
-static_assert(sizeof(AttentionParams) == 21 * 4);
+static_assert(sizeof(AttentionParams) == 22 * 4);
 
 /// The operands every attention kernel binds (0..6) and the parameters they share.
 struct AttentionOperands {
@@ -53,8 +54,8 @@ public:
     /// Fused output [hq, nq, dv] of all query heads and rows. Few (row, head) pairs against many keys (decode steps
     /// at long context) split the keys across workgroups and join the partials (flash-decoding).
     void attentionOutput(const AttentionOperands& a, const BufferRef& out);
-    /// Probabilities [heads, rows, col1 - col0] from head0 / row0 (as set in the parameters).
-    void attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads, int64_t rows);
+    /// Probabilities [heads, row1 - row0, col1 - col0] from head0 / row0 (as set in the parameters).
+    void attentionProbs(const AttentionOperands& a, const BufferRef& out, int64_t heads);
 
     /// y [rows, out] = x [rows, in] W^T (+ bias). With yStride (0: out) and colOffset, the result goes to columns
     /// [colOffset, colOffset + out) of a [rows, yStride] y and the bias is read from colOffset on: a weight too large

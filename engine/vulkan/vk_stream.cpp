@@ -232,7 +232,7 @@ private:
         if (probs) {
             *probs = Tensor({ hq, n, nk });
             const BufferRef p = job().scratch(floatBytes(probs->numel()));
-            recorder().attentionProbs(a, p, hq, n);
+            recorder().attentionProbs(a, p, hq);
             job().download(p, floatBytes(probs->numel()), probs->data());
         }
         const BufferRef merged = job().scratch(floatBytes(n * hq * dv));

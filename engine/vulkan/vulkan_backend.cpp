@@ -50,7 +50,7 @@ public:
         job.download(out, bytesOf(result.output), result.output.data());
         if (options.wantProbs) {
             const BufferRef probs = job.scratch(bytesOf(result.probs));
-            rec.attentionProbs(a, probs, hq, nq);
+            rec.attentionProbs(a, probs, hq);
             job.download(probs, bytesOf(result.probs), result.probs.data());
         }
         submit(job);
@@ -138,10 +138,11 @@ private:
         vk::AttentionOperands a = rec.attentionOperands(q, k, nullptr, options);
         a.params.head0 = static_cast<uint32_t>(range.head);
         a.params.row0 = static_cast<uint32_t>(range.q0);
+        a.params.row1 = static_cast<uint32_t>(range.q1);
         a.params.col0 = static_cast<uint32_t>(range.k0);
         a.params.col1 = static_cast<uint32_t>(range.k1);
         const BufferRef out = job.scratch(bytesOf(probs));
-        rec.attentionProbs(a, out, heads, range.q1 - range.q0);
+        rec.attentionProbs(a, out, heads);
         job.download(out, bytesOf(probs), probs.data());
         submit(job);
         return probs;
