@@ -10,9 +10,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -143,16 +146,25 @@ const std::shared_ptr<attn::Model>& gpt2Small()
 }
 
 /// The backend for argument `vulkan:0|1`: the CPU (null: the plain path), or Vulkan; null with an error when absent.
-std::shared_ptr<attn::Backend> backendFor(benchmark::State& state, int64_t vulkan)
+/// A Vulkan request that fell back to the CPU lands in *fellBack, so that no CPU time is reported as Vulkan time.
+std::shared_ptr<attn::Backend> backendFor(benchmark::State& state, int64_t vulkan, std::shared_ptr<std::string> fellBack)
 {
     if (!vulkan)
         return nullptr;
-    auto sel = attn::createBackend(attn::BackendChoice::Vulkan, [](const std::string&) { });
+    auto sel = attn::createBackend(attn::BackendChoice::Vulkan, [fellBack](const std::string& m) { *fellBack += m; });
     if (!sel.ok()) {
         state.SkipWithError(("no Vulkan: " + sel.error()).c_str());
         return nullptr;
     }
     return sel->backend;
+}
+
+double maxAbsDiff(const attn::Tensor& a, const attn::Tensor& b)
+{
+    double m = a.shape() == b.shape() ? 0.0 : std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < a.numel() && i < b.numel(); ++i)
+        m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
+    return m;
 }
 
 std::vector<int64_t> randomTokens(int64_t n)
@@ -169,7 +181,8 @@ void prefill(benchmark::State& state, bool capture)
 {
     const auto& model = gpt2Small();
     const int64_t vulkan = state.range(0), n = state.range(1);
-    const auto backend = backendFor(state, vulkan);
+    const auto fellBack = std::make_shared<std::string>();
+    const auto backend = backendFor(state, vulkan, fellBack);
     if (vulkan && !backend)
         return;
     const std::vector<int64_t> tokens = randomTokens(n);
@@ -178,9 +191,10 @@ void prefill(benchmark::State& state, bool capture)
     options.backend = backend.get();
     attn::Session session(model, options);
     session.reserve(n);
+    std::shared_ptr<const attn::StepResult> r;
     for (auto _ : state) {
         session.reset();
-        const auto r = session.prefill(tokens);
+        r = session.prefill(tokens);
         const bool complete = capture ? r->attention.size() == static_cast<size_t>(kLayers)
                 && r->attention[0].shape() == attn::Shape { kHeads, n, n }
                                       : r->attention.empty();
@@ -191,6 +205,23 @@ void prefill(benchmark::State& state, bool capture)
         benchmark::DoNotOptimize(r->logits.data());
     }
     state.counters["tok/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+    if (!fellBack->empty()) {
+        state.SkipWithError(("ran on the CPU: " + *fellBack).c_str());
+    } else if (vulkan) { // the device's numbers against the CPU's, at full scale
+        attn::ForwardOptions cpu = options;
+        cpu.backend = nullptr;
+        attn::Session reference(model, cpu);
+        const auto want = reference.prefill(tokens);
+        double attention = 0.0;
+        for (size_t l = 0; l < want->attention.size(); ++l)
+            attention = std::max(attention, maxAbsDiff(r->attention[l], want->attention[l]));
+        const double logits = maxAbsDiff(r->logits, want->logits);
+        state.counters["max|dlogits|"] = logits;
+        state.counters["max|dattn|"] = attention;
+        // The project's bounds: 1e-5 for probabilities (fp32 parity), 1e-4 for logits (the fixtures' floor).
+        if (attention > 1e-5 || logits > 1e-4)
+            state.SkipWithError("Vulkan and CPU results differ beyond 1e-5 (attention) / 1e-4 (logits)");
+    }
 }
 
 /// One decode step (with every layer's attention row captured) after a context of n - 1 tokens; Back after each step
@@ -199,7 +230,8 @@ void decodeStep(benchmark::State& state)
 {
     const auto& model = gpt2Small();
     const int64_t vulkan = state.range(0), n = state.range(1);
-    const auto backend = backendFor(state, vulkan);
+    const auto fellBack = std::make_shared<std::string>();
+    const auto backend = backendFor(state, vulkan, fellBack);
     if (vulkan && !backend)
         return;
     attn::ForwardOptions options;
@@ -219,6 +251,8 @@ void decodeStep(benchmark::State& state)
     }
     const attn::DeviceTraffic traffic = backend ? backend->traffic() : attn::DeviceTraffic {};
     state.counters["uploaded MB"] = static_cast<double>(traffic.uploadedBytes) / 1e6;
+    if (!fellBack->empty())
+        state.SkipWithError(("ran on the CPU: " + *fellBack).c_str());
 }
 
 void forwardArgs(benchmark::internal::Benchmark* b)
