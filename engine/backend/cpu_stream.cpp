@@ -68,6 +68,10 @@ public:
             value *= factor;
     }
     void read(const Value& x, Tensor* dst) override { *dst = host(x); }
+    void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) override
+    {
+        *dst = attn::linear(host(x), w, bias);
+    }
     void take(Value x, Tensor* dst) override
     {
         if (x.use_count() == 1) // nobody else can see it any more (logits: [n, vocab], the largest value)

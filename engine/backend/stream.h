@@ -70,6 +70,9 @@ public:
     virtual void read(const Value& x, Tensor* dst) = 0;
     /// read() of a value the caller is done with (a temporary): the CPU stream moves it instead of copying.
     virtual void take(Value x, Tensor* dst) = 0;
+    /// take(linear(x, w, bias), dst) for the largest product of a forward (the logits): a device computes it in row
+    /// blocks when it would not fit one of its buffers.
+    virtual void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) = 0;
     /// Runs everything recorded so far and completes the reads (the CPU stream runs each op as it is called).
     virtual void flush() = 0;
 };

@@ -86,7 +86,7 @@ public:
             if (!m_head.dW.empty()) {
                 const Value t = s.linear(x, m_head.dW, &m_head.dB);
                 s.activate(t, m_activation);
-                s.take(s.linear(s.layerNorm(t, m_head.lnW, m_head.lnB, c.normEps), m_word, &m_head.bias), &result.logits);
+                s.linearTo(s.layerNorm(t, m_head.lnW, m_head.lnB, c.normEps), m_word, &m_head.bias, &result.logits);
             }
             s.flush();
         });

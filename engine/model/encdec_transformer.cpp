@@ -201,7 +201,7 @@ public:
                 if (m_w.decoder.finalNorm.present()) x = normed(s, x, m_w.decoder.finalNorm, c.normEps);
                 if (options.wantHiddenStates) s.read(x, &result.hiddenStates[layers]);
                 if (m_w.logitScale != 1.0f) s.scale(x, m_w.logitScale);
-                s.take(project(s, x, m_w.lmHead, m_w.finalLogitsBias), &result.logits);
+                s.linearTo(x, m_w.lmHead, optional(m_w.finalLogitsBias), &result.logits);
                 s.flush();
                 cache.commit(n);
             } catch (...) {

@@ -68,25 +68,34 @@ public:
 
     Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
     {
-        expectRank(x, 2, "linear");
-        if (w.rank() != 2 || w.dim(1) != x->shape()[1])
-            throw Error("linear: input " + shapeToString(x->shape()) + " does not fit weight " + shapeToString(w.shape()));
-        if (bias && bias->numel() != w.dim(0))
-            throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit weight " + shapeToString(w.shape()));
-        const int64_t rows = x->shape()[0], in = w.dim(1), out = w.dim(0);
+        checkLinear(x, w, bias);
+        const int64_t rows = x->shape()[0], out = w.dim(0);
         const BufferRef y = job().scratch(floatBytes(rows * out));
-        std::optional<BufferRef> bb;
-        if (bias)
-            bb = weight(*bias);
-        // A weight larger than one storage buffer may be (GPT-2's tied LM head on lavapipe) goes up in row blocks.
-        const int64_t limit = m_context.limits().maxStorageBufferRange / sizeof(float);
-        const int64_t block = in > 0 ? std::max<int64_t>(1, std::min(out, limit / in)) : out;
-        for (int64_t n0 = 0; n0 < out; n0 += block) {
-            const int64_t count = std::min(block, out - n0);
-            const BufferRef wb = m_resident.weight(m_owner, w.data() + n0 * in, count * in, m_traffic);
-            recorder().matmul(device(x), wb, bb ? &*bb : nullptr, rows, in, count, y, out, n0);
-        }
+        multiply(device(x), rows, w, bias, y);
         return make({ rows, out }, y);
+    }
+
+    void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) override
+    {
+        checkLinear(x, w, bias);
+        const int64_t rows = x->shape()[0], in = w.dim(1), out = w.dim(0);
+        const int64_t limit = m_context.limits().maxStorageBufferRange / sizeof(float);
+        const int64_t block = out > 0 ? std::max<int64_t>(1, std::min(rows, limit / out)) : rows;
+        if (block >= rows) {
+            take(linear(x, w, bias), dst);
+            return;
+        }
+        // Row blocks, each run and read back before the next, so the device holds one block of the product at a time.
+        *dst = Tensor({ rows, out });
+        for (int64_t r0 = 0; r0 < rows; r0 += block) {
+            const int64_t n = std::min(block, rows - r0);
+            const BufferRef xs = job().scratch(floatBytes(n * in));
+            job().copy(device(x), xs, { VkBufferCopy { floatBytes(r0 * in), 0, floatBytes(n * in) } });
+            const BufferRef y = job().scratch(floatBytes(n * out));
+            multiply(xs, n, w, bias, y);
+            job().download(y, floatBytes(n * out), dst->data() + r0 * out);
+            flush();
+        }
     }
 
     Value rmsNorm(const Value& x, const Tensor& w, double eps) override { return norm(x, w, nullptr, eps); }
@@ -222,6 +231,32 @@ private:
     Recorder recorder() { return Recorder(m_context, job()); }
     Value make(Shape shape, BufferRef buffer) { return std::make_shared<DeviceValue>(std::move(shape), std::move(buffer)); }
     BufferRef weight(const Tensor& w) { return m_resident.weight(m_owner, w.data(), w.numel(), m_traffic); }
+
+    void checkLinear(const Value& x, const Tensor& w, const Tensor* bias) const
+    {
+        expectRank(x, 2, "linear");
+        if (w.rank() != 2 || w.dim(1) != x->shape()[1])
+            throw Error("linear: input " + shapeToString(x->shape()) + " does not fit weight " + shapeToString(w.shape()));
+        if (bias && bias->numel() != w.dim(0))
+            throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit weight " + shapeToString(w.shape()));
+    }
+
+    /// y [rows, out] = x [rows, in] W^T (+ bias); a weight larger than one storage buffer may be (GPT-2's tied LM head
+    /// on lavapipe) goes up and is multiplied in row blocks.
+    void multiply(const BufferRef& x, int64_t rows, const Tensor& w, const Tensor* bias, const BufferRef& y)
+    {
+        const int64_t in = w.dim(1), out = w.dim(0);
+        std::optional<BufferRef> bb;
+        if (bias)
+            bb = weight(*bias);
+        const int64_t limit = m_context.limits().maxStorageBufferRange / sizeof(float);
+        const int64_t block = in > 0 ? std::max<int64_t>(1, std::min(out, limit / in)) : out;
+        for (int64_t n0 = 0; n0 < out; n0 += block) {
+            const int64_t count = std::min(block, out - n0);
+            const BufferRef wb = m_resident.weight(m_owner, w.data() + n0 * in, count * in, m_traffic);
+            recorder().matmul(x, wb, bb ? &*bb : nullptr, rows, in, count, y, out, n0);
+        }
+    }
 
     /// Attention output of all heads merged to [nq, hq * dv]; with probs, *probs gets [hq, nq, nk] at flush.
     Value attendAndMerge(const AttentionOperands& a, Tensor* probs)

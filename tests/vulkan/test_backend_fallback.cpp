@@ -210,6 +210,10 @@ private:
         void scale(const Value& x, float factor) override { m_inner.scale(x, factor); }
         void read(const Value& x, Tensor* dst) override { m_inner.read(x, dst); }
         void take(Value x, Tensor* dst) override { m_inner.take(std::move(x), dst); }
+        void linearTo(const Value& x, const Tensor& w, const Tensor* b, Tensor* dst) override
+        {
+            m_inner.linearTo(x, w, b, dst);
+        }
         void flush() override
         {
             if (++m_flushes == m_failAt)

@@ -49,15 +49,18 @@ TEST_F(VulkanModels, Stories260KGreedyOnVulkanMatchesRunC)
     EXPECT_EQ(err.find("running on the CPU"), std::string::npos) << err; // it really ran on Vulkan
 }
 
-/// A device whose storage buffers hold less than the tied LM head (GPT-2's on lavapipe: 154 MB against 128 MB): the
-/// head goes up in row blocks and the forward stays on the device, with the CPU's numbers.
-TEST_F(VulkanModels, WeightsLargerThanOneBufferRunInBlocks)
+/// A device whose storage buffers hold less than the tied LM head (GPT-2's on lavapipe: 154 MB against 128 MB) and
+/// less than the logits (a long prefill with a large vocabulary): the head goes up in row blocks, the logits are
+/// computed and read back in row blocks, and the forward stays on the device, with the CPU's numbers.
+TEST_F(VulkanModels, WeightsAndLogitsLargerThanOneBufferRunInBlocks)
 {
     const std::string dir = makeTempDir("vk-blocks");
-    const std::string fixture = sharedPath("fixtures/hf-tiny/gpt2"); // tied head [300, 32]: 38 KB, 3 blocks of 16 KB
+    // Tied head [300, 32]: 38 KB, 3 blocks of 16 KB; logits [20, 300]: 24 KB, 2 blocks of 13 rows.
+    const std::string fixture = sharedPath("fixtures/hf-tiny/gpt2");
     const auto run = [&](const std::string& env, const std::string& backend) {
         const std::string out = dir + "/" + backend;
-        const std::string cmd = "(" + env + cliPath() + " attention " + fixture + " --tokens 1,5,9,14,3,27,8 --backend "
+        const std::string cmd = "(" + env + cliPath() + " attention " + fixture
+            + " --tokens 1,5,9,14,3,27,8,11,2,40,7,19,23,4,6,31,13,17,29,10 --backend "
             + backend + " --out " + out + " 2>" + dir + "/err.txt)";
         EXPECT_EQ(runCommand(cmd), 0) << readFile(dir + "/err.txt");
         return out;
