@@ -38,7 +38,21 @@ std::string sharedPath(const std::string& relative)
     return fs::weakly_canonical(p).string();
 }
 
-std::string cliPath() { return AS_CLI_PATH; }
+namespace {
+
+/// `variable` when set and not empty, else `fallback`: a prebuilt test binary run from another folder (bench/gpu-check.sh
+/// --prebuilt) finds its tools through the environment.
+std::string fromEnvironment(const char* variable, const char* fallback)
+{
+    const char* env = std::getenv(variable);
+    return env && *env ? env : fallback;
+}
+
+} // namespace
+
+std::string cliPath() { return fromEnvironment("ATTNSCOPE_CLI", AS_CLI_PATH); }
+
+std::string pythonPath() { return fromEnvironment("ATTNSCOPE_PYTHON", "/usr/bin/python3"); }
 
 std::string makeTempDir(const std::string& tag)
 {

@@ -10,6 +10,8 @@ std::string sharedPath(const std::string& relative);
 
 /// Path of the attnscope-cli binary built with the tests.
 std::string cliPath();
+/// The Python with numpy that runs ../shared/tools (ATTNSCOPE_PYTHON, default /usr/bin/python3).
+std::string pythonPath();
 
 /// A fresh empty temporary directory, removed at process exit.
 std::string makeTempDir(const std::string& tag);

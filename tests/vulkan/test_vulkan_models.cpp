@@ -24,7 +24,7 @@ class VulkanModels : public VulkanTest { };
 TEST_F(VulkanModels, GoldenAttentionFixturesOnVulkan)
 {
     std::string out;
-    const std::string cmd = "AS_VULKAN_VALIDATE=1 /usr/bin/python3 " + sharedPath("tools/check_fixtures.py") + " "
+    const std::string cmd = "AS_VULKAN_VALIDATE=1 " + pythonPath() + " " + sharedPath("tools/check_fixtures.py") + " "
         + cliPath() + " " + sharedPath("fixtures/hf-tiny") + " gpt2,bert,llama --backend vulkan 2>&1";
     EXPECT_EQ(runCommand(cmd, &out), 0) << out;
     EXPECT_NE(out.find("3 passed, 0 failed"), std::string::npos) << out;
