@@ -2,8 +2,9 @@
 // Prefill of 512 tokens through a GPT-2-small-shaped model (12 layers, 12 heads, 768 wide, vocab 50257, random
 // weights) with every layer's attention probabilities captured: our side of the comparison with
 // bench/pytorch_gpt2_eager.py (see bench/README.md). Also one decode step at that context length; both on the CPU
-// (vulkan:0) and, in a Vulkan build, on the Vulkan stream (vulkan:1, the whole forward resident on the device). The bench writes the HF folder (config.json + model.safetensors,
-// fp32, HF's init scales) to a temporary directory, loads it with loadModel as any downloaded model, and removes it.
+// (vulkan:0) and, in a Vulkan build, on the Vulkan stream (vulkan:1, the whole forward resident on the device). The
+// bench writes the HF folder (config.json + model.safetensors, fp32, HF's init scales) to a temporary directory, loads
+// it with loadModel as any downloaded model, and removes it.
 #include "backend/backend_registry.h"
 #include "model/model_loader.h"
 #include "session/session.h"
@@ -145,18 +146,28 @@ const std::shared_ptr<attn::Model>& gpt2Small()
     return model;
 }
 
-/// The backend for argument `vulkan:0|1`: the CPU (null: the plain path), or Vulkan; null with an error when absent.
-/// A Vulkan request that fell back to the CPU lands in *fellBack, so that no CPU time is reported as Vulkan time.
-std::shared_ptr<attn::Backend> backendFor(benchmark::State& state, int64_t vulkan, std::shared_ptr<std::string> fellBack)
+/// The backend of argument `vulkan:0|1`: none (the plain CPU path) or Vulkan. A Vulkan request that fell back to the
+/// CPU is recorded in fellBack, so that no CPU time is reported as Vulkan time.
+struct BenchBackend {
+    std::shared_ptr<attn::Backend> backend;
+    std::shared_ptr<std::string> fellBack = std::make_shared<std::string>();
+    bool missing = false; ///< Vulkan was asked for and there is none (the benchmark is skipped with an error)
+};
+
+BenchBackend backendFor(benchmark::State& state)
 {
-    if (!vulkan)
-        return nullptr;
-    auto sel = attn::createBackend(attn::BackendChoice::Vulkan, [fellBack](const std::string& m) { *fellBack += m; });
+    BenchBackend b;
+    if (!state.range(0))
+        return b;
+    auto sel = attn::createBackend(
+        attn::BackendChoice::Vulkan, [fellBack = b.fellBack](const std::string& m) { *fellBack += m; });
     if (!sel.ok()) {
         state.SkipWithError(("no Vulkan: " + sel.error()).c_str());
-        return nullptr;
+        b.missing = true;
+        return b;
     }
-    return sel->backend;
+    b.backend = sel->backend;
+    return b;
 }
 
 double maxAbsDiff(const attn::Tensor& a, const attn::Tensor& b)
@@ -180,15 +191,14 @@ std::vector<int64_t> randomTokens(int64_t n)
 void prefill(benchmark::State& state, bool capture)
 {
     const auto& model = gpt2Small();
-    const int64_t vulkan = state.range(0), n = state.range(1);
-    const auto fellBack = std::make_shared<std::string>();
-    const auto backend = backendFor(state, vulkan, fellBack);
-    if (vulkan && !backend)
+    const int64_t n = state.range(1);
+    const BenchBackend device = backendFor(state);
+    if (device.missing)
         return;
     const std::vector<int64_t> tokens = randomTokens(n);
     attn::ForwardOptions options;
     options.wantAttention = capture;
-    options.backend = backend.get();
+    options.backend = device.backend.get();
     attn::Session session(model, options);
     session.reserve(n);
     std::shared_ptr<const attn::StepResult> r;
@@ -205,9 +215,9 @@ void prefill(benchmark::State& state, bool capture)
         benchmark::DoNotOptimize(r->logits.data());
     }
     state.counters["tok/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
-    if (!fellBack->empty()) {
-        state.SkipWithError(("ran on the CPU: " + *fellBack).c_str());
-    } else if (vulkan) { // the device's numbers against the CPU's, at full scale
+    if (!device.fellBack->empty()) {
+        state.SkipWithError(("ran on the CPU: " + *device.fellBack).c_str());
+    } else if (device.backend) { // the device's numbers against the CPU's, at full scale
         attn::ForwardOptions cpu = options;
         cpu.backend = nullptr;
         attn::Session reference(model, cpu);
@@ -229,13 +239,12 @@ void prefill(benchmark::State& state, bool capture)
 void decodeStep(benchmark::State& state)
 {
     const auto& model = gpt2Small();
-    const int64_t vulkan = state.range(0), n = state.range(1);
-    const auto fellBack = std::make_shared<std::string>();
-    const auto backend = backendFor(state, vulkan, fellBack);
-    if (vulkan && !backend)
+    const int64_t n = state.range(1);
+    const BenchBackend device = backendFor(state);
+    if (device.missing)
         return;
     attn::ForwardOptions options;
-    options.backend = backend.get();
+    options.backend = device.backend.get();
     attn::Session session(model, options);
     session.reserve(n);
     const std::vector<int64_t> tokens = randomTokens(n);
@@ -249,10 +258,10 @@ void decodeStep(benchmark::State& state)
         benchmark::DoNotOptimize(r->logits.data());
         session.rewind(1);
     }
-    const attn::DeviceTraffic traffic = backend ? backend->traffic() : attn::DeviceTraffic {};
+    const attn::DeviceTraffic traffic = device.backend ? device.backend->traffic() : attn::DeviceTraffic {};
     state.counters["uploaded MB"] = static_cast<double>(traffic.uploadedBytes) / 1e6;
-    if (!fellBack->empty())
-        state.SkipWithError(("ran on the CPU: " + *fellBack).c_str());
+    if (!device.fellBack->empty())
+        state.SkipWithError(("ran on the CPU: " + *device.fellBack).c_str());
 }
 
 void forwardArgs(benchmark::internal::Benchmark* b)

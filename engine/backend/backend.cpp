@@ -85,10 +85,10 @@ void checkRopeInputs(const Shape& x, int64_t positionOffset, RopeStyle style, in
         throw Error("rope: negative position offset");
 }
 
-void checkMatmulInputs(const Tensor& x, const Tensor& w, const Tensor* bias)
+void checkMatmulInputs(const Shape& x, const Tensor& w, const Tensor* bias)
 {
-    if (w.rank() != 2 || x.rank() < 1 || x.dim(-1) != w.dim(1))
-        throw Error("matmul: x " + shapeToString(x.shape()) + " does not match weight " + shapeToString(w.shape())
+    if (w.rank() != 2 || x.empty() || x.back() != w.dim(1))
+        throw Error("matmul: x " + shapeToString(x) + " does not match weight " + shapeToString(w.shape())
             + " ([out, in])");
     if (bias && !bias->empty() && bias->shape() != Shape { w.dim(0) })
         throw Error("matmul: bias " + shapeToString(bias->shape()) + " must be [" + std::to_string(w.dim(0)) + "]");

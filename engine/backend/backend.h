@@ -111,6 +111,6 @@ void runStream(Backend* backend, const LifetimeToken& weights, const std::functi
 void checkAttentionInputs(const Shape& q, const Shape& k, const Shape* v, const AttentionOptions& options);
 void checkTileRange(const Tensor& q, const Tensor& k, const TileRange& range);
 void checkRopeInputs(const Shape& x, int64_t positionOffset, RopeStyle style, int64_t rotaryDims);
-void checkMatmulInputs(const Tensor& x, const Tensor& w, const Tensor* bias);
+void checkMatmulInputs(const Shape& x, const Tensor& w, const Tensor* bias);
 
 } // namespace attn

@@ -74,7 +74,7 @@ void CpuBackend::rope(Tensor& x, int64_t positionOffset, RopeStyle style, double
 
 Tensor CpuBackend::matmul(const Tensor& x, const Tensor& w, const Tensor* bias)
 {
-    checkMatmulInputs(x, w, bias);
+    checkMatmulInputs(x.shape(), w, bias);
     // linear() itself, so that models routed through this backend stay bit-identical to the plain CPU path.
     const Tensor* b = bias && !bias->empty() ? bias : nullptr;
     if (x.rank() == 2)

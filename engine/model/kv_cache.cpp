@@ -74,12 +74,16 @@ int64_t KvCache::shortestSince(uint64_t seen) const {
     return shortest;
 }
 
+void KvCache::checkRows(const Shape& q, const Shape& k, const Shape& v) const {
+    if (q.size() != 3 || q[0] != m_queryHeads || q[2] != m_headDim || k.size() != 3 || k[0] != m_kvHeads
+        || k[2] != m_headDim || v.size() != 3 || v[0] != m_kvHeads || v[2] != m_valueDim || k[1] != q[1]
+        || v[1] != q[1])
+        throw Error("KV cache: q " + shapeToString(q) + ", k " + shapeToString(k) + ", v " + shapeToString(v)
+            + " do not fit the cache");
+}
+
 void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v) {
-    if (q.rank() != 3 || q.dim(0) != m_queryHeads || q.dim(2) != m_headDim || k.rank() != 3 || k.dim(0) != m_kvHeads
-        || k.dim(2) != m_headDim || v.rank() != 3 || v.dim(0) != m_kvHeads || v.dim(2) != m_valueDim
-        || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1))
-        throw Error("KV cache: q " + shapeToString(q.shape()) + ", k " + shapeToString(k.shape()) + ", v "
-            + shapeToString(v.shape()) + " do not fit the cache");
+    checkRows(q.shape(), k.shape(), v.shape());
     for (int64_t h = 0; h < m_queryHeads; ++h)
         appendRows(m_q[index(layer, h, m_queryHeads)], q, h);
     for (int64_t h = 0; h < m_kvHeads; ++h) {

@@ -28,6 +28,8 @@ public:
     /// Appends n new rows of one layer: q [hq, n, d], k [hkv, n, d], v [hkv, n, dv]. A forward pass appends every
     /// layer, then commit(n) makes them part of length().
     void append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v);
+    /// Throws Error unless q, k and v of these shapes fit append().
+    void checkRows(const Shape& q, const Shape& k, const Shape& v) const;
     void commit(int64_t n);
     /// Drops rows appended since the last commit (a failed or cancelled forward pass).
     void rollback() { truncate(m_length); }

@@ -69,10 +69,7 @@ public:
     Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
     {
         checkLinear(x, w, bias);
-        const int64_t rows = x->shape()[0], out = w.dim(0);
-        const BufferRef y = job().scratch(floatBytes(rows * out));
-        multiply(device(x), rows, w, bias, y);
-        return make({ rows, out }, y);
+        return product(x, w, bias);
     }
 
     void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) override
@@ -82,7 +79,7 @@ public:
         const int64_t limit = m_context.limits().maxStorageBufferRange / sizeof(float);
         const int64_t block = out > 0 ? std::max<int64_t>(1, std::min(rows, limit / out)) : rows;
         if (block >= rows) {
-            take(linear(x, w, bias), dst);
+            take(product(x, w, bias), dst);
             return;
         }
         // Row blocks, each run and read back before the next, so the device holds one block of the product at a time.
@@ -158,11 +155,7 @@ public:
         const CachedAttentionSpec& spec, Tensor* probs) override
     {
         const Shape &qs = q->shape(), &ks = k->shape(), &vs = v->shape();
-        if (qs.size() != 3 || ks.size() != 3 || vs.size() != 3 || qs[0] != cache.numQueryHeads()
-            || ks[0] != cache.numKvHeads() || vs[0] != cache.numKvHeads() || ks[1] != qs[1] || vs[1] != qs[1]
-            || ks[2] != qs[2])
-            throw Error("KV cache: q " + shapeToString(qs) + ", k " + shapeToString(ks) + ", v " + shapeToString(vs)
-                + " do not fit the cache");
+        cache.checkRows(qs, ks, vs); // before anything is recorded: the host append comes only at flush()
         const int64_t hq = qs[0], n = qs[1], d = qs[2], hkv = ks[0], dv = vs[2];
         const int64_t past = cache.length(), total = past + n;
         AttentionOptions options;
@@ -235,10 +228,16 @@ private:
     void checkLinear(const Value& x, const Tensor& w, const Tensor* bias) const
     {
         expectRank(x, 2, "linear");
-        if (w.rank() != 2 || w.dim(1) != x->shape()[1])
-            throw Error("linear: input " + shapeToString(x->shape()) + " does not fit weight " + shapeToString(w.shape()));
-        if (bias && bias->numel() != w.dim(0))
-            throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit weight " + shapeToString(w.shape()));
+        checkMatmulInputs(x->shape(), w, bias);
+    }
+
+    /// linear() once the shapes are checked.
+    Value product(const Value& x, const Tensor& w, const Tensor* bias)
+    {
+        const int64_t rows = x->shape()[0], out = w.dim(0);
+        const BufferRef y = job().scratch(floatBytes(rows * out));
+        multiply(device(x), rows, w, bias, y);
+        return make({ rows, out }, y);
     }
 
     /// y [rows, out] = x [rows, in] W^T (+ bias); a weight larger than one storage buffer may be (GPT-2's tied LM head

@@ -86,7 +86,7 @@ public:
 
     Tensor matmul(const Tensor& x, const Tensor& w, const Tensor* bias) override
     {
-        checkMatmulInputs(x, w, bias);
+        checkMatmulInputs(x.shape(), w, bias);
         const int64_t in = w.dim(1), out = w.dim(0), rows = in > 0 ? x.numel() / in : 0;
         Shape yShape = x.shape();
         yShape.back() = out;
