@@ -212,12 +212,12 @@ void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* b
         fits32((rows + kMatmulBlock - 1) / kMatmulBlock, "row blocks"));
 }
 
-void Recorder::rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
-    double theta, int64_t rotaryDims)
+Recorder::RopeTables Recorder::ropeTables(
+    int64_t t, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims)
 {
     const int64_t half = rotaryDims / 2;
-    if (style == RopeStyle::None || half == 0 || heads * t == 0)
-        return;
+    if (style == RopeStyle::None || half == 0 || t == 0)
+        return {};
     // The angle tables come from the CPU core itself: rotating a unit vector (1, 0) per pair yields exactly
     // (cos, sin) as the CPU computes them, so both backends use bit-identical angles.
     const bool inter = style == RopeStyle::Interleaved;
@@ -233,12 +233,21 @@ void Recorder::rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int
             cosTable[r * half + i] = row[inter ? 2 * i : i];
             sinTable[r * half + i] = row[inter ? 2 * i + 1 : i + half];
         }
+    return { m_job.upload(cosTable.data(), cosTable.size() * sizeof(float)),
+        m_job.upload(sinTable.data(), sinTable.size() * sizeof(float)) };
+}
+
+void Recorder::rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, RopeStyle style, int64_t rotaryDims,
+    const RopeTables& tables)
+{
+    const int64_t half = rotaryDims / 2;
+    if (!tables.cos || heads * t == 0)
+        return;
     fits32(heads * t * d, "tensor size");
     const RopeParams params { fits32(heads, "heads"), fits32(t, "tokens"), fits32(d, "head dim"),
-        fits32(rotaryDims, "rotary dims"), inter ? 1u : 0u };
-    const BufferRef cb = m_job.upload(cosTable.data(), cosTable.size() * sizeof(float));
-    const BufferRef sb = m_job.upload(sinTable.data(), sinTable.size() * sizeof(float));
-    m_job.dispatch(m_context.kernel(kRopeKernel), { x, cb, sb }, &params, strideGroups(heads * t * half, kThreads));
+        fits32(rotaryDims, "rotary dims"), style == RopeStyle::Interleaved ? 1u : 0u };
+    m_job.dispatch(m_context.kernel(kRopeKernel), { x, tables.cos, tables.sin }, &params,
+        strideGroups(heads * t * half, kThreads));
 }
 
 void Recorder::norm(const BufferRef& x, const BufferRef& weight, const BufferRef* bias, int64_t rows, int64_t d,

@@ -62,9 +62,15 @@ public:
     /// for one buffer is multiplied in row blocks.
     void matmul(const BufferRef& x, const BufferRef& w, const BufferRef* bias, int64_t rows, int64_t in, int64_t out,
         const BufferRef& y, int64_t yStride = 0, int64_t colOffset = 0);
-    /// applyRope() on x [heads, t, d] in place, with the CPU core's own angle tables.
-    void rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, int64_t positionOffset, RopeStyle style,
-        double theta, int64_t rotaryDims);
+    /// The CPU core's own (cos, sin) [t, rotaryDims / 2] of positions positionOffset .., uploaded; null buffers when
+    /// nothing rotates. A forward computes them once for all its layers.
+    struct RopeTables {
+        BufferRef cos, sin;
+    };
+    RopeTables ropeTables(int64_t t, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims);
+    /// applyRope() on x [heads, t, d] in place with tables from ropeTables() (same t, style and rotary dims).
+    void rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, RopeStyle style, int64_t rotaryDims,
+        const RopeTables& tables);
     /// RMSNorm (bias null) or LayerNorm of x [rows, d] into y.
     void norm(const BufferRef& x, const BufferRef& weight, const BufferRef* bias, int64_t rows, int64_t d, double eps,
         const BufferRef& y);

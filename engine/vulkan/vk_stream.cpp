@@ -5,7 +5,9 @@
 #include "model/kv_cache.h"
 #include "vulkan/vk_kernels.h"
 
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace attn::vk {
 
@@ -135,7 +137,11 @@ public:
     {
         checkRopeInputs(x->shape(), positionOffset, style, rotaryDims);
         const Shape& s = x->shape();
-        recorder().rope(device(x), s[0], s[1], s[2], positionOffset, style, theta, rotaryDims);
+        // Every layer rotates its queries and keys at the same positions: one set of tables per forward.
+        Recorder::RopeTables& tables = m_ropeTables[{ s[1], positionOffset, style, theta, rotaryDims }];
+        if (!tables.cos)
+            tables = recorder().ropeTables(s[1], positionOffset, style, theta, rotaryDims);
+        recorder().rope(device(x), s[0], s[1], s[2], style, rotaryDims, tables);
     }
 
     Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs) override
@@ -296,6 +302,7 @@ private:
     DeviceTraffic& m_traffic;
     std::unique_ptr<Job> m_job;
     std::vector<PendingAppend> m_appends;
+    std::map<std::tuple<int64_t, int64_t, RopeStyle, double, int64_t>, Recorder::RopeTables> m_ropeTables;
 };
 
 } // namespace

@@ -79,7 +79,9 @@ public:
         const std::lock_guard lock(m_context.mutex());
         Job job(m_context, m_pool);
         const BufferRef xb = job.upload(x.data(), bytesOf(x));
-        Recorder(m_context, job).rope(xb, x.dim(0), x.dim(1), x.dim(2), positionOffset, style, theta, rotaryDims);
+        Recorder rec(m_context, job);
+        rec.rope(xb, x.dim(0), x.dim(1), x.dim(2), style, rotaryDims,
+            rec.ropeTables(x.dim(1), positionOffset, style, theta, rotaryDims));
         job.download(xb, bytesOf(x), x.data());
         submit(job);
     }
