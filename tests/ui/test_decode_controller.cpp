@@ -195,6 +195,8 @@ TEST(DecodeController, BackAndForceBranchFromAnEarlierPosition)
     c.step();
     QTRY_COMPARE_WITH_TIMEOUT(c.steps().size(), 13u, 10000);
     EXPECT_EQ(c.steps()[12]->token.id, ids[12]);
+    EXPECT_EQ(c.steps()[12]->origin, TokenOrigin::Greedy);
+
 
     // Force the second-best candidate at position 5; the rest continues greedily from the branch.
     const DecodeStepPtr at5 = c.steps()[5];
@@ -218,6 +220,26 @@ TEST(DecodeController, BackAndForceBranchFromAnEarlierPosition)
         branch.push_back(argmax(r->logits.data(), r->logits.numel()));
         EXPECT_EQ(c.steps()[i]->token.id, branch.back()) << "position " << i;
     }
+}
+
+TEST(DecodeController, PromptTokensCannotBeForcedOver)
+{
+    DecodeController c;
+    openModel(c, stories());
+    const std::vector<int64_t> ids = guiTokens(c, { 1, 400, 500 }, 3, SamplerOptions {});
+    ASSERT_EQ(ids.size(), 6u);
+    QSignalSpy failed(&c, &DecodeController::failed);
+    c.force(2, ids[4]); // the prompt's last token
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+    EXPECT_TRUE(failed.at(0).at(0).toString().contains("part of the prompt")) << failed.at(0).at(0).toString().toStdString();
+    ASSERT_EQ(c.steps().size(), 6u); // nothing was discarded
+    for (size_t i = 0; i < ids.size(); ++i)
+        EXPECT_EQ(c.steps()[i]->token.id, ids[i]);
+    const int64_t other = c.steps()[3]->candidates.at(1).token.id; // the first generated position can be forced
+    c.force(3, other);
+    QTRY_VERIFY_WITH_TIMEOUT(c.steps().size() == 4 && c.steps()[3]->token.id == other, 10000);
+    EXPECT_EQ(c.steps()[3]->origin, TokenOrigin::Forced);
+    EXPECT_EQ(failed.count(), 1);
 }
 
 TEST(DecodeController, BackRewindsTheSamplerSoSampledTokensRepeat)

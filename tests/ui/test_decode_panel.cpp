@@ -12,6 +12,8 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -51,6 +53,22 @@ protected:
     std::unique_ptr<DecodePanel> m_panel;
     size_t m_prompt = 0; ///< BOS + the prompt's tokens
 };
+
+TEST_F(DecodePanelTest, EnterInThePromptStartsOverAndGreedyStepsSayGreedy)
+{
+    stepOnce();
+    EXPECT_EQ(controller()->steps().back()->origin, TokenOrigin::Greedy);
+    m_panel->flushRedraw();
+    EXPECT_TRUE(m_panel->findChild<QLabel*>("decodeStatus")->text().contains("(greedy)"))
+        << m_panel->findChild<QLabel*>("decodeStatus")->text().toStdString();
+    auto* prompt = m_panel->findChild<QLineEdit*>("decodePrompt");
+    ASSERT_NE(prompt, nullptr);
+    prompt->setText("Once upon");
+    QTest::keyClick(prompt, Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(length() < m_prompt && length() > 1, 10000); // the shorter prompt replaced the timeline
+    for (const DecodeStepPtr& s : controller()->steps())
+        EXPECT_EQ(s->origin, TokenOrigin::Prompt);
+}
 
 TEST_F(DecodePanelTest, RunThenPauseStopsWithinOneStep)
 {

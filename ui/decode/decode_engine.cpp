@@ -115,7 +115,7 @@ DecodeStepPtr DecodeEngine::step()
     if (finished()) return nullptr;
     const int64_t next = m_sampler->sample(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()));
     if (next == m_info.stopToken) return nullptr;
-    return append(next, TokenOrigin::Sampled);
+    return append(next, m_sampler->options().temperature > 0.0f ? TokenOrigin::Sampled : TokenOrigin::Greedy);
 }
 
 void DecodeEngine::back()
@@ -131,6 +131,10 @@ DecodeStepPtr DecodeEngine::force(int64_t position, int64_t token)
     if (token < 0 || token >= m_info.vocabSize)
         throw Error("force: token " + std::to_string(token) + " is outside the vocabulary of "
             + std::to_string(m_info.vocabSize));
+    // A prompt token is the user's input, not a choice of the model: replacing it would silently rewrite the prompt.
+    if (position < length() && m_steps[static_cast<size_t>(position)]->origin == TokenOrigin::Prompt)
+        throw Error("force: position " + std::to_string(position)
+            + " is part of the prompt; only generated tokens can be replaced (edit the prompt instead)");
     if (position < length()) truncate(position);
     return append(token, TokenOrigin::Forced);
 }

@@ -75,8 +75,8 @@ DecodePanel::DecodePanel(QWidget* parent)
     connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
         m_kv->setInfo(*info);
         m_topK->setMaximum(static_cast<int>(info->vocabSize));
-        m_prompt->setPlaceholderText(info->hasTokenizer ? tr("Prompt text (empty = just the start token)")
-                                                        : tr("Token ids separated by spaces (no tokenizer)"));
+        m_prompt->setPlaceholderText(info->hasTokenizer ? tr("Prompt text, Enter starts (empty = just the start token)")
+                                                        : tr("Token ids separated by spaces, Enter starts (no tokenizer)"));
         m_status->setText(tr("Ready: %1 layers x %2 heads, context %3")
                               .arg(info->numLayers)
                               .arg(info->numHeads)
@@ -153,6 +153,7 @@ QWidget* DecodePanel::buildControls()
     for (QWidget* w : std::initializer_list<QWidget*> { m_temperature, m_topK, m_topP, m_seed })
         w->setEnabled(false);
 
+    connect(m_prompt, &QLineEdit::returnPressed, m_promptButton, &QPushButton::click); // as in the main input
     connect(m_promptButton, &QPushButton::clicked, this, [this] {
         m_follow = true;
         const QString text = m_prompt->text();
@@ -301,6 +302,7 @@ void DecodePanel::redraw()
     }
     const QString origin = s->origin == TokenOrigin::Prompt ? tr("prompt")
         : s->origin == TokenOrigin::Forced                  ? tr("forced")
+        : s->origin == TokenOrigin::Greedy                  ? tr("greedy")
                                                             : tr("sampled");
     m_status->setText(
         tr("Position %1 of %2: %3 (%4), p = %5, entropy %6 bits, %7 ms")

@@ -16,8 +16,8 @@ struct TokenCandidate {
     float probability = 0.0f;
 };
 
-/// Where the token at a position came from.
-enum class TokenOrigin { Prompt, Sampled, Forced };
+/// Where the token at a position came from: Greedy is the argmax (temperature 0), Sampled a draw from the sampler.
+enum class TokenOrigin { Prompt, Greedy, Sampled, Forced };
 
 struct DecodeStep {
     int64_t position = 0;
