@@ -5,6 +5,7 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
+#include "help/help_menu.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
@@ -326,6 +327,7 @@ void MainWindow::buildMenus() {
         ->setObjectName("actionCancel");
 
     menuBar()->addMenu(new ExportMenu(this));
+    menuBar()->addMenu(new HelpMenu(this, m_tabs));
 }
 
 void MainWindow::chooseModelFolder() {

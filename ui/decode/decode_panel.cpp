@@ -63,14 +63,15 @@ DecodePanel::DecodePanel(QWidget* parent)
     layout->addWidget(m_status);
 
     // Arrow keys and Space drive decoding anywhere in the panel, except where a text field needs them.
-    const auto shortcut = [this](QKeySequence key, auto fn) {
+    const auto shortcut = [this](QKeySequence key, const QString& what, auto fn) {
         auto* s = new QShortcut(key, this);
         s->setContext(Qt::WidgetWithChildrenShortcut);
+        s->setWhatsThis(what); // listed by Help > Keyboard shortcuts
         connect(s, &QShortcut::activated, this, fn);
     };
-    shortcut(QKeySequence(Qt::Key_Right), [this] { m_stepButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Left), [this] { m_backButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Space), [this] { m_runButton->click(); });
+    shortcut(QKeySequence(Qt::Key_Right), tr("Decode > Step"), [this] { m_stepButton->click(); });
+    shortcut(QKeySequence(Qt::Key_Left), tr("Decode > Back"), [this] { m_backButton->click(); });
+    shortcut(QKeySequence(Qt::Key_Space), tr("Decode > Run / Pause"), [this] { m_runButton->click(); });
 
     connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
         m_kv->setInfo(*info);

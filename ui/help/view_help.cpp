@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#include "help/view_help.h"
+
+#include <QCoreApplication>
+#include <QHash>
+
+namespace attn::ui {
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ViewHelp", text);
+}
+
+QHash<QString, QString> pages()
+{
+    return {
+        { "Heatmap",
+            tr("<h3>Heatmap</h3><p>One head's attention probabilities: row <i>i</i> is query token <i>i</i>, column "
+               "<i>j</i> key token <i>j</i>, and each row sums to 1 over the keys it may see. Pick the head with the "
+               "toolbar, <b>[</b> / <b>]</b> (heads) and <b>Ctrl+[</b> / <b>Ctrl+]</b> (layers).</p>"
+               "<p><b>Colours</b>: the colour bar maps weights to colours (viridis, magma, grayscale, diverging). "
+               "<b>Scaling</b>: linear; log10 (small weights become visible); per row (each row stretched to its "
+               "own maximum, to compare patterns across rows); <i>exclude first token</i> leaves out the first "
+               "column, which often takes most of the weight (an attention sink) and flattens everything else.</p>"
+               "<p><b>Masked cells</b> (a causal decoder's future, padding, a sliding window's far past) are drawn "
+               "in their own colour: the model could not attend there, which differs from attending with weight 0. "
+               "<i>Show mask</i> outlines them.</p><p>Hover a cell for the query and key tokens, the weight and its "
+               "rank in the row; the wheel zooms, dragging pans.</p>") },
+        { "Head view",
+            tr("<h3>Head view</h3><p>BertViz's picture: the tokens twice, queries on the left and keys on the "
+               "right, with a line from each query to each key whose width and opacity grow with the attention "
+               "weight. Each selected head has its own colour; click a token to show only its lines.</p>") },
+        { "All heads",
+            tr("<h3>All heads</h3><p>Every layer (rows) by every head (columns) as a small heatmap of the same "
+               "input, to spot patterns at a glance: a diagonal band is a previous-token head, a bright first column "
+               "an attention sink, stripes at repeated tokens an induction head. In models with grouped-query "
+               "attention (GQA) the heads that share one key/value head are marked as a group. Click a thumbnail to "
+               "open that head.</p>") },
+        { "Statistics",
+            tr("<h3>Statistics</h3><p>One number per head, as a layers x heads heatmap and a sortable table: "
+               "<b>entropy</b> of the attention rows (high: spread out, near-uniform; low: focused on a few keys), "
+               "<b>mean distance</b> between query and attended key, <b>first-token mass</b> (the sink), "
+               "<b>previous-token</b> and <b>diagonal</b> scores. Role tags name heads whose scores are "
+               "unambiguous. Near-uniform heads are candidates for pruning, but a weight is not an effect: "
+               "test a head by ablating it.</p><p>For cross-attention (two sequences) distances, previous-token "
+               "and diagonal are undefined and shown as —.</p>") },
+        { "Decode",
+            tr("<h3>Decode</h3><p>Generation one token at a time. <b>Step</b> (Right) adds one token, "
+               "<b>Run</b>/<b>Pause</b> (Space) decodes continuously, <b>Back</b> (Left) removes the last token and "
+               "rewinds the sampler, so stepping again gives the same token. Greedy or temperature / top-k / top-p "
+               "sampling with a seed, the same sampler as <tt>attnscope-cli generate</tt>.</p><p>The bar chart "
+               "shows the ten most likely next tokens (the chosen one orange); click another to force it and "
+               "continue from there (prompt tokens cannot be forced over). The strip shows the new token's "
+               "attention row in every layer and head, the heatmap the selected head growing row by row, the KV "
+               "cache its key and value norms per position, the timeline the chosen token's probability and the "
+               "entropy of each step: click the timeline to see any earlier step as it was.</p>") },
+        { "Vision",
+            tr("<h3>Vision</h3><p>An image model's attention over its patches. The overlay shows the attention of "
+               "the query token ([CLS] by default; click a patch to make it the query) in the chosen layer and head "
+               "(or the mean of the heads). <b>Rollout</b> multiplies the layers' attention (with the residual "
+               "added and rows renormalized) to follow attention through the whole network; <b>flow</b> treats it "
+               "as a max-flow problem. Head fusion mean/max/min and the discard ratio change how heads are "
+               "combined; opacity and smoothing only change the drawing.</p>") },
+        { "Alignment",
+            tr("<h3>Alignment</h3><p>Word alignment from a translation model's cross-attention: source words on top, "
+               "target words on the left, attention merged from sub-word pieces to words. Dots are the hard "
+               "alignment chosen by the link rule (argmax per target word, per source word, their intersection or "
+               "grow-diag[-final]). A gold alignment (Pharaoh <tt>i-j</tt> sure, <tt>i?j</tt> possible) is drawn as "
+               "solid (sure) and dashed (possible) outlines and scored as precision, recall and AER (lower is "
+               "better).</p>") },
+    };
+}
+
+} // namespace
+
+QString viewHelpHtml(const QString& view)
+{
+    static const QHash<QString, QString> all = pages();
+    return all.value(view);
+}
+
+} // namespace attn::ui
