@@ -2,6 +2,7 @@
 #include "backend/backend_registry.h"
 
 #include "backend/cpu_backend.h"
+#include "backend/vulkan_probe_cache.h"
 #if AS_HAVE_VULKAN
 #include "vulkan/vulkan_backend.h"
 #endif
@@ -58,6 +59,14 @@ Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice)
         sel.backend = std::make_shared<CpuBackend>();
         return sel;
     }
+    // Auto on a set-up already probed without a usable device runs on the CPU without loading any Vulkan driver.
+    const std::string fingerprint = choice == BackendChoice::Auto ? vulkanSetupFingerprint() : std::string();
+    if (choice == BackendChoice::Auto)
+        if (const auto notice = rememberedSoftwareOnlyProbe(fingerprint)) {
+            sel.backend = std::make_shared<CpuBackend>();
+            sel.notice = *notice + " [remembered from an earlier start]";
+            return sel;
+        }
     std::string why;
     auto vulkan = tryVulkan(why);
     // A software device (lavapipe, SwiftShader) runs the shaders on the CPU cores, far slower than the CPU path
@@ -66,6 +75,7 @@ Result<BackendSelection> createBackend(BackendChoice choice, NoticeSink notice)
         sel.backend = std::make_shared<CpuBackend>();
         sel.notice = "only a software Vulkan device (" + vulkan->device().name
             + "), slower than the CPU: running on the CPU (choose vulkan to use it anyway)";
+        rememberSoftwareOnlyProbe(fingerprint, sel.notice);
         return sel;
     }
     if (!vulkan) {

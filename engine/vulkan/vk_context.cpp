@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/vk_context.h"
 
+#include "core/cache_dir.h"
 #include "vulkan/vulkan_backend.h"
 
 #include <algorithm>
@@ -326,16 +327,11 @@ uint32_t Context::memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, 
 
 std::string Context::pipelineCachePath() const
 {
-    std::filesystem::path dir;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        dir = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        dir = std::filesystem::path(home) / ".cache";
-    else
-        return {};
+    const std::filesystem::path dir = cacheDirectory();
+    if (dir.empty()) return {};
     char file[64];
     std::snprintf(file, sizeof file, "pipeline-%04x-%04x.bin", m_info.vendorId, m_info.deviceId);
-    return (dir / "attnscope" / file).string();
+    return (dir / file).string();
 }
 
 void Context::loadPipelineCache()
