@@ -29,11 +29,12 @@ QList<DemoModel> bundledDemoModels()
         { QObject::tr("Stories decoder (induction and coreference heads)"), "demo-stories-llama",
             "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben said the magic "
             "words: gold wind frog lamp. Then he said again: gold wind frog lamp.",
-            {}, {} },
+            {}, {}, 2, 0 }, // the induction head
         // Reordered adjectives, a plural agreement and a three-word preposition (tools/train/translation_gen.py).
         { QObject::tr("English→French Transformer, MarianMT layout (cross-attention alignment)"),
             "demo-translate-marian", "the happy girls like the white houses next to some black cats .",
-            QString::fromUtf8("les filles contentes aiment les maisons blanches à côté de des chats noirs ."), {} },
+            QString::fromUtf8("les filles contentes aiment les maisons blanches à côté de des chats noirs ."), {}, 1,
+            2 }, // its best aligning cross-attention head
         // The GRU reads text like the PyTorch tutorial (accents stripped), so the same reference serves it.
         { QObject::tr("English→French GRU with Bahdanau attention (alignment)"), "demo-translate-gru",
             "the happy girls like the white houses next to some black cats .",

@@ -286,6 +286,9 @@ void MainWindow::openDemo(const DemoModel& demo) {
     }
     openModel(demo.path);
     setInputText(demo.sampleInput);
+    // Translation demos show the reference in the main views too: cross-attention needs a target to be readable.
+    if (!demo.sampleReference.isEmpty()) setTargetText(demo.sampleReference);
+    setCurrentHead(demo.showcaseLayer, demo.showcaseHead);
 }
 
 void MainWindow::buildMenus() {
