@@ -115,12 +115,12 @@ TEST(CrossExport, CsvHeatmapRowsAreTargetTokensAndColumnsSourceTokens)
     writeFigureCsv(dir + "/cross.csv", *s, recipe(FigureView::Heatmap));
     const auto rows = readCsv(dir + "/cross.csv");
     ASSERT_EQ(rows.size(), static_cast<size_t>(kQueries + 1));
-    EXPECT_EQ(rows[0], (std::vector<std::string> { "query\\key", "src_le", "src_chat", "src_dort" }));
+    EXPECT_EQ(rows[0], (std::vector<std::string> { "query\\key", "0:src_le", "1:src_chat", "2:src_dort" }));
     const float* p = s->head(0, 1);
     for (int64_t i = 0; i < kQueries; ++i) {
         const auto& row = rows[static_cast<size_t>(i + 1)];
         ASSERT_EQ(row.size(), static_cast<size_t>(kKeys + 1));
-        EXPECT_EQ(row[0], kTarget[static_cast<size_t>(i)]);
+        EXPECT_EQ(row[0], std::to_string(i) + ":" + kTarget[static_cast<size_t>(i)]);
         for (int64_t j = 0; j < kKeys; ++j)
             EXPECT_EQ(std::stof(row[static_cast<size_t>(j + 1)]), p[i * kKeys + j]) << i << "," << j;
     }
@@ -194,12 +194,12 @@ TEST(CrossExport, GuiDataOfTheMarianCrossAttentionNamesTargetRowsAndItsRecipeRep
     ASSERT_EQ(static_cast<int64_t>(rows[0].size()), s->numKeys() + 1);
     const float* p = s->head(1, 2);
     for (int64_t i = 0; i < s->numQueries(); ++i) {
-        EXPECT_EQ(rows[static_cast<size_t>(i + 1)][0], s->queryTokens()[static_cast<size_t>(i)].text);
+        EXPECT_EQ(rows[static_cast<size_t>(i + 1)][0], std::to_string(i) + ":" + s->queryTokens()[static_cast<size_t>(i)].text);
         for (int64_t j = 0; j < s->numKeys(); ++j)
             EXPECT_EQ(std::stof(rows[static_cast<size_t>(i + 1)][static_cast<size_t>(j + 1)]), p[i * s->numKeys() + j]);
     }
     for (int64_t j = 0; j < s->numKeys(); ++j)
-        EXPECT_EQ(rows[0][static_cast<size_t>(j + 1)], s->tokens()[static_cast<size_t>(j)].text);
+        EXPECT_EQ(rows[0][static_cast<size_t>(j + 1)], std::to_string(j) + ":" + s->tokens()[static_cast<size_t>(j)].text);
     // The recipe carries both texts and the attention kind, so replaying it draws exactly this matrix, in process
     // and through `attnscope-cli export --recipe`; each other kind replays its own view.
     menu->exportRecipe(QString::fromStdString(dir + "/cross.json"));

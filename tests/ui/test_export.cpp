@@ -259,7 +259,8 @@ TEST(FigureData, CsvHeatmapHasTokenHeaderAndOneRowPerQuery)
     while (std::getline(in, line))
         lines.push_back(line);
     ASSERT_EQ(static_cast<int64_t>(lines.size()), s->numQueries() + 1);
-    EXPECT_EQ(lines[0].rfind("query\\key,", 0), 0u);
+    EXPECT_EQ(lines[0].rfind("query\\key,0:", 0), 0u); // columns and rows are labelled "position:token"
+    EXPECT_EQ(lines[2].rfind("1:", 0), 0u);
     // Row 1 (query 1) of a causal head: two visible keys summing to 1, the rest 0.
     std::istringstream row(lines[2]);
     std::string cell;
@@ -386,12 +387,15 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
         ASSERT_TRUE(menu->currentRecipe(&recipe)) << tab;
         EXPECT_EQ(recipe.layer, 3);
         EXPECT_EQ(recipe.head, 5);
+        EXPECT_EQ(recipe.text, kPrompt); // beside the ids, for people reading the recipe
+        EXPECT_EQ(menu->suggestedBaseName().toStdString(), "stories260K_" + figureViewName(recipe.view) + "_L3H5");
         const std::string base = dir + "/" + figureViewName(recipe.view);
         menu->exportFigure(QString::fromStdString(base + ".png"), 120);
         menu->exportRecipe(QString::fromStdString(base + ".json"));
         menu->exportData(QString::fromStdString(base + ".npy"));
         // The saved recipe (input as ids) recomputes the same attention and the same pixels.
         FigureRecipe saved = readRecipeFile(base + ".json");
+        EXPECT_EQ(saved.text, kPrompt);
         saved.dpi = 120;
         const SnapshotPtr again = computeRecipeSnapshot(saved);
         FigureRenderer(again).render(saved, QString::fromStdString(base + "-recipe.png"), FigureFormat::Png);

@@ -24,6 +24,7 @@ enum class AttentionKind { Self, EncoderSelf, DecoderSelf, Cross };
 
 /// Everything one run produced; immutable, shared with the GUI thread.
 struct RunResult {
+    std::string text; ///< the input text that was tokenized (the source of an encoder-decoder)
     std::vector<TokenChip> source; ///< the input (the encoder side of an encoder-decoder)
     std::vector<TokenChip> target; ///< encoder-decoders: the decoder inputs (start token first); empty otherwise
     /// One snapshot per kind, the default view first (Self for single-stack models; cross-attention last).

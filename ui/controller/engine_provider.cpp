@@ -63,6 +63,7 @@ public:
             mask.slidingWindow = m_model->config().slidingWindow;
         }
         auto run = std::make_shared<RunResult>();
+        run->text = text;
         run->source = chips(tokens);
         run->views.emplace_back(AttentionKind::Self,
             std::make_shared<const AttentionSnapshot>(

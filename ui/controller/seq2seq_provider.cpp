@@ -45,6 +45,7 @@ public:
         const AlignedSide source = m_translator.source(sourceText);
         if (source.ids.empty()) throw Error("the source has no tokens: type some text");
         auto run = std::make_shared<RunResult>();
+        run->text = sourceText;
         run->source = chips(source, source.ids.size());
         run->target = decoderInputs(m_translator.target(targetText));
         if (!m_model) {

@@ -14,11 +14,13 @@
 
 #include <qcustomplot.h>
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QTabWidget>
 
 #include <algorithm>
@@ -77,6 +79,7 @@ bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
     } else {
         for (const TokenChip& token : snapshot->tokens())
             r.tokens.push_back(token.id);
+        if (run) r.text = run->text;
     }
     const HeatmapView* heatmap = m_window->heatmapView();
     r.layer = heatmap->layer();
@@ -164,11 +167,32 @@ void ExportMenu::exportRecipe(const QString& path) const
     writeRecipeFile(path.toStdString(), recipe);
 }
 
+QString ExportMenu::suggestedBaseName() const
+{
+    QString name = QStringLiteral("export");
+    if (const auto summary = m_window->summary()) {
+        const QFileInfo model(QString::fromStdString(summary->path));
+        name = model.isDir() ? model.fileName() : model.completeBaseName();
+    }
+    FigureRecipe recipe;
+    if (currentRecipe(&recipe))
+        name += QString("_%1_L%2H%3").arg(QString::fromStdString(figureViewName(recipe.view))).arg(recipe.layer).arg(recipe.head);
+    else if (m_window->tabs()->currentIndex() >= 0)
+        name += "_" + m_window->tabs()->tabText(m_window->tabs()->currentIndex()).remove('&').toLower();
+    return name.replace(QRegularExpression(R"([^A-Za-z0-9._-]+)"), "-");
+}
+
 void ExportMenu::run(const QString& title, const QString& filters, const std::function<void(const QString&)>& write)
 {
+    QSettings settings;
+    const QString folder = settings.value("export/folder", QDir::currentPath()).toString();
+    const auto firstSuffix = QRegularExpression(R"(\*\.(\w+))").match(filters);
+    const QString suggested = QDir(folder).filePath(
+        suggestedBaseName() + (firstSuffix.hasMatch() ? "." + firstSuffix.captured(1) : QString()));
     QString selected;
-    QString path = QFileDialog::getSaveFileName(m_window, title, QString(), filters, &selected);
+    QString path = QFileDialog::getSaveFileName(m_window, title, suggested, filters, &selected);
     if (path.isEmpty()) return;
+    settings.setValue("export/folder", QFileInfo(path).absolutePath());
     // The filter decides the format when the name has no extension.
     if (QFileInfo(path).suffix().isEmpty()) {
         const auto match = QRegularExpression(R"(\*\.(\w+))").match(selected);

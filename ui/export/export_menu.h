@@ -21,6 +21,10 @@ public:
     /// tab is not an attention view or no attention has been computed yet.
     bool currentRecipe(FigureRecipe* recipe) const;
 
+    /// The name an export dialog suggests: "<model>_<view>_L<layer>H<head>" for the attention views, "<model>_<tab>"
+    /// for other panels ("export" with no model), safe as a file name. The dialog opens in the last folder used.
+    QString suggestedBaseName() const;
+
     /// The file-writing halves of the actions (the dialogs only choose `path`); they throw Error.
     void exportFigure(const QString& path, int dpi) const;
     void exportData(const QString& path) const;

@@ -120,12 +120,13 @@ void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const F
     const int64_t k = s.numKeys();
     switch (r.view) {
     case FigureView::Heatmap:
+        // Labels are "position:token": a text alone repeats (" the" several times) and cannot name its column.
         out << "query\\key";
         for (int64_t j = 0; j < k; ++j)
-            out << ',' << quoted(keyText(s, j));
+            out << ',' << quoted(std::to_string(j) + ":" + keyText(s, j));
         out << '\n';
         for (int64_t i = 0; i < s.numQueries(); ++i) {
-            out << quoted(queryText(s, i));
+            out << quoted(std::to_string(i) + ":" + queryText(s, i));
             for (int64_t j = 0; j < k; ++j)
                 out << ',' << number(data.data()[i * k + j]);
             out << '\n';

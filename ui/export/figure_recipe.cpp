@@ -178,6 +178,7 @@ std::string recipeToJson(const FigureRecipe& r)
     o["model"] = QString::fromStdString(r.model);
     if (!r.prompt.empty()) o["prompt"] = QString::fromStdString(r.prompt);
     if (!r.tokens.empty()) o["tokens"] = toArray(r.tokens);
+    if (!r.text.empty()) o["text"] = QString::fromStdString(r.text);
     if (!r.target.empty()) o["target"] = QString::fromStdString(r.target);
     if (r.attention != AttentionKind::Self) o["attention"] = QString::fromStdString(attentionKindKey(r.attention));
     o["view"] = QString::fromStdString(figureViewName(r.view));
@@ -215,7 +216,7 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
             + error.errorString().toStdString());
     if (!doc.isObject()) throw Error("recipe " + source + ": expected a JSON object");
     const QJsonObject object = doc.object();
-    static const std::set<QString> known { "format", "model", "prompt", "tokens", "target", "attention", "view", "layer", "head", "heads",
+    static const std::set<QString> known { "format", "model", "prompt", "tokens", "text", "target", "attention", "view", "layer", "head", "heads",
         "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi",
         "image", "vision_panel", "fusion", "discard", "opacity", "smooth", "patch_grid" };
     for (const QString& key : object.keys())
@@ -227,6 +228,7 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
     if (in.has("model")) r.model = in.string("model");
     if (in.has("prompt")) r.prompt = in.string("prompt");
     if (in.has("tokens")) r.tokens = in.integers("tokens");
+    if (in.has("text")) r.text = in.string("text");
     if (in.has("target")) r.target = in.string("target");
     if (in.has("attention")) r.attention = attentionKindFromKey(in.string("attention"));
     if (in.has("view")) r.view = figureViewFromName(in.string("view"));

@@ -19,6 +19,7 @@ struct FigureRecipe {
     std::string model; ///< path as given (a recipe stays valid when the model is referenced relatively)
     std::string prompt; ///< the input text, or
     std::vector<int64_t> tokens; ///< the input ids (used when prompt is empty)
+    std::string text; ///< beside `tokens`: the text they came from, for people reading the recipe (ids replay)
     std::string target; ///< encoder-decoders: the decoder's (teacher-forced) target text; `prompt` is the source
     AttentionKind attention = AttentionKind::Self; ///< encoder-decoders: which attention (Self = the model's default)
     FigureView view = FigureView::Heatmap;
