@@ -49,12 +49,34 @@ TEST(AlignmentDemo, BestHeadOfTheMarianDemoGivesTheGoldAlignment)
     EXPECT_EQ(panel.score()->predicted, 7);
     EXPECT_EQ(panel.score()->hitsSure, 7);
     EXPECT_DOUBLE_EQ(panel.score()->aer, 0.0);
+    EXPECT_TRUE(panel.goldWarning().isEmpty()) << panel.goldWarning().toStdString();
 
     QTest::qWait(50); // let the layouts take the new texts
     const QByteArray out = qgetenv("AS_ALIGN_DEMO_SCREENSHOT");
     if (!out.isEmpty()) {
         EXPECT_TRUE(panel.grab().save(QString::fromUtf8(out)));
     }
+}
+
+TEST(AlignmentDemo, AGoldSentenceOfAnotherPairIsFlaggedWithTheOneThatMatches)
+{
+    AlignmentPanel panel;
+    QSignalSpy available(&panel, &AlignmentPanel::availableChanged);
+    panel.openModel(QString::fromStdString(kDemo));
+    QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 30000);
+    panel.setSourceText("the white tree follows a car ."); // heldout.en line 1
+    panel.setReferenceText("le arbre blanc suit une voiture .");
+    panel.setGold(QString::fromStdString(kDemo + "/heldout.align"), 0); // the links of line 0
+    panel.setBeamWidth(1);
+    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
+    panel.align();
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    ASSERT_TRUE(panel.score().has_value());
+    EXPECT_TRUE(panel.goldWarning().contains("sentence 1 of the corpus")) << panel.goldWarning().toStdString();
+    EXPECT_TRUE(panel.goldWarning().contains("set the sentence to 1")) << panel.goldWarning().toStdString();
+    EXPECT_TRUE(panel.scoreText().contains(panel.goldWarning()));
+    panel.setGold(QString::fromStdString(kDemo + "/heldout.align"), 1);
+    EXPECT_TRUE(panel.goldWarning().isEmpty()) << panel.goldWarning().toStdString();
 }
 
 } // namespace

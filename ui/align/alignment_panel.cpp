@@ -3,6 +3,7 @@
 
 #include "align/alignment_controller.h"
 #include "align/alignment_view.h"
+#include "align/gold_match.h"
 #include "core/error.h"
 #include "export/figure_export.h"
 
@@ -85,6 +86,7 @@ AlignmentPanel::AlignmentPanel(QWidget* parent)
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_scoreLabel->setObjectName("alignScore");
     m_scoreLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_scoreLabel->setWordWrap(true); // a gold-mismatch warning is a sentence
     m_message->setWordWrap(true);
     m_message->setStyleSheet("QLabel { color: #8a1111; }");
 
@@ -394,6 +396,7 @@ QString AlignmentPanel::directionsText() const
 void AlignmentPanel::refresh()
 {
     m_score.reset();
+    m_goldWarning.clear();
     m_view->setGold(m_gold);
     m_directions->setText(directionsText());
     const int row = m_list->currentRow();
@@ -418,7 +421,14 @@ void AlignmentPanel::refresh()
         m_view->setMatrix(matrix, m_run->source.words, hyp.target.words);
         m_view->setNewestRow(m_run->stepwise && !hyp.finished ? rows - 1 : -1);
         Links links = hardLinks(matrix, hyp);
-        if (m_gold) m_score = scoreAlignments({ links }, { *m_gold });
+        if (m_gold) {
+            m_score = scoreAlignments({ links }, { *m_gold });
+            if (const auto mismatch = checkGoldSentence(m_goldPath->text().toStdString(), m_goldSentence->value(),
+                    *m_gold, m_run->source.words, hyp.target.words, !m_run->stepwise || hyp.finished))
+                m_goldWarning = QString::fromStdString(mismatch->message)
+                    + (mismatch->matchingSentence ? tr(" (set the sentence to %1)").arg(*mismatch->matchingSentence)
+                                                  : QString());
+        }
         m_view->setLinks(std::move(links));
     } catch (const std::exception& e) {
         m_view->setLinks({});
@@ -431,7 +441,8 @@ void AlignmentPanel::refresh()
 QString AlignmentPanel::scoreText() const
 {
     if (!m_score) return m_gold ? QString() : tr("No gold alignment loaded");
-    return tr("precision %1\nrecall %2\nAER %3")
+    const QString warning = m_goldWarning.isEmpty() ? QString() : QString::fromUtf8("⚠ ") + m_goldWarning + "\n";
+    return warning + tr("precision %1\nrecall %2\nAER %3")
         .arg(m_score->precision, 0, 'f', 4)
         .arg(m_score->recall, 0, 'f', 4)
         .arg(m_score->aer, 0, 'f', 4);

@@ -57,6 +57,8 @@ public:
     AlignmentRunPtr run() const { return m_run; }
     std::optional<AlignmentScore> score() const { return m_score; }
     QString scoreText() const;
+    /// Why the gold sentence seems not to be the shown pair (and which corpus line is), or empty.
+    QString goldWarning() const { return m_goldWarning; }
     QString lastError() const { return m_lastError; }
 
 signals:
@@ -102,6 +104,7 @@ private:
     std::optional<GoldAlignment> m_gold;
     std::vector<Links> m_reverseFile; ///< per sentence, the reverse file's links transposed to (source, target)
     std::optional<AlignmentScore> m_score;
+    QString m_goldWarning;
     QString m_lastError;
 };
 
