@@ -87,11 +87,14 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
     m_tabs->addTab(m_stats, tr("&Statistics"));
     m_decode = new DecodePanel;
+    m_decode->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_decode, tr("&Decode"));
     m_vision = new VisionView;
+    m_vision->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_vision, tr("V&ision"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
     m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
+    m_align->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_align, tr("A&lignment"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     connect(m_align, &AlignmentPanel::availableChanged, this,
@@ -113,6 +116,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
 
     buildDocks();
     buildMenus();
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::fitDocksToTab);
+    fitDocksToTab();
 
     m_status = new QLabel;
     m_status->setObjectName("statusText");
@@ -202,11 +207,14 @@ void MainWindow::buildDocks() {
     m_info->setObjectName("modelInfo");
     m_info->setReadOnly(true);
     m_info->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_info->setLineWrapMode(QPlainTextEdit::NoWrap); // wrapped, a narrow dock became a column of word pieces
+    m_info->setMinimumWidth(200);
     m_info->setPlaceholderText(tr("Open a model (File > Open model…, or drop a folder here) to see its description."));
     auto* infoDock = new QDockWidget(tr("Model"), this);
     infoDock->setObjectName("modelDock");
     infoDock->setWidget(m_info);
     addDockWidget(Qt::LeftDockWidgetArea, infoDock);
+    resizeDocks({ infoDock }, { 210 }, Qt::Horizontal); // the text edit's own hint (256 px) crowded 1024 px windows
 
     m_input = new QLineEdit;
     m_input->setObjectName("inputText");
@@ -507,7 +515,24 @@ void MainWindow::setVisionMode(bool vision) {
         m_tabs->setTabEnabled(i, (m_tabs->widget(i) == m_vision) == vision);
     m_vision->setEnabled(vision);
     if (vision) m_tabs->setCurrentWidget(m_vision);
-    if (auto* inputDock = findChild<QDockWidget*>("inputDock")) inputDock->setVisible(!vision);
+    else if (m_tabs->currentWidget() == m_vision) m_tabs->setCurrentWidget(m_heatmap);
+}
+
+void MainWindow::fitDocksToTab() {
+    // Only the current tab's minimum size counts: QStackedWidget otherwise asks for the widest of all tabs, and
+    // the Model dock beside the widest one pushed the window past 1024 px.
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_tabs->widget(i)->setSizePolicy(i == m_tabs->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored,
+            i == m_tabs->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    for (const auto& [dock, shown] : m_collapsedDocks)
+        dock->setVisible(shown);
+    m_collapsedDocks.clear();
+    const QWidget* tab = m_tabs->currentWidget();
+    for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
+        if (auto* dock = findChild<QDockWidget*>(name)) {
+            m_collapsedDocks.emplace_back(dock, !dock->isHidden()); // isHidden: also right before the window shows
+            dock->hide();
+        }
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {

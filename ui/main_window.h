@@ -4,6 +4,9 @@
 
 #include <QMainWindow>
 
+#include <utility>
+#include <vector>
+
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -13,6 +16,7 @@ class QPushButton;
 class QCheckBox;
 class QComboBox;
 class QSpinBox;
+class QDockWidget;
 class QTabWidget;
 class QTimer;
 
@@ -97,6 +101,9 @@ private:
     void stepHead(int dLayer, int dHead);
     /// Vision models get the vision tab; the text input and the text views are disabled for them.
     void setVisionMode(bool vision);
+    /// A tab lists in its "collapsesDocks" property the docks it has no use for (the Decode, Vision and Alignment
+    /// tabs have their own inputs): they hide while it is current and come back as the user left them.
+    void fitDocksToTab();
 
     EngineController* m_controller = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -125,6 +132,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QTimer* m_inputTimer = nullptr;
 
+    std::vector<std::pair<QDockWidget*, bool>> m_collapsedDocks; ///< hidden for the current tab, and if shown before
     QString m_lastError;
     RunPtr m_run;
     SnapshotPtr m_snapshot;

@@ -60,6 +60,8 @@ void checkModel(const std::string& folder, const std::string& sourceText, const 
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
     EXPECT_EQ(window.summary()->config.kind, ModelKind::EncoderDecoder);
     EXPECT_GT(window.summary()->parameters, 0);
+    // The Alignment tab opens first and has its own inputs; the Input dock with the target row serves the views.
+    window.tabs()->setCurrentWidget(window.heatmapView());
     EXPECT_TRUE(window.findChild<QWidget*>("targetText")->isVisibleTo(&window));
     // No self-attention exists: the selector offers cross-attention only.
     const auto* kinds = window.findChild<QComboBox*>("attentionKind");

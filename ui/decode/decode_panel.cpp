@@ -42,19 +42,28 @@ DecodePanel::DecodePanel(QWidget* parent)
     m_timeline = new TimelineView;
     m_redraw = new RedrawCoalescer(this, [this] { redraw(); });
 
+    // The strip sits below with the per-step plots: beside the chart and the heatmap it made the tab wider than a
+    // 1024 px window.
     auto* upper = new QSplitter(Qt::Horizontal);
     upper->addWidget(m_chart);
     upper->addWidget(m_heatmap);
-    upper->addWidget(m_strip);
-    upper->setSizes({ 220, 640, 300 });
+    upper->setSizes({ 240, 800 });
     auto* lower = new QSplitter(Qt::Horizontal);
     lower->addWidget(m_kv);
     lower->addWidget(m_timeline);
+    lower->addWidget(m_strip);
+    lower->setSizes({ 360, 360, 300 });
+    // Minimum readable sizes: below them axis titles are clipped and legends cover the data.
+    m_chart->setMinimumSize(220, 180);
+    m_heatmap->setMinimumHeight(180);
+    m_strip->setMinimumWidth(200);
+    m_kv->setMinimumSize(260, 180); // with its header row: the plot keeps 140 px
+    m_timeline->setMinimumSize(260, 180); // with its slider
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(upper);
     vertical->addWidget(lower);
-    vertical->setStretchFactor(0, 3);
-    vertical->setStretchFactor(1, 2);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(buildControls());
@@ -189,13 +198,24 @@ QWidget* DecodePanel::buildControls()
     connect(m_topP, &QDoubleSpinBox::valueChanged, this, &DecodePanel::applySampling);
     connect(m_seed, &QSpinBox::valueChanged, this, &DecodePanel::applySampling);
 
+    // Two rows: the prompt and the stepping buttons, then the sampler. In one row they made the window wider than
+    // 1024 px and squeezed the prompt to a few letters.
+    m_prompt->setMinimumWidth(260);
     auto* controls = new QWidget;
-    auto* layout = new QHBoxLayout(controls);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_prompt, 1);
+    auto* rows = new QVBoxLayout(controls);
+    rows->setContentsMargins(0, 0, 0, 0);
+    auto* stepping = new QHBoxLayout;
+    stepping->addWidget(m_prompt, 1);
     for (QWidget* w : std::initializer_list<QWidget*> { m_promptButton, m_stepButton, m_runButton, m_backButton,
-             m_resetButton, m_greedy, m_temperature, m_topK, m_topP, m_seed })
-        layout->addWidget(w);
+             m_resetButton })
+        stepping->addWidget(w);
+    auto* sampling = new QHBoxLayout;
+    sampling->addWidget(new QLabel(tr("Next token:")));
+    for (QWidget* w : std::initializer_list<QWidget*> { m_greedy, m_temperature, m_topK, m_topP, m_seed })
+        sampling->addWidget(w);
+    sampling->addStretch(1);
+    rows->addLayout(stepping);
+    rows->addLayout(sampling);
     return controls;
 }
 

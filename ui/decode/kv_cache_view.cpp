@@ -2,6 +2,7 @@
 #include "decode/kv_cache_view.h"
 
 #include "attention/attention.h"
+#include "plots/plot_legend.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -21,6 +22,7 @@ KvCacheView::KvCacheView(QWidget* parent)
     setObjectName("kvCacheView");
     m_layerBox->setPrefix(tr("layer "));
     m_label->setObjectName("kvCacheSummary");
+    m_label->setWordWrap(true); // a sentence; unwrapped it set the panel's minimum width
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("<b>KV cache</b>")));
     row->addWidget(m_layerBox);
@@ -37,8 +39,8 @@ KvCacheView::KvCacheView(QWidget* parent)
     m_plot->addGraph();
     m_plot->graph(1)->setName(tr("|value|"));
     m_plot->graph(1)->setPen(QPen(QColor(200, 80, 40), 1.5));
-    m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
+    placeLegendAbove(m_plot);
     m_plot->xAxis->setLabel(tr("position"));
     m_plot->yAxis->setLabel(tr("L2 norm"));
     m_outsideBand = new QCPItemRect(m_plot);

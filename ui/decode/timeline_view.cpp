@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "decode/timeline_view.h"
 
+#include "plots/plot_legend.h"
+
 #include <QSlider>
 #include <QVBoxLayout>
 
@@ -37,8 +39,8 @@ TimelineView::TimelineView(QWidget* parent)
     m_plot->yAxis->setLabel(tr("probability"));
     m_plot->yAxis2->setLabel(tr("entropy (bits)"));
     m_plot->xAxis->setLabel(tr("position"));
-    m_plot->legend->setVisible(true);
     m_plot->legend->setFont(font());
+    placeLegendAbove(m_plot);
     m_cursor = new QCPItemStraightLine(m_plot);
     m_cursor->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
 

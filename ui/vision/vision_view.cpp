@@ -80,19 +80,25 @@ VisionView::VisionView(QWidget* parent)
     m_queryLabel->setMinimumWidth(80);
     m_queryLabel->setToolTip(tr("The token whose attention is shown: click a patch in a map to select it"));
 
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(openButton);
-    bar->addWidget(m_layerBox);
-    bar->addWidget(m_headBox);
-    bar->addWidget(clsButton);
-    bar->addWidget(m_queryLabel, 1);
-    bar->addWidget(m_fusionBox);
-    bar->addWidget(m_discardBox);
-    bar->addWidget(m_colormapBox);
-    bar->addWidget(new QLabel(tr("opacity")));
-    bar->addWidget(m_opacity);
-    bar->addWidget(m_smooth);
-    bar->addWidget(m_showGrid);
+    // Two rows, what is shown then how it is drawn: in one row the tab needed more than a 1024 px window.
+    auto* bar = new QVBoxLayout;
+    auto* what = new QHBoxLayout;
+    what->addWidget(openButton);
+    what->addWidget(m_layerBox);
+    what->addWidget(m_headBox);
+    what->addWidget(clsButton);
+    what->addWidget(m_queryLabel, 1);
+    auto* how = new QHBoxLayout;
+    how->addWidget(m_fusionBox);
+    how->addWidget(m_discardBox);
+    how->addWidget(m_colormapBox);
+    how->addWidget(new QLabel(tr("opacity")));
+    how->addWidget(m_opacity);
+    how->addWidget(m_smooth);
+    how->addWidget(m_showGrid);
+    how->addStretch(1);
+    bar->addLayout(what);
+    bar->addLayout(how);
 
     m_maps->setObjectName(kFigureObjectName);
     m_maps->setHint(tr("Open an image (button above, or drop a file here) to classify it."));

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Layout at the sizes people use (1024x700, 1280x800, 2560x1440), every tab, on stories260K with a long input:
+// the window fits, plots keep a readable size, no two buttons overlap, no visible widget is squeezed below its
+// minimum size hint. The demos cover the Vision and Alignment tabs.
+// AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at.
+#include "align/alignment_panel.h"
+#include "decode/decode_controller.h"
+#include "decode/decode_panel.h"
+#include "demo_models.h"
+#include "main_window.h"
+#include "model/attention_snapshot.h"
+#include "vision/vision_view.h"
+#include "support/shared_data.h"
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QPushButton>
+#include <QDir>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+#include <gtest/gtest.h>
+
+namespace attn::ui {
+namespace {
+
+// Below this a plot's axis titles and tick labels no longer fit (measured on the heatmap and the decode plots).
+constexpr int kMinPlotWidth = 220;
+constexpr int kMinPlotHeight = 140;
+
+const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
+                         "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
+                         "was warm and the sea was blue, and they played until the sky turned orange.";
+
+QString tabName(const QTabWidget& tabs, int i)
+{
+    return tabs.tabText(i).remove('&').replace(' ', '-').toLower();
+}
+
+void checkTab(QWidget& tab, const std::string& where)
+{
+    for (QCustomPlot* plot : tab.findChildren<QCustomPlot*>()) {
+        if (!plot->isVisibleTo(&tab)) continue;
+        EXPECT_GE(plot->width(), kMinPlotWidth) << where << " plot " << plot->objectName().toStdString();
+        EXPECT_GE(plot->height(), kMinPlotHeight) << where << " plot " << plot->objectName().toStdString();
+    }
+    std::vector<QAbstractButton*> buttons;
+    for (QAbstractButton* b : tab.findChildren<QAbstractButton*>())
+        if (b->isVisibleTo(&tab) && b->width() > 0) buttons.push_back(b);
+    for (size_t a = 0; a < buttons.size(); ++a)
+        for (size_t b = a + 1; b < buttons.size(); ++b) {
+            const QRect ra(buttons[a]->mapTo(&tab, QPoint()), buttons[a]->size());
+            const QRect rb(buttons[b]->mapTo(&tab, QPoint()), buttons[b]->size());
+            EXPECT_FALSE(ra.intersects(rb)) << where << ": '" << buttons[a]->text().toStdString() << "' overlaps '"
+                                            << buttons[b]->text().toStdString() << "'";
+        }
+    for (QWidget* w : tab.findChildren<QWidget*>()) {
+        // Qt's own parts (a spin box's line edit, header views) are sized by their owners, not by their hints.
+        if (!w->isVisibleTo(&tab) || qobject_cast<QCustomPlot*>(w) || w->objectName().startsWith("qt_")
+            || w->inherits("QHeaderView"))
+            continue;
+        const QSize hint = w->minimumSizeHint();
+        if (!hint.isValid() || w->inherits("QScrollBar")) continue;
+        EXPECT_GE(w->width(), hint.width()) << where << ": " << w->metaObject()->className() << " '"
+                                            << w->objectName().toStdString() << "' narrower than its minimum";
+        EXPECT_GE(w->height(), hint.height()) << where << ": " << w->metaObject()->className() << " '"
+                                              << w->objectName().toStdString() << "' lower than its minimum";
+    }
+}
+
+/// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
+void checkEveryTab(MainWindow& window, const QString& model)
+{
+    const QString dir = qEnvironmentVariable("AS_LAYOUT_SCREENSHOTS");
+    QTabWidget* tabs = window.tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+        if (!tabs->isTabEnabled(i)) continue;
+        tabs->setCurrentIndex(i);
+        // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
+        const QSize requested = window.property("requestedSize").toSize();
+        QTest::qWait(50); // the new tab's layout requests first
+        window.resize(requested);
+        QTest::qWait(100); // layouts and coalesced redraws settle
+        const QString name
+            = QString("%1x%2-%3-%4").arg(requested.width()).arg(requested.height()).arg(model, tabName(*tabs, i));
+        EXPECT_LE(window.minimumSizeHint().width(), requested.width()) << name.toStdString() << ": too wide";
+        EXPECT_LE(window.minimumSizeHint().height(), requested.height()) << name.toStdString() << ": too tall";
+        EXPECT_EQ(window.width(), requested.width()) << name.toStdString() << " min " << window.minimumSize().width() << " layout min " << window.layout()->minimumSize().width() << " hint " << window.minimumSizeHint().width();
+        checkTab(*tabs->widget(i), name.toStdString());
+        if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
+    }
+}
+
+DemoModel demo(const QString& folder)
+{
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/" + folder)) return d;
+    ADD_FAILURE() << "no bundled demo " << folder.toStdString();
+    return {};
+}
+
+class Layout : public ::testing::TestWithParam<QSize> {
+protected:
+    void open(MainWindow& window)
+    {
+        window.resize(GetParam());
+        window.setProperty("requestedSize", GetParam());
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    }
+};
+
+TEST_P(Layout, TextModelTabsAndDecodeHoldAtThisSize)
+{
+    MainWindow window;
+    open(window);
+    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
+    window.setInputText(kLongInput);
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->numKeys() > 60, 30000);
+    // A few decode steps, so that the decode plots have curves and legends to place.
+    DecodePanel* decode = window.findChild<DecodePanel*>();
+    ASSERT_NE(decode, nullptr);
+    decode->setPromptText("Once upon a time");
+    decode->findChild<QPushButton*>("promptButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, 10000);
+    for (int i = 0; i < 8; ++i) {
+        const size_t before = decode->controller()->steps().size();
+        decode->stepButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), before + 1, 10000);
+    }
+    checkEveryTab(window, "stories");
+}
+
+TEST_P(Layout, VisionTabHoldsAtThisSize)
+{
+    MainWindow window;
+    open(window);
+    window.openDemo(demo("demo-vit-shapes"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.findChild<VisionView*>()->result() != nullptr, 60000);
+    checkEveryTab(window, "vit");
+}
+
+TEST_P(Layout, TranslationTabsHoldAtThisSize)
+{
+    MainWindow window;
+    open(window);
+    window.openDemo(demo("demo-translate-marian"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.findChild<AlignmentPanel*>()->score().has_value() || window.snapshot(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->isCross(), 60000);
+    checkEveryTab(window, "marian");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Layout, ::testing::Values(QSize(1024, 700), QSize(1280, 800), QSize(2560, 1440)),
+    [](const ::testing::TestParamInfo<QSize>& p) {
+        return std::to_string(p.param.width()) + "x" + std::to_string(p.param.height());
+    });
+
+} // namespace
+} // namespace attn::ui
