@@ -15,6 +15,7 @@
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 #include "widgets/token_chips_view.h"
+#include "workspace/workspace_controller.h"
 
 #include <QAction>
 #include <QApplication>
@@ -67,6 +68,10 @@ QScrollArea* scrolled(QWidget* inner) {
     area->setWidgetResizable(true);
     return area;
 }
+bool isWorkspacePath(const QString& path) {
+    return path.endsWith(".attnscope", Qt::CaseInsensitive);
+}
+
 } // namespace
 
 MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
@@ -114,6 +119,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
+    m_workspaces = new WorkspaceController(this);
+    connect(m_workspaces, &WorkspaceController::failed, this, &MainWindow::showError);
     buildDocks();
     buildMenus();
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::fitDocksToTab);
@@ -306,6 +313,11 @@ void MainWindow::buildMenus() {
     open->setObjectName("actionOpenModel");
     auto* openFile = file->addAction(tr("Open model &file…"), this, &MainWindow::chooseModelFile);
     openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Open &workspace…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W), this,
+            &MainWindow::chooseWorkspaceToOpen)
+        ->setObjectName("actionOpenWorkspace");
+    file->addAction(tr("&Save workspace…"), QKeySequence::Save, this, &MainWindow::chooseWorkspaceToSave)
+        ->setObjectName("actionSaveWorkspace");
     m_recentMenu = file->addMenu(tr("Open &recent"));
     m_recentMenu->setObjectName("menuRecent");
     updateRecentMenu();
@@ -487,6 +499,43 @@ void MainWindow::clearError() {
     m_errorBanner->hide();
 }
 
+void MainWindow::openPath(const QString& path) {
+    if (!isWorkspacePath(path)) return openModel(path);
+    try {
+        m_workspaces->open(path);
+        addRecent(path);
+    } catch (const std::exception& e) {
+        showError(QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::chooseWorkspaceToOpen() {
+    const QString path
+        = QFileDialog::getOpenFileName(this, tr("Open workspace"), QString(), tr("AttnScope workspace (*.attnscope)"));
+    if (!path.isEmpty()) openPath(path);
+}
+
+void MainWindow::chooseWorkspaceToSave() {
+    QString path
+        = QFileDialog::getSaveFileName(this, tr("Save workspace"), QString(), tr("AttnScope workspace (*.attnscope)"));
+    if (path.isEmpty()) return;
+    if (!isWorkspacePath(path)) path += ".attnscope";
+    try {
+        m_workspaces->save(path);
+        addRecent(path);
+        m_status->setText(tr("Saved the workspace to %1").arg(path));
+    } catch (const std::exception& e) {
+        showError(QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::offerLastWorkspace() {
+    const QString last = QSettings().value("workspace/last").toString();
+    if (last.isEmpty() || !QFileInfo(last).isFile()) return;
+    m_status->setText(tr("<a href=\"reopen\">Reopen the last workspace</a> (%1)").arg(QFileInfo(last).fileName().toHtmlEscaped()));
+    connect(m_status, &QLabel::linkActivated, this, [this, last] { openPath(last); }, Qt::SingleShotConnection);
+}
+
 void MainWindow::addRecent(const QString& path) {
     QSettings settings;
     QStringList recent = settings.value(kRecentKey).toStringList();
@@ -502,7 +551,7 @@ void MainWindow::updateRecentMenu() {
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(kRecentKey).toStringList();
     for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] { openModel(path); });
+        m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
@@ -541,7 +590,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (m_vision->isEnabled() && !QImageReader::imageFormat(path).isEmpty())
         m_vision->openImage(path);
     else
-        openModel(path);
+        openPath(path);
     event->acceptProposedAction();
 }
 

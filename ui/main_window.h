@@ -31,6 +31,7 @@ class HeadLinesView;
 class StatsView;
 class TokenChipsView;
 class VisionView;
+class WorkspaceController;
 
 /// The application window: menus, model info and input docks, and the attention views as tabs.
 /// Model loading and runs go through the EngineController (engine thread); the window only shows results.
@@ -42,6 +43,8 @@ public:
 
     /// Opens a model folder or file asynchronously; errors are shown in the window, never thrown.
     void openModel(const QString& path);
+    /// Opens a model, or a workspace (.attnscope, from a recent entry, a dropped file or the command line).
+    void openPath(const QString& path);
     /// Opens a bundled demo model and runs its sample input.
     void openDemo(const DemoModel& demo);
     /// Replaces the input text (tokenizes and, when live, runs).
@@ -72,6 +75,9 @@ public:
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
     QString infoText() const;
+    WorkspaceController* workspaces() const { return m_workspaces; }
+    /// Offers the last saved or opened workspace in the status bar (a link), if its file still exists.
+    void offerLastWorkspace();
 
 signals:
     /// A new snapshot reached the views.
@@ -87,6 +93,9 @@ private:
     void buildDocks();
     void chooseModelFolder();
     void chooseModelFile();
+    void chooseWorkspaceToOpen();
+    void chooseWorkspaceToSave();
+
     void addRecent(const QString& path);
     void updateRecentMenu();
     void requestRun();
@@ -106,6 +115,7 @@ private:
     void fitDocksToTab();
 
     EngineController* m_controller = nullptr;
+    WorkspaceController* m_workspaces = nullptr;
     QTabWidget* m_tabs = nullptr;
     HeatmapView* m_heatmap = nullptr;
     HeadGridView* m_grid = nullptr;

@@ -60,9 +60,11 @@ int main(int argc, char** argv) {
     window.show();
     if (parser.isSet(screenshots)) saveScreenshotsWhenReady(window, parser.value(screenshots));
     if (!parser.positionalArguments().isEmpty()) {
-        window.openModel(parser.positionalArguments().first());
-    } else if (const auto demos = attn::ui::bundledDemoModels(); !demos.isEmpty()) {
-        window.openDemo(demos.first()); // first launch shows something real, with no download
+        window.openPath(parser.positionalArguments().first());
+    } else {
+        if (const auto demos = attn::ui::bundledDemoModels(); !demos.isEmpty())
+            window.openDemo(demos.first()); // first launch shows something real, with no download
+        window.offerLastWorkspace();
     }
     if (parser.isSet(input)) window.setInputText(parser.value(input));
     if (parser.isSet(target)) window.setTargetText(parser.value(target));

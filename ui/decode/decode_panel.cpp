@@ -232,6 +232,11 @@ void DecodePanel::setPromptText(const QString& text)
     m_prompt->setText(text);
 }
 
+QString DecodePanel::promptText() const
+{
+    return m_prompt->text();
+}
+
 void DecodePanel::startPromptIfEmpty()
 {
     if (m_controller->steps().empty()) m_promptButton->click();

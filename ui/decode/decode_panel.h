@@ -35,6 +35,7 @@ public:
 
     void openModel(const QString& path);
     void setPromptText(const QString& text);
+    QString promptText() const;
     /// Shows step `index` of the timeline (scrubbing); the newest index follows new steps again.
     void showStep(int64_t index);
     SamplerOptions samplerOptions() const;

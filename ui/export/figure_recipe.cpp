@@ -2,6 +2,7 @@
 #include "export/figure_recipe.h"
 
 #include "core/error.h"
+#include "export/json_fields.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -46,72 +47,6 @@ const std::array<std::pair<StatsView::Metric, const char*>, 6> kMetrics { { { St
     { StatsView::NormalizedEntropy, "normalized-entropy" }, { StatsView::MeanDistance, "mean-distance" },
     { StatsView::SinkMass, "sink-mass" }, { StatsView::PreviousToken, "previous-token" },
     { StatsView::Diagonal, "diagonal" } } };
-
-// Typed field access with errors that name the recipe file and the key.
-class Reader {
-public:
-    Reader(const QJsonObject& object, std::string source)
-        : m_object(object)
-        , m_source(std::move(source))
-    {
-    }
-
-    bool has(const char* key) const { return m_object.contains(key); }
-    std::string string(const char* key) const
-    {
-        const QJsonValue v = m_object.value(key);
-        if (!v.isString()) fail(key, "a string");
-        return v.toString().toStdString();
-    }
-    int64_t integer(const char* key) const
-    {
-        const QJsonValue v = m_object.value(key);
-        if (!v.isDouble() || v.toDouble() != static_cast<double>(v.toInteger())) fail(key, "an integer");
-        return v.toInteger();
-    }
-    double number(const char* key) const
-    {
-        const QJsonValue v = m_object.value(key);
-        if (!v.isDouble()) fail(key, "a number");
-        return v.toDouble();
-    }
-    bool boolean(const char* key) const
-    {
-        const QJsonValue v = m_object.value(key);
-        if (!v.isBool()) fail(key, "true or false");
-        return v.toBool();
-    }
-    std::vector<int64_t> integers(const char* key) const
-    {
-        const QJsonValue v = m_object.value(key);
-        if (!v.isArray()) fail(key, "an array of integers");
-        std::vector<int64_t> out;
-        for (const QJsonValue& item : v.toArray()) {
-            if (!item.isDouble() || item.toDouble() != static_cast<double>(item.toInteger()))
-                fail(key, "an array of integers");
-            out.push_back(item.toInteger());
-        }
-        return out;
-    }
-    const std::string& source() const { return m_source; }
-
-private:
-    [[noreturn]] void fail(const char* key, const char* expected) const
-    {
-        throw Error("recipe " + m_source + ": \"" + key + "\" must be " + expected);
-    }
-
-    QJsonObject m_object;
-    std::string m_source;
-};
-
-QJsonArray toArray(const std::vector<int64_t>& values)
-{
-    QJsonArray out;
-    for (int64_t v : values)
-        out.append(static_cast<qint64>(v));
-    return out;
-}
 
 } // namespace
 
@@ -177,14 +112,14 @@ std::string recipeToJson(const FigureRecipe& r)
     o["format"] = "attnscope-view-recipe/1";
     o["model"] = QString::fromStdString(r.model);
     if (!r.prompt.empty()) o["prompt"] = QString::fromStdString(r.prompt);
-    if (!r.tokens.empty()) o["tokens"] = toArray(r.tokens);
+    if (!r.tokens.empty()) o["tokens"] = toJsonArray(r.tokens);
     if (!r.text.empty()) o["text"] = QString::fromStdString(r.text);
     if (!r.target.empty()) o["target"] = QString::fromStdString(r.target);
     if (r.attention != AttentionKind::Self) o["attention"] = QString::fromStdString(attentionKindKey(r.attention));
     o["view"] = QString::fromStdString(figureViewName(r.view));
     o["layer"] = static_cast<qint64>(r.layer);
     o["head"] = static_cast<qint64>(r.head);
-    if (!r.heads.empty()) o["heads"] = toArray(r.heads);
+    if (!r.heads.empty()) o["heads"] = toJsonArray(r.heads);
     o["selected_token"] = static_cast<qint64>(r.selectedToken);
     o["colormap"] = QString::fromStdString(colormapKey(r.colormap));
     o["scale"] = QString::fromStdString(scaleModeKey(r.options.scale));
@@ -209,19 +144,10 @@ std::string recipeToJson(const FigureRecipe& r)
 
 FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
 {
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
-    if (error.error != QJsonParseError::NoError)
-        throw Error("recipe " + source + ": invalid JSON at offset " + std::to_string(error.offset) + ": "
-            + error.errorString().toStdString());
-    if (!doc.isObject()) throw Error("recipe " + source + ": expected a JSON object");
-    const QJsonObject object = doc.object();
-    static const std::set<QString> known { "format", "model", "prompt", "tokens", "text", "target", "attention", "view", "layer", "head", "heads",
-        "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "width", "height", "dpi",
-        "image", "vision_panel", "fusion", "discard", "opacity", "smooth", "patch_grid" };
-    for (const QString& key : object.keys())
-        if (!known.count(key)) throw Error("recipe " + source + ": unknown key \"" + key.toStdString() + "\"");
-    const Reader in(object, source);
+    static const std::set<QString> known { "format", "model", "prompt", "tokens", "text", "target", "attention", "view",
+        "layer", "head", "heads", "selected_token", "colormap", "scale", "exclude_first_token", "show_mask", "metric",
+        "width", "height", "dpi", "image", "vision_panel", "fusion", "discard", "opacity", "smooth", "patch_grid" };
+    const JsonFields in(parseStrictObject(json, "recipe", source, known), "recipe", source);
     if (in.has("format") && in.string("format") != "attnscope-view-recipe/1")
         throw Error("recipe " + source + ": unsupported format \"" + in.string("format") + "\"");
     FigureRecipe r;

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A workspace (.attnscope, JSON): what a person had open, so that opening it later shows the same thing: the
+// model, the inputs, the selected head and tab, the view settings and the decoded tokens.
+#include "plots/colormaps.h"
+#include "plots/heatmap_matrix.h"
+#include "plots/stats_view.h"
+#include "session/sampler.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn::ui {
+
+struct WorkspaceDecode {
+    std::string promptText; ///< what the Decode tab's prompt line held
+    std::vector<int64_t> promptIds; ///< the tokens of the prompt as run (BOS included)
+    /// The generated tokens after the prompt, in order, with whether each was forced (else chosen by the sampler).
+    std::vector<int64_t> generatedIds;
+    std::vector<bool> forced;
+    SamplerOptions sampler;
+};
+
+struct Workspace {
+    std::string model; ///< absolute path of the model folder or file
+    std::string input;
+    std::string target; ///< encoder-decoders
+    std::string attention = "self"; ///< attentionKindKey()
+    std::string tab; ///< the current tab's title, without mnemonics ("Heatmap", "Decode", ...)
+    int64_t layer = 0;
+    int64_t head = 0;
+    std::vector<int64_t> headViewHeads;
+    Colormap colormap = Colormap::Viridis;
+    HeatmapOptions heatmap;
+    StatsView::Metric metric = StatsView::Entropy;
+    WorkspaceDecode decode;
+};
+
+std::string workspaceToJson(const Workspace& workspace);
+/// Strict: unknown keys, wrong types and inconsistent decode lists are errors naming `source`.
+Workspace workspaceFromJson(const std::string& json, const std::string& source);
+Workspace readWorkspaceFile(const std::string& path);
+void writeWorkspaceFile(const std::string& path, const Workspace& workspace);
+
+} // namespace attn::ui
