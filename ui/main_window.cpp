@@ -182,6 +182,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_progress->setValue(step);
     });
 
+    connect(m_decode, &DecodePanel::headSelected, this, &MainWindow::setCurrentHead);
     connect(m_vision, &VisionView::errorShown, this, &MainWindow::showError);
     connect(m_vision, &VisionView::resultShown, this, &MainWindow::clearError);
     connect(m_vision->controller(), &VisionController::modelOpened, this, [this](const QString& description) {
@@ -463,9 +464,12 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
         m_layerBox->setValue(static_cast<int>(layer));
         m_headBox->setValue(static_cast<int>(head));
     }
+    // One selection: every view that shows a single head shows this one.
     m_heatmap->setHead(layer, head);
     m_grid->setCurrent(layer, head);
     m_lines->setLayer(layer);
+    m_lines->setHeads({ head });
+    m_decode->setHead(layer, head);
 }
 
 void MainWindow::stepHead(int dLayer, int dHead) {
@@ -565,6 +569,9 @@ void MainWindow::setVisionMode(bool vision) {
     m_vision->setEnabled(vision);
     if (vision) m_tabs->setCurrentWidget(m_vision);
     else if (m_tabs->currentWidget() == m_vision) m_tabs->setCurrentWidget(m_heatmap);
+    // The Vision tab selects its head itself (including the mean of heads): the toolbar would be a second, idle
+    // selector there.
+    if (auto* headBar = findChild<QToolBar*>("headToolBar")) headBar->setVisible(!vision);
 }
 
 void MainWindow::fitDocksToTab() {

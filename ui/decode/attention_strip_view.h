@@ -17,6 +17,8 @@ public:
 
     void setStep(DecodeStepPtr step);
     void setCurrent(int64_t layer, int64_t head);
+    int64_t layer() const { return m_layer; }
+    int64_t head() const { return m_head; }
     const QImage& image() const { return m_image; }
     QSize sizeHint() const override;
 

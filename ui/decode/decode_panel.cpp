@@ -117,7 +117,10 @@ DecodePanel::DecodePanel(QWidget* parent)
         m_follow = true;
         m_controller->force(position, token);
     });
-    connect(m_strip, &AttentionStripView::headActivated, this, &DecodePanel::setHead);
+    connect(m_strip, &AttentionStripView::headActivated, this, [this](qint64 layer, qint64 head) {
+        setHead(layer, head);
+        emit headSelected(layer, head);
+    });
     connect(m_timeline, &TimelineView::stepSelected, this, &DecodePanel::showStep);
 }
 

@@ -62,6 +62,8 @@ public:
 
 signals:
     void errorShown(const QString& message);
+    /// The user picked a head in the tab (the attention strip); the window makes it the selection everywhere.
+    void headSelected(qint64 layer, qint64 head);
     /// The views show a new state of the timeline (after the coalesced redraw).
     void redrawn();
 

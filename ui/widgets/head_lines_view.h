@@ -23,6 +23,7 @@ public:
     void setSelectedToken(int64_t token);
 
     const std::set<int64_t>& heads() const { return m_heads; }
+    int64_t layer() const { return m_layer; }
     int64_t selectedToken() const { return m_selected; }
     static QColor headColor(int64_t head);
     QSize sizeHint() const override;
