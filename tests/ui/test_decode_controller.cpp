@@ -242,6 +242,57 @@ TEST(DecodeController, PromptTokensCannotBeForcedOver)
     EXPECT_EQ(failed.count(), 1);
 }
 
+TEST(DecodeController, ForcingKeepsTheOldTimelineAsABranchToGoBackTo)
+{
+    DecodeController c;
+    openModel(c, stories());
+    SamplerOptions o;
+    o.temperature = 1.0f; // sampled tokens: going back must restore the sampler too, not only the ids
+    o.topP = 0.9f;
+    o.seed = 133742;
+    std::vector<int64_t> reference;
+    {
+        DecodeController straight; // the same sampling without any detour
+        openModel(straight, stories());
+        reference = guiTokens(straight, { 1, 400, 500 }, 12, o);
+    }
+    ASSERT_EQ(reference.size(), 15u);
+    const std::vector<int64_t> original = guiTokens(c, { 1, 400, 500 }, 10, o);
+    ASSERT_EQ(original, std::vector<int64_t>(reference.begin(), reference.begin() + 13));
+    QSignalSpy branches(&c, &DecodeController::branchesChanged);
+    const auto& candidates = c.steps()[6]->candidates;
+    const int64_t other = candidates.at(0).token.id == original[6] ? candidates.at(1).token.id : candidates.at(0).token.id;
+    c.force(6, other);
+    QTRY_VERIFY_WITH_TIMEOUT(c.steps().size() == 7 && c.steps()[6]->token.id == other, 10000);
+    ASSERT_EQ(c.branches().size(), 1u);
+    EXPECT_EQ(branches.count(), 1);
+    for (int i = 0; i < 3; ++i)
+        c.step();
+    QTRY_COMPARE_WITH_TIMEOUT(c.steps().size(), 10u, 10000);
+    std::vector<int64_t> forcedTimeline;
+    for (const DecodeStepPtr& s : c.steps())
+        forcedTimeline.push_back(s->token.id);
+
+    c.switchToBranch(0); // back to the timeline before the force
+    QTRY_VERIFY_WITH_TIMEOUT(c.steps().size() == original.size() && c.steps()[6]->token.id == original[6], 10000);
+    for (size_t i = 0; i < original.size(); ++i)
+        EXPECT_EQ(c.steps()[i]->token.id, original[i]) << "position " << i;
+    EXPECT_EQ(c.steps()[7]->origin, TokenOrigin::Sampled); // origins come back too
+    ASSERT_EQ(c.branches().size(), 1u); // the forced timeline is the branch now
+    // Stepping on continues the original sampling exactly: the sampler state came back with the tokens.
+    c.step();
+    c.step();
+    QTRY_COMPARE_WITH_TIMEOUT(c.steps().size(), 15u, 10000);
+    for (size_t i = 0; i < reference.size(); ++i)
+        EXPECT_EQ(c.steps()[i]->token.id, reference[i]) << "position " << i;
+    c.switchToBranch(0);
+    QTRY_VERIFY_WITH_TIMEOUT(c.steps().size() == forcedTimeline.size() && c.steps()[6]->token.id == other, 10000);
+    for (size_t i = 0; i < forcedTimeline.size(); ++i)
+        EXPECT_EQ(c.steps()[i]->token.id, forcedTimeline[i]) << "position " << i;
+    c.promptIds({ 1, 400 }); // another prompt: its branches are its own
+    QTRY_VERIFY_WITH_TIMEOUT(c.branches().empty() && c.steps().size() == 2, 10000);
+}
+
 TEST(DecodeController, BackRewindsTheSamplerSoSampledTokensRepeat)
 {
     DecodeController c;

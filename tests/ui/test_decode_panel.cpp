@@ -11,6 +11,7 @@
 #include "support/shared_data.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -152,6 +153,16 @@ TEST_F(DecodePanelTest, ClickingACandidateForcesIt)
     EXPECT_EQ(chart->chosenIndex(), 2);
     stepOnce(); // decoding continues from the branch
     EXPECT_EQ(controller()->steps()[m_prompt + 2]->token.id, other);
+
+    // The replaced timeline is offered as a branch, by where it leaves this one; picking it goes back.
+    auto* branches = m_panel->findChild<QComboBox*>("decodeBranches");
+    ASSERT_NE(branches, nullptr);
+    ASSERT_TRUE(branches->isEnabled());
+    ASSERT_EQ(branches->count(), 1);
+    EXPECT_TRUE(branches->itemText(0).startsWith(QString("at %1: ").arg(m_prompt + 2))) << branches->itemText(0).toStdString();
+    emit branches->activated(0);
+    QTRY_VERIFY_WITH_TIMEOUT(controller()->steps()[m_prompt + 2]->token.id == replaced->token.id, 10000);
+    EXPECT_EQ(length(), m_prompt + 3);
 }
 
 TEST_F(DecodePanelTest, KeyboardStepsBacksAndRuns)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "decode/decode_controller.h"
 
+#include <algorithm>
+
 namespace attn::ui {
 
 DecodeController::DecodeController(QObject* parent)
@@ -70,6 +72,7 @@ void DecodeController::open(const QString& path)
 {
     stopRun();
     m_info.reset();
+    clearBranches();
     post([w = m_worker, path] { w->open(path); });
 }
 
@@ -81,12 +84,14 @@ void DecodeController::setSampling(const SamplerOptions& o)
 void DecodeController::prompt(const QString& text)
 {
     stopRun();
+    clearBranches(); // branches belong to one prompt
     post([w = m_worker, text] { w->promptText(text); });
 }
 
 void DecodeController::promptIds(const std::vector<int64_t>& ids)
 {
     stopRun();
+    clearBranches();
     post([w = m_worker, ids] { w->promptIds(ids); });
 }
 
@@ -116,8 +121,54 @@ void DecodeController::back()
     post([w = m_worker] { w->back(); });
 }
 
+namespace {
+
+bool sameTokens(const std::vector<DecodeStepPtr>& a, const std::vector<DecodeStepPtr>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+        [](const DecodeStepPtr& x, const DecodeStepPtr& y) { return x->token.id == y->token.id; });
+}
+
+} // namespace
+
+bool DecodeController::keepBranch(const std::vector<DecodeStepPtr>& timeline)
+{
+    if (timeline.empty()) return false;
+    for (const auto& b : m_branches)
+        if (sameTokens(b, timeline)) return false;
+    m_branches.push_back(timeline);
+    return true;
+}
+
+void DecodeController::clearBranches()
+{
+    if (m_branches.empty()) return;
+    m_branches.clear();
+    emit branchesChanged();
+}
+
+void DecodeController::switchToBranch(size_t index)
+{
+    if (index >= m_branches.size()) return;
+    stopRun();
+    const std::vector<DecodeStepPtr> branch = m_branches[index];
+    m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(index));
+    keepBranch(m_steps);
+    emit branchesChanged();
+    size_t keep = 0;
+    while (keep < branch.size() && keep < m_steps.size() && branch[keep]->token.id == m_steps[keep]->token.id)
+        ++keep;
+    keep = std::max<size_t>(keep, 1); // every branch of a prompt shares its first token
+    auto rest = std::make_shared<const std::vector<DecodeStepPtr>>(branch.begin() + static_cast<std::ptrdiff_t>(keep), branch.end());
+    post([w = m_worker, keep, rest] { w->restore(static_cast<qint64>(keep), rest); });
+}
+
 void DecodeController::force(int64_t position, int64_t token)
 {
+    // What the force replaces stays reachable; a refused force (a prompt position) replaces nothing.
+    if (position >= 0 && position < static_cast<int64_t>(m_steps.size())
+        && m_steps[static_cast<size_t>(position)]->origin != TokenOrigin::Prompt && keepBranch(m_steps))
+        emit branchesChanged();
     const bool wasRunning = stopRun();
     post([w = m_worker, position, token] { w->force(position, token); });
     if (wasRunning) run();
@@ -126,6 +177,7 @@ void DecodeController::force(int64_t position, int64_t token)
 void DecodeController::reset()
 {
     stopRun();
+    clearBranches();
     post([w = m_worker] { w->clear(); });
 }
 

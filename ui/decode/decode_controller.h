@@ -24,8 +24,14 @@ public:
     void run();
     void pause();
     void back();
-    /// Replaces the token at `position` by `token` (a what-if branch); a running decode continues from there.
+    /// Replaces the token at `position` by `token` (a what-if branch); a running decode continues from there. The
+    /// timeline it replaces is kept as a branch. Prompt positions cannot be forced (failed() says so).
     void force(int64_t position, int64_t token);
+    /// Other timelines of this prompt that a force left behind, each whole (prompt included), oldest first.
+    const std::vector<std::vector<DecodeStepPtr>>& branches() const { return m_branches; }
+    /// Goes over to branch `index`: the positions it shares with the current timeline stay, the rest is decoded as
+    /// the branch had it (same tokens, origins and sampler states), and the current timeline becomes a branch.
+    void switchToBranch(size_t index);
     void reset();
     /// Asks for the attention of the first `positions` positions; snapshotReady answers (stale ids are dropped).
     void requestSnapshot(int64_t positions);
@@ -44,8 +50,12 @@ signals:
     void ended(const QString& reason);
     void snapshotReady(qint64 positions, attn::ui::SnapshotPtr snapshot);
     void failed(const QString& message);
+    void branchesChanged();
 
 private:
+    /// Keeps `timeline` as a branch unless it is empty or already one; returns whether it did.
+    bool keepBranch(const std::vector<DecodeStepPtr>& timeline);
+    void clearBranches();
     /// Ends a running chain before the next step; returns whether one was running.
     bool stopRun();
     template <class Fn> void post(Fn&& fn);
@@ -55,6 +65,7 @@ private:
     std::shared_ptr<DecodeRunState> m_run;
     DecodeInfoPtr m_info;
     std::vector<DecodeStepPtr> m_steps;
+    std::vector<std::vector<DecodeStepPtr>> m_branches;
     bool m_running = false;
     quint64 m_latestSnapshot = 0;
 };

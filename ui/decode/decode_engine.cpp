@@ -139,6 +139,19 @@ DecodeStepPtr DecodeEngine::force(int64_t position, int64_t token)
     return append(token, TokenOrigin::Forced);
 }
 
+std::vector<DecodeStepPtr> DecodeEngine::restore(int64_t keep, const std::vector<DecodeStepPtr>& steps)
+{
+    if (keep < 1 || keep > length())
+        throw Error("restore: a branch must keep 1.." + std::to_string(length()) + " positions, not " + std::to_string(keep));
+    if (keep < length()) truncate(keep);
+    std::vector<DecodeStepPtr> added;
+    for (const DecodeStepPtr& s : steps) {
+        m_sampler->restoreState(s->samplerState); // as it was once this token had been chosen
+        added.push_back(append(s->token.id, s->origin));
+    }
+    return added;
+}
+
 void DecodeEngine::clear()
 {
     m_session->reset();

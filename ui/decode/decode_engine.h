@@ -45,6 +45,10 @@ public:
     /// Replaces the token at `position` (1 .. length()) by `token` and drops everything after it: a what-if branch.
     /// The generator continues from where it was when `position` was drawn.
     DecodeStepPtr force(int64_t position, int64_t token);
+    /// Keeps the first `keep` positions and appends the tokens of `steps` (another branch's timeline from `keep` on)
+    /// with their origins and sampler states, so that the branch continues exactly as it would have. Returns the new
+    /// steps.
+    std::vector<DecodeStepPtr> restore(int64_t keep, const std::vector<DecodeStepPtr>& steps);
     void clear();
 
     int64_t length() const { return static_cast<int64_t>(m_steps.size()); }

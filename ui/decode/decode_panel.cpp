@@ -11,6 +11,7 @@
 #include "widgets/token_chips_view.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -103,6 +104,8 @@ DecodePanel::DecodePanel(QWidget* parent)
         m_follow = m_current == n - 1;
         m_redraw->schedule();
     });
+    connect(m_controller, &DecodeController::branchesChanged, this, &DecodePanel::updateBranches);
+    connect(m_controller, &DecodeController::timelineChanged, this, &DecodePanel::updateBranches);
     connect(m_controller, &DecodeController::runningChanged, this,
         [this](bool running) { m_runButton->setText(running ? tr("&Pause") : tr("&Run")); });
     connect(m_controller, &DecodeController::ended, this,
@@ -212,11 +215,22 @@ QWidget* DecodePanel::buildControls()
     for (QWidget* w : std::initializer_list<QWidget*> { m_promptButton, m_stepButton, m_runButton, m_backButton,
              m_resetButton })
         stepping->addWidget(w);
+    m_branches = new QComboBox;
+    m_branches->setObjectName("decodeBranches");
+    m_branches->setToolTip(tr("Timelines that forcing a token left behind: pick one to go back to it"));
+    m_branches->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_branches->setMinimumContentsLength(28);
+    connect(m_branches, &QComboBox::activated, this, [this](int index) {
+        const QVariant branch = m_branches->itemData(index);
+        if (branch.isValid()) m_controller->switchToBranch(branch.toULongLong());
+    });
     auto* sampling = new QHBoxLayout;
     sampling->addWidget(new QLabel(tr("Next token:")));
     for (QWidget* w : std::initializer_list<QWidget*> { m_greedy, m_temperature, m_topK, m_topP, m_seed })
         sampling->addWidget(w);
     sampling->addStretch(1);
+    sampling->addWidget(new QLabel(tr("Branches:")));
+    sampling->addWidget(m_branches);
     rows->addLayout(stepping);
     rows->addLayout(sampling);
     return controls;
@@ -342,6 +356,27 @@ void DecodePanel::redraw()
             .arg(std::isnan(s->entropyBits) ? QStringLiteral("—") : QString::number(s->entropyBits, 'f', 2))
             .arg(s->seconds * 1e3, 0, 'f', 2));
     emit redrawn();
+}
+
+void DecodePanel::updateBranches()
+{
+    // Each branch by where it leaves the shown timeline and what it says from there.
+    const std::vector<DecodeStepPtr>& now = m_controller->steps();
+    m_branches->clear();
+    const auto& all = m_controller->branches();
+    for (size_t b = 0; b < all.size(); ++b) {
+        const std::vector<DecodeStepPtr>& branch = all[b];
+        size_t at = 0;
+        while (at < branch.size() && at < now.size() && branch[at]->token.id == now[at]->token.id)
+            ++at;
+        QString text;
+        for (size_t i = at; i < branch.size(); ++i)
+            text += displayToken(branch[i]->token);
+        m_branches->addItem(tr("at %1: %2 (%3 tokens)").arg(at).arg(text.left(32)).arg(branch.size() - at),
+            QVariant::fromValue<qulonglong>(b));
+    }
+    if (all.empty()) m_branches->addItem(tr("none yet: force a token to branch"));
+    m_branches->setEnabled(!all.empty());
 }
 
 void DecodePanel::showError(const QString& message)

@@ -6,6 +6,7 @@
 
 class QCheckBox;
 class QDoubleSpinBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -74,6 +75,7 @@ private:
     void applySampling();
     void redraw();
     void showError(const QString& message);
+    void updateBranches();
 
     DecodeController* m_controller = nullptr;
     QLineEdit* m_prompt = nullptr;
@@ -87,6 +89,7 @@ private:
     QSpinBox* m_topK = nullptr;
     QDoubleSpinBox* m_topP = nullptr;
     QSpinBox* m_seed = nullptr;
+    QComboBox* m_branches = nullptr; ///< the other timelines forcing left behind
     QLabel* m_status = nullptr;
     TokenChipsView* m_chips = nullptr;
     ProbabilityChart* m_chart = nullptr;

@@ -116,6 +116,14 @@ void DecodeWorker::force(qint64 position, qint64 token)
     });
 }
 
+void DecodeWorker::restore(qint64 keep, DecodeStepList steps)
+{
+    guarded([&] {
+        if (!m_engine) throw Error("no model is open for decoding");
+        emit timelineChanged(keep, listOf(m_engine->restore(keep, *steps)));
+    });
+}
+
 void DecodeWorker::clear()
 {
     guarded([&] {

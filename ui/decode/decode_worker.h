@@ -39,6 +39,7 @@ public slots:
     void runChain(quint64 generation);
     void back();
     void force(qint64 position, qint64 token);
+    void restore(qint64 keep, attn::ui::DecodeStepList steps);
     void clear();
     void snapshot(quint64 id, qint64 positions);
 
