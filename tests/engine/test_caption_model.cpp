@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// The image-to-text family (HF VisionEncoderDecoderModel, ViT + GPT-2 with cross-attention) beyond the shared
+// encoder-decoder parity suite: the encoder's last hidden state, each greedy step's cross-attention rows against HF
+// generate's, enc_to_dec_proj on a model with narrower encoder states (against a NumPy forward), and bad input.
+#include "model/model_loader.h"
+#include "model/vision_encoder_decoder.h"
+#include "model_test_util.h"
+#include "session/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace attn {
+namespace {
+
+using test::maxAbsDiff;
+
+std::shared_ptr<const VisionEncoderDecoderModel> loadCaptioner(const std::string& dir)
+{
+    auto model = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(loadModel(dir));
+    if (!model) ADD_FAILURE() << dir << " did not load as an image-to-text model";
+    return model;
+}
+
+EncoderInput pixelsOf(const Tensor& pixels)
+{
+    EncoderInput in;
+    in.pixels = pixels;
+    return in;
+}
+
+/// Row `step` of a [steps, heads, S] golden as [heads, 1, S].
+Tensor stepRows(const Tensor& all, int64_t step)
+{
+    const int64_t H = all.dim(1), S = all.dim(2);
+    Tensor row({ H, 1, S });
+    std::memcpy(row.data(), all.data() + step * H * S, sizeof(float) * static_cast<size_t>(H * S));
+    return row;
+}
+
+TEST(CaptionModel, DescribesItselfAsImageToText)
+{
+    const test::Fixture fx("vision-encoder-decoder");
+    const auto model = loadCaptioner(fx.dir);
+    ASSERT_TRUE(model);
+    const ModelConfig& c = model->config();
+    EXPECT_EQ(c.kind, ModelKind::ImageToText);
+    EXPECT_EQ(c.numLayers, 2);
+    EXPECT_EQ(model->decoderLayers(), 2);
+    EXPECT_EQ(model->decoderHeads(), 4);
+    EXPECT_EQ(c.vocabSize, 300);
+    EXPECT_EQ(model->decoderStartToken(), 299);
+    EXPECT_EQ(model->imageEncoder().patchGrid(32, 32).patches(), 64);
+    EXPECT_EQ(model->imageEncoder().prefixTokens(), 1);
+}
+
+TEST(CaptionModel, CrossAttentionReadsTheEncodersLastHiddenState)
+{
+    const test::Fixture fx("vision-encoder-decoder");
+    const auto model = loadCaptioner(fx.dir);
+    ASSERT_TRUE(model);
+    const auto enc = model->encode(pixelsOf(fx.tensor("pixel_values.npy")), {});
+    EXPECT_LE(
+        maxAbsDiff(enc->hidden, fx.tensor("encoder_last_hidden_state.npy")), fx.tolerance("encoder_hidden_states"));
+}
+
+// Each generated token's cross-attention over the image, as the GUI's strip shows it, is HF generate's row.
+TEST(CaptionModel, EachGreedyStepsCrossAttentionMatchesHf)
+{
+    const test::Fixture fx("vision-encoder-decoder");
+    const auto model = loadCaptioner(fx.dir);
+    ASSERT_TRUE(model);
+    const auto enc = model->encode(pixelsOf(fx.tensor("pixel_values.npy")), {});
+    const std::vector<int64_t> golden = fx.ids("greedy_ids.npy");
+    const Tensor rows[]
+        = { fx.tensor("greedy_cross_attentions.L00.npy"), fx.tensor("greedy_cross_attentions.L01.npy") };
+    KvCache cache = model->newDecoderCache();
+    int64_t next = model->decoderStartToken();
+    std::vector<int64_t> ids;
+    for (size_t step = 0; step < golden.size(); ++step) {
+        const Seq2SeqStepResult r = model->decode(*enc, cache, { next }, {});
+        ASSERT_EQ(r.crossAttention.size(), 2u);
+        for (size_t l = 0; l < 2; ++l)
+            EXPECT_LE(maxAbsDiff(r.crossAttention[l], stepRows(rows[l], static_cast<int64_t>(step))),
+                fx.tolerance("greedy_cross_attentions"))
+                << "step " << step << " layer " << l;
+        next = argmax(r.logits.data(), r.logits.dim(1));
+        ids.push_back(next);
+    }
+    EXPECT_EQ(ids, golden);
+}
+
+// A ViT of width 24 under a GPT-2 of width 32: the decoder reads the image through enc_to_dec_proj. The reference is
+// tools/make_caption_projection_model.py's float64 NumPy forward of the same float32 weights; the tolerances are
+// the hf-tiny manifests' for an fp32 engine against such a reference (attention 1e-5, logits 1e-4).
+TEST(CaptionModel, NarrowerEncoderIsProjectedToTheDecoderWidth)
+{
+    const std::string dir = test::makeTempDir("caption-projection");
+    std::string output;
+    ASSERT_EQ(test::runCommand(
+                  test::pythonPath() + " " + AS_SOURCE_DIR + "/tools/make_caption_projection_model.py " + dir, &output),
+        0)
+        << output;
+    const auto model = loadCaptioner(dir);
+    ASSERT_TRUE(model);
+    const auto enc = model->encode(pixelsOf(readNpy(dir + "/pixel_values.npy")), {});
+    EXPECT_LE(maxAbsDiff(enc->hidden, readNpy(dir + "/encoder_last_hidden_state.npy")), 1e-4);
+    ASSERT_EQ(enc->crossKeys.size(), 2u);
+    EXPECT_EQ(enc->crossKeys[0].dim(2), 8); // decoder width 32 / 4 heads, not the encoder's 24 / 4
+    KvCache cache = model->newDecoderCache();
+    const Seq2SeqStepResult r = model->decode(*enc, cache, readNpyInts(dir + "/decoder_input_ids.npy"), {});
+    for (size_t l = 0; l < 2; ++l) {
+        const std::string L = std::to_string(l);
+        EXPECT_LE(maxAbsDiff(r.crossAttention[l], readNpy(dir + "/cross.L" + L + ".npy")), 1e-5) << "layer " << l;
+        EXPECT_LE(maxAbsDiff(r.attention[l], readNpy(dir + "/dec_attn.L" + L + ".npy")), 1e-5) << "layer " << l;
+    }
+    EXPECT_LE(maxAbsDiff(r.logits, readNpy(dir + "/logits.npy")), 1e-4);
+}
+
+TEST(CaptionModel, RejectsInputsThatAreNotAnImage)
+{
+    const test::Fixture fx("vision-encoder-decoder");
+    const auto model = loadCaptioner(fx.dir);
+    ASSERT_TRUE(model);
+    EncoderInput tokens;
+    tokens.tokens = { 1, 2 };
+    EXPECT_THROW(model->encode(tokens, {}), Error);
+    EXPECT_THROW(model->encode(pixelsOf(Tensor({ 1, 32, 32 })), {}), Error); // one channel, the model has three
+    EXPECT_THROW(model->encode(pixelsOf(Tensor({ 3, 2, 2 })), {}), Error); // smaller than a patch
+    const auto enc = model->encode(pixelsOf(fx.tensor("pixel_values.npy")), {});
+    KvCache cache = model->newDecoderCache();
+    EXPECT_THROW(model->decode(*enc, cache, { 300 }, {}), Error); // id == vocab size
+    EXPECT_THROW(model->decode(*enc, cache, std::vector<int64_t>(65, 5), {}), Error); // > 64 positions
+    EXPECT_EQ(cache.length(), 0);
+}
+
+} // namespace
+} // namespace attn
