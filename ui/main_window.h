@@ -19,6 +19,7 @@ class QTimer;
 namespace attn::ui {
 
 class AlignmentPanel;
+class CaptionPanel;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
@@ -64,6 +65,7 @@ public:
     DecodePanel* decodePanel() const { return m_decode; }
     AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
+    CaptionPanel* captionPanel() const { return m_caption; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -97,6 +99,8 @@ private:
     void stepHead(int dLayer, int dHead);
     /// Vision models get the vision tab; the text input and the text views are disabled for them.
     void setVisionMode(bool vision);
+    /// Image-to-text models have only the Caption tab.
+    void setCaptionMode(bool caption);
 
     EngineController* m_controller = nullptr;
     QTabWidget* m_tabs = nullptr;
@@ -107,6 +111,7 @@ private:
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;
     VisionView* m_vision = nullptr;
+    CaptionPanel* m_caption = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

@@ -45,7 +45,7 @@ const std::vector<Command>& commands()
         { "export",
             "export MODEL (--prompt TEXT | --tokens IDS | --image FILE | --recipe FILE) "
             "[--target TEXT] [--attention self|encoder|decoder|cross] "
-            "--view heatmap|grid|headview|stats|decode|vision "
+            "--view heatmap|grid|headview|stats|decode|vision|caption "
             "[--layer L] [--head H] [--heads H,H] [--token Q] [--colormap viridis|magma|grayscale|diverging] "
             "[--scale linear|log10|row] [--exclude-first] [--show-mask] [--metric NAME] "
             "[--panel maps|attention|rollout|flow|heads|classes] [--fusion mean|max|min] [--discard R] "

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace attn {
@@ -19,10 +21,7 @@ using test::Fixture;
 
 std::string run(const std::string& args, int expectRc = 0)
 {
-    std::string out;
-    const int rc = test::runCommand(test::cliPath() + " " + args, &out);
-    EXPECT_EQ(rc, expectRc) << args << "\n" << out;
-    return out;
+    return test::runCli(args, expectRc);
 }
 
 std::vector<int64_t> lastLineIds(const std::string& out)
@@ -55,6 +54,32 @@ TEST(CaptionCli, ImageFileGivesTheGoldenPixelsCaption)
     const Fixture fx("vision-encoder-decoder");
     const std::string out = run("caption " + fx.dir + " --image " + fx.dir + "/input0.png --max-new-tokens 8 --ids");
     EXPECT_EQ(lastLineIds(out), fx.ids("greedy_ids.npy")) << out;
+}
+
+// The strip's data is every greedy word's cross-attention over the patches: HF's per-step rows without [CLS].
+TEST(CaptionCli, ExportCaptionViewWritesTheStripAndItsData)
+{
+    const Fixture fx("vision-encoder-decoder");
+    const std::string dir = test::makeTempDir("caption-export");
+    const std::string common = "export " + fx.dir + " --image " + fx.dir + "/input0.png --view caption --layer 0 ";
+    run(common + "--format npy --out " + dir + "/strip.npy");
+    const Tensor data = readNpy(dir + "/strip.npy");
+    ASSERT_EQ(data.rank(), 3);
+    EXPECT_EQ(data.dim(0), 20); // no EOS among the greedy ids: the 20-word default cap
+    ASSERT_EQ(data.dim(1), 4);
+    ASSERT_EQ(data.dim(2), 64);
+    const Tensor rows = fx.tensor("greedy_cross_attentions.L00.npy"); // [8, 4, 65]
+    double worst = 0.0;
+    for (int64_t w = 0; w < 8; ++w)
+        for (int64_t h = 0; h < 4; ++h)
+            for (int64_t p = 0; p < 64; ++p)
+                worst = std::max(worst, std::abs(static_cast<double>(data.at({ w, h, p }) - rows.at({ w, h, p + 1 }))));
+    EXPECT_LE(worst, fx.tolerance("greedy_cross_attentions"));
+    run(common + "--head -1 --format svg --out " + dir + "/strip.svg");
+    std::ifstream svg(dir + "/strip.svg");
+    const std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(">y<"), std::string::npos) << "the first word is not vector text";
+    run(common + "--layer 5 --format png --out " + dir + "/strip.png", 1);
 }
 #endif
 

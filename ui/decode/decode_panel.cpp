@@ -8,6 +8,7 @@
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
 #include "widgets/redraw_coalescer.h"
+#include "widgets/step_shortcuts.h"
 #include "widgets/token_chips_view.h"
 
 #include <QCheckBox>
@@ -16,7 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -62,15 +62,7 @@ DecodePanel::DecodePanel(QWidget* parent)
     layout->addWidget(vertical, 1);
     layout->addWidget(m_status);
 
-    // Arrow keys and Space drive decoding anywhere in the panel, except where a text field needs them.
-    const auto shortcut = [this](QKeySequence key, auto fn) {
-        auto* s = new QShortcut(key, this);
-        s->setContext(Qt::WidgetWithChildrenShortcut);
-        connect(s, &QShortcut::activated, this, fn);
-    };
-    shortcut(QKeySequence(Qt::Key_Right), [this] { m_stepButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Left), [this] { m_backButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Space), [this] { m_runButton->click(); });
+    addStepShortcuts(this, m_stepButton, m_backButton, m_runButton);
 
     connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
         m_kv->setInfo(*info);
