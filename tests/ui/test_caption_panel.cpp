@@ -17,7 +17,11 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 
 namespace attn::ui {
 namespace {
@@ -135,6 +139,47 @@ TEST(CaptionPanel, ABadImageShowsAnErrorAndKeepsTheCaption)
     EXPECT_TRUE(errors.front().front().toString().contains("config.json"));
     panel->step();
     QTRY_COMPARE_WITH_TIMEOUT(panel->state()->words.size(), size_t { 3 }, kTimeoutMs);
+}
+
+// The bundled demo: the tab opens the first held-out sample by itself, Run captions it to the end as PyTorch did.
+TEST(CaptionPanel, DemoCaptionerRunsItsFirstSampleToPyTorchsCaption)
+{
+    const QString model = QStringLiteral(AS_SOURCE_DIR "/resources/models/demo-caption-scenes");
+    std::ifstream in((model + "/reference.json").toStdString());
+    ASSERT_TRUE(in) << "no reference.json in " << model.toStdString();
+    const nlohmann::json cases = nlohmann::json::parse(in)["cases"];
+    const nlohmann::json& first = cases[0];
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openModel(model);
+    CaptionPanel* panel = window.captionPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->state() != nullptr, kTimeoutMs);
+    EXPECT_TRUE(panel->state()->source.endsWith(QString::fromStdString(first["image"].get<std::string>())));
+    panel->toggleRun();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->state()->finished, kTimeoutMs);
+    EXPECT_FALSE(panel->running());
+    EXPECT_EQ(panel->state()->caption.toStdString(), first["greedy_text"].get<std::string>());
+    // The README screenshots and the exported strip: written only when asked for, after the same checks.
+    if (const QString dir = qEnvironmentVariable("ATTN_CAPTION_SCREENSHOTS"); !dir.isEmpty()) {
+        // A sample the demo captions right, with its first object's shape word shown large.
+        const auto right = std::find_if(
+            cases.begin(), cases.end(), [](const nlohmann::json& c) { return c["greedy_text"] == c["caption"]; });
+        ASSERT_NE(right, cases.end());
+        panel->openImage(model + "/" + QString::fromStdString((*right)["image"].get<std::string>()));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->state()->words.empty(), kTimeoutMs);
+        panel->toggleRun();
+        QTRY_VERIFY_WITH_TIMEOUT(panel->state()->finished, kTimeoutMs);
+        panel->selectWord(static_cast<int>((*right)["objects"][0]["shape_word"].get<int64_t>()));
+        for (const QSize size : { QSize(1024, 700), QSize(1280, 800) }) {
+            window.resize(size);
+            QTest::qWait(300);
+            EXPECT_TRUE(
+                window.grab().save(QString("%1/caption-%2x%3.png").arg(dir).arg(size.width()).arg(size.height())));
+        }
+        panel->exportTo(dir + "/caption-strip.png");
+        panel->exportTo(dir + "/caption-strip.svg");
+    }
 }
 
 } // namespace
