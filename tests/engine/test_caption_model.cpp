@@ -2,6 +2,7 @@
 // The image-to-text family (HF VisionEncoderDecoderModel, ViT + GPT-2 with cross-attention) beyond the shared
 // encoder-decoder parity suite: the encoder's last hidden state, each greedy step's cross-attention rows against HF
 // generate's, enc_to_dec_proj on a model with narrower encoder states (against a NumPy forward), and bad input.
+#include "model/model_config.h"
 #include "model/model_loader.h"
 #include "model/vision_encoder_decoder.h"
 #include "model_test_util.h"
@@ -116,6 +117,35 @@ TEST(CaptionModel, NarrowerEncoderIsProjectedToTheDecoderWidth)
         EXPECT_LE(maxAbsDiff(r.attention[l], readNpy(dir + "/dec_attn.L" + L + ".npy")), 1e-5) << "layer " << l;
     }
     EXPECT_LE(maxAbsDiff(r.logits, readNpy(dir + "/logits.npy")), 1e-4);
+}
+
+TEST(CaptionModel, ConfigErrorsNameTheFileAndTheProblem)
+{
+    const std::string vit = R"({"model_type": "vit", "hidden_size": 32, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "intermediate_size": 64, "image_size": 32, "patch_size": 4})";
+    const std::string gpt2 = R"({"model_type": "gpt2", "n_embd": 32, "n_layer": 1, "n_head": 4, "vocab_size": 10)";
+    const auto parse = [](const std::string& encoder, const std::string& decoder) {
+        return parseHfConfigText(
+            R"({"model_type": "vision-encoder-decoder", "encoder": )" + encoder + R"(, "decoder": )" + decoder + "}",
+            "cfg.json");
+    };
+    const auto message = [&](const std::string& encoder, const std::string& decoder) {
+        try {
+            parse(encoder, decoder);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(parse(vit, gpt2 + R"(, "add_cross_attention": true})").kind, ModelKind::ImageToText);
+    EXPECT_NE(message(vit, gpt2 + "}").find("add_cross_attention"), std::string::npos);
+    EXPECT_NE(message(gpt2 + R"(, "add_cross_attention": true})", gpt2 + R"(, "add_cross_attention": true})")
+                  .find("vit or deit encoder"),
+        std::string::npos);
+    EXPECT_NE(message(vit, gpt2 + R"(, "add_cross_attention": true, "cross_attention_hidden_size": 16})")
+                  .find("cross_attention_hidden_size"),
+        std::string::npos);
+    EXPECT_NE(message("[]", gpt2 + "}").find("cfg.json"), std::string::npos);
 }
 
 TEST(CaptionModel, RejectsInputsThatAreNotAnImage)
