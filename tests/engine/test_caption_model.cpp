@@ -6,6 +6,7 @@
 #include "model/model_loader.h"
 #include "model/vision_encoder_decoder.h"
 #include "model_test_util.h"
+#include "session/caption_run.h"
 #include "session/sampler.h"
 
 #include <gtest/gtest.h>
@@ -117,6 +118,38 @@ TEST(CaptionModel, NarrowerEncoderIsProjectedToTheDecoderWidth)
         EXPECT_LE(maxAbsDiff(r.attention[l], readNpy(dir + "/dec_attn.L" + L + ".npy")), 1e-5) << "layer " << l;
     }
     EXPECT_LE(maxAbsDiff(r.logits, readNpy(dir + "/logits.npy")), 1e-4);
+}
+
+// Back rewinds the sampler with the word, so stepping again draws the same words; a run with the seed repeats them.
+TEST(CaptionRun, BackThenStepRedrawsTheSameSampledWords)
+{
+    const test::Fixture fx("vision-encoder-decoder");
+    const auto model = loadCaptioner(fx.dir);
+    ASSERT_TRUE(model);
+    const auto enc = model->encode(pixelsOf(fx.tensor("pixel_values.npy")), {});
+    CaptionOptions options;
+    options.strategy = CaptionStrategy::Sample;
+    options.sampling.temperature = 1.5f;
+    options.sampling.topP = 0.0f;
+    options.sampling.seed = 7;
+    options.maxNewTokens = 12;
+    CaptionRun run(model, enc, options);
+    while (run.step()) { }
+    const std::vector<int64_t> drawn = run.ids();
+    ASSERT_EQ(drawn.size(), 12u);
+    EXPECT_NE(drawn, fx.ids("greedy_ids.npy")); // at T = 1.5 the draws leave the greedy path
+    for (int i = 0; i < 5; ++i)
+        run.back();
+    EXPECT_EQ(run.words().size(), 7u);
+    while (run.step()) { }
+    EXPECT_EQ(run.ids(), drawn);
+    CaptionRun again(model, enc, options);
+    while (again.step()) { }
+    EXPECT_EQ(again.ids(), drawn);
+    for (const CaptionWord& w : again.words()) {
+        EXPECT_GT(w.probability, 0.0f);
+        EXPECT_LE(w.probability, 1.0f);
+    }
 }
 
 TEST(CaptionModel, ConfigErrorsNameTheFileAndTheProblem)
