@@ -41,6 +41,9 @@ QList<DemoModel> bundledDemoModels()
             QString::fromUtf8("les filles contentes aiment les maisons blanches à côté de des chats noirs ."), {} },
         { QObject::tr("ViT on generated shapes ([CLS] attention on the object)"), "demo-vit-shapes", {}, {},
             "samples/sample_4_triangle.png" },
+        // The Caption tab opens the model's first held-out sample scene by itself.
+        { QObject::tr("Captioner on generated scenes (word-by-word cross-attention over the image)"),
+            "demo-caption-scenes", {}, {}, {} },
     };
     QList<DemoModel> found;
     const QString root = modelsRoot();

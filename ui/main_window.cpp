@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "align/alignment_panel.h"
+#include "caption/caption_panel.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
@@ -98,6 +99,10 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_vision->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_vision, tr("V&ision"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
+    m_caption = new CaptionPanel(m_controller); // enabled for image-to-text models only
+    m_caption->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
+    m_tabs->addTab(m_caption, tr("Ca&ption"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_caption), false);
     m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
     m_align->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_align, tr("A&lignment"));
@@ -161,6 +166,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
         if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
+        if (m_summary->config.kind == ModelKind::ImageToText)
+            m_caption->modelReady(QString::fromStdString(m_summary->path));
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -183,6 +190,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     });
 
     connect(m_decode, &DecodePanel::headSelected, this, &MainWindow::setCurrentHead);
+    connect(m_caption, &CaptionPanel::errorShown, this, &MainWindow::showError);
+    connect(m_caption, &CaptionPanel::captionShown, this, &MainWindow::clearError);
     connect(m_vision, &VisionView::errorShown, this, &MainWindow::showError);
     connect(m_vision, &VisionView::resultShown, this, &MainWindow::clearError);
     connect(m_vision->controller(), &VisionController::modelOpened, this, [this](const QString& description) {
@@ -375,8 +384,9 @@ void MainWindow::openModel(const QString& path) {
         addRecent(path);
         return m_vision->controller()->openModel(path);
     }
+    setCaptionMode(isCaptionModelPath(path.toStdString()));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
-    m_align->openModel(path);
+    if (!m_caption->isEnabled()) m_align->openModel(path);
     // An RNN seq2seq model's cross-attention is its alignment: the Alignment tab shows it first.
     if (isRnnSeq2SeqFolder(path.toStdString())) {
         m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure
@@ -591,11 +601,24 @@ void MainWindow::fitDocksToTab() {
         }
 }
 
+void MainWindow::setCaptionMode(bool caption) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (caption || m_tabs->widget(i) == m_caption)
+            m_tabs->setTabEnabled(i, (m_tabs->widget(i) == m_caption) == caption);
+    m_caption->setEnabled(caption);
+    if (caption) m_tabs->setCurrentWidget(m_caption);
+    else if (m_tabs->currentWidget() == m_caption) m_tabs->setCurrentWidget(m_heatmap);
+    // Like the Vision tab, the Caption tab selects its own head.
+    if (auto* headBar = findChild<QToolBar*>("headToolBar")) headBar->setVisible(!caption && !m_vision->isEnabled());
+}
+
 void MainWindow::dropEvent(QDropEvent* event) {
     const QString path = event->mimeData()->urls().first().toLocalFile();
     // With a vision model open, a dropped image is an input, not a model.
     if (m_vision->isEnabled() && !QImageReader::imageFormat(path).isEmpty())
         m_vision->openImage(path);
+    else if (m_caption->isEnabled() && !QImageReader::imageFormat(path).isEmpty())
+        m_caption->openImage(path);
     else
         openPath(path);
     event->acceptProposedAction();

@@ -23,6 +23,7 @@ class QTimer;
 namespace attn::ui {
 
 class AlignmentPanel;
+class CaptionPanel;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
@@ -71,6 +72,7 @@ public:
     DecodePanel* decodePanel() const { return m_decode; }
     AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
+    CaptionPanel* captionPanel() const { return m_caption; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -113,6 +115,8 @@ private:
     /// A tab lists in its "collapsesDocks" property the docks it has no use for (the Decode, Vision and Alignment
     /// tabs have their own inputs): they hide while it is current and come back as the user left them.
     void fitDocksToTab();
+    /// Image-to-text models have only the Caption tab.
+    void setCaptionMode(bool caption);
 
     EngineController* m_controller = nullptr;
     WorkspaceController* m_workspaces = nullptr;
@@ -124,6 +128,7 @@ private:
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;
     VisionView* m_vision = nullptr;
+    CaptionPanel* m_caption = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

@@ -30,7 +30,7 @@ int runAttention(const std::vector<std::string>& words)
     // Families with other inputs have their own branch of this command.
     if (kind == ModelKind::Vision)
         return runVisionAttention(words);
-    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech)
+    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech || kind == ModelKind::ImageToText)
         return runSeq2SeqAttention(words);
     const std::string what = source.config.modelType + " (" + modelKindName(kind) + ")";
     for (const char* option : { "decoder-tokens", "features", "image", "pixel-values" })

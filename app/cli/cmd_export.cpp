@@ -6,6 +6,7 @@
 #include "core/error.h"
 
 #ifdef AS_CLI_HAVE_EXPORT
+#include "caption/caption_figure_export.h"
 #include "export/decode_figure.h"
 #include "export/figure_data.h"
 #include "export/figure_renderer.h"
@@ -101,6 +102,19 @@ int runExport(const std::vector<std::string>& words)
         ui::renderVisionFigure(result, recipe, QString::fromStdString(out), figure);
         std::cout << "wrote vision " << ui::visionPanelName(recipe.vision.panel) << " " << format << " ("
                   << result->numTokens() << " tokens) to " << out << "\n";
+        return 0;
+    }
+    if (recipe.view == ui::FigureView::Caption) {
+        const ui::CaptionPtr caption = ui::computeRecipeCaption(recipe);
+        if (format == "csv") throw UsageError("the caption view exports png, svg, pdf, npy and json");
+        if (data)
+            ui::writeCaptionNpy(*caption, recipe.layer, out);
+        else
+            ui::renderCaptionStrip(caption, recipe.layer, recipe.head,
+                { recipe.colormap, recipe.vision.opacity, recipe.vision.smooth }, QString::fromStdString(out), figure,
+                { { recipe.width, recipe.height }, recipe.dpi });
+        std::cout << "wrote caption " << format << " (\"" << caption->caption.toStdString() << "\", "
+                  << caption->words.size() << " words) to " << out << "\n";
         return 0;
     }
     const ui::SnapshotPtr snapshot = ui::computeRecipeSnapshot(recipe);

@@ -29,6 +29,7 @@ int runVisionAttention(const std::vector<std::string>& words);
 /// The encoder-decoder branch of `attention` (seq2seq_attention.cpp), dispatched to from cmd_attention.cpp.
 int runSeq2SeqAttention(const std::vector<std::string>& words);
 int runTranslate(const std::vector<std::string>& words);
+int runCaption(const std::vector<std::string>& words);
 int runAlign(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 

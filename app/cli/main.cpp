@@ -35,6 +35,9 @@ const std::vector<Command>& commands()
             runRollout },
         { "translate", "translate MODEL (--prompt TEXT | --tokens IDS) [--beam K] [--max-new-tokens N] [--tokenizer FILE]",
             "translate with an encoder-decoder or RNN seq2seq model (beam search; K = 1 is greedy)", runTranslate },
+        { "caption", "caption MODEL (--image FILE | --pixel-values FILE.npy) [--max-new-tokens N] [--beam K] [--ids]",
+            "caption an image with an image-to-text model (greedy; beam search with K > 1); --ids adds the token ids",
+            runCaption },
         { "align",
             "align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]",
             "word alignments (Pharaoh i-j) from cross-attention; with --gold, precision, recall and AER per head",
@@ -42,7 +45,7 @@ const std::vector<Command>& commands()
         { "export",
             "export MODEL (--prompt TEXT | --tokens IDS | --image FILE | --recipe FILE) "
             "[--target TEXT] [--attention self|encoder|decoder|cross] "
-            "--view heatmap|grid|headview|stats|decode|vision "
+            "--view heatmap|grid|headview|stats|decode|vision|caption "
             "[--layer L] [--head H] [--heads H,H] [--token Q] [--colormap viridis|magma|grayscale|diverging] "
             "[--scale linear|log10|row] [--exclude-first] [--show-mask] [--metric NAME] "
             "[--panel maps|attention|rollout|flow|heads|classes] [--fusion mean|max|min] [--discard R] "

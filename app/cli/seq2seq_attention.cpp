@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// The encoder-decoder branch of `attention`: MODEL (--tokens SRC_IDS | --features FILE.npy) [--decoder-tokens TGT_IDS]
-// --out DIR [--backend B] writes enc_attn.L{l}.npy [heads, S, S], dec_attn.L{l}.npy [heads, T, T],
-// cross.L{l}.npy [heads, T, S] and logits.npy [T, V]. Without --decoder-tokens the decoder sees its start token.
+// The encoder-decoder branch of `attention`: MODEL (--tokens SRC_IDS | --features FILE.npy | --image FILE |
+// --pixel-values FILE.npy) [--decoder-tokens TGT_IDS] --out DIR [--backend B] writes enc_attn.L{l}.npy [heads, S, S],
+// dec_attn.L{l}.npy [heads, T, T], cross.L{l}.npy [heads, T, S] and logits.npy [T, V]. Without --decoder-tokens the
+// decoder sees its start token. Image-to-text models take the image (S = [CLS] + patches), the others tokens or
+// features.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
+#include "cli/vision_input.h"
 #include "core/error.h"
 #include "core/npy.h"
 #include "model/model_loader.h"
 #include "model/seq2seq_model.h"
+#include "model/vision_encoder_decoder.h"
 
 #include <filesystem>
 #include <iostream>
@@ -18,16 +22,24 @@ namespace attn::cli {
 int runSeq2SeqAttention(const std::vector<std::string>& words)
 {
     const Args args(words, {});
-    args.allowOnly({ "tokens", "features", "decoder-tokens", "out", "backend" });
+    args.allowOnly({ "tokens", "features", "image", "pixel-values", "decoder-tokens", "out", "backend" });
     const std::string path = args.positional(0, "MODEL");
     const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(path));
     if (!model) throw Error(path, "not an encoder-decoder model");
     const std::filesystem::path out = args.require("out");
     EncoderInput input;
-    input.tokens = args.getIds("tokens");
-    if (const auto features = args.get("features")) input.features = readNpy(*features);
-    if (input.tokens.empty() == input.features.empty())
-        throw UsageError("give the source as exactly one of --tokens SRC_IDS or --features FILE.npy");
+    if (const auto captioner = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(model)) {
+        if (args.has("tokens") || args.has("features"))
+            throw UsageError("an image-to-text model takes --image FILE or --pixel-values FILE.npy");
+        input.pixels = pixelInput(args, captioner->imageEncoder());
+    } else {
+        if (args.has("image") || args.has("pixel-values"))
+            throw UsageError("--image / --pixel-values need an image-to-text model");
+        input.tokens = args.getIds("tokens");
+        if (const auto features = args.get("features")) input.features = readNpy(*features);
+        if (input.tokens.empty() == input.features.empty())
+            throw UsageError("give the source as exactly one of --tokens SRC_IDS or --features FILE.npy");
+    }
     std::vector<int64_t> target = args.getIds("decoder-tokens");
     if (target.empty()) target = { model->decoderStartToken() };
 

@@ -84,10 +84,16 @@ public:
     {
         const auto start = std::chrono::steady_clock::now();
         const ModelConfig& c = m_config;
+        const bool given = m_w.encoder.tokenEmbedding.empty() && !m_w.audio.present();
+        if (given != !input.states.empty())
+            throw Error(c.source,
+                given ? "this decoder reads encoder states computed by another model"
+                      : "this model computes its own encoder states");
         if (!m_w.audio.present() && !input.features.empty())
             throw Error(c.source, "this text model encodes token ids, not audio features");
-        const Tensor embedded
-            = m_w.audio.present() ? audioEmbeddings(input) : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
+        const Tensor embedded = given ? givenStates(input.states)
+            : m_w.audio.present()     ? audioEmbeddings(input)
+                                      : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
         const int64_t S = embedded.dim(0);
         AttentionOptions attn;
         attn.scale = m_w.attentionScale;
@@ -108,6 +114,7 @@ public:
             Value x = s.input(embedded);
             if (m_w.encoder.embeddingNorm.present()) x = normed(s, x, m_w.encoder.embeddingNorm, c.normEps);
             if (options.wantHiddenStates) s.read(x, &out->hiddenStates[0]);
+            if (!m_w.statesProjW.empty()) x = s.linear(x, m_w.statesProjW, &m_w.statesProjB);
             for (size_t l = 0; l < layers; ++l) {
                 const EncoderLayerWeights& w = m_w.encoderLayers[l];
                 residual(s, x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
@@ -237,6 +244,17 @@ private:
         const float* table = stack.positions.data() + (first + stack.positionOffset) * D;
         for (int64_t i = 0; i < n * D; ++i)
             x.data()[i] += table[i];
+    }
+
+    /// States from another encoder, checked against the width the decoder's cross-attention (or projection) reads.
+    Tensor givenStates(const Tensor& states) const
+    {
+        const int64_t width = m_w.statesProjW.empty() ? m_config.hiddenSize : m_w.statesProjW.dim(1);
+        if (states.rank() != 2 || states.dim(0) == 0 || states.dim(1) != width)
+            throw Error(m_config.source,
+                "encoder states have shape " + shapeToString(states.shape()) + ", expected [S, " + std::to_string(width)
+                    + "]");
+        return states;
     }
 
     /// Whisper: features [mel, frames] -> two convolutions with GELU -> [frames / 2, D] + stored positions.

@@ -2,7 +2,8 @@
 #pragma once
 // One transformer encoder-decoder parameterised by what differs between MarianMT, BART, T5 and Whisper
 // (norm placement and kind, positions, embedding scale, score scale, feed-forward form, LM head). The loaders
-// (encdec_loaders.h) fill it from each family's tensor names.
+// (encdec_loaders.h) fill it from each family's tensor names. Built without an encoder stack it is the text half of an
+// image-to-text model (GPT-2 with cross-attention, vision_encoder_decoder.h).
 #include "model/layers.h"
 #include "model/seq2seq_model.h"
 
@@ -71,6 +72,9 @@ struct TransformerSeq2SeqWeights {
     Tensor lmHead; ///< [V, D]
     float logitScale = 1.0f; ///< T5 with a tied head: d_model^-0.5 on the decoder output
     Tensor finalLogitsBias; ///< [V] or empty
+    /// A decoder without an encoder stack (encoderLayers empty, no encoder embeddings) reads EncoderInput::states;
+    /// when their width differs from the decoder's, this Linear (HF enc_to_dec_proj) maps them first.
+    Tensor statesProjW, statesProjB; ///< [D, encoder width], [D]
 };
 
 std::shared_ptr<EncoderDecoderModel> makeTransformerSeq2Seq(ModelConfig config, TransformerSeq2SeqWeights weights);

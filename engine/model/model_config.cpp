@@ -2,6 +2,7 @@
 #include "model/model_config.h"
 
 #include "core/error.h"
+#include "model/vision_encoder_decoder_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,7 @@ std::string modelKindName(ModelKind k)
     case ModelKind::EncoderDecoder: return "encoder-decoder";
     case ModelKind::Vision: return "vision";
     case ModelKind::Speech: return "speech";
+    case ModelKind::ImageToText: return "image-to-text";
     }
     return "?";
 }
@@ -130,7 +132,7 @@ std::string modelKindName(ModelKind k)
 const std::vector<std::string>& supportedModelTypes()
 {
     static const std::vector<std::string> types = { "gpt2", "bert", "llama", "mistral", "qwen2", "vit", "deit",
-        "marian", "bart", "t5", "whisper" };
+        "marian", "bart", "t5", "whisper", "vision-encoder-decoder" };
     return types;
 }
 
@@ -165,6 +167,7 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
         c.architecture = j["architectures"][0].get<std::string>();
 
     const std::string& t = c.modelType;
+    if (t == "vision-encoder-decoder") return combinedConfig(parseVisionEncoderDecoderParts(j, source));
     if (t == "gpt2") {
         c.kind = ModelKind::Decoder;
         c.numLayers = f.integer("n_layer");
@@ -321,7 +324,7 @@ std::string ModelConfig::toJson(int indent) const
     j["activation"] = activation;
     j["tie_word_embeddings"] = tieWordEmbeddings;
     j["attention_bias"] = attentionBias;
-    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech) {
+    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech || kind == ModelKind::ImageToText) {
         j["num_decoder_layers"] = numDecoderLayers;
         j["num_decoder_heads"] = numDecoderHeads;
         j["decoder_intermediate_size"] = decoderIntermediateSize;
@@ -338,7 +341,7 @@ std::string ModelConfig::toJson(int indent) const
         j["relative_attention_max_distance"] = relativeMaxDistance;
         j["gated_feed_forward"] = gatedFeedForward;
     }
-    if (kind == ModelKind::Vision) {
+    if (kind == ModelKind::Vision || kind == ModelKind::ImageToText) {
         j["image_size"] = imageSize;
         j["patch_size"] = patchSize;
         j["num_channels"] = numChannels;

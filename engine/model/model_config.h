@@ -7,7 +7,8 @@
 namespace attn {
 
 /// How a family is wired: what the session and the views can ask of it.
-enum class ModelKind { Decoder, Encoder, EncoderDecoder, Vision, Speech };
+/// ImageToText: an image encoder with a text decoder cross-attending to it (HF VisionEncoderDecoderModel).
+enum class ModelKind { Decoder, Encoder, EncoderDecoder, Vision, Speech, ImageToText };
 
 std::string modelKindName(ModelKind kind);
 
@@ -18,7 +19,8 @@ enum class RopeStyle { None, RotateHalf, Interleaved };
 /// Fields a family does not use keep their defaults.
 struct ModelConfig {
     std::string source; ///< the file it came from
-    std::string modelType; ///< gpt2, bert, llama, mistral, qwen2, vit, marian, bart, t5, whisper, llama2c
+    std::string modelType; ///< gpt2, bert, llama, mistral, qwen2, vit, marian, bart, t5, whisper, llama2c,
+                           ///< vision-encoder-decoder
     std::string architecture; ///< first entry of "architectures", or the format name
     ModelKind kind = ModelKind::Decoder;
 

@@ -6,6 +6,7 @@
 #include "model/encdec_loaders.h"
 #include "model/gpt2_model.h"
 #include "model/llama_model.h"
+#include "model/vision_encoder_decoder.h"
 #include "model/vit_model.h"
 
 namespace attn {
@@ -27,6 +28,8 @@ std::shared_ptr<Model> loadModel(const ModelSource& source)
         return loadBartFamily(source);
     if (t == "t5")
         return loadT5(source);
+    if (t == "vision-encoder-decoder")
+        return loadVisionEncoderDecoder(source);
     throw Error(source.configPath, "model_type \"" + t + "\" (" + modelKindName(source.config.kind)
             + ") cannot be run yet: this build runs gpt2, bert, llama, mistral, qwen2, vit, deit and llama2.c checkpoints");
 }

@@ -11,10 +11,16 @@
 
 namespace attn {
 
-/// The source side: token ids (text models) or log-mel features [mel bins, frames] (Whisper).
+/// The source side: token ids (text models), log-mel features [mel bins, frames] (Whisper) or pixel values
+/// [channels, H, W] (image-to-text models).
 struct EncoderInput {
     std::vector<int64_t> tokens;
     Tensor features;
+    // The members below have initializers so that the `{ tokens, features }` initializations stay complete.
+    Tensor pixels {};
+    /// Encoder states [S, D] computed by another model (a vision encoder): a decoder built without an encoder stack
+    /// only projects them to its cross-attention keys and values.
+    Tensor states {};
 };
 
 /// One encoding of the source. Immutable once built, so beams and sessions may share it.

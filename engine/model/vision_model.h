@@ -26,6 +26,11 @@ public:
     /// numLayers + 1 entries [T, hidden], index 0 = embeddings, the last BEFORE the final layernorm (as HF reports
     /// it for ViT); tokens stays empty. Throws Error for a wrong channel count or an image smaller than a patch.
     virtual StepResult classify(const Tensor& pixelValues, const ForwardOptions& options) const = 0;
+    /// The encoder alone, as the image side of an image-to-text model: classify()'s attention and hidden states
+    /// (no logits), and in *lastHidden the final sequence after the final layernorm [T, hidden] (HF's
+    /// last_hidden_state).
+    virtual StepResult encodeImage(const Tensor& pixelValues, const ForwardOptions& options, Tensor* lastHidden) const
+        = 0;
 
     /// Tokens before the patches: 1 ([CLS]) for ViT, 2 ([CLS], distillation) for DeiT.
     virtual int64_t prefixTokens() const = 0;

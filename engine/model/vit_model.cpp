@@ -67,6 +67,17 @@ public:
 
     StepResult classify(const Tensor& pixels, const ForwardOptions& options) const override
     {
+        return run(pixels, options, nullptr);
+    }
+
+    StepResult encodeImage(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const override
+    {
+        return run(pixels, options, lastHidden);
+    }
+
+private:
+    StepResult run(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const
+    {
         const auto start = std::chrono::steady_clock::now();
         const ModelConfig& c = m_config;
         if (pixels.rank() != 3 || pixels.dim(0) != c.numChannels)
@@ -96,11 +107,11 @@ public:
                 s.flush();
                 reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
             }
-            if (!m_w.heads.empty())
-                s.take(xs, &x);
+            if (lastHidden) s.take(s.layerNorm(xs, m_w.lnW, m_w.lnB, c.normEps), lastHidden);
+            if (!lastHidden && !m_w.heads.empty()) s.take(xs, &x);
             s.flush();
         });
-        if (!m_w.heads.empty()) {
+        if (!lastHidden && !m_w.heads.empty()) {
             // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them
             // gives HF's numbers.
             Tensor pre = rowSlice(x, 0, prefixTokens());
@@ -121,7 +132,6 @@ public:
         return result;
     }
 
-private:
     /// Patch convolution (stride = kernel = P) as im2col times the flattened kernel, then prefix tokens and positions.
     Tensor embed(const Tensor& pixels, const PatchGrid& grid) const
     {
@@ -228,12 +238,26 @@ Tensor interpolatePatchPositions(const Tensor& positions, int64_t rows, int64_t 
     return out;
 }
 
+ImagePreprocessConfig folderPreprocessConfig(const std::string& folder, const ModelConfig& c)
+{
+    const std::filesystem::path ppc = std::filesystem::path(folder) / "preprocessor_config.json";
+    return std::filesystem::exists(ppc) ? parsePreprocessConfig(ppc.string(), c.numChannels, c.imageSize)
+                                        : defaultPreprocessConfig(c.numChannels, c.imageSize);
+}
+
 std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
 {
-    const ModelConfig& c = source.config;
-    const bool deit = c.modelType == "deit";
     WeightReader r(source.weightsPath);
-    const std::string pre = prefixOf(r, deit ? "deit" : "vit");
+    const std::string family = source.config.modelType == "deit" ? "deit" : "vit";
+    auto model = loadVit(source.config, r, prefixOf(r, family), folderPreprocessConfig(source.folder, source.config));
+    r.expectAllUsed();
+    return model;
+}
+
+std::shared_ptr<VisionModel> loadVit(
+    const ModelConfig& c, WeightReader& r, const std::string& pre, ImagePreprocessConfig prep)
+{
+    const bool deit = c.modelType == "deit";
     const int64_t D = c.hiddenSize, I = c.intermediateSize, C = c.numChannels, P = c.patchSize;
     const int64_t side = c.imageSize / P;
     const std::string e = pre + "embeddings.";
@@ -283,20 +307,14 @@ std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
     const auto labels = static_cast<int64_t>(c.labels.size());
     auto head = [&](const std::string& name, int64_t token) {
         if (!r.has(name + ".weight")) return false;
-        if (labels == 0)
-            throw Error(source.configPath, "the weights hold a classifier (" + name + ") but id2label is missing");
+        if (labels == 0) throw Error(c.source, "the weights hold a classifier (" + name + ") but id2label is missing");
         w.heads.push_back({ r.take(name + ".weight", { labels, D }), r.take(name + ".bias", { labels }), token });
         return true;
     };
     // DeiTForImageClassificationWithTeacher averages its two heads; the plain classes have one on [CLS].
     if (head("cls_classifier", 0) && !head("distillation_classifier", 1))
-        throw Error(source.weightsPath, "cls_classifier without distillation_classifier");
+        throw Error(r.path(), "cls_classifier without distillation_classifier");
     if (w.heads.empty()) head("classifier", 0);
-    r.expectAllUsed();
-
-    const std::filesystem::path ppc = std::filesystem::path(source.folder) / "preprocessor_config.json";
-    ImagePreprocessConfig prep = std::filesystem::exists(ppc) ? parsePreprocessConfig(ppc.string(), C, c.imageSize)
-                                                              : defaultPreprocessConfig(C, c.imageSize);
     return std::make_shared<VitModel>(c, std::move(prep), std::move(w));
 }
 

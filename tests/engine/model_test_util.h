@@ -98,4 +98,12 @@ inline GoldenErrors goldenErrors(const StepResult& r, const Fixture& fx, int64_t
     return e;
 }
 
+/// Runs attnscope-cli with `args`, expects exit status `expectRc` and returns stdout + stderr.
+inline std::string runCli(const std::string& args, int expectRc = 0) {
+    std::string out;
+    const int rc = runCommand(cliPath() + " " + args, &out);
+    EXPECT_EQ(rc, expectRc) << args << "\n" << out;
+    return out;
+}
+
 } // namespace attn::test

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// MarianMT, BART, T5 and Whisper against the hf-tiny goldens: encoder, decoder and cross attention, hidden states,
+// MarianMT, BART, T5, Whisper and a ViT + GPT-2 captioner against the hf-tiny goldens: encoder, decoder and cross attention, hidden states,
 // logits, greedy ids and step logits, and step-by-step decoding over the KV cache against the full forward.
 #include "model/model_loader.h"
 #include "model/seq2seq_model.h"
@@ -27,6 +27,8 @@ protected:
         EncoderInput in;
         if (GetParam() == "whisper")
             in.features = fx.tensor("input_features.npy");
+        else if (GetParam() == "vision-encoder-decoder")
+            in.pixels = fx.tensor("pixel_values.npy");
         else
             in.tokens = fx.ids("input_ids.npy");
         return in;
@@ -126,7 +128,8 @@ TEST_P(EncDecParity, StepByStepEqualsFullForward)
     EXPECT_LE(crossErr, fx.tolerance("cross_attentions"));
 }
 
-INSTANTIATE_TEST_SUITE_P(HfTiny, EncDecParity, ::testing::Values("marian", "bart", "t5", "whisper"));
+INSTANTIATE_TEST_SUITE_P(
+    HfTiny, EncDecParity, ::testing::Values("marian", "bart", "t5", "whisper", "vision-encoder-decoder"));
 
 TEST(EncDecModels, RejectsWrongSourceKinds)
 {

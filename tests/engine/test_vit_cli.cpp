@@ -15,10 +15,7 @@ using test::Fixture;
 
 std::string run(const std::string& args, int expectRc = 0)
 {
-    std::string out;
-    const int rc = test::runCommand(test::cliPath() + " " + args, &out);
-    EXPECT_EQ(rc, expectRc) << args << "\n" << out;
-    return out;
+    return test::runCli(args, expectRc);
 }
 
 TEST(VitCli, ClassifyPixelValuesPrintsLabelsBestFirst)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The encoder and encoder-decoder families on the Vulkan stream (every pass resident on the device): the hf-tiny BERT,
-// ViT, Marian, BART, T5 and Whisper fixtures against their HF goldens at the manifests' tolerances, decoding step by
-// step through the KV mirror, and BERT with padded keys against the CPU.
+// ViT, Marian, BART, T5, Whisper and ViT + GPT-2 captioner fixtures against their HF goldens at the manifests'
+// tolerances, decoding step by step through the KV mirror, and BERT with padded keys against the CPU.
 #include "vulkan_test_support.h"
 
 #include "core/npy.h"
@@ -122,6 +122,8 @@ TEST_P(VulkanEncoderDecoders, FullForwardMatchesHfAndStepsMatchIt)
     EncoderInput source;
     if (name == "whisper")
         source.features = g.tensor("input_features.npy");
+    else if (name == "vision-encoder-decoder")
+        source.pixels = g.tensor("pixel_values.npy");
     else
         source.tokens = g.ids("input_ids.npy");
     const ForwardOptions options = onVulkan();
@@ -176,7 +178,8 @@ TEST_P(VulkanEncoderDecoders, FullForwardMatchesHfAndStepsMatchIt)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(HfTiny, VulkanEncoderDecoders, ::testing::Values("marian", "bart", "t5", "whisper"));
+INSTANTIATE_TEST_SUITE_P(
+    HfTiny, VulkanEncoderDecoders, ::testing::Values("marian", "bart", "t5", "whisper", "vision-encoder-decoder"));
 
 } // namespace
 } // namespace attn::test

@@ -49,33 +49,45 @@ class Layer(nn.Module):
         return x + self.output.dense(F.gelu(self.intermediate.dense(self.layernorm_after(x))))
 
 
-class ViT(nn.Module):
+class ViTBody(nn.Module):
+    """HF ViTModel without its pooler: embeddings, encoder layers, final layernorm."""
+
     def __init__(self, cfg):
         super().__init__()
         d, p = cfg["hidden_size"], cfg["patch_size"]
         n = (cfg["image_size"] // p) ** 2
         eps = cfg.get("layer_norm_eps", 1e-12)
-        self.vit = Namespace()
-        self.vit.embeddings = Namespace()
-        self.vit.embeddings.cls_token = nn.Parameter(torch.randn(1, 1, d) * 0.02)
-        self.vit.embeddings.position_embeddings = nn.Parameter(torch.randn(1, n + 1, d) * 0.02)
-        self.vit.embeddings.patch_embeddings = Namespace()
-        self.vit.embeddings.patch_embeddings.projection = nn.Conv2d(cfg["num_channels"], d, p, stride=p)
-        self.vit.encoder = Namespace()
-        self.vit.encoder.layer = nn.ModuleList(
+        self.embeddings = Namespace()
+        self.embeddings.cls_token = nn.Parameter(torch.randn(1, 1, d) * 0.02)
+        self.embeddings.position_embeddings = nn.Parameter(torch.randn(1, n + 1, d) * 0.02)
+        self.embeddings.patch_embeddings = Namespace()
+        self.embeddings.patch_embeddings.projection = nn.Conv2d(cfg["num_channels"], d, p, stride=p)
+        self.encoder = Namespace()
+        self.encoder.layer = nn.ModuleList(
             [Layer(d, cfg["num_attention_heads"], cfg["intermediate_size"], eps)
              for _ in range(cfg["num_hidden_layers"])])
-        self.vit.layernorm = nn.LayerNorm(d, eps=eps)
-        self.classifier = nn.Linear(d, len(cfg["id2label"]))
+        self.layernorm = nn.LayerNorm(d, eps=eps)
+
+    def forward(self, pixels, keep=None):
+        """pixels [B, 3, H, W] after preprocessing -> the last hidden state [B, T, D] (after the final layernorm);
+        keep collects every layer's attention [B, heads, T, T]."""
+        e = self.embeddings
+        x = e.patch_embeddings.projection(pixels).flatten(2).transpose(1, 2)
+        x = torch.cat([e.cls_token.expand(x.shape[0], -1, -1), x], 1) + e.position_embeddings
+        for layer in self.encoder.layer:
+            x = layer(x, keep)
+        return self.layernorm(x)
+
+
+class ViT(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.vit = ViTBody(cfg)
+        self.classifier = nn.Linear(cfg["hidden_size"], len(cfg["id2label"]))
 
     def forward(self, pixels, keep=None):
         """pixels [B, 3, H, W] after preprocessing; keep collects every layer's attention [B, heads, T, T]."""
-        e = self.vit.embeddings
-        x = e.patch_embeddings.projection(pixels).flatten(2).transpose(1, 2)
-        x = torch.cat([e.cls_token.expand(x.shape[0], -1, -1), x], 1) + e.position_embeddings
-        for layer in self.vit.encoder.layer:
-            x = layer(x, keep)
-        return self.classifier(self.vit.layernorm(x)[:, 0])
+        return self.classifier(self.vit(pixels, keep)[:, 0])
 
 
 def preprocess(images):

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The narrow engine facade the engine worker drives: open a model, tokenize, run. Lives on the engine thread only.
+#include "caption/caption_state.h"
 #include "model/attention_snapshot.h"
 #include "model/model_summary.h"
 
@@ -48,6 +49,9 @@ public:
     SnapshotPtr run(const std::string& text, const ProgressFn& progress) {
         return runPair(text, std::string(), progress)->views.front().second;
     }
+    /// Image-to-text models: one request of the Caption tab; the caption as it stands afterwards. Throws Error for
+    /// other models, and Cancelled when progress() returns false (asked per encoder layer when an image is opened).
+    virtual CaptionPtr caption(const CaptionRequest& request, const ProgressFn& progress);
     /// Later runs compute attention with `backend` (null: the CPU attention core directly).
     void setBackend(std::shared_ptr<Backend> backend) { m_backend = std::move(backend); }
 
@@ -62,7 +66,7 @@ private:
 using ProviderFactory = std::function<std::unique_ptr<AttentionProvider>(const std::string& path, const ProgressFn&)>;
 
 /// The real engine: probe, load weights and tokenizer, run forward passes. Encoder-decoders get the seq2seq
-/// provider (seq2seq_provider.h).
+/// provider (seq2seq_provider.h), image-to-text models the caption provider (caption/caption_provider.h).
 std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress);
 
 /// Maps per-layer callbacks of a forward pass onto steps [first, first + layers] of a `total`-step progress.

@@ -10,6 +10,8 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     qRegisterMetaType<attn::ui::TokensPtr>("attn::ui::TokensPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
     qRegisterMetaType<attn::ui::RunPtr>("attn::ui::RunPtr");
+    qRegisterMetaType<attn::ui::CaptionPtr>("attn::ui::CaptionPtr");
+    qRegisterMetaType<attn::ui::CaptionRequest>("attn::ui::CaptionRequest");
 
     m_thread.setObjectName("engine");
     auto* worker = new EngineWorker(std::move(factory), m_cancel);
@@ -19,6 +21,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(this, &EngineController::requestTokenize, worker, &EngineWorker::tokenize);
     connect(this, &EngineController::requestRun, worker, &EngineWorker::run);
     connect(this, &EngineController::requestBackend, worker, &EngineWorker::setBackend);
+    connect(this, &EngineController::requestCaption, worker, &EngineWorker::caption);
 
     connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
         if (id != m_latestLoad) return;
@@ -33,6 +36,11 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         finish(id);
         emit runReady(std::move(run));
     });
+    connect(worker, &EngineWorker::captionReady, this, [this](quint64 id, CaptionPtr caption) {
+        if (id == m_pendingCaption) finish(id);
+        if (id != m_latestCaption || m_latestCaption < m_latestLoad) return;
+        emit captionReady(std::move(caption));
+    });
     connect(worker, &EngineWorker::backendChanged, this,
         [this](quint64 id, const QString& description, const QString& notice) {
             if (id != m_latestBackend) return;
@@ -42,17 +50,17 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(worker, &EngineWorker::backendNotice, this, &EngineController::backendNotice);
     connect(worker, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
-            || id == m_latestTokenize[1] || id == m_latestBackend;
+            || id == m_latestTokenize[1] || id == m_latestBackend || id == m_latestCaption;
         finish(id);
         if (current) emit failed(message);
     });
     connect(worker, &EngineWorker::cancelled, this, [this](quint64 id) {
-        const bool current = id == m_latestLoad || id == m_latestRun;
+        const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestCaption;
         finish(id);
         if (current) emit cancelled();
     });
     connect(worker, &EngineWorker::progress, this, [this](quint64 id, int step, int total) {
-        if (id == m_pendingLoad || id == m_pendingRun) emit progress(step, total);
+        if (id == m_pendingLoad || id == m_pendingRun || id == m_pendingCaption) emit progress(step, total);
     });
     m_thread.start();
 }
@@ -74,7 +82,7 @@ quint64 EngineController::loadModel(const QString& path) {
     raise(m_cancel->runsUpTo, id - 1);
     const bool wasBusy = busy();
     m_latestLoad = m_pendingLoad = id;
-    m_pendingRun = 0;
+    m_pendingRun = m_pendingCaption = 0;
     if (!wasBusy) emit busyChanged(true);
     emit requestLoad(id, path);
     return id;
@@ -97,6 +105,17 @@ quint64 EngineController::run(const QString& text, const QString& target) {
     return id;
 }
 
+quint64 EngineController::caption(const CaptionRequest& request) {
+    const quint64 id = ++m_nextId;
+    if (request.action == CaptionRequest::Action::Open || request.action == CaptionRequest::Action::Restart)
+        raise(m_cancel->runsUpTo, id - 1);
+    const bool wasBusy = busy();
+    m_latestCaption = m_pendingCaption = id;
+    if (!wasBusy) emit busyChanged(true);
+    emit requestCaption(id, request);
+    return id;
+}
+
 void EngineController::setBackend(BackendChoice choice) {
     m_latestBackend = ++m_nextId;
     emit requestBackend(m_latestBackend, static_cast<int>(choice));
@@ -111,6 +130,7 @@ void EngineController::finish(quint64 id) {
     const bool wasBusy = busy();
     if (id == m_pendingLoad) m_pendingLoad = 0;
     if (id == m_pendingRun) m_pendingRun = 0;
+    if (id == m_pendingCaption) m_pendingCaption = 0;
     if (wasBusy && !busy()) emit busyChanged(false);
 }
 

@@ -21,18 +21,22 @@ public:
     quint64 tokenize(const QString& text, bool target = false);
     /// `target`: the teacher-forced decoder text of an encoder-decoder (empty for other models).
     quint64 run(const QString& text, const QString& target = QString());
+    /// A Caption tab request (image-to-text models). Opening or restarting abandons older caption requests still
+    /// queued; steps queue up, and only the answer to the latest is passed on (it shows every step before it).
+    quint64 caption(const attn::ui::CaptionRequest& request);
     /// Later loads and runs use `choice`; backendChanged() follows once the backend exists.
     void setBackend(attn::BackendChoice choice);
     /// The backend in use as last reported ("cpu: …", "vulkan: …"); empty before the first backendChanged().
     QString backendDescription() const { return m_backendDescription; }
     /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
-    bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0; }
+    bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0 || m_pendingCaption != 0; }
 
 signals:
     void modelLoaded(attn::ui::SummaryPtr summary);
     void tokenized(attn::ui::TokensPtr tokens, bool target);
     void runReady(attn::ui::RunPtr run);
+    void captionReady(attn::ui::CaptionPtr caption);
     void failed(const QString& message);
     void cancelled();
     void progress(int step, int total);
@@ -46,6 +50,7 @@ signals:
     void requestLoad(quint64 id, const QString& path);
     void requestTokenize(quint64 id, const QString& text, bool target);
     void requestRun(quint64 id, const QString& text, const QString& target);
+    void requestCaption(quint64 id, const attn::ui::CaptionRequest& request);
     void requestBackend(quint64 id, int choice);
 
 private:
@@ -60,6 +65,8 @@ private:
     quint64 m_latestRun = 0;
     quint64 m_pendingLoad = 0; ///< id of the load in flight, 0 when none
     quint64 m_pendingRun = 0;
+    quint64 m_latestCaption = 0;
+    quint64 m_pendingCaption = 0;
     quint64 m_latestBackend = 0;
     QString m_backendDescription;
 };

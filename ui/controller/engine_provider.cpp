@@ -2,6 +2,7 @@
 #include "controller/attention_provider.h"
 #include "controller/seq2seq_provider.h"
 
+#include "caption/caption_provider.h"
 #include "core/error.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
@@ -15,6 +16,10 @@ SnapshotPtr RunResult::view(AttentionKind kind) const {
     for (const auto& [k, snapshot] : views)
         if (k == kind) return snapshot;
     return nullptr;
+}
+
+CaptionPtr AttentionProvider::caption(const CaptionRequest&, const ProgressFn&) {
+    throw Error("this model does not caption images: open an image-to-text model");
 }
 
 std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total) {
@@ -97,6 +102,7 @@ std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, c
     if (isRnnSeq2SeqFolder(path)) return openRnnSeq2SeqProvider(path, progress);
     const ModelSource source = probeModel(path);
     if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, progress);
+    if (source.config.kind == ModelKind::ImageToText) return openCaptionProvider(source, progress);
     return std::make_unique<EngineProvider>(source, progress);
 }
 

@@ -63,6 +63,15 @@ void EngineWorker::run(quint64 id, const QString& text, const QString& target) {
     });
 }
 
+void EngineWorker::caption(quint64 id, const CaptionRequest& request) {
+    guarded(id, [&] {
+        if (!m_provider) throw Error("no model is open");
+        const ProgressFn progress = progressFor(id, m_cancel->runsUpTo);
+        if (!progress(0, 1)) throw Cancelled();
+        emit captionReady(id, m_provider->caption(request, progress));
+    });
+}
+
 void EngineWorker::setBackend(quint64 id, int choice) {
     guarded(id, [&] {
         // Runs on this thread: the backend's notices (runtime fallbacks) are queued to the GUI from here.

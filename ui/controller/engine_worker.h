@@ -32,6 +32,8 @@ public slots:
     void loadModel(quint64 id, const QString& path);
     void tokenize(quint64 id, const QString& text, bool target);
     void run(quint64 id, const QString& text, const QString& target);
+    /// The Caption tab's request; cancelled like a run.
+    void caption(quint64 id, const attn::ui::CaptionRequest& request);
     /// `choice` is an attn::BackendChoice. Vulkan without a device runs on the CPU and says so in the notice.
     void setBackend(quint64 id, int choice);
 
@@ -39,6 +41,7 @@ signals:
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
     void tokenized(quint64 id, attn::ui::TokensPtr tokens, bool target);
     void runReady(quint64 id, attn::ui::RunPtr run);
+    void captionReady(quint64 id, attn::ui::CaptionPtr caption);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void progress(quint64 id, int step, int total);

@@ -8,6 +8,7 @@
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
 #include "widgets/redraw_coalescer.h"
+#include "widgets/step_shortcuts.h"
 #include "widgets/token_chips_view.h"
 
 #include <QCheckBox>
@@ -17,7 +18,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -72,16 +72,7 @@ DecodePanel::DecodePanel(QWidget* parent)
     layout->addWidget(vertical, 1);
     layout->addWidget(m_status);
 
-    // Arrow keys and Space drive decoding anywhere in the panel, except where a text field needs them.
-    const auto shortcut = [this](QKeySequence key, const QString& what, auto fn) {
-        auto* s = new QShortcut(key, this);
-        s->setContext(Qt::WidgetWithChildrenShortcut);
-        s->setWhatsThis(what); // listed by Help > Keyboard shortcuts
-        connect(s, &QShortcut::activated, this, fn);
-    };
-    shortcut(QKeySequence(Qt::Key_Right), tr("Decode > Step"), [this] { m_stepButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Left), tr("Decode > Back"), [this] { m_backButton->click(); });
-    shortcut(QKeySequence(Qt::Key_Space), tr("Decode > Run / Pause"), [this] { m_runButton->click(); });
+    addStepShortcuts(this, tr("Decode"), m_stepButton, m_backButton, m_runButton);
 
     connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
         m_kv->setInfo(*info);

@@ -101,6 +101,7 @@ Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r)
     }
     case FigureView::Decode:
     case FigureView::Vision:
+    case FigureView::Caption:
         break;
     }
     throw Error("export: the " + figureViewName(r.view)
@@ -160,6 +161,7 @@ void writeFigureCsv(const std::string& path, const AttentionSnapshot& s, const F
         break;
     case FigureView::Decode:
     case FigureView::Vision:
+    case FigureView::Caption:
         break;
     }
     if (!out) throw Error("export " + path + ": writing the CSV file failed");

@@ -36,9 +36,9 @@ template <typename T, size_t N> std::string toKey(const std::array<std::pair<T, 
     return {};
 }
 
-const std::array<std::pair<FigureView, const char*>, 6> kViews { { { FigureView::Heatmap, "heatmap" },
+const std::array<std::pair<FigureView, const char*>, 7> kViews { { { FigureView::Heatmap, "heatmap" },
     { FigureView::Grid, "grid" }, { FigureView::HeadView, "headview" }, { FigureView::Stats, "stats" },
-    { FigureView::Decode, "decode" }, { FigureView::Vision, "vision" } } };
+    { FigureView::Decode, "decode" }, { FigureView::Vision, "vision" }, { FigureView::Caption, "caption" } } };
 const std::array<std::pair<Colormap, const char*>, 4> kColormaps { { { Colormap::Viridis, "viridis" },
     { Colormap::Magma, "magma" }, { Colormap::Grayscale, "grayscale" }, { Colormap::Diverging, "diverging" } } };
 const std::array<std::pair<ScaleMode, const char*>, 3> kScales { { { ScaleMode::Linear, "linear" },
@@ -126,6 +126,11 @@ std::string recipeToJson(const FigureRecipe& r)
     o["exclude_first_token"] = r.options.excludeFirstToken;
     o["show_mask"] = r.options.showMask;
     o["metric"] = QString::fromStdString(metricKey(r.metric));
+    if (r.view == FigureView::Caption) { // the overlay keys of the vision view apply to the caption strip
+        o["image"] = QString::fromStdString(r.image);
+        o["opacity"] = r.vision.opacity;
+        o["smooth"] = r.vision.smooth;
+    }
     if (r.view == FigureView::Vision) { // only vision recipes carry these keys
         o["image"] = QString::fromStdString(r.image);
         o["vision_panel"] = QString::fromStdString(visionPanelName(r.vision.panel));

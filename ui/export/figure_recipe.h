@@ -13,7 +13,7 @@
 
 namespace attn::ui {
 
-enum class FigureView { Heatmap, Grid, HeadView, Stats, Decode, Vision };
+enum class FigureView { Heatmap, Grid, HeadView, Stats, Decode, Vision, Caption };
 
 struct FigureRecipe {
     std::string model; ///< path as given (a recipe stays valid when the model is referenced relatively)
@@ -24,11 +24,12 @@ struct FigureRecipe {
     AttentionKind attention = AttentionKind::Self; ///< encoder-decoders: which attention (Self = the model's default)
     FigureView view = FigureView::Heatmap;
     int64_t layer = 0;
-    int64_t head = 0; ///< vision: -1 = mean of heads
+    int64_t head = 0; ///< vision, caption: -1 = mean of heads
     std::vector<int64_t> heads; ///< head view: the heads drawn (empty: just `head`)
     int64_t selectedToken = -1; ///< head view: only this query's lines (-1: all); vision: the query token (-1: [CLS])
-    std::string image; ///< vision: an image file, or a .npy of preprocessed pixels [channels, H, W]
-    VisionFigureOptions vision; ///< vision: panel, rollout fusion/discard, overlay opacity/smoothing/grid
+    std::string image; ///< vision: an image file, or a .npy of preprocessed pixels [channels, H, W]; caption: a file
+    VisionFigureOptions vision; ///< vision: panel, rollout fusion/discard, overlay opacity/smoothing/grid (caption:
+                                ///< opacity and smoothing)
     Colormap colormap = Colormap::Viridis;
     HeatmapOptions options; ///< heatmap scaling, first-token exclusion, mask display
     StatsView::Metric metric = StatsView::Entropy;
@@ -39,7 +40,8 @@ struct FigureRecipe {
 
 /// Stable names used by the CLI and in recipe files.
 std::string figureViewName(FigureView view);
-FigureView figureViewFromName(const std::string& name); ///< heatmap|grid|headview|stats|decode|vision; throws Error
+/// heatmap|grid|headview|stats|decode|vision|caption; throws Error
+FigureView figureViewFromName(const std::string& name);
 std::string colormapKey(Colormap map);
 Colormap colormapFromKey(const std::string& key); ///< viridis|magma|grayscale|diverging; throws Error
 std::string scaleModeKey(ScaleMode mode);

@@ -46,6 +46,7 @@ QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
     }
     case FigureView::Decode:
     case FigureView::Vision:
+    case FigureView::Caption:
         break;
     }
     return {};
@@ -72,6 +73,8 @@ void FigureRenderer::check(const FigureRecipe& r) const
         throw Error("export: the decode view is not an attention snapshot; it is drawn by renderDecodeFigure");
     if (r.view == FigureView::Vision)
         throw Error("export: the vision view is not a text attention snapshot; it is drawn by renderVisionFigure");
+    if (r.view == FigureView::Caption)
+        throw Error("export: the caption view is not a text attention snapshot; it is drawn by renderCaptionStrip");
     if (r.view == FigureView::Stats) return;
     m_snapshot->head(r.layer, r.head); // throws for a layer or head outside the model
     if (r.view == FigureView::HeadView) {
@@ -124,6 +127,7 @@ void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, Fig
     }
     case FigureView::Decode:
     case FigureView::Vision:
+    case FigureView::Caption:
         break;
     }
 }

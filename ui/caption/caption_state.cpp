@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#include "caption/caption_state.h"
+
+#include "core/error.h"
+#include "vision/image_conversion.h"
+
+namespace attn::ui {
+
+std::vector<float> CaptionState::patchMap(size_t word, int64_t layer, int64_t head) const
+{
+    if (word >= words.size()) throw Error("caption word " + std::to_string(word) + " does not exist");
+    if (layer < 0 || layer >= layers) throw Error("decoder layer " + std::to_string(layer) + " does not exist");
+    if (head >= heads) throw Error("decoder head " + std::to_string(head) + " does not exist");
+    const Tensor& cross = words[word].crossAttention; // [layers, heads, S]
+    const int64_t S = cross.dim(2), P = grid.patches();
+    std::vector<float> map(static_cast<size_t>(P), 0.0f);
+    const int64_t first = head < 0 ? 0 : head, last = head < 0 ? heads : head + 1;
+    for (int64_t h = first; h < last; ++h) {
+        const float* row = cross.data() + (layer * heads + h) * S + prefixTokens;
+        for (int64_t p = 0; p < P; ++p)
+            map[static_cast<size_t>(p)] += row[p] / static_cast<float>(last - first);
+    }
+    return map;
+}
+
+CaptionImage loadCaptionImage(const VisionModel& encoder, const QString& path)
+{
+    CaptionImage c;
+    c.source = path;
+    c.pixels = encoder.preprocess(imageBufferFromQImage(loadImageFile(path)));
+    c.image = imageFromPixelValues(c.pixels, encoder.preprocessConfig());
+    c.grid = encoder.patchGrid(c.pixels.dim(1), c.pixels.dim(2));
+    return c;
+}
+
+CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const CaptionImage& image)
+{
+    auto s = std::make_shared<CaptionState>();
+    s->source = image.source;
+    s->image = image.image;
+    s->grid = image.grid;
+    s->prefixTokens = captioner.model->imageEncoder().prefixTokens();
+    s->layers = captioner.model->decoderLayers();
+    s->heads = captioner.model->decoderHeads();
+    s->options = run.options();
+    s->words = run.words();
+    for (const CaptionWord& w : s->words)
+        s->wordTexts.push_back(QString::fromStdString(captioner.word(w.token)));
+    s->caption = QString::fromStdString(captioner.text(run.ids()));
+    s->finished = run.finished();
+    return s;
+}
+
+} // namespace attn::ui
