@@ -69,6 +69,27 @@ QHash<QString, QString> pages()
                "grow-diag[-final]). A gold alignment (Pharaoh <tt>i-j</tt> sure, <tt>i?j</tt> possible) is drawn as "
                "solid (sure) and dashed (possible) outlines and scored as precision, recall and AER (lower is "
                "better).</p>") },
+        { "Caption",
+            tr("<h3>Caption</h3><p>An image-to-text model (a ViT encoder and a GPT-2 decoder) writing a caption word "
+               "by word. <b>Step</b> (Right) adds a word, <b>Run</b> (Space) finishes the caption, <b>Back</b> "
+               "(Left) removes the last word; greedy, beam or sampling. Each word's overlay shows its "
+               "cross-attention over the image patches (one head or the mean of the heads) at the step it was "
+               "generated: the classic Show, Attend and Tell figure. Click a word in the strip to see it large; "
+               "export the strip as a figure or its data.</p>") },
+        { "Mechanisms",
+            tr("<h3>Mechanisms</h3><p>The taxonomy of attention on one real head: the exact attention of the chosen "
+               "layer and head beside the same queries, keys and values run through another mechanism (other "
+               "scoring functions, sparse patterns such as windows, Longformer and BigBird, LSH buckets, Linformer "
+               "and Performer, FlashAttention's tiling, grouped KV heads, ALiBi), with the difference and what it "
+               "keeps and loses: the attention mass kept, the KL divergence from the exact rows and the error of "
+               "the head's output. The other pages show why scores are scaled by 1/&radic;d<sub>k</sub>, how "
+               "FlashAttention's online softmax reaches the exact result, position encodings and each head's "
+               "entropy.</p>") },
+        { "Router",
+            tr("<h3>Router</h3><p>A mixture-of-experts model's routing: for every token of the input and each layer, "
+               "the gate weight of every expert (the chosen top-k are the non-zero ones), and how much of the input "
+               "each expert received (its load). An expert that takes almost every token, or none, is visible "
+               "at once.</p>") },
     };
 }
 
