@@ -147,7 +147,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
-        if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
+        if (m_summary->config.capabilities & kGenerate) m_decode->openModel(QString::fromStdString(m_summary->path));
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
