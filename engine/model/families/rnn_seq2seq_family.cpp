@@ -22,7 +22,6 @@ ModelFamily rnnSeq2Seq()
         c.numHeads = c.numDecoderHeads = c.numKvHeads = 1; // one attention distribution per decoder step
         c.hiddenSize = f.integer("hidden_size");
         c.headDim = c.hiddenSize;
-        c.intermediateSize = f.optInteger("embedding_size", 0);
         const nlohmann::json& j = f.json();
         c.vocabSize = j.contains("target_vocab") && j["target_vocab"].is_array()
             ? static_cast<int64_t>(j["target_vocab"].size())
