@@ -7,6 +7,7 @@
 #include "export/export_menu.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
+#include "plots/router_view.h"
 #include "plots/stats_view.h"
 #include "widgets/backend_menu.h"
 #include "widgets/head_grid_view.h"
@@ -90,6 +91,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_vision = new VisionView;
     m_tabs->addTab(m_vision, tr("V&ision"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
+    m_router = new RouterView; // enabled for mixture-of-experts runs
+    m_tabs->addTab(m_router, tr("&Router"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_router), false);
     m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
     m_tabs->addTab(m_align, tr("A&lignment"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
@@ -403,6 +407,8 @@ void MainWindow::showRun(RunPtr run) {
     m_run = std::move(run);
     m_chips->setTokens(m_run->source);
     m_targetChips->setTokens(m_run->target);
+    m_router->setRun(m_run);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_router), m_router->hasRouter());
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
 }

@@ -19,6 +19,7 @@ class QTimer;
 namespace attn::ui {
 
 class AlignmentPanel;
+class RouterView;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
@@ -106,6 +107,7 @@ private:
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;
+    RouterView* m_router = nullptr;
     VisionView* m_vision = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
