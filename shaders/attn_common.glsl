@@ -31,6 +31,7 @@ layout(push_constant) uniform Params {
     uint kvRows; // rows per KV head in the K/V buffers (>= nk: a KV cache with spare capacity)
     uint keysPerSplit; // attn_output: 0, or keys per workgroup z when long key ranges are split (attn_combine joins)
     uint row1; // end (exclusive) of the query rows this dispatch covers
+    float softcap; // > 0: scaled scores s -> softcap * tanh(s / softcap) before the bias (gemma2); 0 = none
 } pc;
 
 layout(constant_id = 1) const uint ROWS = 1; // query rows per workgroup (<= WG): each key row read serves them all
@@ -67,6 +68,13 @@ bool maskedBias(uint h, uint qi, uint kj, out float b)
             return false;
     }
     return true;
+}
+
+// tanh from one exp of a non-positive argument: no overflow, full precision near 0 (as activation.comp).
+float tanhStable(float u)
+{
+    const float e = exp(-2.0 * abs(u));
+    return sign(u) * (1.0 - e) / (1.0 + e);
 }
 
 /// Offset of key (or value) row kj of the KV head that query head h reads.
@@ -108,7 +116,9 @@ bool blockScores(uint h, uint firstRow, uint kj, uint end, out float s[ROWS], ou
         for (uint r = 0; r < ROWS; ++r)
             dot[r] += qBlock[r][c] * kc;
     }
-    for (uint r = 0; r < ROWS; ++r)
-        s[r] += pc.scale * dot[r];
+    for (uint r = 0; r < ROWS; ++r) {
+        const float scaled = pc.scale * dot[r];
+        s[r] += pc.softcap > 0.0 ? pc.softcap * tanhStable(scaled / pc.softcap) : scaled;
+    }
     return true;
 }

@@ -9,6 +9,7 @@
 #include "help/help_menu.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
+#include "plots/router_view.h"
 #include "plots/stats_view.h"
 #include "widgets/backend_menu.h"
 #include "widgets/head_grid_view.h"
@@ -103,6 +104,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_caption->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_caption, tr("Ca&ption"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_caption), false);
+    m_router = new RouterView; // enabled for mixture-of-experts runs
+    m_tabs->addTab(m_router, tr("&Router"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_router), false);
     m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
     m_align->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_align, tr("A&lignment"));
@@ -165,9 +169,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
-        if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
-        if (m_summary->config.kind == ModelKind::ImageToText)
-            m_caption->modelReady(QString::fromStdString(m_summary->path));
+        if (m_summary->config.capabilities & kGenerate) m_decode->openModel(QString::fromStdString(m_summary->path));
+        if (m_summary->config.capabilities & kCaption) m_caption->modelReady(QString::fromStdString(m_summary->path));
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -439,6 +442,8 @@ void MainWindow::showRun(RunPtr run) {
     m_run = std::move(run);
     m_chips->setTokens(m_run->source);
     m_targetChips->setTokens(m_run->target);
+    m_router->setRun(m_run);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_router), m_router->hasRouter());
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
 }

@@ -24,6 +24,7 @@ namespace attn::ui {
 
 class AlignmentPanel;
 class CaptionPanel;
+class RouterView;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
@@ -127,6 +128,7 @@ private:
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;
+    RouterView* m_router = nullptr;
     VisionView* m_vision = nullptr;
     CaptionPanel* m_caption = nullptr;
     TokenChipsView* m_chips = nullptr;

@@ -58,6 +58,12 @@ int runAttention(const std::vector<std::string>& words)
         files.push_back({ { "path", name }, { "shape", r->attention[l].shape() },
             { "meaning", "layer " + std::to_string(l) + " self-attention probabilities [heads, query, key]" } });
     }
+    for (size_t l = 0; l < r->routerLogits.size(); ++l) {
+        const std::string name = "router.L" + std::to_string(l) + ".npy";
+        writeNpy((out / name).string(), r->routerLogits[l]);
+        files.push_back({ { "path", name }, { "shape", r->routerLogits[l].shape() },
+            { "meaning", "layer " + std::to_string(l) + " MoE router logits [token, expert] (before softmax and top-k)" } });
+    }
     if (!r->logits.empty()) {
         writeNpy((out / "logits.npy").string(), r->logits);
         files.push_back({ { "path", "logits.npy" }, { "shape", r->logits.shape() },

@@ -68,6 +68,8 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
     if (v && (v->dim(0) != dims.hkv || v->dim(1) != dims.nk || dims.dv < 1))
         throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
     if (!std::isfinite(options.scale)) throw Error("attention: scale is not finite");
+    if (!(options.softcap >= 0.0f) || !std::isfinite(options.softcap))
+        throw Error("attention: softcap must be finite and not negative");
     checkStructure(options.mask, dims.nk);
     checkPerHead(options.mask.keepMask, "keepMask", dims);
     checkPerHead(options.mask.bias, "bias", dims);
@@ -122,6 +124,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
             float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
             gemm(rows, dims.nk, dims.d, scale, q.data() + (firstRow + r0) * dims.d, k.data() + kvh * dims.nk * dims.d,
                 true, block);
+            if (options.softcap > 0.0f) {
+                Eigen::Map<Eigen::ArrayXf> s(block, rows * dims.nk);
+                s = (s / options.softcap).tanh() * options.softcap;
+            }
             for (int64_t r = 0; r < rows; ++r) {
                 const int64_t h = (firstRow + r0 + r) / dims.nq;
                 const int64_t i = (firstRow + r0 + r) % dims.nq;

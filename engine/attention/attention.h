@@ -24,6 +24,8 @@ struct MaskSpec {
 
 struct AttentionOptions {
     float scale = 0.0f; ///< score multiplier; 0 means 1/sqrt(head_dim)
+    /// > 0: scaled scores s become softcap * tanh(s / softcap) before the bias and the mask (gemma2); 0: none.
+    float softcap = 0.0f;
     MaskSpec mask;
     bool wantProbs = true; ///< false: output only (probabilities never stored)
 };

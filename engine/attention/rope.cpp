@@ -9,33 +9,55 @@
 
 namespace attn {
 
+RotaryEmbedding plainRotary(RopeStyle style, double theta, int64_t rotaryDims) {
+    RotaryEmbedding rope;
+    rope.style = style;
+    rope.rotaryDims = rotaryDims;
+    if (style == RopeStyle::None) return rope;
+    if (rotaryDims <= 0 || rotaryDims % 2 != 0)
+        throw Error("rope: rotary dims " + std::to_string(rotaryDims) + " must be even and positive");
+    if (!(theta > 0.0) || !std::isfinite(theta)) throw Error("rope: theta must be positive and finite");
+    const float base = static_cast<float>(theta);
+    for (int64_t i = 0; i < rotaryDims / 2; ++i)
+        rope.invFreq.push_back(1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rotaryDims)));
+    return rope;
+}
+
 void applyRope(Tensor& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) {
     if (style == RopeStyle::None) return;
+    applyRope(x, positionOffset, plainRotary(style, theta, rotaryDims));
+}
+
+void applyRope(Tensor& x, int64_t positionOffset, const RotaryEmbedding& rope) {
+    if (rope.style == RopeStyle::None) return;
     if (x.rank() != 3) throw Error("applyRope: expected [heads, t, d], got " + shapeToString(x.shape()));
-    const int64_t heads = x.dim(0), t = x.dim(1), d = x.dim(2);
+    const int64_t heads = x.dim(0), t = x.dim(1), d = x.dim(2), rotaryDims = rope.rotaryDims;
     if (rotaryDims <= 0 || rotaryDims % 2 != 0 || rotaryDims > d)
         throw Error(
             "applyRope: rotary dims " + std::to_string(rotaryDims) + " must be even and in 1.." + std::to_string(d));
-    if (!(theta > 0.0) || !std::isfinite(theta)) throw Error("applyRope: theta must be positive and finite");
+    if (static_cast<int64_t>(rope.invFreq.size()) != rotaryDims / 2)
+        throw Error("applyRope: " + std::to_string(rope.invFreq.size()) + " frequencies for " + std::to_string(rotaryDims)
+            + " rotary dims");
     if (positionOffset < 0) throw Error("applyRope: negative position offset " + std::to_string(positionOffset));
 
-    // cos/sin per (row, frequency) once per call; float32 inv_freq and angle as HF and llama2.c compute them.
+    // cos/sin per (row, frequency) once per call; float32 angle as HF and llama2.c compute it.
     const int64_t half = rotaryDims / 2;
     std::vector<float> cosTable(static_cast<size_t>(t * half));
     std::vector<float> sinTable(cosTable.size());
-    const float base = static_cast<float>(theta);
     for (int64_t i = 0; i < half; ++i) {
-        const float invFreq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rotaryDims));
+        const float invFreq = rope.invFreq[static_cast<size_t>(i)];
         for (int64_t r = 0; r < t; ++r) {
             const float angle = static_cast<float>(positionOffset + r) * invFreq;
-            cosTable[static_cast<size_t>(r * half + i)] = static_cast<float>(std::cos(static_cast<double>(angle)));
-            sinTable[static_cast<size_t>(r * half + i)] = static_cast<float>(std::sin(static_cast<double>(angle)));
+            cosTable[static_cast<size_t>(r * half + i)]
+                = static_cast<float>(std::cos(static_cast<double>(angle))) * rope.cosSinScale;
+            sinTable[static_cast<size_t>(r * half + i)]
+                = static_cast<float>(std::sin(static_cast<double>(angle))) * rope.cosSinScale;
         }
     }
 
     // Pair (a, b) of frequency i: RotateHalf pairs i with i + half, Interleaved pairs 2i with 2i + 1.
-    const int64_t stride = style == RopeStyle::RotateHalf ? 1 : 2;
-    const int64_t partner = style == RopeStyle::RotateHalf ? half : 1;
+    const int64_t stride = rope.style == RopeStyle::RotateHalf ? 1 : 2;
+    const int64_t partner = rope.style == RopeStyle::RotateHalf ? half : 1;
     for (int64_t h = 0; h < heads; ++h)
         for (int64_t r = 0; r < t; ++r) {
             float* row = x.data() + (h * t + r) * d;

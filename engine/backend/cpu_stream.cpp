@@ -45,10 +45,11 @@ public:
     {
         return wrap(attn::splitHeads(host(x), heads, dim, offset));
     }
-    void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) override
+    void rope(const Value& x, int64_t positionOffset, const RotaryEmbedding& rope) override
     {
-        applyRope(host(x), positionOffset, style, theta, rotaryDims);
+        applyRope(host(x), positionOffset, rope);
     }
+    void clamp(const Value& x, float limit) override { clampInPlace(host(x), limit); }
     Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs) override
     {
         AttentionOptions o = options;

@@ -54,7 +54,9 @@ public:
     /// splitHeads(): columns [offset, offset + heads * dim) of x [n, C] -> [heads, n, dim].
     virtual Value splitHeads(const Value& x, int64_t heads, int64_t dim, int64_t offset) = 0;
     /// applyRope() in place on x [heads, t, d].
-    virtual void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) = 0;
+    virtual void rope(const Value& x, int64_t positionOffset, const RotaryEmbedding& rope) = 0;
+    /// clampInPlace(): x clamped to [-limit, limit] (olmo's clip_qkv).
+    virtual void clamp(const Value& x, float limit) = 0;
     /// multiHeadAttention() of q [hq, nq, d], k [hkv, nk, d], v [hkv, nk, dv] under options.mask (host tensors)
     /// -> merged heads [nq, hq * dv]. With probs, *probs receives [hq, nq, nk] by flush().
     virtual Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs)

@@ -12,6 +12,7 @@ class KvCache;
 struct CachedAttentionSpec {
     float scale = 0.0f; ///< score scale; 0: 1/sqrt(head_dim)
     int64_t slidingWindow = 0; ///< 0: none
+    float softcap = 0.0f; ///< gemma2's attention logit soft-capping (AttentionOptions::softcap); 0: none
     const Tensor* bias = nullptr; ///< additive [hq, n, past + n] (T5's relative positions); null: none
 };
 

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -118,6 +119,11 @@ Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps) {
 void addInPlace(Tensor& x, const Tensor& y) {
     if (x.numel() != y.numel()) throw Error("add: " + shapeToString(x.shape()) + " vs " + shapeToString(y.shape()));
     Eigen::Map<Eigen::ArrayXf>(x.data(), x.numel()) += Eigen::Map<const Eigen::ArrayXf>(y.data(), y.numel());
+}
+
+void clampInPlace(Tensor& x, float limit) {
+    for (float& v : x.storage())
+        v = std::clamp(v, -limit, limit);
 }
 
 void multiplyInPlace(Tensor& a, const Tensor& b) {

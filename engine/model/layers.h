@@ -27,6 +27,8 @@ void layerNormInPlace(Tensor& x, const Tensor& weight, const Tensor& bias, doubl
 Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps);
 
 void addInPlace(Tensor& x, const Tensor& y);
+/// x clamped to [-limit, limit] elementwise (olmo's clip_qkv, torch.clamp).
+void clampInPlace(Tensor& x, float limit);
 /// a *= b elementwise (SwiGLU's gate times up).
 void multiplyInPlace(Tensor& a, const Tensor& b);
 

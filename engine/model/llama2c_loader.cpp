@@ -61,12 +61,12 @@ std::shared_ptr<LlamaModel> loadLlama2c(const ModelSource& source) {
         w1 = cur.stacked(L, { I, D });
         w2 = cur.stacked(L, { D, I });
         w3 = cur.stacked(L, { I, D });
-        w.finalNorm = cur.next({ D });
+        w.finalNorm.weight = cur.next({ D });
         cur.skip(h.seqLen * static_cast<uint64_t>(c.headDim)); // freq_cis_real + freq_cis_imag (run.c ignores them)
     } else {
         attnNorm = cur.stacked(L, { D });
         ffnNorm = cur.stacked(L, { D });
-        w.finalNorm = cur.next({ D });
+        w.finalNorm.weight = cur.next({ D });
         w.embed = cur.next({ V, D });
         wq = cur.stacked(L, { D, D });
         wk = cur.stacked(L, { kvDim, D });
@@ -80,12 +80,12 @@ std::shared_ptr<LlamaModel> loadLlama2c(const ModelSource& source) {
     for (int64_t l = 0; l < L; ++l) {
         const auto i = static_cast<size_t>(l);
         LlamaLayerWeights lw;
-        lw.attnNorm = std::move(attnNorm[i]);
+        lw.attnNorm.weight = std::move(attnNorm[i]);
         lw.wq = std::move(wq[i]);
         lw.wk = std::move(wk[i]);
         lw.wv = std::move(wv[i]);
         lw.wo = std::move(wo[i]);
-        lw.ffnNorm = std::move(ffnNorm[i]);
+        lw.ffnNorm.weight = std::move(ffnNorm[i]);
         lw.gate = std::move(w1[i]);
         lw.down = std::move(w2[i]);
         lw.up = std::move(w3[i]);

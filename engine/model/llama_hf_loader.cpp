@@ -1,63 +1,66 @@
 // SPDX-License-Identifier: MIT
-// HF Llama / Mistral / Qwen2 safetensors -> LlamaWeights.
+// HF checkpoints in the Llama tensor layout (model.layers.N.self_attn.q_proj, mlp.gate_proj ...): llama, mistral,
+// qwen2, olmo, mixtral, gemma, gemma2 -> LlamaWeights.
 #include "core/error.h"
+#include "model/decoder_weights.h"
 #include "model/llama_model.h"
-#include "model/weight_reader.h"
-
-#include <nlohmann/json.hpp>
-
-#include <fstream>
 
 namespace attn {
 namespace {
 
-/// Config keys that change the compute in ways this implementation does not follow: refuse rather than be wrong.
-void refuseUnsupported(const std::string& configPath) {
-    std::ifstream in(configPath);
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return; // parseHfConfig already reported malformed JSON
-    if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-        throw Error(configPath, "rope_scaling " + j["rope_scaling"].dump() + " is not supported");
-    if (j.value("mlp_bias", false)) throw Error(configPath, "mlp_bias is not supported");
+NormStyle normStyleOf(const ModelConfig& c) {
+    if (c.modelType == "olmo") return NormStyle::LayerWithoutParameters;
+    if (c.modelType == "gemma" || c.modelType == "gemma2") return NormStyle::RmsPlusOne;
+    return NormStyle::Rms;
+}
+
+void takeFeedForward(WeightReader& r, const ModelConfig& c, const std::string& p, LlamaLayerWeights& lw) {
+    const int64_t D = c.hiddenSize, I = c.intermediateSize;
+    if (c.numExperts == 0) {
+        lw.gate = r.take(p + "mlp.gate_proj.weight", { I, D });
+        lw.up = r.take(p + "mlp.up_proj.weight", { I, D });
+        lw.down = r.take(p + "mlp.down_proj.weight", { D, I });
+        return;
+    }
+    lw.router = r.take(p + "block_sparse_moe.gate.weight", { c.numExperts, D });
+    for (int64_t e = 0; e < c.numExperts; ++e) {
+        const std::string ep = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
+        lw.experts.push_back({ .gate = r.take(ep + "w1.weight", { I, D }),
+            .up = r.take(ep + "w3.weight", { I, D }),
+            .down = r.take(ep + "w2.weight", { D, I }) });
+    }
 }
 
 } // namespace
 
 std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source) {
     const ModelConfig& c = source.config;
-    refuseUnsupported(source.configPath);
     WeightReader r(source.weightsPath);
-    const int64_t D = c.hiddenSize, qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
-    const int64_t I = c.intermediateSize, V = c.vocabSize;
+    const int64_t D = c.hiddenSize, V = c.vocabSize;
+    const NormStyle norm = normStyleOf(c);
+    const bool sandwich = c.modelType == "gemma2"; // four norms per layer
     LlamaWeights w;
     w.embed = r.take("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
-        lw.attnNorm = r.take(p + "input_layernorm.weight", { D });
-        lw.wq = r.take(p + "self_attn.q_proj.weight", { qDim, D });
-        lw.wk = r.take(p + "self_attn.k_proj.weight", { kvDim, D });
-        lw.wv = r.take(p + "self_attn.v_proj.weight", { kvDim, D });
-        lw.wo = r.take(p + "self_attn.o_proj.weight", { D, qDim });
-        if (c.attentionBias) {
-            lw.bq = r.take(p + "self_attn.q_proj.bias", { qDim });
-            lw.bk = r.take(p + "self_attn.k_proj.bias", { kvDim });
-            lw.bv = r.take(p + "self_attn.v_proj.bias", { kvDim });
-            if (c.modelType == "llama") // Qwen2 has q/k/v biases only; Llama's attention_bias covers o_proj too
-                lw.bo = r.take(p + "self_attn.o_proj.bias", { D });
-        }
+        lw.attnNorm = takeNorm(r, p + "input_layernorm", D, norm);
+        // Qwen2 has q/k/v biases only; attention_bias elsewhere covers o_proj too.
+        takeAttentionProjections(
+            r, c, p + "self_attn.", "o_proj", c.attentionBias, c.attentionBias && c.modelType != "qwen2", lw);
         r.skip(p + "self_attn.rotary_emb.inv_freq"); // a buffer older checkpoints carry; recomputed
-        lw.ffnNorm = r.take(p + "post_attention_layernorm.weight", { D });
-        lw.gate = r.take(p + "mlp.gate_proj.weight", { I, D });
-        lw.up = r.take(p + "mlp.up_proj.weight", { I, D });
-        lw.down = r.take(p + "mlp.down_proj.weight", { D, I });
+        if (sandwich) {
+            lw.postAttnNorm = takeNorm(r, p + "post_attention_layernorm", D, norm);
+            lw.ffnNorm = takeNorm(r, p + "pre_feedforward_layernorm", D, norm);
+            lw.postFfnNorm = takeNorm(r, p + "post_feedforward_layernorm", D, norm);
+        } else {
+            lw.ffnNorm = takeNorm(r, p + "post_attention_layernorm", D, norm);
+        }
+        takeFeedForward(r, c, p, lw);
         w.layers.push_back(std::move(lw));
     }
-    w.finalNorm = r.take("model.norm.weight", { D });
-    if (c.tieWordEmbeddings)
-        r.skip("lm_head.weight"); // HF ties it to the embedding even when a copy is stored
-    else
-        w.lmHead = r.take("lm_head.weight", { V, D });
+    w.finalNorm = takeNorm(r, "model.norm", D, norm);
+    takeLmHead(r, c, "lm_head.weight", w);
     r.expectAllUsed();
     return std::make_shared<LlamaModel>(c, std::move(w));
 }

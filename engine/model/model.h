@@ -41,6 +41,8 @@ struct StepResult {
     /// numLayers + 1 entries [q, hidden] when asked: 0 = embeddings, i = output of layer i - 1; the last has the
     /// final norm applied where the family has one (GPT-2 ln_f, Llama norm), as HF reports it.
     std::vector<Tensor> hiddenStates;
+    /// Sparse MoE families (mixtral): per layer [q, experts], the router's logits before softmax and top-k.
+    std::vector<Tensor> routerLogits;
     double seconds = 0.0; ///< wall time of the forward pass
 };
 

@@ -2,119 +2,17 @@
 #include "model/model_config.h"
 
 #include "core/error.h"
-#include "model/vision_encoder_decoder_config.h"
+#include "model/config_fields.h"
+#include "model/family_registry.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 using nlohmann::json;
 
 namespace attn {
-namespace {
-
-/// Reads typed fields from one config object; every error names the file and the field.
-class Fields {
-public:
-    Fields(const json& j, std::string source)
-        : m_j(j)
-        , m_source(std::move(source))
-    {
-    }
-
-    bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
-
-    int64_t integer(const char* key) const
-    {
-        if (!has(key))
-            throw Error(m_source, std::string("missing required field \"") + key + "\"");
-        return optInteger(key, 0);
-    }
-    int64_t optInteger(const char* key, int64_t fallback) const
-    {
-        if (!has(key))
-            return fallback;
-        const auto& v = m_j[key];
-        if (v.is_number_integer())
-            return v.get<int64_t>();
-        if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-            return static_cast<int64_t>(v.get<double>());
-        if (v.is_array() && !v.empty() && v[0].is_number_integer()) // e.g. eos_token_id: [1, 2]
-            return v[0].get<int64_t>();
-        throw Error(m_source, std::string("field \"") + key + "\" must be an integer, got " + v.dump());
-    }
-    double optNumber(const char* key, double fallback) const
-    {
-        if (!has(key))
-            return fallback;
-        if (!m_j[key].is_number())
-            throw Error(m_source, std::string("field \"") + key + "\" must be a number, got " + m_j[key].dump());
-        return m_j[key].get<double>();
-    }
-    bool optBool(const char* key, bool fallback) const
-    {
-        if (!has(key))
-            return fallback;
-        if (!m_j[key].is_boolean())
-            throw Error(m_source, std::string("field \"") + key + "\" must be true or false, got " + m_j[key].dump());
-        return m_j[key].get<bool>();
-    }
-    std::string optString(const char* key, const std::string& fallback) const
-    {
-        if (!has(key))
-            return fallback;
-        if (!m_j[key].is_string())
-            throw Error(m_source, std::string("field \"") + key + "\" must be a string, got " + m_j[key].dump());
-        return m_j[key].get<std::string>();
-    }
-
-private:
-    const json& m_j;
-    std::string m_source;
-};
-
-void readDecoderLlama(const Fields& f, ModelConfig& c)
-{
-    c.kind = ModelKind::Decoder;
-    c.numLayers = f.integer("num_hidden_layers");
-    c.numHeads = f.integer("num_attention_heads");
-    c.numKvHeads = f.optInteger("num_key_value_heads", c.numHeads);
-    c.hiddenSize = f.integer("hidden_size");
-    c.headDim = f.optInteger("head_dim", 0);
-    c.intermediateSize = f.integer("intermediate_size");
-    c.vocabSize = f.integer("vocab_size");
-    c.maxPositions = f.optInteger("max_position_embeddings", 2048);
-    c.ropeStyle = RopeStyle::RotateHalf;
-    c.ropeTheta = f.optNumber("rope_theta", 10000.0);
-    c.partialRotaryFactor = f.optNumber("partial_rotary_factor", 1.0);
-    c.normEps = f.optNumber("rms_norm_eps", 1e-6);
-    c.activation = f.optString("hidden_act", "silu");
-    c.tieWordEmbeddings = f.optBool("tie_word_embeddings", false);
-    c.attentionBias = f.optBool("attention_bias", c.modelType == "qwen2");
-    if (c.modelType == "mistral" || (c.modelType == "qwen2" && f.optBool("use_sliding_window", false)))
-        c.slidingWindow = f.optInteger("sliding_window", 0);
-}
-
-void readEncDecBartLike(const Fields& f, ModelConfig& c)
-{
-    c.kind = ModelKind::EncoderDecoder;
-    c.hiddenSize = f.integer("d_model");
-    c.numLayers = f.integer("encoder_layers");
-    c.numDecoderLayers = f.integer("decoder_layers");
-    c.numHeads = f.integer("encoder_attention_heads");
-    c.numDecoderHeads = f.integer("decoder_attention_heads");
-    c.intermediateSize = f.integer("encoder_ffn_dim");
-    c.decoderIntermediateSize = f.integer("decoder_ffn_dim");
-    c.vocabSize = f.integer("vocab_size");
-    c.maxPositions = f.optInteger("max_position_embeddings", 0);
-    c.activation = f.optString("activation_function", "gelu");
-    c.scaleEmbedding = f.optBool("scale_embedding", false);
-    c.normEps = 1e-5;
-}
-
-} // namespace
 
 std::string modelKindName(ModelKind k)
 {
@@ -129,11 +27,26 @@ std::string modelKindName(ModelKind k)
     return "?";
 }
 
-const std::vector<std::string>& supportedModelTypes()
+std::vector<std::string> capabilityNames(uint32_t capabilities)
 {
-    static const std::vector<std::string> types = { "gpt2", "bert", "llama", "mistral", "qwen2", "vit", "deit",
-        "marian", "bart", "t5", "whisper", "vision-encoder-decoder" };
-    return types;
+    static const char* const names[] = { "generate", "encode", "translate", "align", "classify", "caption" };
+    std::vector<std::string> out;
+    for (uint32_t bit = 0; bit < std::size(names); ++bit)
+        if (capabilities & (1u << bit))
+            out.emplace_back(names[bit]);
+    return out;
+}
+
+std::string ropeScalingName(RopeScaling::Type type)
+{
+    switch (type) {
+    case RopeScaling::Type::None: return "none";
+    case RopeScaling::Type::Linear: return "linear";
+    case RopeScaling::Type::Dynamic: return "dynamic";
+    case RopeScaling::Type::Llama3: return "llama3";
+    case RopeScaling::Type::LongRope: return "longrope";
+    }
+    return "?";
 }
 
 ModelConfig parseHfConfig(const std::string& path)
@@ -156,7 +69,7 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
     }
     if (!j.is_object())
         throw Error(source, "config is not a JSON object");
-    const Fields f(j, source);
+    const ConfigFields f(j, source);
     ModelConfig c;
     c.source = source;
     c.modelType = f.optString("model_type", "");
@@ -166,114 +79,17 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
         && j["architectures"][0].is_string())
         c.architecture = j["architectures"][0].get<std::string>();
 
-    const std::string& t = c.modelType;
-    if (t == "vision-encoder-decoder") return combinedConfig(parseVisionEncoderDecoderParts(j, source));
-    if (t == "gpt2") {
-        c.kind = ModelKind::Decoder;
-        c.numLayers = f.integer("n_layer");
-        c.numHeads = f.integer("n_head");
-        c.numKvHeads = c.numHeads;
-        c.hiddenSize = f.integer("n_embd");
-        c.intermediateSize = f.optInteger("n_inner", 4 * c.hiddenSize);
-        c.vocabSize = f.integer("vocab_size");
-        c.maxPositions = f.optInteger("n_positions", 1024);
-        c.normEps = f.optNumber("layer_norm_epsilon", 1e-5);
-        c.activation = f.optString("activation_function", "gelu_new");
-        c.tieWordEmbeddings = true;
-        c.attentionBias = true;
-        if (f.optBool("scale_attn_by_inverse_layer_idx", false) || f.optBool("reorder_and_upcast_attn", false))
-            throw Error(source, "gpt2 options scale_attn_by_inverse_layer_idx / reorder_and_upcast_attn are not supported");
-    } else if (t == "bert") {
-        c.kind = ModelKind::Encoder;
-        c.numLayers = f.integer("num_hidden_layers");
-        c.numHeads = f.integer("num_attention_heads");
-        c.numKvHeads = c.numHeads;
-        c.hiddenSize = f.integer("hidden_size");
-        c.intermediateSize = f.optInteger("intermediate_size", 4 * c.hiddenSize);
-        c.vocabSize = f.integer("vocab_size");
-        c.maxPositions = f.optInteger("max_position_embeddings", 512);
-        c.typeVocabSize = f.optInteger("type_vocab_size", 2);
-        c.normEps = f.optNumber("layer_norm_eps", 1e-12);
-        c.activation = f.optString("hidden_act", "gelu");
-        c.tieWordEmbeddings = true;
-        c.attentionBias = true;
-        const std::string pos = f.optString("position_embedding_type", "absolute");
-        if (pos != "absolute")
-            throw Error(source, "bert position_embedding_type \"" + pos + "\" is not supported (only \"absolute\")");
-    } else if (t == "llama" || t == "mistral" || t == "qwen2") {
-        readDecoderLlama(f, c);
-    } else if (t == "vit" || t == "deit") {
-        c.kind = ModelKind::Vision;
-        c.numLayers = f.integer("num_hidden_layers");
-        c.numHeads = f.integer("num_attention_heads");
-        c.numKvHeads = c.numHeads;
-        c.hiddenSize = f.integer("hidden_size");
-        c.intermediateSize = f.integer("intermediate_size");
-        c.imageSize = f.integer("image_size");
-        c.patchSize = f.integer("patch_size");
-        c.numChannels = f.optInteger("num_channels", 3);
-        c.normEps = f.optNumber("layer_norm_eps", 1e-12);
-        c.activation = f.optString("hidden_act", "gelu");
-        c.attentionBias = f.optBool("qkv_bias", true);
-        if (c.patchSize <= 0 || c.imageSize % c.patchSize != 0)
-            throw Error(source, "image_size " + std::to_string(c.imageSize) + " is not a multiple of patch_size "
-                    + std::to_string(c.patchSize));
-        if (j.contains("id2label") && j["id2label"].is_object()) {
-            for (const auto& [k, v] : j["id2label"].items()) {
-                size_t id = 0;
-                try {
-                    id = std::stoul(k);
-                } catch (const std::exception&) {
-                    throw Error(source, "id2label key \"" + k + "\" is not an integer");
-                }
-                if (id > 1000000)
-                    throw Error(source, "id2label key " + k + " is out of range");
-                if (c.labels.size() <= id)
-                    c.labels.resize(id + 1);
-                c.labels[id] = v.is_string() ? v.get<std::string>() : v.dump();
-            }
-        }
-    } else if (t == "marian" || t == "bart") {
-        readEncDecBartLike(f, c);
-        c.numKvHeads = c.numHeads;
-    } else if (t == "whisper") {
-        readEncDecBartLike(f, c);
-        c.kind = ModelKind::Speech;
-        c.numKvHeads = c.numHeads;
-        c.numMelBins = f.integer("num_mel_bins");
-        c.maxPositions = f.integer("max_source_positions");
-        c.maxTargetPositions = f.integer("max_target_positions");
-    } else if (t == "t5") {
-        c.kind = ModelKind::EncoderDecoder;
-        c.hiddenSize = f.integer("d_model");
-        c.headDim = f.integer("d_kv");
-        c.numHeads = f.integer("num_heads");
-        c.numDecoderHeads = c.numHeads;
-        c.numKvHeads = c.numHeads;
-        c.numLayers = f.integer("num_layers");
-        c.numDecoderLayers = f.optInteger("num_decoder_layers", c.numLayers);
-        c.intermediateSize = f.integer("d_ff");
-        c.decoderIntermediateSize = c.intermediateSize;
-        c.vocabSize = f.integer("vocab_size");
-        c.relativeBuckets = f.optInteger("relative_attention_num_buckets", 32);
-        c.relativeMaxDistance = f.optInteger("relative_attention_max_distance", 128);
-        c.normEps = f.optNumber("layer_norm_epsilon", 1e-6);
-        const std::string proj = f.optString("feed_forward_proj", "relu");
-        c.gatedFeedForward = proj.rfind("gated-", 0) == 0;
-        c.activation = c.gatedFeedForward ? proj.substr(6) : proj;
-        c.scaleAttention = false;
-        c.tieWordEmbeddings = f.optBool("tie_word_embeddings", true);
-    } else {
-        std::string list;
-        for (const auto& s : supportedModelTypes())
-            list += (list.empty() ? "" : ", ") + s;
-        throw Error(source, "unsupported model_type \"" + t + "\"; supported: " + list);
-    }
+    const ModelFamily& family = familyOf(c.modelType, source);
+    if (!family.readConfig)
+        throw Error(source, "model_type \"" + c.modelType + "\" is a file format, not a config.json model");
+    c.capabilities = family.capabilities; // a family's reader may narrow them for one model type
+    family.readConfig(f, c);
 
-    c.bosTokenId = f.optInteger("bos_token_id", -1);
-    c.eosTokenId = f.optInteger("eos_token_id", -1);
-    c.padTokenId = f.optInteger("pad_token_id", -1);
-    c.decoderStartTokenId = f.optInteger("decoder_start_token_id", -1);
+    // The family's reader may have set them under its own names (rnn_seq2seq's sos_id / eos_id).
+    c.bosTokenId = f.optInteger("bos_token_id", c.bosTokenId);
+    c.eosTokenId = f.optInteger("eos_token_id", c.eosTokenId);
+    c.padTokenId = f.optInteger("pad_token_id", c.padTokenId);
+    c.decoderStartTokenId = f.optInteger("decoder_start_token_id", c.decoderStartTokenId);
 
     auto positive = [&](int64_t v, const char* what) {
         if (v <= 0)
@@ -291,9 +107,6 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
                     + std::to_string(c.numHeads));
         c.headDim = c.hiddenSize / c.numHeads;
     }
-    if (c.numDecoderHeads > 0 && c.hiddenSize % c.numDecoderHeads != 0 && t != "t5")
-        throw Error(source, "d_model " + std::to_string(c.hiddenSize) + " is not divisible by decoder_attention_heads "
-                + std::to_string(c.numDecoderHeads));
     positive(c.numKvHeads, "num_key_value_heads");
     if (c.numHeads % c.numKvHeads != 0)
         throw Error(source, "num_attention_heads " + std::to_string(c.numHeads) + " is not a multiple of num_key_value_heads "
@@ -330,12 +143,31 @@ std::string ModelConfig::toJson(int indent) const
         j["decoder_intermediate_size"] = decoderIntermediateSize;
         j["scale_embedding"] = scaleEmbedding;
     }
+    j["capabilities"] = capabilityNames(capabilities);
     if (ropeStyle != RopeStyle::None) {
         j["rope"] = { { "style", ropeStyle == RopeStyle::RotateHalf ? "rotate_half" : "interleaved" },
-            { "theta", ropeTheta }, { "partial_rotary_factor", partialRotaryFactor } };
+            { "theta", ropeTheta }, { "partial_rotary_factor", partialRotaryFactor },
+            { "scaling", ropeScalingName(ropeScaling.type) } };
+        if (ropeScaling.type != RopeScaling::Type::None)
+            j["rope"]["factor"] = ropeScaling.factor;
     }
-    if (slidingWindow > 0)
+    if (slidingWindow > 0) {
         j["sliding_window"] = slidingWindow;
+        if (alternatingWindow)
+            j["sliding_window_layers"] = "even";
+    }
+    if (parallelResidual)
+        j["parallel_residual"] = true;
+    if (clipQkv > 0)
+        j["clip_qkv"] = clipQkv;
+    if (attnLogitSoftcap > 0)
+        j["attn_logit_softcapping"] = attnLogitSoftcap;
+    if (finalLogitSoftcap > 0)
+        j["final_logit_softcapping"] = finalLogitSoftcap;
+    if (numExperts > 0) {
+        j["num_experts"] = numExperts;
+        j["experts_per_token"] = expertsPerToken;
+    }
     if (modelType == "t5") {
         j["relative_attention_num_buckets"] = relativeBuckets;
         j["relative_attention_max_distance"] = relativeMaxDistance;

@@ -12,8 +12,35 @@ enum class ModelKind { Decoder, Encoder, EncoderDecoder, Vision, Speech, ImageTo
 
 std::string modelKindName(ModelKind kind);
 
+/// What a family can do beyond showing its attention (bits of ModelConfig::capabilities).
+enum Capability : uint32_t {
+    kGenerate = 1u << 0, ///< causal generation (generate, the decode views)
+    kEncode = 1u << 1, ///< bidirectional encoding (masked LM)
+    kTranslate = 1u << 2, ///< text-to-text sequence to sequence
+    kAlign = 1u << 3, ///< word alignment from cross-attention
+    kClassify = 1u << 4, ///< image classification
+    kCaption = 1u << 5, ///< image to text
+};
+
+/// The names of the bits set in `capabilities`, in the order above ("generate", "encode", ...).
+std::vector<std::string> capabilityNames(uint32_t capabilities);
+
 /// Where RoPE rotates: HF's rotate-half layout, or llama2.c / GPT-J adjacent pairs.
 enum class RopeStyle { None, RotateHalf, Interleaved };
+
+/// config.json's rope_scaling: how a family stretches the RoPE frequencies for long contexts (rope_scaling.h).
+struct RopeScaling {
+    enum class Type { None, Linear, Dynamic, Llama3, LongRope };
+    Type type = Type::None;
+    double factor = 1.0; ///< linear, dynamic, llama3
+    double lowFreqFactor = 1.0; ///< llama3
+    double highFreqFactor = 4.0; ///< llama3
+    int64_t originalMaxPositions = 0; ///< llama3, longrope
+    std::vector<double> shortFactor, longFactor; ///< longrope: one per rotary pair
+    double attentionFactor = 0.0; ///< longrope's cos/sin factor; 0: sqrt(1 + ln(max / orig) / ln(orig))
+};
+
+std::string ropeScalingName(RopeScaling::Type type);
 
 /// The typed description of a model, parsed from config.json (or a llama2.c header).
 /// Fields a family does not use keep their defaults.
@@ -41,9 +68,20 @@ struct ModelConfig {
     RopeStyle ropeStyle = RopeStyle::None;
     double ropeTheta = 10000.0;
     double partialRotaryFactor = 1.0;
+    RopeScaling ropeScaling;
     double normEps = 1e-5;
     std::string activation;
     int64_t slidingWindow = 0; ///< 0 = none
+    bool alternatingWindow = false; ///< gemma2: the window applies to even layers only (odd layers are global)
+    bool parallelResidual = false; ///< gpt_neox / phi: x + attn(norm(x)) + mlp(norm'(x))
+    int64_t positionOffset = 0; ///< opt: learned position rows start at this offset
+    int64_t embeddingDim = 0; ///< opt: word_embed_proj_dim when it differs from hidden_size (project_in/out); else 0
+    double clipQkv = 0.0; ///< olmo: q/k/v projection outputs clamped to [-clip, clip]; 0 = none
+    double attnLogitSoftcap = 0.0; ///< gemma2: scores -> cap * tanh(scores / cap) before the mask; 0 = none
+    double finalLogitSoftcap = 0.0; ///< gemma2: logits -> cap * tanh(logits / cap); 0 = none
+    double queryPreAttnScalar = 0.0; ///< gemma2: scores scaled by its -1/2 power, not head_dim's; 0 = head_dim
+    int64_t numExperts = 0; ///< sparse MoE (mixtral): experts per layer; 0 = a dense feed-forward
+    int64_t expertsPerToken = 0; ///< sparse MoE: experts each token is routed to
     bool tieWordEmbeddings = false;
     bool attentionBias = false; ///< q/k/v projections carry biases (qwen2, vit)
     bool scaleEmbedding = false; ///< marian/bart/whisper: embeddings * sqrt(d_model)
@@ -63,6 +101,12 @@ struct ModelConfig {
     int64_t eosTokenId = -1;
     int64_t padTokenId = -1;
     int64_t decoderStartTokenId = -1;
+
+    /// What the family can do (Capability bits), from the family that read this config.
+    uint32_t capabilities = 0;
+
+    /// The sliding window of decoder layer `layer` (0 = none).
+    int64_t windowOfLayer(int64_t layer) const { return alternatingWindow && layer % 2 != 0 ? 0 : slidingWindow; }
 
     /// JSON object describing the model, as printed by `attnscope-cli info`.
     std::string toJson(int indent = 2) const;

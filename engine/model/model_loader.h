@@ -8,9 +8,8 @@
 
 namespace attn {
 
-/// The family implementation for a probed source: a DecoderModel (gpt2, llama, mistral, qwen2, llama2.c) or an
-/// EncoderModel (bert). Throws Error naming the file for missing or mis-shaped tensors and for model types that
-/// have a config parser but no implementation yet.
+/// The implementation of a probed source, from its family's registration (family_registry.h). Throws Error naming
+/// the file for missing or mis-shaped tensors.
 std::shared_ptr<Model> loadModel(const ModelSource& source);
 
 /// probeModel(path) then loadModel.

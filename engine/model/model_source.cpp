@@ -2,6 +2,7 @@
 #include "model/model_source.h"
 
 #include "core/error.h"
+#include "model/family_registry.h"
 #include "model/llama2c_format.h"
 
 #include <filesystem>
@@ -25,8 +26,15 @@ ModelSource fromFolder(const fs::path& dir)
     s.format = ModelFormat::HfFolder;
     s.folder = dir.string();
     const fs::path config = dir / "config.json";
-    if (!fs::exists(config))
+    if (!fs::exists(config)) {
+        for (const ModelFamily& family : modelFamilies())
+            if (family.probeFolder)
+                if (std::optional<ModelConfig> c = family.probeFolder(s.folder)) {
+                    s.config = std::move(*c);
+                    return s;
+                }
         throw Error(dir.string(), "no config.json in this folder (expected a Hugging Face model folder or a llama2.c .bin)");
+    }
     s.configPath = config.string();
     s.config = parseHfConfig(s.configPath);
     if (fs::exists(dir / "model.safetensors.index.json"))
@@ -74,6 +82,7 @@ ModelSource probeModel(const std::string& path)
         s.format = ModelFormat::Llama2c;
         Llama2cHeader h = readLlama2cHeader(path);
         s.config = h.config;
+        s.config.capabilities = familyOf(s.config.modelType, path).capabilities;
         s.weightsPath = path;
         s.folder = p.has_parent_path() ? p.parent_path().string() : ".";
         return s;

@@ -4,6 +4,7 @@
 #include "attention/attention.h"
 #include "attention/seq2seq_scores.h"
 #include "core/error.h"
+#include "model/family_registry.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
 #include "tokenizer/unicode.h"
@@ -117,6 +118,7 @@ ModelConfig rnnConfig(
     c.vocabSize = targetVocab;
     c.decoderStartTokenId = sos;
     c.eosTokenId = eos;
+    c.capabilities = kTranslate | kAlign;
     return c;
 }
 
@@ -424,14 +426,9 @@ std::string RnnSeq2SeqModel::targetText(const std::vector<int64_t>& ids) const
 
 bool isRnnSeq2SeqFolder(const std::string& path)
 {
-    const fs::path dir(path);
-    if (!fs::is_directory(dir)) return false;
-    if (fs::exists(dir / "encoder.safetensors") && fs::exists(dir / "decoder.safetensors")
-        && fs::exists(dir / "vocab_and_pairs.json"))
-        return true;
-    if (!fs::exists(dir / "config.json")) return false;
+    if (!fs::is_directory(fs::path(path))) return false;
     try {
-        return readJson(dir / "config.json").value("model_type", "") == "rnn_seq2seq";
+        return findFamily(probeModel(path).config.modelType) == findFamily("rnn_seq2seq");
     } catch (const Error&) {
         return false;
     }

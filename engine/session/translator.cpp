@@ -25,9 +25,8 @@ std::string withoutMarker(const std::string& piece)
 
 bool Translator::accepts(const std::string& path)
 {
-    if (isRnnSeq2SeqFolder(path)) return true;
     try {
-        return probeModel(path).config.kind == ModelKind::EncoderDecoder;
+        return (probeModel(path).config.capabilities & kTranslate) != 0;
     } catch (const Error&) {
         return false;
     }
@@ -36,12 +35,11 @@ bool Translator::accepts(const std::string& path)
 Translator::Translator(const std::string& path, const std::string& tokenizerPath)
     : m_path(path)
 {
-    if (isRnnSeq2SeqFolder(path)) {
-        m_rnn = loadRnnSeq2Seq(path);
-        return;
-    }
     const ModelSource source = probeModel(path);
-    m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
+    const std::shared_ptr<Model> model = loadModel(source);
+    m_rnn = std::dynamic_pointer_cast<RnnSeq2SeqModel>(model);
+    if (m_rnn) return; // word-level vocabularies of its own: no tokenizer
+    m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(model);
     if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");
     if (!tokenizerPath.empty()) {
         m_tokenizer = loadTokenizer(source, tokenizerPath); // an explicit tokenizer must load

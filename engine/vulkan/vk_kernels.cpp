@@ -116,6 +116,7 @@ AttentionParams Recorder::attentionParams(int64_t hq, int64_t nq, int64_t d, int
     p.causal = o.mask.causal;
     p.queryOffset = static_cast<int32_t>(fits32(o.mask.queryOffset + nq, "query position")) - static_cast<int32_t>(nq);
     p.window = static_cast<int32_t>(fits32(o.mask.slidingWindow, "sliding window"));
+    p.softcap = o.softcap;
     p.col1 = p.nk;
     p.row1 = p.nq;
     p.kvRows = fits32(kvRows, "kv rows");
@@ -212,20 +213,19 @@ void Recorder::matmul(const BufferRef& x, const BufferRef& w, const BufferRef* b
         fits32((rows + kMatmulBlock - 1) / kMatmulBlock, "row blocks"));
 }
 
-Recorder::RopeTables Recorder::ropeTables(
-    int64_t t, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims)
+Recorder::RopeTables Recorder::ropeTables(int64_t t, int64_t positionOffset, const RotaryEmbedding& rope)
 {
-    const int64_t half = rotaryDims / 2;
-    if (style == RopeStyle::None || half == 0 || t == 0)
+    const int64_t rotaryDims = rope.rotaryDims, half = rotaryDims / 2;
+    if (rope.style == RopeStyle::None || half == 0 || t == 0)
         return {};
     // The angle tables come from the CPU core itself: rotating a unit vector (1, 0) per pair yields exactly
     // (cos, sin) as the CPU computes them, so both backends use bit-identical angles.
-    const bool inter = style == RopeStyle::Interleaved;
+    const bool inter = rope.style == RopeStyle::Interleaved;
     Tensor probe({ 1, t, rotaryDims });
     for (int64_t r = 0; r < t; ++r)
         for (int64_t i = 0; i < half; ++i)
             probe.data()[r * rotaryDims + (inter ? 2 * i : i)] = 1.0f;
-    applyRope(probe, positionOffset, style, theta, rotaryDims);
+    applyRope(probe, positionOffset, rope);
     std::vector<float> cosTable(static_cast<size_t>(t * half)), sinTable(cosTable.size());
     for (int64_t r = 0; r < t; ++r)
         for (int64_t i = 0; i < half; ++i) {
@@ -274,6 +274,12 @@ void Recorder::elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bo
 void Recorder::scale(const BufferRef& x, int64_t n, float factor)
 {
     const ElementwiseParams params { fits32(n, "tensor size"), 2u, factor };
+    m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, x }, &params, strideGroups(n, kThreads));
+}
+
+void Recorder::clamp(const BufferRef& x, int64_t n, float limit)
+{
+    const ElementwiseParams params { fits32(n, "tensor size"), 3u, limit };
     m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, x }, &params, strideGroups(n, kThreads));
 }
 

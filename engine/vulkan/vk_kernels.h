@@ -23,8 +23,9 @@ struct AttentionParams {
     uint32_t kvRows;
     uint32_t keysPerSplit;
     uint32_t row1;
+    float softcap;
 };
-static_assert(sizeof(AttentionParams) == 22 * 4);
+static_assert(sizeof(AttentionParams) == 23 * 4);
 
 /// The operands every attention kernel binds (0..6) and the parameters they share.
 struct AttentionOperands {
@@ -67,7 +68,7 @@ public:
     struct RopeTables {
         BufferRef cos, sin;
     };
-    RopeTables ropeTables(int64_t t, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims);
+    RopeTables ropeTables(int64_t t, int64_t positionOffset, const RotaryEmbedding& rope);
     /// applyRope() on x [heads, t, d] in place with tables from ropeTables() (same t, style and rotary dims).
     void rope(const BufferRef& x, int64_t heads, int64_t t, int64_t d, RopeStyle style, int64_t rotaryDims,
         const RopeTables& tables);
@@ -77,6 +78,8 @@ public:
     void activation(const BufferRef& x, int64_t n, Activation activation);
     /// x += y or x *= y over n elements.
     void elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply);
+    /// x clamped to [-limit, limit] over n elements.
+    void clamp(const BufferRef& x, int64_t n, float limit);
     /// x *= factor over n elements.
     void scale(const BufferRef& x, int64_t n, float factor);
     /// splitHeads() (src [n, cols] -> dst [heads, n, dim]) or mergeHeads() (src [heads, n, dim] -> dst [n, heads*dim]).

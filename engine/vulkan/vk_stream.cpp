@@ -133,16 +133,19 @@ public:
         return make({ heads, n, dim }, out);
     }
 
-    void rope(const Value& x, int64_t positionOffset, RopeStyle style, double theta, int64_t rotaryDims) override
+    void rope(const Value& x, int64_t positionOffset, const RotaryEmbedding& rope) override
     {
-        checkRopeInputs(x->shape(), positionOffset, style, rotaryDims);
+        checkRopeInputs(x->shape(), positionOffset, rope.style, rope.rotaryDims);
         const Shape& s = x->shape();
         // Every layer rotates its queries and keys at the same positions: one set of tables per forward.
-        Recorder::RopeTables& tables = m_ropeTables[{ s[1], positionOffset, style, theta, rotaryDims }];
+        Recorder::RopeTables& tables
+            = m_ropeTables[{ s[1], positionOffset, rope.style, rope.rotaryDims, rope.invFreq, rope.cosSinScale }];
         if (!tables.cos)
-            tables = recorder().ropeTables(s[1], positionOffset, style, theta, rotaryDims);
-        recorder().rope(device(x), s[0], s[1], s[2], style, rotaryDims, tables);
+            tables = recorder().ropeTables(s[1], positionOffset, rope);
+        recorder().rope(device(x), s[0], s[1], s[2], rope.style, rope.rotaryDims, tables);
     }
+
+    void clamp(const Value& x, float limit) override { recorder().clamp(device(x), shapeNumel(x->shape()), limit); }
 
     Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& options, Tensor* probs) override
     {
@@ -169,6 +172,7 @@ public:
         options.mask.causal = true;
         options.mask.queryOffset = past;
         options.mask.slidingWindow = spec.slidingWindow;
+        options.softcap = spec.softcap;
         options.mask.bias = spec.bias;
         const Shape keys { hkv, total, d };
         checkAttentionInputs(qs, keys, nullptr, options);
@@ -302,7 +306,8 @@ private:
     DeviceTraffic& m_traffic;
     std::unique_ptr<Job> m_job;
     std::vector<PendingAppend> m_appends;
-    std::map<std::tuple<int64_t, int64_t, RopeStyle, double, int64_t>, Recorder::RopeTables> m_ropeTables;
+    std::map<std::tuple<int64_t, int64_t, RopeStyle, int64_t, std::vector<float>, float>, Recorder::RopeTables>
+        m_ropeTables;
 };
 
 } // namespace

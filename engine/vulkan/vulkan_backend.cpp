@@ -81,7 +81,7 @@ public:
         const BufferRef xb = job.upload(x.data(), bytesOf(x));
         Recorder rec(m_context, job);
         rec.rope(xb, x.dim(0), x.dim(1), x.dim(2), style, rotaryDims,
-            rec.ropeTables(x.dim(1), positionOffset, style, theta, rotaryDims));
+            rec.ropeTables(x.dim(1), positionOffset, plainRotary(style, theta, rotaryDims)));
         job.download(xb, bytesOf(x), x.data());
         submit(job);
     }

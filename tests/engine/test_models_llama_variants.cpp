@@ -160,7 +160,7 @@ TEST(LlamaVariants, TiedHeadUsesTheEmbedding) {
     EXPECT_NE(loadError(u.write("untied-missing")).find("lm_head.weight"), std::string::npos);
 }
 
-TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndRopeScaling) {
+TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndUnknownRopeScaling) {
     TinyLlama m(5);
     m.tensors["model.layers.0.self_attn.k_proj.weight"] = Tensor({ 8, 8 }); // GQA says [4, 8]
     const std::string shape = loadError(m.write("bad-shape"));
@@ -171,9 +171,10 @@ TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndRopeScaling) {
     const std::string unused = loadError(extra.write("extra"));
     EXPECT_NE(unused.find("gate_proj.bias"), std::string::npos) << unused;
 
-    TinyLlama scaled(5);
-    scaled.config["rope_scaling"] = { { "type", "linear" }, { "factor", 2.0 } };
-    EXPECT_NE(loadError(scaled.write("rope-scaling")).find("rope_scaling"), std::string::npos);
+    TinyLlama scaled(5); // linear, dynamic, llama3 and longrope are supported (test_models_families.cpp); yarn is not
+    scaled.config["rope_scaling"] = { { "type", "yarn" }, { "factor", 2.0 } };
+    const std::string yarn = loadError(scaled.write("rope-scaling"));
+    EXPECT_NE(yarn.find("rope_scaling type \"yarn\" is not supported"), std::string::npos) << yarn;
 }
 
 TEST(LlamaVariants, RopeThetaIsHonoured) {

@@ -197,7 +197,8 @@ private:
         void add(const Value& x, const Value& y) override { m_inner.add(x, y); }
         void multiply(const Value& x, const Value& y) override { m_inner.multiply(x, y); }
         Value splitHeads(const Value& x, int64_t h, int64_t d, int64_t o) override { return m_inner.splitHeads(x, h, d, o); }
-        void rope(const Value& x, int64_t o, RopeStyle s, double t, int64_t r) override { m_inner.rope(x, o, s, t, r); }
+        void rope(const Value& x, int64_t o, const RotaryEmbedding& r) override { m_inner.rope(x, o, r); }
+        void clamp(const Value& x, float limit) override { m_inner.clamp(x, limit); }
         Value attention(const Value& q, const Value& k, const Value& v, const AttentionOptions& o, Tensor* p) override
         {
             return m_inner.attention(q, k, v, o, p);

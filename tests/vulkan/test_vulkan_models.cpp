@@ -32,6 +32,20 @@ TEST_F(VulkanModels, GoldenAttentionFixturesOnVulkan)
     EXPECT_EQ(out.find("vulkan warning"), std::string::npos) << out;
 }
 
+/// Issue 16's decoder families (soft-capping, clip_qkv, scaled RoPE, MoE with its mid-layer router read) on Vulkan.
+TEST_F(VulkanModels, DecoderFamilyFixturesOnVulkan)
+{
+    std::string out;
+    const std::string cmd = "AS_VULKAN_VALIDATE=1 " + pythonPath() + " " + sharedPath("tools/check_fixtures.py") + " "
+        + cliPath() + " " + sharedPath("fixtures/hf-tiny")
+        + " gpt_neox,gemma,gemma2,phi,phi3,mixtral,opt,qwen2,mistral,olmo,starcoder2,llama-rope-linear,"
+          "llama-rope-dynamic,llama3-rope --backend vulkan 2>&1";
+    EXPECT_EQ(runCommand(cmd, &out), 0) << out;
+    EXPECT_NE(out.find("14 passed, 0 failed"), std::string::npos) << out;
+    EXPECT_EQ(out.find("vulkan error"), std::string::npos) << out;
+    EXPECT_EQ(out.find("vulkan warning"), std::string::npos) << out;
+}
+
 TEST_F(VulkanModels, Stories260KGreedyOnVulkanMatchesRunC)
 {
     const std::string dir = makeTempDir("vk-stories");

@@ -84,11 +84,53 @@ TEST_F(VulkanStreamTest, HeadSplitsAndRopeMatchTheCpu)
             expectSameOnBoth([&](Stream& s) {
                 const Value fused = s.input(x);
                 const Value q = s.splitHeads(fused, 4, d, 0), k = s.splitHeads(fused, 4, d, 8 * d);
-                s.rope(q, 5, style, 10000.0, d);
-                s.rope(k, 999, style, 500000.0, d / 2);
+                s.rope(q, 5, plainRotary(style, 10000.0, d));
+                s.rope(k, 999, plainRotary(style, 500000.0, d / 2));
                 return std::vector<Value> { q, k };
             });
         }
+}
+
+/// The ops issue 16's families added: clip_qkv's clamp, a scaled rotation (RoPE scaling's own frequencies and
+/// longrope's cos/sin factor) and gemma2's attention soft-capping.
+TEST_F(VulkanStreamTest, ClampScaledRopeAndSoftcapMatchTheCpu)
+{
+    const Tensor x = randomTensor({ 33, 96 }, 41, 3.0f);
+    expectSameOnBoth([&](Stream& s) {
+        const Value v = s.input(x);
+        s.clamp(v, 2.0f);
+        return std::vector<Value> { v };
+    });
+    RotaryEmbedding scaled = plainRotary(RopeStyle::RotateHalf, 10000.0, 16);
+    for (size_t i = 0; i < scaled.invFreq.size(); ++i)
+        scaled.invFreq[i] /= 1.0f + static_cast<float>(i); // any frequencies: the tables come from the host
+    scaled.cosSinScale = 1.19f;
+    expectSameOnBoth([&](Stream& s) {
+        const Value q = s.splitHeads(s.input(x), 4, 24, 0);
+        s.rope(q, 37, scaled);
+        return std::vector<Value> { q };
+    });
+    const Tensor q = randomTensor({ 4, 9, 16 }, 42, 4.0f), k = randomTensor({ 2, 9, 16 }, 43, 4.0f),
+                 v = randomTensor({ 2, 9, 16 }, 44);
+    for (const float cap : { 0.0f, 5.0f, 50.0f }) {
+        SCOPED_TRACE("softcap " + std::to_string(cap));
+        Tensor cpuProbs, gpuProbs, cpuOut, gpuOut;
+        AttentionOptions options;
+        options.softcap = cap;
+        options.mask.causal = true;
+        options.mask.slidingWindow = 4;
+        const auto attend = [&](Tensor* probs, Tensor* out) {
+            return [&, probs, out](Stream& s) {
+                s.read(s.attention(s.input(q), s.input(k), s.input(v), options, probs), out);
+                s.flush();
+            };
+        };
+        const LifetimeToken noWeights;
+        runStream(nullptr, noWeights, attend(&cpuProbs, &cpuOut));
+        vk().runStream(noWeights, attend(&gpuProbs, &gpuOut));
+        EXPECT_LE(maxAbsDiff(gpuProbs, cpuProbs), kParityTolerance);
+        EXPECT_LE(maxAbsDiff(gpuOut, cpuOut), kParityTolerance);
+    }
 }
 
 struct CacheShape {

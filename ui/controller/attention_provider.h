@@ -30,6 +30,9 @@ struct RunResult {
     std::vector<TokenChip> target; ///< encoder-decoders: the decoder inputs (start token first); empty otherwise
     /// One snapshot per kind, the default view first (Self for single-stack models; cross-attention last).
     std::vector<std::pair<AttentionKind, SnapshotPtr>> views;
+    /// Mixture-of-experts models: per layer the router logits [tokens, experts] and the experts each token uses.
+    std::vector<Tensor> routerLogits;
+    int64_t expertsPerToken = 0;
     /// The snapshot of `kind`, or null when the run has none.
     SnapshotPtr view(AttentionKind kind) const;
 };

@@ -70,6 +70,8 @@ public:
         auto run = std::make_shared<RunResult>();
         run->text = text;
         run->source = chips(tokens);
+        run->routerLogits = result->routerLogits;
+        run->expertsPerToken = m_model->config().expertsPerToken;
         run->views.emplace_back(AttentionKind::Self,
             std::make_shared<const AttentionSnapshot>(
                 run->source, result->attention, m_model->config().numKvHeads, std::move(mask)));

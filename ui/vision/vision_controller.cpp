@@ -25,7 +25,7 @@ std::string describe(const VisionModel& model)
 bool isVisionModelPath(const QString& path)
 {
     try {
-        return probeModel(path.toStdString()).config.kind == ModelKind::Vision;
+        return (probeModel(path.toStdString()).config.capabilities & kClassify) != 0;
     } catch (const std::exception&) {
         return false;
     }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "attention/rope_scaling.h"
+
+#include "core/error.h"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+namespace attn {
+namespace {
+
+/// transformers' _compute_llama3_parameters, in float32 as its tensors are.
+void scaleLlama3(const RopeScaling& s, std::vector<float>& invFreq)
+{
+    const float factor = static_cast<float>(s.factor), low = static_cast<float>(s.lowFreqFactor),
+                high = static_cast<float>(s.highFreqFactor), orig = static_cast<float>(s.originalMaxPositions);
+    const float lowFreqWavelen = orig / low, highFreqWavelen = orig / high;
+    for (float& f : invFreq) {
+        const float wavelen = 2.0f * std::numbers::pi_v<float> / f;
+        if (wavelen < highFreqWavelen) continue; // high frequencies are kept
+        if (wavelen > lowFreqWavelen) {
+            f /= factor;
+            continue;
+        }
+        const float smooth = (orig / wavelen - low) / (high - low);
+        f = (1.0f - smooth) * f / factor + smooth * f;
+    }
+}
+
+/// Phi3LongRoPEScaledRotaryEmbedding: inv_freq = 1 / (ext * base^(2i / dims)).
+void scaleLongRope(const ModelConfig& c, int64_t sequenceLength, RotaryEmbedding& rope)
+{
+    const RopeScaling& s = c.ropeScaling;
+    const std::vector<double>& ext = sequenceLength > s.originalMaxPositions ? s.longFactor : s.shortFactor;
+    if (static_cast<int64_t>(ext.size()) != rope.rotaryDims / 2)
+        throw Error(c.source,
+            "rope_scaling longrope factor lists have " + std::to_string(ext.size()) + " entries; the rotary dims need "
+                + std::to_string(rope.rotaryDims / 2));
+    const float base = static_cast<float>(c.ropeTheta);
+    for (size_t i = 0; i < ext.size(); ++i) {
+        const float shape = static_cast<float>(2 * i) / static_cast<float>(rope.rotaryDims);
+        rope.invFreq[i] = 1.0f / (static_cast<float>(ext[i]) * std::pow(base, shape));
+    }
+    double factor = s.attentionFactor;
+    if (factor == 0.0) {
+        const double scale = static_cast<double>(c.maxPositions) / static_cast<double>(s.originalMaxPositions);
+        factor = scale <= 1.0
+            ? 1.0
+            : std::sqrt(1.0 + std::log(scale) / std::log(static_cast<double>(s.originalMaxPositions)));
+    }
+    rope.cosSinScale = static_cast<float>(factor);
+}
+
+} // namespace
+
+bool rotaryDependsOnLength(const RopeScaling& scaling)
+{
+    return scaling.type == RopeScaling::Type::Dynamic || scaling.type == RopeScaling::Type::LongRope;
+}
+
+RotaryEmbedding rotaryEmbedding(const ModelConfig& c, int64_t rotaryDims, int64_t sequenceLength)
+{
+    const RopeScaling& s = c.ropeScaling;
+    double theta = c.ropeTheta;
+    if (s.type == RopeScaling::Type::Dynamic && sequenceLength > c.maxPositions) {
+        const double dims = static_cast<double>(rotaryDims);
+        theta *= std::pow(
+            s.factor * static_cast<double>(sequenceLength) / static_cast<double>(c.maxPositions) - (s.factor - 1.0),
+            dims / (dims - 2.0));
+    }
+    RotaryEmbedding rope = plainRotary(c.ropeStyle, theta, rotaryDims);
+    if (c.ropeStyle == RopeStyle::None) return rope;
+    switch (s.type) {
+    case RopeScaling::Type::None:
+    case RopeScaling::Type::Dynamic:
+        break;
+    case RopeScaling::Type::Linear:
+        for (float& f : rope.invFreq)
+            f /= static_cast<float>(s.factor);
+        break;
+    case RopeScaling::Type::Llama3:
+        scaleLlama3(s, rope.invFreq);
+        break;
+    case RopeScaling::Type::LongRope:
+        scaleLongRope(c, sequenceLength, rope);
+        break;
+    }
+    return rope;
+}
+
+} // namespace attn

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include "plots/router_view.h"
+
+#include "model/moe_routing.h"
+
+#include <qcustomplot.h>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace attn::ui {
+
+RouterView::RouterView(QWidget* parent)
+    : QWidget(parent)
+    , m_layer(new QSpinBox)
+    , m_caption(new QLabel)
+    , m_gates(new QCustomPlot)
+    , m_load(new QCustomPlot)
+{
+    m_layer->setMinimumWidth(64); // room for the value next to the arrows in every style
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Layer:")));
+    bar->addWidget(m_layer);
+    bar->addWidget(m_caption, 1);
+    m_map = new QCPColorMap(m_gates->xAxis, m_gates->yAxis);
+    auto* scale = new QCPColorScale(m_gates);
+    m_gates->plotLayout()->addElement(0, 1, scale);
+    m_map->setColorScale(scale);
+    m_map->setGradient(QCPColorGradient::gpHot);
+    m_map->setInterpolate(false);
+    scale->setDataRange(QCPRange(0, 1));
+    scale->axis()->setLabel(tr("gate weight"));
+    m_gates->xAxis->setLabel(tr("token"));
+    m_gates->yAxis->setLabel(tr("expert"));
+    m_bars = new QCPBars(m_load->xAxis, m_load->yAxis);
+    m_load->xAxis->setLabel(tr("expert"));
+    m_load->yAxis->setLabel(tr("share of tokens"));
+    m_load->setMinimumHeight(160);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_gates, 3);
+    layout->addWidget(m_load, 1);
+    connect(m_layer, &QSpinBox::valueChanged, this, [this](int layer) { setLayer(layer); });
+}
+
+void RouterView::setRun(RunPtr run)
+{
+    m_run = std::move(run);
+    const QSignalBlocker block(m_layer);
+    m_layer->setRange(0, hasRouter() ? static_cast<int>(m_run->routerLogits.size()) - 1 : 0);
+    setLayer(m_layer->value());
+}
+
+void RouterView::setLayer(int layer)
+{
+    m_weights = hasRouter() ? routeTopK(m_run->routerLogits.at(static_cast<size_t>(layer)), m_run->expertsPerToken)
+                            : Tensor();
+    redraw();
+}
+
+double RouterView::gateWeight(int64_t token, int64_t expert) const
+{
+    return m_weights.data()[token * m_weights.dim(1) + expert];
+}
+
+double RouterView::expertLoad(int64_t expert) const
+{
+    int64_t chosen = 0;
+    for (int64_t t = 0; t < m_weights.dim(0); ++t)
+        chosen += gateWeight(t, expert) > 0 ? 1 : 0;
+    return m_weights.dim(0) ? static_cast<double>(chosen) / static_cast<double>(m_weights.dim(0)) : 0.0;
+}
+
+void RouterView::redraw()
+{
+    const int64_t tokens = m_weights.empty() ? 0 : m_weights.dim(0), experts = m_weights.empty() ? 0 : m_weights.dim(1);
+    m_caption->setText(hasRouter()
+            ? tr("top-%1 of %2 experts per token; %3 tokens").arg(m_run->expertsPerToken).arg(experts).arg(tokens)
+            : tr("no router: this model has a dense feed-forward"));
+    m_map->data()->setSize(static_cast<int>(tokens), static_cast<int>(experts));
+    m_map->data()->setRange(QCPRange(0, static_cast<double>(std::max<int64_t>(tokens - 1, 0))),
+        QCPRange(0, static_cast<double>(std::max<int64_t>(experts - 1, 0))));
+    QVector<double> keys, loads;
+    for (int64_t e = 0; e < experts; ++e) {
+        for (int64_t t = 0; t < tokens; ++t)
+            m_map->data()->setCell(static_cast<int>(t), static_cast<int>(e), gateWeight(t, e));
+        keys.push_back(static_cast<double>(e));
+        loads.push_back(expertLoad(e));
+    }
+    auto labels = QSharedPointer<QCPAxisTickerText>::create();
+    if (m_run)
+        for (size_t t = 0; t < m_run->source.size() && static_cast<int64_t>(t) < tokens; ++t)
+            labels->addTick(static_cast<double>(t), QString::fromStdString(m_run->source[t].text));
+    m_gates->xAxis->setTicker(labels);
+    m_gates->xAxis->setTickLabelRotation(60);
+    for (QCustomPlot* plot : { m_gates, m_load }) {
+        auto integers = QSharedPointer<QCPAxisTickerFixed>::create();
+        integers->setTickStep(1.0);
+        (plot == m_gates ? plot->yAxis : plot->xAxis)->setTicker(integers);
+    }
+    m_gates->xAxis->setRange(-0.5, static_cast<double>(tokens) - 0.5);
+    m_gates->yAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
+    m_bars->setData(keys, loads);
+    m_load->xAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
+    m_load->yAxis->setRange(0, 1);
+    m_gates->replot();
+    m_load->replot();
+}
+
+} // namespace attn::ui
