@@ -31,5 +31,6 @@ int runSeq2SeqAttention(const std::vector<std::string>& words);
 int runTranslate(const std::vector<std::string>& words);
 int runAlign(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
+int runMechanisms(const std::vector<std::string>& words);
 
 } // namespace attn::cli
