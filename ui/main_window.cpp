@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "align/alignment_panel.h"
+#include "mechanisms/mechanisms_panel.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
@@ -95,6 +96,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     connect(m_align, &AlignmentPanel::availableChanged, this,
         [this](bool on) { m_tabs->setTabEnabled(m_tabs->indexOf(m_align), on); });
+    m_mechanisms = new MechanismsPanel(m_controller); // a client of the one engine thread
+    m_tabs->addTab(m_mechanisms, tr("&Mechanisms"));
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -148,6 +151,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
         if (m_summary->config.kind == ModelKind::Decoder) m_decode->openModel(QString::fromStdString(m_summary->path));
+        m_mechanisms->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -403,6 +407,7 @@ void MainWindow::showRun(RunPtr run) {
     m_run = std::move(run);
     m_chips->setTokens(m_run->source);
     m_targetChips->setTokens(m_run->target);
+    m_mechanisms->runChanged(m_run->source);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
 }
@@ -439,6 +444,7 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
         m_headBox->setValue(static_cast<int>(head));
     }
     m_heatmap->setHead(layer, head);
+    m_mechanisms->setHead(layer, head);
     m_grid->setCurrent(layer, head);
     m_lines->setLayer(layer);
 }

@@ -22,6 +22,7 @@ class AlignmentPanel;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
+class MechanismsPanel;
 class HeadGridView;
 class HeadLinesView;
 class StatsView;
@@ -64,6 +65,7 @@ public:
     DecodePanel* decodePanel() const { return m_decode; }
     AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
+    MechanismsPanel* mechanismsPanel() const { return m_mechanisms; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -107,6 +109,7 @@ private:
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;
     VisionView* m_vision = nullptr;
+    MechanismsPanel* m_mechanisms = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

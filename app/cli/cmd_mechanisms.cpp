@@ -33,7 +33,10 @@ Tensor toTensor(const Mat& m, std::vector<int64_t> shape = {})
     return t;
 }
 
-nlohmann::json number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
+nlohmann::json number(double value)
+{
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
 
 HeadInputs modelHead(const Args& args, nlohmann::json& about)
 {
@@ -41,7 +44,8 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about)
     if (source.config.kind != ModelKind::Decoder)
         throw Error(source.config.source,
             "mechanisms read a head's q, k, v from the KV cache, which only decoders (GPT-2, Llama family, llama2.c) "
-            "keep; this is a " + modelKindName(source.config.kind) + " model");
+            "keep; this is a "
+                + modelKindName(source.config.kind) + " model");
     if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
@@ -63,8 +67,8 @@ HeadInputs syntheticHead(const Args& args, nlohmann::json& about)
         if (!args.has(option)) throw UsageError(std::string("--synthetic needs --") + option);
     const int64_t seed = args.getInt("seed", 0);
     if (seed < 0) throw UsageError("--seed must be a non-negative integer");
-    about["synthetic"] = { { "tokens", args.getInt("tokens-count", 0) }, { "d_k", args.getInt("d-k", 0) },
-        { "seed", seed } };
+    about["synthetic"]
+        = { { "tokens", args.getInt("tokens-count", 0) }, { "d_k", args.getInt("d-k", 0) }, { "seed", seed } };
     return syntheticHeadInputs(args.getInt("tokens-count", 0), args.getInt("d-k", 0), static_cast<uint64_t>(seed));
 }
 

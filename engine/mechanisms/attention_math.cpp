@@ -37,11 +37,20 @@ Mat exactProbabilities(const HeadInputs& inputs)
     return maskedSoftmax(inputs.q * inputs.k.transpose() * inputs.scale, modelKeepMask(inputs));
 }
 
-KeepMask fullKeepMask(int64_t tokens) { return KeepMask::Ones(tokens, tokens); }
+KeepMask fullKeepMask(int64_t tokens)
+{
+    return KeepMask::Ones(tokens, tokens);
+}
 
-Mat roundedToFloat(const Mat& m) { return m.cast<float>().cast<double>(); }
+Mat roundedToFloat(const Mat& m)
+{
+    return m.cast<float>().cast<double>();
+}
 
-Mat keepMaskValues(const KeepMask& keep) { return keep.cast<double>(); }
+Mat keepMaskValues(const KeepMask& keep)
+{
+    return keep.cast<double>();
+}
 
 double meanRowEntropy(const Mat& probs)
 {

@@ -10,8 +10,8 @@
 
 namespace attn {
 
-AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk,
-    const std::function<bool(int64_t qb, int64_t kb)>& visited)
+AttentionIo attentionIo(
+    int64_t tokens, int64_t dim, int64_t bq, int64_t bk, const std::function<bool(int64_t qb, int64_t kb)>& visited)
 {
     const double T = static_cast<double>(tokens), d = static_cast<double>(dim), bytes = sizeof(float);
     AttentionIo io;
@@ -27,9 +27,8 @@ AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk,
 AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk, bool causal)
 {
     // A causal tile is visited when its first key is not after its last query.
-    return attentionIo(tokens, dim, bq, bk, [&](int64_t qb, int64_t kb) {
-        return !causal || kb * bk <= std::min(tokens, (qb + 1) * bq) - 1;
-    });
+    return attentionIo(tokens, dim, bq, bk,
+        [&](int64_t qb, int64_t kb) { return !causal || kb * bk <= std::min(tokens, (qb + 1) * bq) - 1; });
 }
 
 MechanismResult runFlashAttention(const HeadInputs& in, const MechanismSpec& spec)

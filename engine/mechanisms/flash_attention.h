@@ -17,8 +17,8 @@ struct AttentionIo {
 };
 
 /// `visited(qb, kb)`: whether tile (query block qb, key block kb) holds a visible entry (masked tiles are skipped).
-AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk,
-    const std::function<bool(int64_t qb, int64_t kb)>& visited);
+AttentionIo attentionIo(
+    int64_t tokens, int64_t dim, int64_t bq, int64_t bk, const std::function<bool(int64_t qb, int64_t kb)>& visited);
 
 /// attentionIo of a causal (or, with causal false, a dense) head of `tokens` positions (the GUI's plot against T).
 AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk, bool causal);

@@ -24,7 +24,8 @@ MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
 {
     const int64_t groups = spec.numbers[0], kvHeads = static_cast<int64_t>(in.layerKeys.size());
     if (kvHeads == 0)
-        throw Error("variant '" + spec.text + "' pools a model layer's KV heads: it needs a model, not synthetic input");
+        throw Error(
+            "variant '" + spec.text + "' pools a model layer's KV heads: it needs a model, not synthetic input");
     if (groups < 1 || kvHeads % groups)
         throw Error("variant '" + spec.text + "': G must divide the layer's " + std::to_string(kvHeads) + " KV heads");
     const int64_t perGroup = kvHeads / groups, group = in.kvHead / perGroup, T = in.tokens(), d = in.dim();
@@ -53,8 +54,8 @@ MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
     for (int64_t g = 0; g < groups; ++g) {
         const int64_t first = g * perGroup * queriesPerKv, last = (g + 1) * perGroup * queriesPerKv - 1;
         sharing += (g ? "; " : "") + std::string("group ") + std::to_string(g) + ": query heads "
-            + std::to_string(first) + "-" + std::to_string(last) + " (model KV heads "
-            + std::to_string(g * perGroup) + "-" + std::to_string((g + 1) * perGroup - 1) + ")";
+            + std::to_string(first) + "-" + std::to_string(last) + " (model KV heads " + std::to_string(g * perGroup)
+            + "-" + std::to_string((g + 1) * perGroup - 1) + ")";
     }
     r.notes["groups"] = sharing;
     r.notes["pooling"] = "k_pooled / v_pooled: the mean of the group's KV heads (k_heads / v_heads [H_kv, T, d]); "

@@ -29,7 +29,8 @@ HeadInputs headInputsFromSession(const Session& session, int64_t layer, int64_t 
     if (!cache)
         throw Error(c.source,
             "mechanisms read a head's queries, keys and values from the KV cache: only decoders (GPT-2, Llama family, "
-            "llama2.c) keep them, not a " + modelKindName(c.kind) + " model");
+            "llama2.c) keep them, not a "
+                + modelKindName(c.kind) + " model");
     if (layer < 0 || layer >= c.numLayers || head < 0 || head >= c.numHeads)
         throw Error(c.source,
             "layer " + std::to_string(layer) + " head " + std::to_string(head) + " is outside the model's "

@@ -36,8 +36,8 @@ struct HeadInputs {
 /// for an encoder session (its Q/K/V are not kept) or a layer/head outside the model, and when nothing ran yet.
 HeadInputs headInputsFromSession(const Session& session, int64_t layer, int64_t head);
 
-/// q, k and v with independent N(0, 1) entries (rounded to float32) (drawn in that order, row-major, from RandomStream(seed)), no mask
-/// and scale 1/sqrt(d). Throws Error for T or d outside [1, 4096].
+/// q, k and v with independent N(0, 1) entries (rounded to float32) (drawn in that order, row-major, from
+/// RandomStream(seed)), no mask and scale 1/sqrt(d). Throws Error for T or d outside [1, 4096].
 HeadInputs syntheticHeadInputs(int64_t tokens, int64_t dim, uint64_t seed);
 
 /// Which keys each query of `inputs` may see under the model's own mask (causality and sliding window).

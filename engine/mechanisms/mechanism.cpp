@@ -61,8 +61,7 @@ MechanismSpec parseMechanism(const std::string& text)
     for (const Form& form : kForms) {
         if (parts[0] != form.name) continue;
         const size_t expected = static_cast<size_t>(form.fields) + (form.kind == MechanismKind::Longformer ? 2 : 1);
-        if (parts.size() != expected)
-            throw Error("variant '" + text + "': expected the form " + form.usage);
+        if (parts.size() != expected) throw Error("variant '" + text + "': expected the form " + form.usage);
         MechanismSpec spec;
         spec.kind = form.kind;
         spec.text = text;

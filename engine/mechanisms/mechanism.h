@@ -12,9 +12,19 @@
 namespace attn {
 
 enum class MechanismKind {
-    Exact, Unscaled, General, Concat, Additive, Alibi, // scoring functions and position biases (score_functions.cpp)
-    Window, Longformer, BigBird, Strided, Lsh, // sparsity patterns (sparse_patterns.cpp)
-    Linformer, Performer, // linear attention (linear_attention.cpp)
+    Exact,
+    Unscaled,
+    General,
+    Concat,
+    Additive,
+    Alibi, // scoring functions and position biases (score_functions.cpp)
+    Window,
+    Longformer,
+    BigBird,
+    Strided,
+    Lsh, // sparsity patterns (sparse_patterns.cpp)
+    Linformer,
+    Performer, // linear attention (linear_attention.cpp)
     Flash, // tiled online softmax (flash_attention.cpp)
     Gqa, // KV heads pooled into groups (grouped_kv.cpp)
 };

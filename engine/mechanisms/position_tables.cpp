@@ -21,7 +21,8 @@ Mat ropeAngles(int64_t tokens, int64_t dim, double theta)
     Mat angles(tokens, dim / 2);
     for (int64_t p = 0; p < tokens; ++p)
         for (int64_t i = 0; i < dim / 2; ++i)
-            angles(p, i) = static_cast<double>(p) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+            angles(p, i)
+                = static_cast<double>(p) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
     return angles;
 }
 
@@ -32,7 +33,8 @@ std::vector<double> ropeDecay(int64_t maxDistance, int64_t dim, double theta)
         std::complex<double> partial = 0.0;
         double total = 0.0;
         for (int64_t i = 0; i < dim / 2; ++i) {
-            const double angle = static_cast<double>(distance) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
+            const double angle = static_cast<double>(distance)
+                * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(dim));
             partial += std::polar(1.0, angle);
             total += std::abs(partial);
         }

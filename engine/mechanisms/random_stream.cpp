@@ -14,7 +14,10 @@ uint64_t RandomStream::nextU64()
     return z ^ (z >> 31);
 }
 
-double RandomStream::uniform() { return static_cast<double>(nextU64() >> 11) * 0x1.0p-53; }
+double RandomStream::uniform()
+{
+    return static_cast<double>(nextU64() >> 11) * 0x1.0p-53;
+}
 
 double RandomStream::normal()
 {

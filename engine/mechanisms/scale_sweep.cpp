@@ -13,8 +13,8 @@ std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& d
         const Mat raw = in.q * in.k.transpose();
         const KeepMask all = fullKeepMask(tokens);
         const Mat scaled = maskedSoftmax(raw * in.scale, all), unscaled = maskedSoftmax(raw, all);
-        points.push_back({ dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled),
-            meanRowMax(unscaled) });
+        points.push_back(
+            { dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled), meanRowMax(unscaled) });
     }
     return points;
 }

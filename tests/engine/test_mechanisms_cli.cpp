@@ -22,8 +22,8 @@ double exactVersusAttention(const std::string& model, const std::string& tokens,
                   &output),
         0)
         << output;
-    const std::string dir = test::runMechanismsCli(model + " --tokens " + tokens + " --layer " + std::to_string(layer)
-            + " --head " + std::to_string(head),
+    const std::string dir = test::runMechanismsCli(
+        model + " --tokens " + tokens + " --layer " + std::to_string(layer) + " --head " + std::to_string(head),
         "exact");
     const Tensor all = readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy");
     const Tensor exact = readNpy(dir + "/exact.npy");
@@ -32,8 +32,7 @@ double exactVersusAttention(const std::string& model, const std::string& tokens,
     double worst = 0.0;
     for (int64_t i = 0; i < T; ++i)
         for (int64_t j = 0; j < T; ++j)
-            worst = std::max(worst,
-                static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
+            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
     return worst;
 }
 
@@ -62,8 +61,8 @@ TEST(MechanismsCli, WritesTheContractFiles)
     for (const char* f : { "q", "k", "v", "exact", "probs", "out", "exact_out", "running_max", "running_sum" })
         EXPECT_TRUE(std::filesystem::exists(dir + "/" + f + ".npy")) << f;
     const nlohmann::json m = test::readJsonFile(dir + "/metrics.json");
-    for (const char* key : { "kl_mean", "mass_kept", "out_rel_err", "entropy_mean", "bytes_moved",
-             "bytes_moved_standard" })
+    for (const char* key :
+        { "kl_mean", "mass_kept", "out_rel_err", "entropy_mean", "bytes_moved", "bytes_moved_standard" })
         EXPECT_TRUE(m.contains(key)) << key;
     EXPECT_LT(m["bytes_moved"].get<double>(), m["bytes_moved_standard"].get<double>());
     EXPECT_EQ(readNpy(dir + "/q.npy").shape(), (Shape { 9, 4 }));
@@ -130,8 +129,8 @@ TEST(MechanismsCli, BadRequestsFailClearly)
 {
     auto fails = [](const std::string& args, const std::string& needle) {
         std::string output;
-        const int rc = test::runCommand(test::cliPath() + " mechanisms " + args + " --out "
-                + test::makeTempDir("mechanisms-bad") + " 2>&1",
+        const int rc = test::runCommand(
+            test::cliPath() + " mechanisms " + args + " --out " + test::makeTempDir("mechanisms-bad") + " 2>&1",
             &output);
         EXPECT_NE(rc, 0) << args;
         EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;

@@ -87,12 +87,17 @@ public:
     {
         return {
             { "synthetic", "--synthetic --tokens-count 13 --d-k 8 --seed 3" },
-            { "stories260K", test::sharedPath("models/stories260K/stories260K.bin")
+            { "stories260K",
+                test::sharedPath("models/stories260K/stories260K.bin")
                     + " --tokens 1,403,407,261,378,426,65,442,381,284,12,268,30 --layer 2 --head 5" },
-            { "gpt2", test::sharedPath("fixtures/hf-tiny/gpt2") + " --tokens 5,17,42,99,3,250,8,61,120,7,33 --layer 1 "
-                                                                 "--head 2" },
-            { "llama", test::sharedPath("fixtures/hf-tiny/llama") + " --tokens 1,17,42,99,3,250,8,61,120,7,33,200 "
-                                                                   "--layer 0 --head 3" },
+            { "gpt2",
+                test::sharedPath("fixtures/hf-tiny/gpt2")
+                    + " --tokens 5,17,42,99,3,250,8,61,120,7,33 --layer 1 "
+                      "--head 2" },
+            { "llama",
+                test::sharedPath("fixtures/hf-tiny/llama")
+                    + " --tokens 1,17,42,99,3,250,8,61,120,7,33,200 "
+                      "--layer 0 --head 3" },
         };
     }
 };
@@ -113,14 +118,15 @@ std::vector<std::string> modelVariants()
     return all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Synthetic, MechanismsReference,
-    ::testing::Combine(::testing::Values(0), ::testing::ValuesIn(variants())));
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, MechanismsReference, ::testing::Combine(::testing::Values(0), ::testing::ValuesIn(variants())));
 INSTANTIATE_TEST_SUITE_P(Models, MechanismsReference,
-    ::testing::Combine(::testing::Values(1, 2, 3), ::testing::ValuesIn(modelVariants())),
-    [](const auto& info) {
-        std::string name = std::string(MechanismsReference::sources()[static_cast<size_t>(std::get<0>(info.param))].name)
-            + "_" + std::get<1>(info.param);
-        std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    ::testing::Combine(::testing::Values(1, 2, 3), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
+        std::string name
+            = std::string(MechanismsReference::sources()[static_cast<size_t>(std::get<0>(info.param))].name) + "_"
+            + std::get<1>(info.param);
+        std::replace_if(
+            name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
         return name;
     });
 

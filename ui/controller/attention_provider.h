@@ -12,6 +12,7 @@
 
 namespace attn {
 class Backend;
+class Session;
 }
 
 namespace attn::ui {
@@ -47,6 +48,9 @@ public:
     SnapshotPtr run(const std::string& text, const ProgressFn& progress) {
         return runPair(text, std::string(), progress)->views.front().second;
     }
+    /// The session of the last run, for requests that read a head's q, k, v (the Mechanisms tab); null for models
+    /// that do not run in a session.
+    virtual const Session* session() const { return nullptr; }
     /// Later runs compute attention with `backend` (null: the CPU attention core directly).
     void setBackend(std::shared_ptr<Backend> backend) { m_backend = std::move(backend); }
 

@@ -10,6 +10,8 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     qRegisterMetaType<attn::ui::TokensPtr>("attn::ui::TokensPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
     qRegisterMetaType<attn::ui::RunPtr>("attn::ui::RunPtr");
+    qRegisterMetaType<attn::ui::MechanismsRequestPtr>("attn::ui::MechanismsRequestPtr");
+    qRegisterMetaType<attn::ui::MechanismsPtr>("attn::ui::MechanismsPtr");
 
     m_thread.setObjectName("engine");
     auto* worker = new EngineWorker(std::move(factory), m_cancel);
@@ -19,6 +21,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(this, &EngineController::requestTokenize, worker, &EngineWorker::tokenize);
     connect(this, &EngineController::requestRun, worker, &EngineWorker::run);
     connect(this, &EngineController::requestBackend, worker, &EngineWorker::setBackend);
+    connect(this, &EngineController::requestMechanisms, worker, &EngineWorker::mechanisms);
 
     connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
         if (id != m_latestLoad) return;
@@ -33,6 +36,9 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         finish(id);
         emit runReady(std::move(run));
     });
+    connect(worker, &EngineWorker::mechanismsReady, this, [this](quint64 id, MechanismsPtr result) {
+        if (id == m_latestMechanisms && id > m_latestLoad) emit mechanismsReady(std::move(result));
+    });
     connect(worker, &EngineWorker::backendChanged, this,
         [this](quint64 id, const QString& description, const QString& notice) {
             if (id != m_latestBackend) return;
@@ -44,11 +50,13 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
             || id == m_latestTokenize[1] || id == m_latestBackend;
         finish(id);
+        if (id == m_latestMechanisms) emit mechanismsFailed(message);
         if (current) emit failed(message);
     });
     connect(worker, &EngineWorker::cancelled, this, [this](quint64 id) {
         const bool current = id == m_latestLoad || id == m_latestRun;
         finish(id);
+        if (id == m_latestMechanisms) emit mechanismsFailed(tr("cancelled"));
         if (current) emit cancelled();
     });
     connect(worker, &EngineWorker::progress, this, [this](quint64 id, int step, int total) {
@@ -97,6 +105,14 @@ quint64 EngineController::run(const QString& text, const QString& target) {
     return id;
 }
 
+quint64 EngineController::computeMechanisms(MechanismsRequestPtr request) {
+    const quint64 id = ++m_nextId;
+    raise(m_cancel->mechanismsUpTo, id - 1);
+    m_latestMechanisms = id;
+    emit requestMechanisms(id, std::move(request));
+    return id;
+}
+
 void EngineController::setBackend(BackendChoice choice) {
     m_latestBackend = ++m_nextId;
     emit requestBackend(m_latestBackend, static_cast<int>(choice));
@@ -105,6 +121,7 @@ void EngineController::setBackend(BackendChoice choice) {
 void EngineController::cancel() {
     raise(m_cancel->loadsUpTo, m_nextId);
     raise(m_cancel->runsUpTo, m_nextId);
+    raise(m_cancel->mechanismsUpTo, m_nextId);
 }
 
 void EngineController::finish(quint64 id) {

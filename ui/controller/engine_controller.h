@@ -21,6 +21,9 @@ public:
     quint64 tokenize(const QString& text, bool target = false);
     /// `target`: the teacher-forced decoder text of an encoder-decoder (empty for other models).
     quint64 run(const QString& text, const QString& target = QString());
+    /// The Mechanisms tab's request; only the latest one's answer arrives (mechanismsReady), and a new one cancels the
+    /// older ones still in flight.
+    quint64 computeMechanisms(MechanismsRequestPtr request);
     /// Later loads and runs use `choice`; backendChanged() follows once the backend exists.
     void setBackend(attn::BackendChoice choice);
     /// The backend in use as last reported ("cpu: …", "vulkan: …"); empty before the first backendChanged().
@@ -33,6 +36,9 @@ signals:
     void modelLoaded(attn::ui::SummaryPtr summary);
     void tokenized(attn::ui::TokensPtr tokens, bool target);
     void runReady(attn::ui::RunPtr run);
+    void mechanismsReady(attn::ui::MechanismsPtr result);
+    /// The latest mechanisms request failed or was cancelled (also sent as failed() / cancelled()).
+    void mechanismsFailed(const QString& message);
     void failed(const QString& message);
     void cancelled();
     void progress(int step, int total);
@@ -47,6 +53,7 @@ signals:
     void requestTokenize(quint64 id, const QString& text, bool target);
     void requestRun(quint64 id, const QString& text, const QString& target);
     void requestBackend(quint64 id, int choice);
+    void requestMechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
 
 private:
     void finish(quint64 id);
@@ -61,6 +68,7 @@ private:
     quint64 m_pendingLoad = 0; ///< id of the load in flight, 0 when none
     quint64 m_pendingRun = 0;
     quint64 m_latestBackend = 0;
+    quint64 m_latestMechanisms = 0;
     QString m_backendDescription;
 };
 
