@@ -8,6 +8,7 @@
 #include "mechanisms/flash_page.h"
 #include "mechanisms/gqa_page.h"
 #include "mechanisms/line_plot.h"
+#include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "mechanisms/positions_page.h"
@@ -87,7 +88,7 @@ QString tableValue(QTableWidget& table, const QString& name)
 /// Every page of `panel` grabbed at `size` as DIR/mechanisms-<page>-<width>.png.
 void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size)
 {
-    const char* names[] = { "compare", "scale", "flash", "gqa", "positions", "entropy" };
+    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
     window.resize(size);
     for (int p = 0; p < panel.pages()->count(); ++p) {
         panel.pages()->setCurrentIndex(p);
@@ -182,6 +183,15 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     const PlotSeries& unscaled = panel.scalePage()->entropyPlot()->series().at(1);
     ASSERT_GE(unscaled.y.size(), 5u);
     EXPECT_LT(unscaled.y.back(), unscaled.y.front());
+
+    // Linear attention: the plot shows the engine's sweeps; Linformer's mean error falls as k grows. (Performer does
+    // not converge by m = 1024 on this head: its q, k norms make the estimator's log-normal variance enormous.)
+    const PlotSeries& linformer = panel.linearPage()->errorPlot()->series().at(0);
+    const PlotSeries& performer = panel.linearPage()->errorPlot()->series().at(1);
+    ASSERT_EQ(performer.y.size(), 11u);
+    EXPECT_EQ(performer.y.back(), r->performerSweep.back().outRelErr);
+    ASSERT_EQ(linformer.y.size(), 6u); // k = 1 .. 32 <= 2T
+    EXPECT_LT(linformer.y.back(), 0.5 * linformer.y.front());
 
     // Positions: tables at this head's size (d = 8).
     panel.positionsPage()->ropeView()->flushRedraw();

@@ -62,6 +62,10 @@ MechanismsPtr computeMechanisms(
     r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
     r->head = headScalePoint(in);
     checkpoint();
+    r->linformerSweep
+        = approximationSweep(in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds);
+    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds);
+    checkpoint();
     if (!request.synthetic) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runMechanism(in, gqa);

@@ -5,6 +5,7 @@
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/flash_page.h"
 #include "mechanisms/gqa_page.h"
+#include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
@@ -106,10 +107,12 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_scale = new ScalePage;
     m_flash = new FlashPage;
     m_gqa = new GqaPage;
+    m_linear = new LinearPage;
     m_positions = new PositionsPage;
     m_entropy = new EntropyPage;
     m_pages->addTab(m_compare, tr("Exact vs variant"));
     m_pages->addTab(m_scale, tr("Scale 1/√d_k"));
+    m_pages->addTab(m_linear, tr("Linear attention"));
     m_pages->addTab(m_flash, tr("FlashAttention"));
     m_pages->addTab(m_gqa, tr("GQA / MQA"));
     m_pages->addTab(m_positions, tr("Positions"));
@@ -258,6 +261,7 @@ void MechanismsPanel::showResult(MechanismsPtr result)
     m_scale->showResult(*m_result);
     m_flash->showResult(*m_result);
     m_gqa->showResult(*m_result);
+    m_linear->showResult(*m_result);
     m_positions->showResult(*m_result, tokens);
     m_entropy->showResult(*m_result);
     const MechanismMetrics& m = m_result->report.metrics;

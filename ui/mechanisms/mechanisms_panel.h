@@ -21,6 +21,7 @@ class ComparePage;
 class EntropyPage;
 class FlashPage;
 class GqaPage;
+class LinearPage;
 class PositionsPage;
 class ScalePage;
 
@@ -48,6 +49,7 @@ public:
     ScalePage* scalePage() const { return m_scale; }
     FlashPage* flashPage() const { return m_flash; }
     GqaPage* gqaPage() const { return m_gqa; }
+    LinearPage* linearPage() const { return m_linear; }
     PositionsPage* positionsPage() const { return m_positions; }
     EntropyPage* entropyPage() const { return m_entropy; }
 
@@ -86,6 +88,7 @@ private:
     ScalePage* m_scale = nullptr;
     FlashPage* m_flash = nullptr;
     GqaPage* m_gqa = nullptr;
+    LinearPage* m_linear = nullptr;
     PositionsPage* m_positions = nullptr;
     EntropyPage* m_entropy = nullptr;
 };

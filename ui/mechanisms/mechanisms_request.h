@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // What the Mechanisms tab asks the engine thread for, and the immutable answer it shows.
+#include "mechanisms/approximation_sweep.h"
 #include "mechanisms/flash_attention.h"
 #include "mechanisms/head_entropy_map.h"
 #include "mechanisms/mechanism_report.h"
@@ -40,6 +41,9 @@ struct PositionTables {
     double ropeTheta = 10000.0;
 };
 
+/// Seeds averaged per point of the linear-attention error plot.
+inline constexpr int kSweepSeeds = 8;
+
 struct MechanismsResult {
     MechanismsRequest request;
     HeadInputs inputs;
@@ -47,6 +51,8 @@ struct MechanismsResult {
     MechanismResult flash; ///< flash:BQ:BK (running max / sum per key block)
     std::vector<std::pair<int64_t, AttentionIo>> io; ///< bytes moved against T at the flash tiles
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
+    /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
+    std::vector<SweepPoint> linformerSweep, performerSweep;
     ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
     /// Model heads: gqa:G on every query head of the layer (attention change per head); empty for synthetic input.
     std::vector<MechanismMetrics> gqaPerHead;
