@@ -47,13 +47,13 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about)
             "keep; this is a "
                 + modelKindName(source.config.kind) + " model");
     if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
+    if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
     const TokenInput input = readTokenInput(args, tokenizer.get());
     Session session(loadModel(source));
     session.prefill(input.ids);
     const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
-    if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
     about["model"] = session.model().description();
     about["tokens"] = input.ids;
     about["layer"] = layer;

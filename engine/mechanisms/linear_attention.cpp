@@ -53,7 +53,8 @@ MechanismResult runLinformer(const HeadInputs& in, const MechanismSpec& spec)
 MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
 {
     const int64_t m = spec.numbers[0];
-    if (m < 1 || m > 65536) throw Error("variant '" + spec.text + "': the feature count M must lie in [1, 65536]");
+    // phi(q) and phi(k) are [T, M] each: 4096 features keep them within 128 MiB at the longest synthetic input.
+    if (m < 1 || m > 4096) throw Error("variant '" + spec.text + "': the feature count M must lie in [1, 4096]");
     const Mat w = performerFeatures(m, in.dim(), static_cast<uint64_t>(spec.numbers[1]));
     // x = q * sqrt(scale) (= q / d^(1/4)), so phi(x_q) . phi(x_k) estimates exp(q . k * scale).
     const double root = std::sqrt(in.scale);

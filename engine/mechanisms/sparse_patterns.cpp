@@ -140,10 +140,9 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
         pattern = stridedPattern(T, n[0], in.causal);
         break;
     case MechanismKind::Lsh: {
-        if (n[0] < 2 || n[0] % 2)
+        if (n[0] < 2 || n[0] % 2 || n[0] > 4096)
             throw Error("variant '" + spec.text
-                + "': BUCKETS must be even and at least 2 (angular LSH hashes to "
-                  "argmax([xR, -xR]))");
+                + "': BUCKETS must be even and in [2, 4096] (angular LSH hashes to argmax([xR, -xR]))");
         const Mat rotations = lshRotations(in.dim(), n[0], static_cast<uint64_t>(n[1]));
         pattern = lshPattern(in.q, in.k, rotations);
         r.arrays.push_back({ "features", rotations, {} });

@@ -143,6 +143,7 @@ TEST(MechanismsCli, BadRequestsFailClearly)
     fails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
     fails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
     fails(synthetic + " --variant gqa:2", "needs a model");
+    fails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
     fails("--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
     fails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
     const std::string stories = test::sharedPath("models/stories260K/stories260K.bin");
