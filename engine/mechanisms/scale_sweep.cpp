@@ -3,6 +3,8 @@
 
 #include "mechanisms/attention_math.h"
 
+#include <cmath>
+
 namespace attn {
 
 std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& dks, uint64_t seed)
@@ -15,6 +17,19 @@ std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& d
         const Mat scaled = maskedSoftmax(raw * in.scale, all), unscaled = maskedSoftmax(raw, all);
         points.push_back(
             { dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled), meanRowMax(unscaled) });
+    }
+    return points;
+}
+
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in)
+{
+    const Mat scaled = in.q * in.k.transpose() * in.scale;
+    const KeepMask keep = modelKeepMask(in);
+    std::vector<TemperaturePoint> points;
+    for (int e = -3; e <= 3; ++e) {
+        const double t = std::ldexp(1.0, e);
+        const Mat p = maskedSoftmax(scaled / t, keep);
+        points.push_back({ t, meanRowEntropy(p), meanRowMax(p) });
     }
     return points;
 }

@@ -98,5 +98,17 @@ TEST(MechanismsStats, UnscaledEntropyFallsWithDkAndScaledDoesNot)
     }
 }
 
+TEST(MechanismsStats, HigherTemperatureFlattensTheHead)
+{
+    const std::vector<TemperaturePoint> points = temperatureSweep(syntheticHeadInputs(24, 16, 3));
+    ASSERT_EQ(points.size(), 7u);
+    EXPECT_EQ(points[3].temperature, 1.0);
+    for (size_t i = 1; i < points.size(); ++i) {
+        EXPECT_GT(points[i].entropy, points[i - 1].entropy) << "tau " << points[i].temperature;
+        EXPECT_LT(points[i].maxWeight, points[i - 1].maxWeight) << "tau " << points[i].temperature;
+    }
+    EXPECT_LT(points.back().entropy, std::log(24.0));
+}
+
 } // namespace
 } // namespace attn

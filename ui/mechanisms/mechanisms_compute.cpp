@@ -61,6 +61,7 @@ MechanismsPtr computeMechanisms(
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
     r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
     r->head = headScalePoint(in);
+    r->temperature = temperatureSweep(in);
     checkpoint();
     r->linformerSweep
         = approximationSweep(in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds);

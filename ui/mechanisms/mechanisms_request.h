@@ -53,6 +53,7 @@ struct MechanismsResult {
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
     /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
     std::vector<SweepPoint> linformerSweep, performerSweep;
+    std::vector<TemperaturePoint> temperature; ///< the head's own q, k at temperatures 1/8 .. 8
     ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
     /// Model heads: gqa:G on every query head of the layer (attention change per head); empty for synthetic input.
     std::vector<MechanismMetrics> gqaPerHead;

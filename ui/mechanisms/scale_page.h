@@ -17,10 +17,12 @@ public:
     void showResult(const MechanismsResult& result);
     LinePlot* entropyPlot() const { return m_entropy; }
     LinePlot* maxPlot() const { return m_max; }
+    LinePlot* temperaturePlot() const { return m_temperature; }
 
 private:
     LinePlot* m_entropy = nullptr;
     LinePlot* m_max = nullptr;
+    LinePlot* m_temperature = nullptr;
 };
 
 } // namespace attn::ui
