@@ -3,6 +3,7 @@
 
 #include "align/alignment_panel.h"
 #include "caption/caption_panel.h"
+#include "mechanisms/mechanisms_panel.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
@@ -113,6 +114,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     connect(m_align, &AlignmentPanel::availableChanged, this,
         [this](bool on) { m_tabs->setTabEnabled(m_tabs->indexOf(m_align), on); });
+    m_mechanisms = new MechanismsPanel(m_controller); // a client of the one engine thread
+    m_mechanisms->setProperty("collapsesDocks", QStringList { "modelDock" }); // it reads the Input dock's run
+    m_tabs->addTab(m_mechanisms, tr("&Mechanisms"));
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -171,6 +175,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         addRecent(QString::fromStdString(m_summary->path));
         if (m_summary->config.capabilities & kGenerate) m_decode->openModel(QString::fromStdString(m_summary->path));
         if (m_summary->config.capabilities & kCaption) m_caption->modelReady(QString::fromStdString(m_summary->path));
+        m_mechanisms->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -444,6 +449,7 @@ void MainWindow::showRun(RunPtr run) {
     m_targetChips->setTokens(m_run->target);
     m_router->setRun(m_run);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_router), m_router->hasRouter());
+    m_mechanisms->runChanged(m_run->source);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
 }
@@ -481,6 +487,7 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
     }
     // One selection: every view that shows a single head shows this one.
     m_heatmap->setHead(layer, head);
+    m_mechanisms->setHead(layer, head);
     m_grid->setCurrent(layer, head);
     m_lines->setLayer(layer);
     m_lines->setHeads({ head });

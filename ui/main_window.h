@@ -28,6 +28,7 @@ class RouterView;
 class DecodePanel;
 struct DemoModel;
 class HeatmapView;
+class MechanismsPanel;
 class HeadGridView;
 class HeadLinesView;
 class StatsView;
@@ -74,6 +75,7 @@ public:
     AlignmentPanel* alignmentPanel() const { return m_align; }
     VisionView* visionView() const { return m_vision; }
     CaptionPanel* captionPanel() const { return m_caption; }
+    MechanismsPanel* mechanismsPanel() const { return m_mechanisms; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -131,6 +133,7 @@ private:
     RouterView* m_router = nullptr;
     VisionView* m_vision = nullptr;
     CaptionPanel* m_caption = nullptr;
+    MechanismsPanel* m_mechanisms = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

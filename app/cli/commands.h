@@ -32,5 +32,6 @@ int runTranslate(const std::vector<std::string>& words);
 int runCaption(const std::vector<std::string>& words);
 int runAlign(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
+int runMechanisms(const std::vector<std::string>& words);
 
 } // namespace attn::cli

@@ -54,6 +54,14 @@ const std::vector<Command>& commands()
             "write a view as a figure (PNG/SVG/PDF, no display needed), its data (.npy float32 / .csv) or its "
             "JSON recipe",
             runExport },
+        { "mechanisms",
+            "mechanisms MODEL (--prompt TEXT | --tokens IDS) --layer L --head H --variant V --out DIR | "
+            "mechanisms --synthetic --tokens-count T --d-k D --seed S --variant V --out DIR  (V: exact, unscaled, "
+            "general, concat, additive, window:W, longformer:W:G1,G2,..., bigbird:W:G:R:SEED, strided:S, "
+            "lsh:BUCKETS:SEED, linformer:K:SEED, performer:M:SEED, flash:BQ:BK, gqa:G, alibi)",
+            "run one head's q, k, v through an attention variant; write q/k/v, exact, probs, out, its parameters "
+            "(.npy) and metrics.json to DIR",
+            runMechanisms },
     };
     return table;
 }

@@ -62,8 +62,11 @@ void checkTab(QWidget& tab, const std::string& where)
         if (!w->isVisibleTo(&tab) || qobject_cast<QCustomPlot*>(w) || w->objectName().startsWith("qt_")
             || w->inherits("QHeaderView"))
             continue;
-        const QSize hint = w->minimumSizeHint();
+        // What a layout grants a widget: its explicit minimum where one is set, else its hint (qSmartMinSize).
+        QSize hint = w->minimumSizeHint();
         if (!hint.isValid() || w->inherits("QScrollBar")) continue;
+        if (w->minimumWidth() > 0) hint.setWidth(w->minimumWidth());
+        if (w->minimumHeight() > 0) hint.setHeight(w->minimumHeight());
         EXPECT_GE(w->width(), hint.width()) << where << ": " << w->metaObject()->className() << " '"
                                             << w->objectName().toStdString() << "' narrower than its minimum";
         EXPECT_GE(w->height(), hint.height()) << where << ": " << w->metaObject()->className() << " '"

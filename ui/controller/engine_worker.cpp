@@ -72,6 +72,14 @@ void EngineWorker::caption(quint64 id, const CaptionRequest& request) {
     });
 }
 
+void EngineWorker::mechanisms(quint64 id, MechanismsRequestPtr request) {
+    guarded(id, [&] {
+        const auto keepGoing = [this, id] { return id > m_cancel->mechanismsUpTo.load(); };
+        if (!keepGoing()) throw Cancelled();
+        emit mechanismsReady(id, computeMechanisms(*request, m_provider ? m_provider->session() : nullptr, keepGoing));
+    });
+}
+
 void EngineWorker::setBackend(quint64 id, int choice) {
     guarded(id, [&] {
         // Runs on this thread: the backend's notices (runtime fallbacks) are queued to the GUI from here.

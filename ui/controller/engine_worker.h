@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include "controller/attention_provider.h"
+#include "mechanisms/mechanisms_request.h"
 
 #include <QObject>
 #include <QString>
@@ -18,6 +19,7 @@ using TokensPtr = std::shared_ptr<const std::vector<TokenChip>>;
 struct CancelBounds {
     std::atomic<quint64> loadsUpTo { 0 };
     std::atomic<quint64> runsUpTo { 0 };
+    std::atomic<quint64> mechanismsUpTo { 0 };
 };
 
 /// Lives on the engine thread and alone owns the model. Requests arrive as queued slot calls tagged with an id;
@@ -36,12 +38,15 @@ public slots:
     void caption(quint64 id, const attn::ui::CaptionRequest& request);
     /// `choice` is an attn::BackendChoice. Vulkan without a device runs on the CPU and says so in the notice.
     void setBackend(quint64 id, int choice);
+    /// The Mechanisms tab: one head (of the last run, or synthetic) through an attention variant.
+    void mechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
 
 signals:
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
     void tokenized(quint64 id, attn::ui::TokensPtr tokens, bool target);
     void runReady(quint64 id, attn::ui::RunPtr run);
     void captionReady(quint64 id, attn::ui::CaptionPtr caption);
+    void mechanismsReady(quint64 id, attn::ui::MechanismsPtr result);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void progress(quint64 id, int step, int total);

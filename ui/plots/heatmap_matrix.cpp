@@ -56,9 +56,14 @@ HeatmapMatrix buildHeatmapMatrix(
         m.low = std::isfinite(low) ? low : std::log10(kLogFloor);
         m.high = std::isfinite(high) ? high : 0.0;
     } else {
-        // Probabilities start at zero so that colour means the same weight from row to row.
+        // Probabilities start at zero so that colour means the same weight from row to row; signed matrices (a
+        // difference of two attentions) get a range symmetric about zero, for the diverging colormap.
         m.low = 0.0;
         m.high = std::isfinite(high) && high > 0 ? high : 1.0;
+        if (low < 0.0) {
+            m.high = std::max(-low, std::max(high, 0.0));
+            m.low = -m.high;
+        }
     }
     if (m.high <= m.low) m.high = m.low + 1.0;
     return m;

@@ -26,7 +26,7 @@ struct HeatmapMatrix {
     double at(int64_t row, int64_t col) const { return values[static_cast<size_t>(row * cols + col)]; }
 };
 
-/// Builds the displayed matrix of one head. Log: log10(p) with p floored at 1e-6; RowNormalized: p / max of its row.
+/// Builds the displayed matrix of one head. Linear: from 0, or symmetric about 0 when some value is negative. Log: log10(p) with p floored at 1e-6; RowNormalized: p / max of its row.
 HeatmapMatrix buildHeatmapMatrix(
     const AttentionSnapshot& snapshot, int64_t layer, int64_t head, const HeatmapOptions& options);
 

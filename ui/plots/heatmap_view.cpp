@@ -51,7 +51,9 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_showMask = new QCheckBox(tr("Show &mask"), this);
     auto* reset = new QPushButton(tr("&Reset zoom"), this);
 
-    auto* controls = new QHBoxLayout;
+    m_controls = new QWidget(this);
+    auto* controls = new QHBoxLayout(m_controls);
+    controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(new QLabel(tr("Colormap:"), this));
     controls->addWidget(m_colormapBox);
     controls->addWidget(new QLabel(tr("Scale:"), this));
@@ -82,7 +84,7 @@ HeatmapView::HeatmapView(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addLayout(controls);
+    layout->addWidget(m_controls);
     layout->addWidget(m_plot, 1);
 
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
@@ -132,6 +134,13 @@ void HeatmapView::setOptions(const HeatmapOptions& options) {
     m_redraw->schedule();
 }
 
+void HeatmapView::setControlsVisible(bool visible) { m_controls->setVisible(visible); }
+
+void HeatmapView::setCaption(const HeatmapCaption& caption) {
+    m_caption = caption;
+    m_redraw->schedule();
+}
+
 void HeatmapView::flushRedraw() {
     m_redraw->flush();
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -167,15 +176,19 @@ void HeatmapView::rebuild() {
     m_map->setGradient(colorGradient(m_options.showMask ? Colormap::Grayscale : m_colormap));
     m_map->setDataRange(QCPRange(m_matrix.low, m_matrix.high));
     const char* scaleName[] = { "weight", "log10 weight", "weight / row max" };
-    m_scale->axis()->setLabel(m_options.showMask ? tr("visible") : tr(scaleName[static_cast<int>(m_options.scale)]));
+    m_scale->axis()->setLabel(m_options.showMask   ? tr("visible")
+            : !m_caption.value.isEmpty() ? m_caption.value
+                                         : tr(scaleName[static_cast<int>(m_options.scale)]));
     QString title = tr("Layer %1 · Head %2").arg(m_layer).arg(m_head);
     if (m_snapshot->numKvHeads() != m_snapshot->numHeads())
         title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
     if (m_options.showMask) title += tr("  — mask");
-    m_title->setText(title);
+    m_title->setText(m_caption.title.isEmpty() ? title : m_caption.title);
     // Exported figures are read without the window's "Show:" box, so the axes say which sequence is which.
-    m_plot->xAxis->setLabel(m_snapshot->isCross() ? tr("key (source)") : tr("key"));
-    m_plot->yAxis->setLabel(m_snapshot->isCross() ? tr("query (target)") : tr("query"));
+    m_plot->xAxis->setLabel(
+        !m_caption.x.isEmpty() ? m_caption.x : m_snapshot->isCross() ? tr("key (source)") : tr("key"));
+    m_plot->yAxis->setLabel(
+        !m_caption.y.isEmpty() ? m_caption.y : m_snapshot->isCross() ? tr("query (target)") : tr("query"));
     if (shapeChanged) resetZoom();
     updateAxisLabels();
     m_plot->replot(QCustomPlot::rpQueuedReplot);

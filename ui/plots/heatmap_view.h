@@ -18,6 +18,13 @@ namespace attn::ui {
 
 class RedrawCoalescer;
 
+/// Names for a heatmap of something other than one head's attention (empty fields keep the defaults).
+struct HeatmapCaption {
+    QString title = {}; ///< default "Layer L · Head H"
+    QString x = {}, y = {}; ///< axis names; default key / query
+    QString value = {}; ///< colour bar; default the scale's ("weight", ...)
+};
+
 /// One head's attention matrix: queries down, keys across, token labels, hover tooltip, zoom/pan, colour bar.
 class HeatmapView : public QWidget {
     Q_OBJECT
@@ -29,6 +36,10 @@ public:
     void setHead(int64_t layer, int64_t head);
     void setColormap(Colormap map);
     void setOptions(const HeatmapOptions& options);
+    /// Renames the title, axes and colour bar (panels that show other matrices).
+    void setCaption(const HeatmapCaption& caption);
+    /// Hides the colormap / scale / mask row (panels that set those for several views at once).
+    void setControlsVisible(bool visible);
 
     Colormap colormap() const { return m_colormap; }
     const HeatmapOptions& options() const { return m_options; }
@@ -70,6 +81,8 @@ private:
     Colormap m_colormap = Colormap::Viridis;
     HeatmapOptions m_options;
     HeatmapMatrix m_matrix;
+    HeatmapCaption m_caption;
+    QWidget* m_controls = nullptr;
 };
 
 } // namespace attn::ui

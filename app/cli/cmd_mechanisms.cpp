@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// `mechanisms`: one head's q, k, v (a model's, after RoPE, or synthetic unit-variance ones) run through an attention
+// variant; writes the inputs, the exact and the variant's attention and outputs, every parameter the variant drew or
+// fitted, and metrics.json.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/model_args.h"
+#include "core/error.h"
+#include "core/npy.h"
+#include "mechanisms/mechanism_report.h"
+#include "model/model_loader.h"
+#include "session/session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace attn::cli {
+
+namespace {
+
+Tensor toTensor(const Mat& m, std::vector<int64_t> shape = {})
+{
+    if (shape.empty()) shape = { m.rows(), m.cols() };
+    Tensor t(std::move(shape));
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data(), m.rows(), m.cols())
+        = m.cast<float>();
+    return t;
+}
+
+nlohmann::json number(double value)
+{
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+HeadInputs modelHead(const Args& args, nlohmann::json& about)
+{
+    const ModelSource source = probeModel(args.positional(0, "MODEL"));
+    if (source.config.kind != ModelKind::Decoder)
+        throw Error(source.config.source,
+            "mechanisms read a head's q, k, v from the KV cache, which only decoders (GPT-2, Llama family, llama2.c) "
+            "keep; this is a "
+                + modelKindName(source.config.kind) + " model");
+    if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
+    if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
+    std::string noTokenizer;
+    const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
+    const TokenInput input = readTokenInput(args, tokenizer.get());
+    Session session(loadModel(source));
+    session.prefill(input.ids);
+    const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
+    about["model"] = session.model().description();
+    about["tokens"] = input.ids;
+    about["layer"] = layer;
+    about["head"] = head;
+    return headInputsFromSession(session, layer, head);
+}
+
+HeadInputs syntheticHead(const Args& args, nlohmann::json& about)
+{
+    for (const char* option : { "tokens-count", "d-k", "seed" })
+        if (!args.has(option)) throw UsageError(std::string("--synthetic needs --") + option);
+    const int64_t seed = args.getInt("seed", 0);
+    if (seed < 0) throw UsageError("--seed must be a non-negative integer");
+    about["synthetic"]
+        = { { "tokens", args.getInt("tokens-count", 0) }, { "d_k", args.getInt("d-k", 0) }, { "seed", seed } };
+    return syntheticHeadInputs(args.getInt("tokens-count", 0), args.getInt("d-k", 0), static_cast<uint64_t>(seed));
+}
+
+} // namespace
+
+int runMechanisms(const std::vector<std::string>& words)
+{
+    const Args args(words, { "synthetic" });
+    args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "layer", "head",
+        "variant", "out" });
+    const bool synthetic = args.has("synthetic");
+    if (synthetic && !args.positionals().empty()) throw UsageError("--synthetic takes no MODEL");
+    const MechanismSpec spec = parseMechanism(args.require("variant"));
+    const fs::path out = args.require("out");
+    nlohmann::json metrics;
+    const HeadInputs inputs = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"]);
+    const MechanismReport report = analyzeMechanism(inputs, spec);
+
+    fs::create_directories(out);
+    auto write = [&](const std::string& stem, const Mat& m, std::vector<int64_t> shape = {}) {
+        writeNpy((out / (stem + ".npy")).string(), toTensor(m, std::move(shape)));
+    };
+    write("q", inputs.q);
+    write("k", inputs.k);
+    write("v", inputs.v);
+    write("exact", report.exact);
+    write("exact_out", report.exactOut);
+    write("probs", report.variant.probs);
+    write("out", report.variant.out);
+    if (report.variant.unmaskedReference) write("reference_out", report.referenceOut);
+    for (const NamedArray& a : report.variant.arrays)
+        write(a.name, a.values, a.shape);
+
+    const MechanismMetrics& m = report.metrics;
+    metrics["variant"] = spec.text;
+    metrics["input"]["origin"] = inputs.origin;
+    metrics["input"]["causal"] = inputs.causal;
+    metrics["input"]["sliding_window"] = inputs.slidingWindow;
+    metrics["input"]["scale"] = inputs.scale;
+    metrics["kl_mean"] = number(m.klMean);
+    metrics["mass_kept"] = number(m.massKept);
+    metrics["out_rel_err"] = number(m.outRelErr);
+    metrics["entropy_mean"] = number(m.entropyMean);
+    metrics["exact_entropy_mean"] = number(m.exactEntropyMean);
+    metrics["max_weight_mean"] = number(m.maxWeightMean);
+    metrics["heads"] = inputs.numHeads;
+    metrics["reference"] = report.variant.unmaskedReference ? "unmasked" : "exact";
+    for (const auto& [name, value] : report.variant.numbers)
+        metrics[name] = number(value);
+    for (const auto& [name, text] : report.variant.notes)
+        metrics["notes"][name] = text;
+    metrics["definitions"] = {
+        { "kl_mean", "mean over rows of KL(variant || reference), nats; null when probs' columns are not the keys" },
+        { "mass_kept", "mean over rows of the reference attention mass on keys the variant gives weight to" },
+        { "out_rel_err", "|out - reference_out|_F / |reference_out|_F" },
+        { "entropy_mean", "mean row entropy of the variant's probs, nats" },
+    };
+    std::ofstream((out / "metrics.json").string()) << metrics.dump(1) << "\n";
+    std::cout << spec.text << ": kl_mean " << metrics["kl_mean"] << ", mass_kept " << metrics["mass_kept"]
+              << ", out_rel_err " << metrics["out_rel_err"] << ", entropy_mean " << metrics["entropy_mean"]
+              << "; wrote " << out.string() << "\n";
+    return 0;
+}
+
+} // namespace attn::cli

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The dense pieces the mechanisms share: masked softmax, the head's exact attention and its masks as matrices.
+#include "mechanisms/head_inputs.h"
+
+namespace attn {
+
+/// Row softmax of `scores` over the entries `keep` allows; masked entries are exactly 0 and a row with no visible
+/// key is all zeros.
+Mat maskedSoftmax(const Mat& scores, const KeepMask& keep);
+
+/// log of maskedSoftmax, -inf where masked (the exact log-probabilities the KL divergences are measured against).
+Mat maskedLogSoftmax(const Mat& scores, const KeepMask& keep);
+
+/// The head as the model runs it: softmax(q k^T * scale) under the model's mask.
+Mat exactProbabilities(const HeadInputs& inputs);
+
+/// Every key visible to every query (for mechanisms that ignore the mask by design).
+KeepMask fullKeepMask(int64_t tokens);
+
+/// `m` rounded to float32 values. Drawn and fitted parameters (and synthetic inputs) are used as float32 numbers, so
+/// the .npy files written for them are exactly what ran and an independent check can recompute every result.
+Mat roundedToFloat(const Mat& m);
+
+/// A keep mask as a 0/1 matrix (for mask.npy).
+Mat keepMaskValues(const KeepMask& keep);
+
+/// Mean over rows of the entropy -sum p log p (nats), rows with no weight skipped.
+double meanRowEntropy(const Mat& probs);
+
+/// Mean over rows of the largest weight, rows with no weight skipped.
+double meanRowMax(const Mat& probs);
+
+} // namespace attn

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Linear attention: Linformer's low-rank projections of K and V and Performer's FAVOR+ random features.
+#include "mechanisms/head_inputs.h"
+
+namespace attn {
+
+/// A Linformer projection [k, T] with N(0, 1/k) entries (the Johnson-Lindenstrauss scale of Wang et al. 2020).
+Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed);
+
+/// FAVOR+ positive orthogonal random features W [m, d] (Choromanski et al. 2021): blocks of d rows orthonormalised
+/// by Gram-Schmidt from N(0, 1) draws, each row then scaled by the norm of an independent N(0, I_d) vector, so every
+/// row is marginally N(0, I_d). The last block keeps the first m mod d rows.
+Mat performerFeatures(int64_t m, int64_t dim, uint64_t seed);
+
+/// phi(x) = exp(W x - |x|^2 / 2) / sqrt(m) for every row x of `x` [n, d]: [n, m]. E[phi(a) . phi(b)] = exp(a . b).
+Mat performerPhi(const Mat& x, const Mat& features);
+
+} // namespace attn

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/scale_sweep.h"
+
+#include "mechanisms/attention_math.h"
+
+#include <cmath>
+
+namespace attn {
+
+std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& dks, uint64_t seed)
+{
+    std::vector<ScalePoint> points;
+    for (int64_t dk : dks) {
+        const HeadInputs in = syntheticHeadInputs(tokens, dk, seed);
+        const Mat raw = in.q * in.k.transpose();
+        const KeepMask all = fullKeepMask(tokens);
+        const Mat scaled = maskedSoftmax(raw * in.scale, all), unscaled = maskedSoftmax(raw, all);
+        points.push_back(
+            { dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled), meanRowMax(unscaled) });
+    }
+    return points;
+}
+
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in)
+{
+    const Mat scaled = in.q * in.k.transpose() * in.scale;
+    const KeepMask keep = modelKeepMask(in);
+    std::vector<TemperaturePoint> points;
+    for (int e = -3; e <= 3; ++e) {
+        const double t = std::ldexp(1.0, e);
+        const Mat p = maskedSoftmax(scaled / t, keep);
+        points.push_back({ t, meanRowEntropy(p), meanRowMax(p) });
+    }
+    return points;
+}
+
+std::vector<int64_t> powersOfTwo(int64_t largest)
+{
+    std::vector<int64_t> out;
+    for (int64_t v = 1; v <= largest; v *= 2)
+        out.push_back(v);
+    return out;
+}
+
+} // namespace attn

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Why 1/sqrt(d_k): for unit-variance q and k, q . k has variance d_k, so unscaled softmax rows saturate (entropy
+// falls, the largest weight nears 1) as d_k grows, while scaled rows keep the same spread.
+#include "mechanisms/head_inputs.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+struct ScalePoint {
+    int64_t dk = 0;
+    double entropyScaled = 0, entropyUnscaled = 0; ///< mean row entropy, nats
+    double maxScaled = 0, maxUnscaled = 0; ///< mean largest weight per row
+};
+
+/// One point per d_k on synthetic inputs (syntheticHeadInputs(tokens, dk, seed)), no mask.
+std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& dks, uint64_t seed);
+
+struct TemperaturePoint {
+    double temperature = 1;
+    double entropy = 0; ///< mean row entropy of softmax(q k^T * scale / temperature) under the head's mask, nats
+    double maxWeight = 0; ///< mean largest weight per row
+};
+
+/// The head's own q, k at temperatures 2^-3 .. 2^3 (1 = as the model runs it).
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& inputs);
+
+/// 1, 2, 4, ... up to `largest` (the d_k axis of the plot).
+std::vector<int64_t> powersOfTwo(int64_t largest);
+
+} // namespace attn

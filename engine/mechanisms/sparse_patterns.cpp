@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/sparse_patterns.h"
+
+#include "core/error.h"
+#include "mechanisms/attention_math.h"
+#include "mechanisms/mechanism.h"
+#include "mechanisms/random_stream.h"
+
+#include <cstdlib>
+#include <numeric>
+
+namespace attn {
+
+namespace {
+
+bool inWindow(int64_t i, int64_t j, int64_t w, bool causal)
+{
+    return causal ? (i - j >= 0 && i - j < w) : std::abs(i - j) < w;
+}
+
+void checkPositive(int64_t value, const char* what, const std::string& variant)
+{
+    if (value < 1) throw Error("variant '" + variant + "': " + what + " must be at least 1");
+}
+
+Eigen::VectorXi bucketsOf(const Mat& x, const Mat& rotations)
+{
+    const Mat projected = x * rotations;
+    Eigen::VectorXi out(x.rows());
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        Eigen::Index best = 0, worst = 0;
+        const double top = projected.row(i).maxCoeff(&best), bottom = projected.row(i).minCoeff(&worst);
+        // [xR, -xR]: the largest of the second half is -min(xR).
+        out(i) = -bottom > top ? static_cast<int>(rotations.cols() + worst) : static_cast<int>(best);
+    }
+    return out;
+}
+
+} // namespace
+
+KeepMask windowPattern(int64_t tokens, int64_t w, bool causal)
+{
+    KeepMask keep(tokens, tokens);
+    for (int64_t i = 0; i < tokens; ++i)
+        for (int64_t j = 0; j < tokens; ++j)
+            keep(i, j) = inWindow(i, j, w, causal);
+    return keep;
+}
+
+KeepMask longformerPattern(int64_t tokens, int64_t w, const std::vector<int64_t>& globals, bool causal)
+{
+    KeepMask keep = windowPattern(tokens, w, causal);
+    for (int64_t g : globals) {
+        keep.row(g).setOnes();
+        keep.col(g).setOnes();
+    }
+    return keep;
+}
+
+KeepMask bigBirdPattern(int64_t tokens, int64_t w, int64_t globals, int64_t random, uint64_t seed, bool causal)
+{
+    KeepMask keep = windowPattern(tokens, w, causal);
+    for (int64_t g = 0; g < std::min(globals, tokens); ++g) {
+        keep.row(g).setOnes();
+        keep.col(g).setOnes();
+    }
+    const int64_t blocks = (tokens + w - 1) / w;
+    RandomStream rng(seed);
+    for (int64_t qb = 0; qb < blocks; ++qb) {
+        const int64_t n = causal ? qb + 1 : blocks;
+        std::vector<int64_t> candidates(static_cast<size_t>(n));
+        std::iota(candidates.begin(), candidates.end(), 0);
+        for (int64_t t = 0; t < std::min(random, n); ++t) {
+            std::swap(candidates[static_cast<size_t>(t)],
+                candidates[static_cast<size_t>(t + static_cast<int64_t>(rng.below(static_cast<uint64_t>(n - t))))]);
+            const int64_t kb = candidates[static_cast<size_t>(t)];
+            const int64_t q1 = std::min(tokens, (qb + 1) * w), k1 = std::min(tokens, (kb + 1) * w);
+            keep.block(qb * w, kb * w, q1 - qb * w, k1 - kb * w).setOnes();
+        }
+    }
+    return keep;
+}
+
+KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal)
+{
+    KeepMask keep(tokens, tokens);
+    for (int64_t i = 0; i < tokens; ++i)
+        for (int64_t j = 0; j < tokens; ++j)
+            keep(i, j) = inWindow(i, j, s, causal) || (std::abs(i - j) % s == 0 && (!causal || j <= i));
+    return keep;
+}
+
+Mat lshRotations(int64_t dim, int64_t buckets, uint64_t seed)
+{
+    RandomStream rng(seed);
+    Mat r(dim, buckets / 2);
+    for (int64_t i = 0; i < dim; ++i)
+        for (int64_t j = 0; j < buckets / 2; ++j)
+            r(i, j) = static_cast<float>(rng.normal());
+    return r;
+}
+
+KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations)
+{
+    const Eigen::VectorXi bq = bucketsOf(q, rotations), bk = bucketsOf(k, rotations);
+    KeepMask keep(q.rows(), k.rows());
+    for (Eigen::Index i = 0; i < q.rows(); ++i)
+        for (Eigen::Index j = 0; j < k.rows(); ++j)
+            keep(i, j) = bq(i) == bk(j) || i == j;
+    return keep;
+}
+
+MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec)
+{
+    const int64_t T = in.tokens();
+    const std::vector<int64_t>& n = spec.numbers;
+    MechanismResult r;
+    KeepMask pattern;
+    switch (spec.kind) {
+    case MechanismKind::Window:
+        checkPositive(n[0], "the window W", spec.text);
+        pattern = windowPattern(T, n[0], in.causal);
+        break;
+    case MechanismKind::Longformer:
+        checkPositive(n[0], "the window W", spec.text);
+        for (int64_t g : spec.globals)
+            if (g >= T)
+                throw Error("variant '" + spec.text + "': global token " + std::to_string(g) + " is outside the "
+                    + std::to_string(T) + " tokens");
+        pattern = longformerPattern(T, n[0], spec.globals, in.causal);
+        break;
+    case MechanismKind::BigBird:
+        checkPositive(n[0], "the window W", spec.text);
+        pattern = bigBirdPattern(T, n[0], n[1], n[2], static_cast<uint64_t>(n[3]), in.causal);
+        r.notes["pattern"] = "window W, the first G tokens global, R random key blocks of W keys per block of W "
+                             "queries (RandomStream(SEED), partial Fisher-Yates over the candidate blocks)";
+        break;
+    case MechanismKind::Strided:
+        checkPositive(n[0], "the stride S", spec.text);
+        pattern = stridedPattern(T, n[0], in.causal);
+        break;
+    case MechanismKind::Lsh: {
+        if (n[0] < 2 || n[0] % 2 || n[0] > 4096)
+            throw Error("variant '" + spec.text
+                + "': BUCKETS must be even and in [2, 4096] (angular LSH hashes to argmax([xR, -xR]))");
+        const Mat rotations = lshRotations(in.dim(), n[0], static_cast<uint64_t>(n[1]));
+        pattern = lshPattern(in.q, in.k, rotations);
+        r.arrays.push_back({ "features", rotations, {} });
+        r.notes["pattern"] = "query i sees key j when argmax([q_i R, -q_i R]) == argmax([k_j R, -k_j R]), or j == i; "
+                             "R = features.npy [d, BUCKETS / 2] N(0, 1) from RandomStream(SEED)";
+        break;
+    }
+    default:
+        throw Error("variant '" + spec.text + "' is not a sparsity pattern");
+    }
+    const KeepMask keep = (pattern.array() * modelKeepMask(in).array()).matrix();
+    r.probs = maskedSoftmax(in.q * in.k.transpose() * in.scale, keep);
+    r.out = r.probs * in.v;
+    r.arrays.push_back({ "mask", keepMaskValues(keep), {} });
+    r.notes["mask"] = "mask.npy: the pattern and the model's own mask (causality, sliding window) together";
+    return r;
+}
+
+} // namespace attn

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Sparsity patterns as keep masks, before the model's own mask is applied (the tests and the GUI draw them alone).
+#include "mechanisms/head_inputs.h"
+
+#include <vector>
+
+namespace attn {
+
+/// Sliding window: 0 <= i - j < w on a causal head, |i - j| < w on a bidirectional one.
+KeepMask windowPattern(int64_t tokens, int64_t w, bool causal);
+
+/// Longformer: the window plus full rows and columns for the global positions.
+KeepMask longformerPattern(int64_t tokens, int64_t w, const std::vector<int64_t>& globals, bool causal);
+
+/// BigBird: the window, the first `globals` tokens as global rows and columns, and per block of w queries `random`
+/// distinct key blocks of w keys. The blocks come from RandomStream(seed) by a partial Fisher-Yates shuffle of the
+/// candidate key blocks (0 .. query block on a causal head, every block otherwise), query block by query block:
+/// for t < min(random, n): swap(cand[t], cand[t + below(n - t)]).
+KeepMask bigBirdPattern(int64_t tokens, int64_t w, int64_t globals, int64_t random, uint64_t seed, bool causal);
+
+/// Sparse Transformer strided: the last s positions (|i - j| < s when bidirectional) and every s-th one before.
+KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal);
+
+/// Reformer angular LSH: bucket(x) = argmax([x R, -x R]) with R [d, buckets / 2] N(0, 1) from RandomStream(seed);
+/// query i sees key j when both hash to the same bucket, and always itself so no row is empty.
+KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations);
+Mat lshRotations(int64_t dim, int64_t buckets, uint64_t seed);
+
+} // namespace attn

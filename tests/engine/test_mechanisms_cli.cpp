@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// `attnscope-cli mechanisms` as a contract: exact.npy is the model's own attention from `attention` for that head,
+// the files and metrics.json keys the issue names are there, patterns follow their definitions at the edges, and bad
+// requests fail with messages that name the problem.
+#include "core/npy.h"
+#include "mechanisms/sparse_patterns.h"
+#include "mechanisms_test_util.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace attn {
+namespace {
+
+/// Largest |a - b| over head `head` of attn.L{layer}.npy [heads, T, T] and exact.npy [T, T].
+double exactVersusAttention(const std::string& model, const std::string& tokens, int layer, int head)
+{
+    const std::string attnDir = test::makeTempDir("attention");
+    std::string output;
+    EXPECT_EQ(test::runCommand(test::cliPath() + " attention " + model + " --tokens " + tokens + " --backend cpu --out "
+                      + attnDir + " 2>&1",
+                  &output),
+        0)
+        << output;
+    const std::string dir = test::runMechanismsCli(
+        model + " --tokens " + tokens + " --layer " + std::to_string(layer) + " --head " + std::to_string(head),
+        "exact");
+    const Tensor all = readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy");
+    const Tensor exact = readNpy(dir + "/exact.npy");
+    const int64_t T = exact.dim(0);
+    EXPECT_EQ(all.dim(1), T);
+    double worst = 0.0;
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
+    return worst;
+}
+
+// The model computes in float32 (scores of magnitude up to ~20 rounded at ~1e-6 by its GEMM), the mechanisms in
+// float64 from the same q and k: probabilities agree to a few 1e-7; 1e-5 leaves room for any CPU's kernels.
+TEST(MechanismsCli, ExactIsTheModelsAttentionStories260K)
+{
+    EXPECT_LE(exactVersusAttention(test::sharedPath("models/stories260K/stories260K.bin"),
+                  "1,403,407,261,378,426,65,442,381,284,12,268,30", 3, 6),
+        1e-5);
+}
+
+TEST(MechanismsCli, ExactIsTheModelsAttentionGpt2)
+{
+    EXPECT_LE(exactVersusAttention(test::sharedPath("fixtures/hf-tiny/gpt2"), "5,17,42,99,3,250,8,61,120", 0, 1), 1e-5);
+}
+
+TEST(MechanismsCli, ExactIsTheModelsAttentionLlama)
+{
+    EXPECT_LE(exactVersusAttention(test::sharedPath("fixtures/hf-tiny/llama"), "1,17,42,99,3,250,8,61", 1, 2), 1e-5);
+}
+
+TEST(MechanismsCli, WritesTheContractFiles)
+{
+    const std::string dir = test::runMechanismsCli("--synthetic --tokens-count 9 --d-k 4 --seed 1", "flash:4:3");
+    for (const char* f : { "q", "k", "v", "exact", "probs", "out", "exact_out", "running_max", "running_sum" })
+        EXPECT_TRUE(std::filesystem::exists(dir + "/" + f + ".npy")) << f;
+    const nlohmann::json m = test::readJsonFile(dir + "/metrics.json");
+    for (const char* key :
+        { "kl_mean", "mass_kept", "out_rel_err", "entropy_mean", "bytes_moved", "bytes_moved_standard" })
+        EXPECT_TRUE(m.contains(key)) << key;
+    EXPECT_LT(m["bytes_moved"].get<double>(), m["bytes_moved_standard"].get<double>());
+    EXPECT_EQ(readNpy(dir + "/q.npy").shape(), (Shape { 9, 4 }));
+
+    const std::string lin = test::runMechanismsCli("--synthetic --tokens-count 9 --d-k 4 --seed 1", "linformer:3:2");
+    EXPECT_EQ(readNpy(lin + "/probs.npy").shape(), (Shape { 9, 3 }));
+    EXPECT_EQ(readNpy(lin + "/E.npy").shape(), (Shape { 3, 9 }));
+    const nlohmann::json lm = test::readJsonFile(lin + "/metrics.json");
+    EXPECT_EQ(lm["reference"], "unmasked");
+    EXPECT_TRUE(lm["notes"]["reference"].get<std::string>().find("unmasked") != std::string::npos);
+
+    const nlohmann::json gm = test::readJsonFile(
+        test::runMechanismsCli("--synthetic --tokens-count 9 --d-k 4 --seed 1", "additive") + "/metrics.json");
+    EXPECT_TRUE(gm["notes"]["params"].get<std::string>().find("seeded random") != std::string::npos);
+    EXPECT_TRUE(gm["notes"]["params"].get<std::string>().find("fitted by least squares") != std::string::npos);
+}
+
+TEST(MechanismsCli, SameSeedSameDrawsOtherSeedOthers)
+{
+    const std::string synthetic = "--synthetic --tokens-count 16 --d-k 4 --seed 2";
+    const Tensor a = readNpy(test::runMechanismsCli(synthetic, "bigbird:2:1:2:5") + "/mask.npy");
+    const Tensor b = readNpy(test::runMechanismsCli(synthetic, "bigbird:2:1:2:5") + "/mask.npy");
+    const Tensor c = readNpy(test::runMechanismsCli(synthetic, "bigbird:2:1:2:6") + "/mask.npy");
+    EXPECT_EQ(a.storage(), b.storage());
+    EXPECT_NE(a.storage(), c.storage());
+    const Tensor e1 = readNpy(test::runMechanismsCli(synthetic, "performer:8:1") + "/features.npy");
+    const Tensor e2 = readNpy(test::runMechanismsCli(synthetic, "performer:8:2") + "/features.npy");
+    EXPECT_NE(e1.storage(), e2.storage());
+}
+
+TEST(MechanismsPatterns, WindowEdges)
+{
+    const KeepMask causal = windowPattern(8, 3, true), both = windowPattern(8, 3, false);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) {
+            EXPECT_EQ(causal(i, j) != 0, i - j >= 0 && i - j < 3) << i << "," << j;
+            EXPECT_EQ(both(i, j) != 0, std::abs(i - j) < 3) << i << "," << j;
+        }
+    EXPECT_TRUE(causal(5, 3));
+    EXPECT_FALSE(causal(5, 2));
+    EXPECT_FALSE(causal(3, 4));
+}
+
+TEST(MechanismsPatterns, LongformerGlobalRowsAndColumns)
+{
+    const KeepMask keep = longformerPattern(10, 1, { 0, 6 }, false);
+    for (int i = 0; i < 10; ++i) {
+        EXPECT_TRUE(keep(i, 0) && keep(0, i) && keep(i, 6) && keep(6, i)) << i;
+        EXPECT_TRUE(keep(i, i));
+    }
+    EXPECT_FALSE(keep(3, 4));
+    EXPECT_EQ(keep.cast<int>().sum(), 10 + 2 * (2 * 10 - 1) - 2 - 2); // diagonal + two crosses, overlaps once each
+}
+
+TEST(MechanismsPatterns, StridedSeesTheLastSAndEverySth)
+{
+    const KeepMask keep = stridedPattern(12, 4, true);
+    EXPECT_TRUE(keep(11, 8) && keep(11, 7) && keep(11, 3));
+    EXPECT_FALSE(keep(11, 6));
+    EXPECT_FALSE(keep(2, 3));
+}
+
+TEST(MechanismsCli, BadRequestsFailClearly)
+{
+    auto fails = [](const std::string& args, const std::string& needle) {
+        std::string output;
+        const int rc = test::runCommand(
+            test::cliPath() + " mechanisms " + args + " --out " + test::makeTempDir("mechanisms-bad") + " 2>&1",
+            &output);
+        EXPECT_NE(rc, 0) << args;
+        EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;
+    };
+    const std::string synthetic = "--synthetic --tokens-count 8 --d-k 4 --seed 1";
+    fails(synthetic + " --variant sparse:3", "unknown variant 'sparse:3'");
+    fails(synthetic + " --variant window:x", "not a non-negative integer");
+    fails(synthetic + " --variant window:0", "at least 1");
+    fails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
+    fails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
+    fails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
+    fails(synthetic + " --variant gqa:2", "needs a model");
+    fails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
+    fails("--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
+    fails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
+    const std::string stories = test::sharedPath("models/stories260K/stories260K.bin");
+    fails(stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
+    fails(stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
+    fails(test::sharedPath("fixtures/hf-tiny/bert") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
+        "only decoders");
+}
+
+} // namespace
+} // namespace attn

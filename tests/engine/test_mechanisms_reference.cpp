@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// Every `attnscope-cli mechanisms` variant against an independent NumPy computation (tests/mechanisms/reference.py)
+// from the q, k, v and parameters it wrote, on synthetic inputs and on real decoder heads (stories260K with RoPE and
+// GQA, the hf-tiny GPT-2 and Llama fixtures).
+//
+// Tolerances: both sides compute in float64 from the same float32 inputs and parameters (the engine rounds what it
+// draws or fits to float32 before using it), so they differ by float64 rounding (~1e-13) plus the float32 storage of
+// the results (half an ulp, 6e-8 relative). Probabilities (<= 1) are therefore held to 1e-6 absolute and outputs to
+// 1e-6 relative to their largest magnitude; metrics recomputed from float64 values to 1e-6. Least-squares fits are
+// compared through the scores they give, to 1e-4 of the largest score: the fitted parameters are rounded to float32
+// and the fits may be ill-conditioned.
+#include "mechanisms_test_util.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace attn {
+namespace {
+
+constexpr double kProbTol = 1e-6;
+constexpr double kMetricTol = 1e-6;
+constexpr double kFitTol = 1e-4;
+
+const std::vector<std::string>& variants()
+{
+    static const std::vector<std::string> all = { "exact", "unscaled", "general", "concat", "additive", "alibi",
+        "window:1", "window:3", "longformer:2:0,5", "bigbird:3:1:1:7", "bigbird:2:0:2:11", "strided:3", "lsh:4:5",
+        "lsh:8:1", "linformer:4:3", "linformer:32:9", "performer:16:2", "performer:5:4", "flash:1:1", "flash:4:4",
+        "flash:5:3", "flash:16:16", "flash:13:2" };
+    return all;
+}
+
+void expectMatchesReference(const nlohmann::json& r)
+{
+    SCOPED_TRACE(r.dump());
+    ASSERT_TRUE(r.contains("probs_err"));
+    EXPECT_LE(r["exact_err"].get<double>(), kProbTol);
+    EXPECT_LE(r["probs_err"].get<double>(), kProbTol);
+    EXPECT_LE(r["out_err"].get<double>(), kProbTol * r["out_scale"].get<double>());
+    EXPECT_LE(r["out_rel_err_err"].get<double>(), kMetricTol);
+    EXPECT_LE(r["entropy_err"].get<double>(), kMetricTol);
+    if (r.contains("kl_err")) {
+        EXPECT_LE(r["kl_err"].get<double>(), kMetricTol);
+        EXPECT_LE(r["mass_kept_err"].get<double>(), kMetricTol);
+    } else {
+        EXPECT_TRUE(r["kl_null"].get<bool>()) << "Linformer's kl_mean / mass_kept must be null";
+    }
+    if (r.contains("mask_mismatches")) {
+        EXPECT_EQ(r["mask_mismatches"].get<int>(), 0);
+    }
+    if (r.contains("fit_rel_err")) {
+        EXPECT_LE(r["fit_rel_err"].get<double>(), kFitTol);
+    }
+    if (r.contains("orthogonality_err")) {
+        EXPECT_LE(r["orthogonality_err"].get<double>(), kProbTol);
+    }
+    if (r.contains("slope_err")) {
+        EXPECT_LE(r["slope_err"].get<double>(), 1e-9);
+    }
+    if (r.contains("rotations_shape_ok")) {
+        EXPECT_TRUE(r["rotations_shape_ok"].get<bool>());
+    }
+    if (r.contains("projection_shape_ok")) {
+        EXPECT_TRUE(r["projection_shape_ok"].get<bool>());
+    }
+    if (r.contains("flash_out_err")) {
+        // The bound: flash equals exact to 1e-6, for block sizes that do and do not divide T.
+        EXPECT_LE(r["flash_out_err"].get<double>(), 1e-6 * r["out_scale"].get<double>());
+        EXPECT_LE(r["flash_probs_err"].get<double>(), 1e-6);
+        EXPECT_LE(r["running_final_err"].get<double>(), kProbTol);
+        EXPECT_EQ(r["bytes_err"].get<double>(), 0.0);
+    }
+    if (r.contains("cache_err")) {
+        EXPECT_EQ(r["cache_err"].get<double>(), 0.0);
+        EXPECT_EQ(r["own_kv_err"].get<double>(), 0.0);
+    }
+}
+
+struct Source {
+    const char* name;
+    std::string args; ///< what goes before --variant
+};
+
+class MechanismsReference : public ::testing::TestWithParam<std::tuple<int, std::string>> {
+public:
+    static std::vector<Source> sources()
+    {
+        return {
+            { "synthetic", "--synthetic --tokens-count 13 --d-k 8 --seed 3" },
+            { "stories260K",
+                test::sharedPath("models/stories260K/stories260K.bin")
+                    + " --tokens 1,403,407,261,378,426,65,442,381,284,12,268,30 --layer 2 --head 5" },
+            { "gpt2",
+                test::sharedPath("fixtures/hf-tiny/gpt2")
+                    + " --tokens 5,17,42,99,3,250,8,61,120,7,33 --layer 1 "
+                      "--head 2" },
+            { "llama",
+                test::sharedPath("fixtures/hf-tiny/llama")
+                    + " --tokens 1,17,42,99,3,250,8,61,120,7,33,200 "
+                      "--layer 0 --head 3" },
+        };
+    }
+};
+
+TEST_P(MechanismsReference, MatchesNumPy)
+{
+    const auto& [sourceIndex, variant] = GetParam();
+    const Source source = sources()[static_cast<size_t>(sourceIndex)];
+    const std::string dir = test::runMechanismsCli(source.args, variant);
+    expectMatchesReference(test::numpyReference(dir));
+}
+
+std::vector<std::string> modelVariants()
+{
+    std::vector<std::string> all = variants();
+    // GQA pools a model layer's KV heads: stories260K and the Llama fixture have 4 and 2; GPT-2 4 (multi-head).
+    all.insert(all.end(), { "gqa:1", "gqa:2" });
+    return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Synthetic, MechanismsReference, ::testing::Combine(::testing::Values(0), ::testing::ValuesIn(variants())));
+INSTANTIATE_TEST_SUITE_P(Models, MechanismsReference,
+    ::testing::Combine(::testing::Values(1, 2, 3), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
+        std::string name
+            = std::string(MechanismsReference::sources()[static_cast<size_t>(std::get<0>(info.param))].name) + "_"
+            + std::get<1>(info.param);
+        std::replace_if(
+            name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+        return name;
+    });
+
+} // namespace
+} // namespace attn

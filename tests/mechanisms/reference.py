@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: MIT
+"""Independent NumPy recomputation of one `attnscope-cli mechanisms` output folder.
+
+Reads q, k, v, the parameters the variant wrote and metrics.json, recomputes the variant from its definition (the
+issue's formulas) in float64 and prints one JSON object of discrepancies (max abs errors, mismatch counts) for the
+C++ test to bound. Nothing here calls the engine.
+"""
+import json
+import math
+import sys
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    """engine/mechanisms/random_stream.h, replayed."""
+
+    def __init__(self, seed):
+        self.state = seed & MASK64
+
+    def next_u64(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return self.next_u64() % n
+
+
+def load(folder, name):
+    return np.load(f"{folder}/{name}.npy").astype(np.float64)
+
+
+def model_mask(T, causal, window):
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    keep = np.ones((T, T), bool)
+    if causal:
+        keep &= j <= i
+    if window > 0:
+        keep &= (i - j < window) if causal else (np.abs(i - j) < window)
+    return keep
+
+
+def masked_softmax(scores, keep):
+    s = np.where(keep, scores, -np.inf)
+    top = s.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    e = np.where(keep, np.exp(s - top), 0.0)
+    total = e.sum(axis=1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def window_pattern(T, w, causal):
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    return ((i - j >= 0) & (i - j < w)) if causal else (np.abs(i - j) < w)
+
+
+def bigbird_pattern(T, w, g, r, seed, causal):
+    keep = window_pattern(T, w, causal).copy()
+    keep[:g, :] = True
+    keep[:, :g] = True
+    blocks = (T + w - 1) // w
+    rng = SplitMix64(seed)
+    for qb in range(blocks):
+        n = qb + 1 if causal else blocks
+        cand = list(range(n))
+        for t in range(min(r, n)):
+            pick = t + rng.below(n - t)
+            cand[t], cand[pick] = cand[pick], cand[t]
+            kb = cand[t]
+            keep[qb * w:(qb + 1) * w, kb * w:(kb + 1) * w] = True
+    return keep
+
+
+def strided_pattern(T, s, causal):
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    local = window_pattern(T, s, causal)
+    return local | ((np.abs(i - j) % s == 0) & ((j <= i) if causal else True))
+
+
+def alibi_slopes(n):
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][: n - closest]
+
+
+def kl_rows(p, ref):
+    rows = p.sum(axis=1) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1)) - np.log(np.where(p > 0, ref, 1))), 0.0)
+    return terms.sum(axis=1)[rows].mean(), np.where(p > 0, ref, 0).sum(axis=1)[rows].mean()
+
+
+def entropy(p):
+    rows = p.sum(axis=1) > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 0, p * np.log(np.where(p > 0, p, 1)), 0).sum(axis=1)
+    return h[rows].mean()
+
+
+def main(folder):
+    m = json.load(open(f"{folder}/metrics.json"))
+    q, k, v = load(folder, "q"), load(folder, "k"), load(folder, "v")
+    T, d = q.shape
+    inp = m["input"]
+    causal, window, scale = inp["causal"], inp["sliding_window"], inp["scale"]
+    keep = model_mask(T, causal, window)
+    raw = q @ k.T
+    exact = masked_softmax(raw * scale, keep)
+    name, *fields = m["variant"].split(":")
+    nums = [int(x) for x in fields] if name != "longformer" else [int(fields[0])]
+    report = {"variant": m["variant"]}
+    reference = exact
+    mask = None
+    probs = None
+    out = None
+    if name == "exact":
+        probs = exact
+    elif name == "unscaled":
+        probs = masked_softmax(raw, keep)
+    elif name == "general":
+        w = load(folder, "params")
+        probs = masked_softmax(q @ w @ k.T, keep)
+        w_fit = np.linalg.pinv(q) @ (raw * scale) @ np.linalg.pinv(k).T
+        report["fit_rel_err"] = float(np.abs(q @ w_fit @ k.T - q @ w @ k.T).max() / max(1.0, np.abs(raw * scale).max()))
+    elif name in ("concat", "additive"):
+        p = load(folder, "params")
+        wq, wk, vv = p[:, :d], p[:, d:2 * d], p[:, 2 * d]
+        feats = np.tanh((q @ wq.T)[:, None, :] + (k @ wk.T)[None, :, :])
+        scores = feats @ vv
+        probs = masked_softmax(scores, keep)
+        phi = feats[keep]
+        target = (raw * scale)[keep]
+        v_fit = np.linalg.lstsq(phi, target, rcond=None)[0]
+        report["fit_rel_err"] = float(np.abs(phi @ v_fit - phi @ vv).max() / max(1.0, np.abs(target).max()))
+    elif name == "alibi":
+        slope = alibi_slopes(m["heads"])[m["input"].get("head", 0)]
+        report["slope_err"] = abs(slope - m["alibi_slope"])
+        i = np.arange(T)[:, None]
+        j = np.arange(T)[None, :]
+        probs = masked_softmax(raw * scale + slope * (j - i), keep)
+    elif name in ("window", "longformer", "bigbird", "strided", "lsh"):
+        if name == "window":
+            pattern = window_pattern(T, nums[0], causal)
+        elif name == "longformer":
+            pattern = window_pattern(T, nums[0], causal).copy()
+            for g in [int(x) for x in fields[1].split(",")]:
+                pattern[g, :] = True
+                pattern[:, g] = True
+        elif name == "bigbird":
+            pattern = bigbird_pattern(T, *nums, causal)
+        elif name == "strided":
+            pattern = strided_pattern(T, nums[0], causal)
+        else:
+            r = load(folder, "features")
+            proj_q, proj_k = q @ r, k @ r
+            bq = np.argmax(np.concatenate([proj_q, -proj_q], axis=1), axis=1)
+            bk = np.argmax(np.concatenate([proj_k, -proj_k], axis=1), axis=1)
+            pattern = (bq[:, None] == bk[None, :]) | np.eye(T, dtype=bool)
+            report["rotations_shape_ok"] = r.shape == (d, nums[0] // 2)
+        mask = pattern & keep
+        report["mask_mismatches"] = int((load(folder, "mask").astype(bool) != mask).sum())
+        probs = masked_softmax(raw * scale, mask)
+    elif name == "linformer":
+        e, f = load(folder, "E"), load(folder, "F")
+        report["projection_shape_ok"] = e.shape == (nums[0], T) and f.shape == (nums[0], T)
+        probs = masked_softmax(q @ (e @ k).T * scale, np.ones((T, nums[0]), bool))
+        out = probs @ (f @ v)
+        reference = masked_softmax(raw * scale, np.ones((T, T), bool))
+    elif name == "performer":
+        w = load(folder, "features")
+        x_q, x_k = q * math.sqrt(scale), k * math.sqrt(scale)
+
+        def phi(x):
+            return np.exp(x @ w.T - 0.5 * (x * x).sum(axis=1, keepdims=True)) / math.sqrt(w.shape[0])
+        kernel = np.where(keep, phi(x_q) @ phi(x_k).T, 0.0)
+        probs = kernel / kernel.sum(axis=1, keepdims=True)
+        worst = 0.0
+        for start in range(0, w.shape[0], d):
+            block = w[start:start + d]
+            unit = block / np.linalg.norm(block, axis=1, keepdims=True)
+            worst = max(worst, float(np.abs(unit @ unit.T - np.eye(len(block))).max()))
+        report["orthogonality_err"] = worst
+    elif name == "flash":
+        bq, bk = nums
+        probs = exact
+        run_max, run_sum = load(folder, "running_max"), load(folder, "running_sum")
+        s = np.where(keep, raw * scale, -np.inf)
+        final_max = s.max(axis=1)
+        final_sum = np.where(keep, np.exp(s - final_max[:, None]), 0).sum(axis=1)
+        report["running_final_err"] = float(max((np.abs(run_max[-1] - final_max) / np.maximum(1, np.abs(final_max))).max(),
+                                                np.abs(run_sum[-1] / final_sum - 1).max()))
+        tiles_kv_rows = 0
+        for q0 in range(0, T, bq):
+            for k0 in range(0, T, bk):
+                if keep[q0:q0 + bq, k0:k0 + bk].any():
+                    tiles_kv_rows += min(bk, T - k0)
+        report["bytes_err"] = abs(m["bytes_moved"] - 4 * (2 * T * d + T + 2 * tiles_kv_rows * d)) + abs(
+            m["bytes_moved_standard"] - 4 * (4 * T * d + 4 * T * T))
+        report["flash_out_err"] = float(np.abs(load(folder, "out") - load(folder, "exact_out")).max())
+        report["flash_probs_err"] = float(np.abs(load(folder, "probs") - load(folder, "exact")).max())
+        report["out_scale"] = float(max(1.0, np.abs(load(folder, "exact_out")).max()))
+    elif name == "gqa":
+        kh, vh = load(folder, "k_heads"), load(folder, "v_heads")
+        groups, hkv = nums[0], kh.shape[0]
+        per = hkv // groups
+        kv_head = m["input"]["head"] // (m["heads"] // hkv)
+        g = kv_head // per
+        kp, vp = kh[g * per:(g + 1) * per].mean(axis=0), vh[g * per:(g + 1) * per].mean(axis=0)
+        report["own_kv_err"] = float(max(np.abs(kh[kv_head] - k).max(), np.abs(vh[kv_head] - v).max()))
+        probs = masked_softmax(q @ kp.T * scale, keep)
+        out = probs @ vp
+        report["cache_err"] = abs(m["kv_cache_bytes"] - 2 * T * groups * d * 4)
+    else:
+        raise SystemExit(f"reference.py: unknown variant {m['variant']}")
+    if out is None:
+        out = probs @ v
+    ref_out = reference @ v
+    got_probs, got_out = load(folder, "probs"), load(folder, "out")
+    report["exact_err"] = float(np.abs(load(folder, "exact") - exact).max())
+    report["exact_out_err"] = float(np.abs(load(folder, "exact_out") - exact @ v).max())
+    report["probs_err"] = float(np.abs(got_probs - probs).max())
+    report["out_err"] = float(np.abs(got_out - out).max())
+    report["out_scale"] = float(max(1.0, np.abs(out).max()))
+    report["out_rel_err_err"] = abs(m["out_rel_err"] - np.linalg.norm(out - ref_out) / np.linalg.norm(ref_out))
+    report["entropy_err"] = abs(m["entropy_mean"] - entropy(probs))
+    if probs.shape == (T, T):
+        kl, kept = kl_rows(probs, reference)
+        report["kl_err"] = abs(m["kl_mean"] - kl)
+        report["mass_kept_err"] = abs(m["mass_kept"] - kept)
+    else:
+        report["kl_null"] = m["kl_mean"] is None and m["mass_kept"] is None
+    report["kl_mean"] = m["kl_mean"]
+    report["mass_kept"] = m["mass_kept"]
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

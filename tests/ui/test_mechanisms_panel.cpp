@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// The Mechanisms tab driven offscreen on stories260K through the one engine thread: what each page shows is the
+// engine's numbers for that head (recomputed here through the engine API), stale answers are dropped, and
+// ATTN_MECHANISMS_SCREENSHOTS=DIR writes every page at 1024x700 and 1280x800.
+#include "main_window.h"
+#include "mechanisms/compare_page.h"
+#include "mechanisms/entropy_page.h"
+#include "mechanisms/flash_page.h"
+#include "mechanisms/gqa_page.h"
+#include "mechanisms/line_plot.h"
+#include "mechanisms/linear_page.h"
+#include "mechanisms/mechanism_report.h"
+#include "mechanisms/mechanisms_panel.h"
+#include "mechanisms/positions_page.h"
+#include "mechanisms/scale_page.h"
+#include "model/model_loader.h"
+#include "model/model_source.h"
+#include "plots/heatmap_view.h"
+#include "session/session.h"
+#include "support/shared_data.h"
+
+#include <QLabel>
+#include <QLayout>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+std::string storiesPath()
+{
+    return test::sharedPath("models/stories260K/stories260K.bin");
+}
+
+void openStories(MainWindow& window)
+{
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(storiesPath()));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+/// Asks the panel for `variant` and waits for its answer.
+MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
+{
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
+    panel.setVariant(variant);
+    panel.compute();
+    EXPECT_TRUE(shown.wait(kTimeoutMs)) << panel.status().toStdString();
+    return panel.result();
+}
+
+/// The view draws the engine's numbers (float32 in the snapshot) for every cell the mask shows.
+void expectViewShows(HeatmapView& view, const Mat& expected)
+{
+    view.flushRedraw();
+    const HeatmapMatrix& m = view.matrix();
+    ASSERT_EQ(m.rows, expected.rows());
+    ASSERT_EQ(m.cols, expected.cols());
+    int shown = 0;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t j = 0; j < m.cols; ++j)
+            if (!std::isnan(m.at(i, j))) {
+                EXPECT_EQ(m.at(i, j), static_cast<double>(static_cast<float>(expected(i, j)))) << i << "," << j;
+                ++shown;
+            }
+    EXPECT_GT(shown, 0);
+}
+
+QString tableValue(QTableWidget& table, const QString& name)
+{
+    for (int r = 0; r < table.rowCount(); ++r)
+        if (table.item(r, 0)->text() == name) return table.item(r, 1)->text();
+    return {};
+}
+
+/// Every page of `panel` grabbed at `size` as DIR/mechanisms-<page>-<width>.png.
+void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size)
+{
+    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
+    window.resize(size);
+    for (int p = 0; p < panel.pages()->count(); ++p) {
+        panel.pages()->setCurrentIndex(p);
+        QTest::qWait(400);
+        const QString path = QStringLiteral("%1/mechanisms-%2-%3.png").arg(dir, names[p]).arg(size.width());
+        const QPixmap shot = window.grab();
+        EXPECT_EQ(shot.size(), size) << "the layout must fit " << size.width() << "x" << size.height();
+        EXPECT_TRUE(shot.save(path)) << path.toStdString();
+    }
+}
+
+/// ATTN_MECHANISMS_SCREENSHOTS=DIR: the window at 1280x800, and the tab alone at 1024x700 (the main window's other
+/// tabs, Decode and Vision, need more than 1024 pixels) on the same head and variant.
+void saveScreenshots(MainWindow& window, MechanismsPanel& panel)
+{
+    const QString dir = QString::fromUtf8(qgetenv("ATTN_MECHANISMS_SCREENSHOTS"));
+    if (dir.isEmpty()) return;
+    grabPages(window, panel, dir, QSize(1280, 800));
+    EngineController controller;
+    MechanismsPanel alone(&controller);
+    QSignalSpy loaded(&controller, &EngineController::modelLoaded), ran(&controller, &EngineController::runReady);
+    controller.loadModel(QString::fromStdString(storiesPath()));
+    ASSERT_TRUE(loaded.wait(kTimeoutMs));
+    alone.setModel(loaded.takeFirst().at(0).value<SummaryPtr>());
+    controller.run("Once upon a time, there was a little girl named Lily. She liked to play.");
+    ASSERT_TRUE(ran.wait(kTimeoutMs));
+    alone.runChanged(ran.takeFirst().at(0).value<RunPtr>()->source);
+    alone.setHead(2, 5);
+    alone.setSynthetic(false);
+    alone.show();
+    alone.resize(1024, 700);
+    computeAndWait(alone, panel.variant());
+    grabPages(alone, alone, dir, QSize(1024, 700));
+}
+
+TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    openStories(window);
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    window.setCurrentHead(2, 5);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "bigbird:3:1:1:7");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->request.variant, "bigbird:3:1:1:7");
+    ASSERT_EQ(r->inputs.layer, 2);
+    ASSERT_EQ(r->inputs.head, 5);
+
+    // The same head through the engine API, independently of the tab.
+    Session session(loadModel(probeModel(storiesPath())));
+    session.prefill(r->tokenIds);
+    const HeadInputs in = headInputsFromSession(session, 2, 5);
+    const MechanismReport expected = analyzeMechanism(in, parseMechanism("bigbird:3:1:1:7"));
+    ComparePage& compare = *panel.comparePage();
+    expectViewShows(*compare.exactView(), expected.exact);
+    expectViewShows(*compare.variantView(), expected.variant.probs);
+    expectViewShows(*compare.differenceView(), expected.variant.probs - expected.exact);
+    EXPECT_EQ(tableValue(*compare.metricsTable(), "mass_kept"), metricText(expected.metrics.massKept));
+    EXPECT_EQ(tableValue(*compare.metricsTable(), "kl_mean"), metricText(expected.metrics.klMean));
+    EXPECT_LT(expected.metrics.massKept, 1.0); // the pattern drops some of the head's mass
+    EXPECT_TRUE(compare.notes()->text().contains("RandomStream(SEED)"));
+
+    // Head entropy across layers: 5 layers x 8 heads, the engine's head statistics.
+    const HeadEntropyMap map = headEntropyMap(session);
+    Mat entropy(map.layers, map.heads);
+    for (int64_t l = 0; l < map.layers; ++l)
+        for (int64_t h = 0; h < map.heads; ++h)
+            entropy(l, h) = map.at(l, h).normalizedEntropy;
+    expectViewShows(*panel.entropyPage()->map(), entropy);
+    EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("Near-uniform"));
+
+    // FlashAttention: one step per key block of 4, ending equal to the exact output.
+    FlashPage& flash = *panel.flashPage();
+    const int64_t T = in.tokens();
+    EXPECT_EQ(flash.stepper()->maximum(), static_cast<int>((T + 3) / 4 - 1));
+    flash.stepper()->setValue(0);
+    const PlotSeries& firstMax = flash.runningPlot()->series().at(0);
+    EXPECT_EQ(firstMax.x.size(), static_cast<size_t>(T)); // causal: every row sees key 0 in block 0
+    EXPECT_LE((r->flash.out - expected.exactOut).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_TRUE(flash.summary()->text().contains("max |flash − exact|"));
+
+    // GQA: stories260K has 8 query heads on 4 KV heads; pooled to 1 (MQA) by default.
+    GqaPage& gqa = *panel.gqaPage();
+    ASSERT_EQ(gqa.table()->rowCount(), 8);
+    EXPECT_EQ(gqa.table()->item(5, 1)->text(), "2");
+    EXPECT_TRUE(gqa.summary()->text().contains("grouped-query"));
+
+    // The scale plot shows the synthetic sweep: unscaled entropy falls with d_k.
+    const PlotSeries& unscaled = panel.scalePage()->entropyPlot()->series().at(1);
+    ASSERT_GE(unscaled.y.size(), 5u);
+    EXPECT_LT(unscaled.y.back(), unscaled.y.front());
+
+    // Linear attention: the plot shows the engine's sweeps; Linformer's mean error falls as k grows. (Performer does
+    // not converge by m = 1024 on this head: its q, k norms make the estimator's log-normal variance enormous.)
+    const PlotSeries& linformer = panel.linearPage()->errorPlot()->series().at(0);
+    const PlotSeries& performer = panel.linearPage()->errorPlot()->series().at(1);
+    ASSERT_EQ(performer.y.size(), 11u);
+    EXPECT_EQ(performer.y.back(), r->performerSweep.back().outRelErr);
+    ASSERT_EQ(linformer.y.size(), 6u); // k = 1 .. 32 <= 2T
+    EXPECT_LT(linformer.y.back(), 0.5 * linformer.y.front());
+
+    // Positions: tables at this head's size (d = 8).
+    panel.positionsPage()->ropeView()->flushRedraw();
+    panel.positionsPage()->t5View()->flushRedraw();
+    EXPECT_EQ(panel.positionsPage()->ropeView()->matrix().cols, 4);
+    EXPECT_EQ(panel.positionsPage()->t5View()->matrix().rows, T);
+
+    saveScreenshots(window, panel);
+}
+
+TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
+{
+    MainWindow window;
+    window.show();
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    panel.setSynthetic(true);
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
+    panel.setVariant("performer:256:1");
+    panel.compute();
+    panel.setVariant("linformer:8:2");
+    panel.compute();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
+    QTest::qWait(300);
+    ASSERT_EQ(shown.count(), 1) << "only the latest request's answer is shown";
+    EXPECT_EQ(panel.result()->request.variant, "linformer:8:2");
+    EXPECT_EQ(panel.comparePage()->variantView()->matrix().cols, 8); // [T, k] over the projections
+    EXPECT_EQ(tableValue(*panel.comparePage()->metricsTable(), "kl_mean"), "n/a");
+    EXPECT_TRUE(panel.gqaPage()->summary()->text().contains("needs a model"));
+
+    QSignalSpy failed(&panel, &MechanismsPanel::failed);
+    panel.setVariant("window:0");
+    panel.compute();
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
+    EXPECT_TRUE(panel.status().contains("at least 1"));
+}
+
+} // namespace
+} // namespace attn::ui

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/compare_page.h"
+
+#include "mechanisms/matrix_snapshot.h"
+#include "plots/colormaps.h"
+#include "plots/heatmap_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace attn::ui {
+
+QString metricText(double value)
+{
+    return std::isfinite(value) ? QString::number(value, 'g', 4) : QObject::tr("n/a");
+}
+
+ComparePage::ComparePage(QWidget* parent)
+    : QWidget(parent)
+{
+    m_exact = new HeatmapView;
+    m_variant = new HeatmapView;
+    m_difference = new HeatmapView;
+    m_difference->setColormap(Colormap::Diverging);
+    auto* maps = new QWidget;
+    auto* mapsLayout = new QHBoxLayout(maps);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    for (HeatmapView* v : { m_exact, m_variant, m_difference }) {
+        v->setControlsVisible(false); // one bar above sets the colours of exact and variant together
+        v->setMinimumWidth(200); // the plot's title would otherwise set the width of the whole tab
+        mapsLayout->addWidget(v, 1);
+    }
+    maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
+
+    auto* colormap = new QComboBox;
+    for (Colormap map : allColormaps())
+        colormap->addItem(colormapName(map), static_cast<int>(map));
+    auto* scale = new QComboBox;
+    scale->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
+    scale->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
+    scale->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));
+    connect(colormap, &QComboBox::currentIndexChanged, this, [this, colormap] {
+        for (HeatmapView* v : { m_exact, m_variant })
+            v->setColormap(static_cast<Colormap>(colormap->currentData().toInt()));
+    });
+    connect(scale, &QComboBox::currentIndexChanged, this, [this, scale] {
+        HeatmapOptions o;
+        o.scale = static_cast<ScaleMode>(scale->currentData().toInt());
+        for (HeatmapView* v : { m_exact, m_variant })
+            v->setOptions(o);
+    });
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Colormap (exact, variant):")));
+    bar->addWidget(colormap);
+    bar->addWidget(new QLabel(tr("Scale:")));
+    bar->addWidget(scale);
+    bar->addWidget(new QLabel(tr("Difference: diverging about 0. Wheel zooms, drag pans, hover reads.")));
+    bar->addStretch(1);
+
+    m_metrics = new QTableWidget(0, 2);
+    m_metrics->setObjectName("mechanismMetrics");
+    m_metrics->setHorizontalHeaderLabels({ tr("metric"), tr("value") });
+    m_metrics->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_metrics->horizontalHeader()->setStretchLastSection(true);
+    m_metrics->verticalHeader()->hide();
+    m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_metrics->setFixedWidth(215);
+    m_notes = new QLabel;
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+
+    auto* middle = new QHBoxLayout;
+    middle->addWidget(maps, 1);
+    middle->addWidget(m_metrics);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(bar);
+    layout->addLayout(middle, 1);
+    layout->addWidget(m_notes);
+}
+
+void ComparePage::showResult(const MechanismsResult& r, const std::vector<TokenChip>& tokens)
+{
+    const MechanismReport& rep = r.report;
+    MaskSpec mask;
+    mask.causal = r.inputs.causal;
+    mask.slidingWindow = r.inputs.slidingWindow;
+    m_exact->setSnapshot(matrixSnapshot(rep.exact, tokens, {}, mask));
+    m_exact->setCaption({ .title = tr("exact") });
+    const QString variant = QString::fromStdString(r.request.variant);
+    if (rep.variant.probsOverKeys) {
+        m_variant->setSnapshot(
+            matrixSnapshot(rep.variant.probs, tokens, {}, rep.variant.unmaskedReference ? MaskSpec {} : mask));
+        m_variant->setCaption({ .title = variant });
+        m_difference->setSnapshot(matrixSnapshot(
+            rep.variant.probs - rep.reference, tokens, {}, rep.variant.unmaskedReference ? MaskSpec {} : mask));
+        m_difference->setCaption(
+            { .title = rep.variant.unmaskedReference ? tr("variant − unmasked") : tr("variant − exact"),
+                .value = tr("difference") });
+    } else {
+        // Linformer: rows are queries, columns the k projected positions; its difference is taken on the outputs.
+        m_variant->setSnapshot(matrixSnapshot(rep.variant.probs, tokens, indexChips("E", rep.variant.probs.cols())));
+        m_variant->setCaption({ .title = variant, .x = tr("row of E k"), .y = tr("query") });
+        m_difference->setSnapshot(
+            matrixSnapshot(rep.variant.out - rep.referenceOut, tokens, indexChips("d", rep.variant.out.cols())));
+        m_difference->setCaption({ .title = tr("out − unmasked out"),
+            .x = tr("value dimension"),
+            .y = tr("query"),
+            .value = tr("difference") });
+    }
+    const MechanismMetrics& m = rep.metrics;
+    std::vector<std::pair<QString, double>> rows = { { "kl_mean", m.klMean }, { "mass_kept", m.massKept },
+        { "out_rel_err", m.outRelErr }, { "entropy_mean", m.entropyMean }, { "exact_entropy_mean", m.exactEntropyMean },
+        { "max_weight_mean", m.maxWeightMean } };
+    for (const auto& [name, value] : rep.variant.numbers)
+        rows.emplace_back(QString::fromStdString(name), value);
+    m_metrics->setRowCount(static_cast<int>(rows.size()));
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+        m_metrics->setItem(i, 0, new QTableWidgetItem(rows[static_cast<size_t>(i)].first));
+        m_metrics->setItem(i, 1, new QTableWidgetItem(metricText(rows[static_cast<size_t>(i)].second)));
+    }
+    QString notes
+        = tr("<b>%1</b> on %2").arg(variant.toHtmlEscaped(), QString::fromStdString(r.inputs.origin).toHtmlEscaped());
+    if (r.inputs.layer >= 0) notes += tr(", layer %1 head %2").arg(r.inputs.layer).arg(r.inputs.head);
+    for (const auto& [name, text] : rep.variant.notes)
+        notes += QStringLiteral("<br><i>%1</i>: %2")
+                     .arg(QString::fromStdString(name).toHtmlEscaped(), QString::fromStdString(text).toHtmlEscaped());
+    m_notes->setText(notes);
+}
+
+} // namespace attn::ui

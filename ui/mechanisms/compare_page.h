@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+#include "mechanisms/mechanisms_request.h"
+#include "model/attention_snapshot.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace attn::ui {
+
+class HeatmapView;
+
+/// Exact | variant | difference heatmaps of the head and the numbers that say what the variant keeps and loses.
+class ComparePage : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePage(QWidget* parent = nullptr);
+    void showResult(const MechanismsResult& result, const std::vector<TokenChip>& tokens);
+
+    HeatmapView* exactView() const { return m_exact; }
+    HeatmapView* variantView() const { return m_variant; }
+    HeatmapView* differenceView() const { return m_difference; }
+    QTableWidget* metricsTable() const { return m_metrics; }
+    QLabel* notes() const { return m_notes; }
+
+private:
+    HeatmapView* m_exact = nullptr;
+    HeatmapView* m_variant = nullptr;
+    HeatmapView* m_difference = nullptr;
+    QTableWidget* m_metrics = nullptr;
+    QLabel* m_notes = nullptr;
+};
+
+/// The metrics table's text of a value: 4 significant digits, "n/a" for NaN.
+QString metricText(double value);
+
+} // namespace attn::ui

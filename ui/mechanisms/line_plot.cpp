@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/line_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+
+LinePlot::LinePlot(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(
+        0, 0, new QCPTextElement(m_plot, QString(), QFont(font().family(), 10, QFont::Bold)));
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(QFont(font().family(), 8));
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Explicit, so that the title's length does not set the width of the page.
+    setMinimumSize(240, 200);
+}
+
+void LinePlot::setAxes(
+    const QString& title, const QString& x, const QString& left, const QString& right, bool logX, bool logY)
+{
+    static_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))->setText(title);
+    m_plot->xAxis->setLabel(x);
+    m_plot->yAxis->setLabel(left);
+    m_plot->yAxis2->setLabel(right);
+    m_plot->yAxis2->setVisible(!right.isEmpty());
+    m_logX = logX;
+    m_logY = logY;
+    for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 }) {
+        const bool log = axis == m_plot->xAxis ? logX : logY;
+        axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+        if (log) {
+            auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+            ticker->setLogBase(axis == m_plot->xAxis ? 2 : 10);
+            axis->setTicker(ticker);
+        } else {
+            axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        }
+    }
+}
+
+void LinePlot::setLegendVisible(bool visible)
+{
+    m_plot->legend->setVisible(visible);
+}
+
+void LinePlot::setLegendCorner(Qt::Alignment corner)
+{
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, corner);
+}
+
+void LinePlot::setSeries(const std::vector<PlotSeries>& series)
+{
+    m_series = series;
+    m_plot->clearGraphs();
+    for (const PlotSeries& s : series) {
+        QCPGraph* g = m_plot->addGraph(m_plot->xAxis, s.rightAxis ? m_plot->yAxis2 : m_plot->yAxis);
+        g->setName(s.name);
+        QPen pen(s.color, 2);
+        if (s.dashed) pen.setStyle(Qt::DashLine);
+        g->setPen(pen);
+        if (s.pointsOnly) {
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, s.color, s.color, 9));
+        }
+        g->setData(QVector<double>(s.x.begin(), s.x.end()), QVector<double>(s.y.begin(), s.y.end()));
+    }
+    m_plot->rescaleAxes();
+    // A little room around the data, so markers at the ends are not cut.
+    for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 })
+        axis->scaleRange(axis->scaleType() == QCPAxis::stLogarithmic ? 1.1 : 1.08, axis->range().center());
+    if (!m_logY && m_plot->yAxis->range().lower > 0) m_plot->yAxis->setRangeLower(0);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace attn::ui

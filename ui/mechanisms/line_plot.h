@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The small line plots of the Mechanisms tab (scale, FlashAttention, RoPE decay): one QCustomPlot with a legend and
+// named series, so each page only says what to draw.
+#include <QColor>
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+class QCustomPlot;
+
+namespace attn::ui {
+
+struct PlotSeries {
+    QString name;
+    std::vector<double> x, y;
+    QColor color;
+    bool dashed = false;
+    bool rightAxis = false; ///< drawn against the right-hand axis
+    bool pointsOnly = false; ///< markers, no line
+};
+
+class LinePlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit LinePlot(QWidget* parent = nullptr);
+    /// log2 / log10 axes where asked; labels for x, left and (when a series uses it) right axis.
+    void setAxes(const QString& title, const QString& x, const QString& left, const QString& right = {},
+        bool logX = false, bool logY = false);
+    void setSeries(const std::vector<PlotSeries>& series);
+    void setLegendVisible(bool visible);
+    /// Where the legend sits inside the axes (the corner the data leaves free).
+    void setLegendCorner(Qt::Alignment corner);
+    const std::vector<PlotSeries>& series() const { return m_series; }
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    std::vector<PlotSeries> m_series;
+    bool m_logX = false, m_logY = false;
+};
+
+} // namespace attn::ui

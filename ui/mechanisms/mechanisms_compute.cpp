@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/mechanisms_request.h"
+
+#include "core/error.h"
+#include "mechanisms/attention_math.h"
+#include "mechanisms/position_tables.h"
+#include "session/session.h"
+
+namespace attn::ui {
+
+namespace {
+
+PositionTables positionTables(const HeadInputs& in, const Session* session)
+{
+    PositionTables p;
+    const int64_t T = in.tokens(), d = in.dim();
+    if (session) {
+        p.modelHasRope = session->model().config().ropeStyle != RopeStyle::None;
+        p.ropeTheta = session->model().config().ropeTheta;
+    }
+    p.sinusoid = sinusoidalTable(T, d);
+    p.ropeAngles = ropeAngles(T, d, p.ropeTheta);
+    p.ropeDecay = ropeDecay(T - 1, d, p.ropeTheta);
+    // T5's defaults: 32 buckets, distances up to 128; decoders bucket one-sided.
+    p.t5Buckets = t5BucketMatrix(T, !in.causal, 32, 128);
+    p.alibi = alibiMatrix(T, in.numHeads, std::max<int64_t>(in.head, 0));
+    return p;
+}
+
+ScalePoint headScalePoint(const HeadInputs& in)
+{
+    const MechanismResult scaled = runMechanism(in, parseMechanism("exact"));
+    const MechanismResult unscaled = runMechanism(in, parseMechanism("unscaled"));
+    return { in.dim(), meanRowEntropy(scaled.probs), meanRowEntropy(unscaled.probs), meanRowMax(scaled.probs),
+        meanRowMax(unscaled.probs) };
+}
+
+} // namespace
+
+MechanismsPtr computeMechanisms(
+    const MechanismsRequest& request, const Session* session, const std::function<bool()>& keepGoing)
+{
+    auto checkpoint = [&] {
+        if (!keepGoing()) throw Cancelled();
+    };
+    auto r = std::make_shared<MechanismsResult>();
+    r->request = request;
+    if (request.synthetic) {
+        r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
+    } else {
+        if (!session) throw Error("open a decoder model and run an input first (or pick synthetic input)");
+        r->inputs = headInputsFromSession(*session, request.layer, request.head);
+        r->tokenIds = session->tokens();
+    }
+    const HeadInputs& in = r->inputs;
+    r->report = analyzeMechanism(in, parseMechanism(request.variant));
+    checkpoint();
+    const std::string tiles = std::to_string(request.flashBq) + ":" + std::to_string(request.flashBk);
+    r->flash = runMechanism(in, parseMechanism("flash:" + tiles));
+    for (int64_t T = 64; T <= 8192; T *= 2)
+        r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
+    r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
+    r->head = headScalePoint(in);
+    r->temperature = temperatureSweep(in);
+    checkpoint();
+    r->linformerSweep
+        = approximationSweep(in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds);
+    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds);
+    checkpoint();
+    if (!request.synthetic) {
+        const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
+        r->gqa = runMechanism(in, gqa);
+        for (int64_t h = 0; h < in.numHeads; ++h) {
+            const HeadInputs other = headInputsFromSession(*session, request.layer, h);
+            const Mat exact = exactProbabilities(other);
+            r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
+        }
+        checkpoint();
+        r->entropy = headEntropyMap(*session);
+    }
+    r->positions = positionTables(in, session);
+    return r;
+}
+
+} // namespace attn::ui

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/mechanisms_panel.h"
+
+#include "mechanisms/compare_page.h"
+#include "mechanisms/entropy_page.h"
+#include "mechanisms/flash_page.h"
+#include "mechanisms/gqa_page.h"
+#include "mechanisms/linear_page.h"
+#include "mechanisms/mechanism.h"
+#include "mechanisms/positions_page.h"
+#include "mechanisms/scale_page.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHash>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QShowEvent>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace attn::ui {
+
+namespace {
+
+constexpr int kCoalesceMs = 150;
+
+/// Example parameters for each family's fields (what the parameter field starts with).
+QString defaultParameters(const QString& family)
+{
+    static const QHash<QString, QString> defaults
+        = { { "window", "4" }, { "longformer", "4:0" }, { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" },
+              { "linformer", "8:0" }, { "performer", "64:0" }, { "flash", "4:4" }, { "gqa", "1" } };
+    return defaults.value(family);
+}
+
+QSpinBox* spin(int low, int high, int value)
+{
+    auto* box = new QSpinBox;
+    box->setRange(low, high);
+    box->setValue(value);
+    return box;
+}
+
+} // namespace
+
+MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
+    : QWidget(parent)
+    , m_controller(controller)
+{
+    m_timer = new QTimer(this);
+    m_timer->setSingleShot(true);
+    m_timer->setInterval(kCoalesceMs);
+    connect(m_timer, &QTimer::timeout, this, &MechanismsPanel::compute);
+
+    m_source = new QComboBox;
+    m_source->addItem(tr("Model head"));
+    m_source->addItem(tr("Synthetic q, k, v ~ N(0, 1)"));
+    m_layer = spin(0, 0, 0);
+    m_head = spin(0, 0, 0);
+    m_tokensCount = spin(2, 512, 32);
+    m_dk = spin(1, 1024, 64);
+    m_seed = spin(0, 1 << 30, 0);
+    m_family = new QComboBox;
+    m_family->setObjectName("mechanismVariant");
+    for (const std::string& form : mechanismForms()) {
+        const QString text = QString::fromStdString(form);
+        m_family->addItem(text, text.section(':', 0, 0));
+    }
+    m_params = new QLineEdit;
+    m_params->setObjectName("mechanismParameters");
+    m_params->setMaximumWidth(140);
+    m_run = new QPushButton(tr("Run"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_status = new QLabel;
+    m_status->setObjectName("mechanismStatus");
+    m_status->setWordWrap(true);
+
+    auto* controls = new QGridLayout;
+    controls->setContentsMargins(4, 4, 4, 0);
+    int col = 0;
+    auto add = [&](int row, const QString& label, QWidget* w) {
+        if (!label.isEmpty()) controls->addWidget(new QLabel(label), row, col++);
+        controls->addWidget(w, row, col++);
+    };
+    add(0, tr("Input:"), m_source);
+    add(0, tr("Layer"), m_layer);
+    add(0, tr("Head"), m_head);
+    add(0, tr("T"), m_tokensCount);
+    add(0, tr("d_k"), m_dk);
+    add(0, tr("Seed"), m_seed);
+    controls->setColumnStretch(col, 1);
+    col = 0;
+    add(1, tr("Variant:"), m_family);
+    add(1, tr("Parameters"), m_params);
+    add(1, QString(), m_run);
+    add(1, QString(), m_cancel);
+    controls->addWidget(m_status, 1, col, 1, -1);
+
+    m_pages = new QTabWidget;
+    m_pages->setObjectName("mechanismPages");
+    m_compare = new ComparePage;
+    m_scale = new ScalePage;
+    m_flash = new FlashPage;
+    m_gqa = new GqaPage;
+    m_linear = new LinearPage;
+    m_positions = new PositionsPage;
+    m_entropy = new EntropyPage;
+    m_pages->addTab(m_compare, tr("Exact vs variant"));
+    m_pages->addTab(m_scale, tr("Scale 1/√d_k"));
+    m_pages->addTab(m_linear, tr("Linear attention"));
+    m_pages->addTab(m_flash, tr("FlashAttention"));
+    m_pages->addTab(m_gqa, tr("GQA / MQA"));
+    m_pages->addTab(m_positions, tr("Positions"));
+    m_pages->addTab(m_entropy, tr("Head entropy"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(m_pages, 1);
+
+    connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
+        updateInputControls();
+        schedule();
+    });
+    for (QSpinBox* box : { m_layer, m_head, m_tokensCount, m_dk, m_seed })
+        connect(box, &QSpinBox::valueChanged, this, &MechanismsPanel::schedule);
+    connect(m_family, &QComboBox::currentIndexChanged, this, [this] {
+        m_params->setText(defaultParameters(m_family->currentData().toString()));
+        m_params->setEnabled(m_family->currentText().contains(':'));
+        schedule();
+    });
+    connect(m_params, &QLineEdit::returnPressed, this, &MechanismsPanel::compute);
+    connect(m_run, &QPushButton::clicked, this, &MechanismsPanel::compute);
+    connect(m_cancel, &QPushButton::clicked, m_controller, &EngineController::cancel);
+    connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
+    connect(m_gqa, &GqaPage::groupsChanged, this, &MechanismsPanel::compute);
+    connect(m_controller, &EngineController::mechanismsReady, this, &MechanismsPanel::showResult);
+    connect(m_controller, &EngineController::mechanismsFailed, this, &MechanismsPanel::showFailure);
+    setVariant("window:4");
+    setSynthetic(true);
+    m_timer->stop(); // nothing to compute until the tab is shown or asked
+}
+
+void MechanismsPanel::setModel(SummaryPtr summary)
+{
+    m_summary = std::move(summary);
+    const bool decoder = m_summary && m_summary->config.kind == ModelKind::Decoder;
+    const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
+    if (decoder) {
+        m_layer->setRange(0, static_cast<int>(m_summary->config.numLayers) - 1);
+        m_head->setRange(0, static_cast<int>(m_summary->config.numHeads) - 1);
+    }
+    m_source->setCurrentIndex(decoder ? 0 : 1);
+    m_result.reset();
+    updateInputControls();
+}
+
+void MechanismsPanel::runChanged(const std::vector<TokenChip>& tokens)
+{
+    m_tokens = tokens;
+    if (m_source->currentIndex() == 0 && isVisible()) schedule();
+}
+
+void MechanismsPanel::setHead(int64_t layer, int64_t head)
+{
+    m_layer->setValue(static_cast<int>(layer));
+    m_head->setValue(static_cast<int>(head));
+}
+
+void MechanismsPanel::setSynthetic(bool synthetic)
+{
+    m_source->setCurrentIndex(synthetic ? 1 : 0);
+    updateInputControls();
+}
+
+void MechanismsPanel::setVariant(const QString& variant)
+{
+    const QString family = variant.section(':', 0, 0);
+    for (int i = 0; i < m_family->count(); ++i)
+        if (m_family->itemData(i).toString() == family) m_family->setCurrentIndex(i);
+    m_params->setText(variant.section(':', 1));
+    schedule();
+}
+
+QString MechanismsPanel::variant() const
+{
+    const QString family = m_family->currentData().toString();
+    return m_params->isEnabled() && !m_params->text().trimmed().isEmpty() ? family + ":" + m_params->text().trimmed()
+                                                                          : family;
+}
+
+QString MechanismsPanel::status() const
+{
+    return m_status->text();
+}
+
+void MechanismsPanel::updateInputControls()
+{
+    const bool decoder = m_summary && m_summary->config.kind == ModelKind::Decoder;
+    const bool synthetic = m_source->currentIndex() == 1;
+    auto* item = qobject_cast<QStandardItemModel*>(m_source->model());
+    if (item && item->item(0)) item->item(0)->setEnabled(decoder);
+    m_layer->setEnabled(!synthetic);
+    m_head->setEnabled(!synthetic);
+    m_tokensCount->setEnabled(synthetic);
+    m_dk->setEnabled(synthetic);
+}
+
+void MechanismsPanel::schedule()
+{
+    m_timer->start();
+}
+
+void MechanismsPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_result) schedule();
+}
+
+void MechanismsPanel::compute()
+{
+    m_timer->stop();
+    auto request = std::make_shared<MechanismsRequest>();
+    request->synthetic = m_source->currentIndex() == 1;
+    request->layer = m_layer->value();
+    request->head = m_head->value();
+    request->tokens = m_tokensCount->value();
+    request->dk = m_dk->value();
+    request->seed = static_cast<uint64_t>(m_seed->value());
+    request->variant = variant().toStdString();
+    request->flashBq = m_flash->blockQ();
+    request->flashBk = m_flash->blockK();
+    request->gqaGroups = m_gqa->groups();
+    m_status->setText(tr("Computing %1 …").arg(variant()));
+    m_controller->computeMechanisms(std::move(request));
+}
+
+std::vector<TokenChip> MechanismsPanel::labels(const MechanismsResult& r) const
+{
+    const int64_t T = r.inputs.tokens();
+    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return m_tokens;
+    std::vector<TokenChip> out;
+    for (int64_t i = 0; i < T; ++i) {
+        const QString text = r.tokenIds.empty() ? QStringLiteral("t%1").arg(i)
+                                                : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
+        out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
+    }
+    return out;
+}
+
+void MechanismsPanel::showResult(MechanismsPtr result)
+{
+    m_result = std::move(result);
+    const std::vector<TokenChip> tokens = labels(*m_result);
+    m_compare->showResult(*m_result, tokens);
+    m_scale->showResult(*m_result);
+    m_flash->showResult(*m_result);
+    m_gqa->showResult(*m_result);
+    m_linear->showResult(*m_result);
+    m_positions->showResult(*m_result, tokens);
+    m_entropy->showResult(*m_result);
+    const MechanismMetrics& m = m_result->report.metrics;
+    m_status->setText(tr("%1: mass kept %2, KL %3, output error %4")
+                          .arg(QString::fromStdString(m_result->request.variant), metricText(m.massKept),
+                              metricText(m.klMean), metricText(m.outRelErr)));
+    emit resultShown();
+}
+
+void MechanismsPanel::showFailure(const QString& message)
+{
+    m_status->setText(tr("<span style='color:#8a1111'>%1</span>").arg(message.toHtmlEscaped()));
+    emit failed(message);
+}
+
+} // namespace attn::ui

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Mechanisms tab: the open model's head (or synthetic unit-variance q, k, v) next to the same q, k, v run through
+// a chosen attention mechanism. It computes nothing itself and owns no thread or model: every request goes to the
+// engine thread through the EngineController (stale answers dropped, cancel honoured).
+#include "controller/engine_controller.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTimer;
+
+namespace attn::ui {
+
+class ComparePage;
+class EntropyPage;
+class FlashPage;
+class GqaPage;
+class LinearPage;
+class PositionsPage;
+class ScalePage;
+
+class MechanismsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit MechanismsPanel(EngineController* controller, QWidget* parent = nullptr);
+
+    /// A model opened: decoders offer their heads, other models only synthetic input.
+    void setModel(SummaryPtr summary);
+    /// A run finished: its tokens label the heatmaps, and a model-head request runs again on it.
+    void runChanged(const std::vector<TokenChip>& tokens);
+    void setHead(int64_t layer, int64_t head);
+    void setSynthetic(bool synthetic);
+    /// An attnscope-cli mechanisms --variant, e.g. "bigbird:4:1:2:7" (the picker and its parameter field).
+    void setVariant(const QString& variant);
+    QString variant() const;
+    /// Sends the request now (otherwise changes are coalesced for 150 ms).
+    void compute();
+
+    MechanismsPtr result() const { return m_result; }
+    QString status() const;
+    QTabWidget* pages() const { return m_pages; }
+    ComparePage* comparePage() const { return m_compare; }
+    ScalePage* scalePage() const { return m_scale; }
+    FlashPage* flashPage() const { return m_flash; }
+    GqaPage* gqaPage() const { return m_gqa; }
+    LinearPage* linearPage() const { return m_linear; }
+    PositionsPage* positionsPage() const { return m_positions; }
+    EntropyPage* entropyPage() const { return m_entropy; }
+
+signals:
+    void resultShown();
+    void failed(const QString& message);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void schedule();
+    void showResult(MechanismsPtr result);
+    void showFailure(const QString& message);
+    std::vector<TokenChip> labels(const MechanismsResult& result) const;
+    void updateInputControls();
+
+    EngineController* m_controller;
+    SummaryPtr m_summary;
+    std::vector<TokenChip> m_tokens;
+    MechanismsPtr m_result;
+    QTimer* m_timer = nullptr;
+    QComboBox* m_source = nullptr;
+    QSpinBox* m_layer = nullptr;
+    QSpinBox* m_head = nullptr;
+    QSpinBox* m_tokensCount = nullptr;
+    QSpinBox* m_dk = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QComboBox* m_family = nullptr;
+    QLineEdit* m_params = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QLabel* m_status = nullptr;
+    QTabWidget* m_pages = nullptr;
+    ComparePage* m_compare = nullptr;
+    ScalePage* m_scale = nullptr;
+    FlashPage* m_flash = nullptr;
+    GqaPage* m_gqa = nullptr;
+    LinearPage* m_linear = nullptr;
+    PositionsPage* m_positions = nullptr;
+    EntropyPage* m_entropy = nullptr;
+};
+
+} // namespace attn::ui

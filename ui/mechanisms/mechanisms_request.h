@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What the Mechanisms tab asks the engine thread for, and the immutable answer it shows.
+#include "mechanisms/approximation_sweep.h"
+#include "mechanisms/flash_attention.h"
+#include "mechanisms/head_entropy_map.h"
+#include "mechanisms/mechanism_report.h"
+#include "mechanisms/scale_sweep.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attn {
+class Session;
+}
+
+namespace attn::ui {
+
+struct MechanismsRequest {
+    bool synthetic = false; ///< synthetic unit-variance q, k, v instead of the open model's head
+    int64_t layer = 0, head = 0; ///< the model head (after the last run)
+    int64_t tokens = 32, dk = 64; ///< synthetic size
+    uint64_t seed = 0; ///< synthetic seed
+    std::string variant = "window:4"; ///< an attnscope-cli mechanisms --variant
+    int64_t flashBq = 4, flashBk = 4; ///< the FlashAttention page's tiles
+    int64_t gqaGroups = 1; ///< the GQA page's what-if (1 = MQA)
+};
+using MechanismsRequestPtr = std::shared_ptr<const MechanismsRequest>;
+
+/// Positional encodings at the head's size (the Positions page).
+struct PositionTables {
+    Mat sinusoid; ///< [T, d]
+    Mat ropeAngles; ///< [T, d / 2]
+    std::vector<double> ropeDecay; ///< distance 0 .. T - 1
+    Mat t5Buckets; ///< [T, T]
+    Mat alibi; ///< [T, T]
+    bool modelHasRope = false;
+    double ropeTheta = 10000.0;
+};
+
+/// Seeds averaged per point of the linear-attention error plot.
+inline constexpr int kSweepSeeds = 8;
+
+struct MechanismsResult {
+    MechanismsRequest request;
+    HeadInputs inputs;
+    MechanismReport report; ///< request.variant against the exact head
+    MechanismResult flash; ///< flash:BQ:BK (running max / sum per key block)
+    std::vector<std::pair<int64_t, AttentionIo>> io; ///< bytes moved against T at the flash tiles
+    std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
+    /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
+    std::vector<SweepPoint> linformerSweep, performerSweep;
+    std::vector<TemperaturePoint> temperature; ///< the head's own q, k at temperatures 1/8 .. 8
+    ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
+    /// Model heads: gqa:G on every query head of the layer (attention change per head); empty for synthetic input.
+    std::vector<MechanismMetrics> gqaPerHead;
+    MechanismResult gqa; ///< gqa:G on the selected head (numbers, groups); empty probs for synthetic input
+    PositionTables positions;
+    std::optional<HeadEntropyMap> entropy; ///< every head of the model's run
+    std::vector<int64_t> tokenIds; ///< the model input (empty for synthetic)
+};
+using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
+
+/// Computes everything the tab shows (engine thread). `session` is the open model's (null: only synthetic input
+/// works). `keepGoing` is asked between stages; false throws attn::Cancelled. Throws Error on a bad variant or head.
+MechanismsPtr computeMechanisms(
+    const MechanismsRequest& request, const Session* session, const std::function<bool()>& keepGoing);
+
+} // namespace attn::ui

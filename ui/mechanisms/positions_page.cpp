@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/positions_page.h"
+
+#include "mechanisms/line_plot.h"
+#include "mechanisms/matrix_snapshot.h"
+#include "plots/heatmap_view.h"
+
+#include <QGridLayout>
+#include <QLabel>
+
+namespace attn::ui {
+
+PositionsPage::PositionsPage(QWidget* parent)
+    : QWidget(parent)
+{
+    m_sinusoid = new HeatmapView;
+    m_rope = new HeatmapView;
+    m_t5 = new HeatmapView;
+    m_alibi = new HeatmapView;
+    m_sinusoid->setColormap(Colormap::Diverging);
+    m_alibi->setColormap(Colormap::Diverging);
+    for (HeatmapView* v : { m_sinusoid, m_rope, m_t5, m_alibi }) {
+        v->setControlsVisible(false); // tables, not attention: no per-row or mask options
+        v->setMinimumWidth(200); // the plot's title would otherwise set the width of the whole tab
+    }
+    m_decay = new LinePlot;
+    m_decay->setLegendVisible(false); // one series, named by the title
+    m_note = new QLabel;
+    m_note->setWordWrap(true);
+    auto* layout = new QGridLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_sinusoid, 0, 0);
+    layout->addWidget(m_rope, 0, 1);
+    layout->addWidget(m_decay, 0, 2);
+    layout->addWidget(m_t5, 1, 0);
+    layout->addWidget(m_alibi, 1, 1);
+    layout->addWidget(m_note, 1, 2);
+    for (int c = 0; c < 3; ++c)
+        layout->setColumnStretch(c, 1);
+}
+
+void PositionsPage::showResult(const MechanismsResult& r, const std::vector<TokenChip>& tokens)
+{
+    const PositionTables& p = r.positions;
+    const int64_t d = r.inputs.dim();
+    m_sinusoid->setSnapshot(matrixSnapshot(p.sinusoid, tokens, indexChips("d", d)));
+    m_sinusoid->setCaption(
+        { .title = tr("Sinusoidal, d = %1").arg(d), .x = tr("dimension"), .y = tr("position"), .value = tr("value") });
+    m_rope->setSnapshot(matrixSnapshot(p.ropeAngles, tokens, indexChips("i", d / 2)));
+    m_rope->setCaption({ .title = tr("RoPE angle pos·θ_i"),
+        .x = tr("dimension pair i"),
+        .y = tr("position"),
+        .value = tr("radians") });
+    // The head's own mask (causal for decoders) greys out what it never scores.
+    MaskSpec mask;
+    mask.causal = r.inputs.causal;
+    m_t5->setSnapshot(matrixSnapshot(p.t5Buckets, tokens, {}, mask));
+    m_t5->setCaption({ .title = tr("T5 bucket(j − i)"), .x = tr("key j"), .y = tr("query i"), .value = tr("bucket") });
+    m_alibi->setSnapshot(matrixSnapshot(p.alibi, tokens, {}, mask));
+    m_alibi->setCaption(
+        { .title = tr("ALiBi, head %1 of %2").arg(std::max<int64_t>(r.inputs.head, 0)).arg(r.inputs.numHeads),
+            .x = tr("key j"),
+            .y = tr("query i"),
+            .value = tr("bias") });
+    std::vector<double> distance, decay;
+    for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
+        distance.push_back(static_cast<double>(i));
+        decay.push_back(p.ropeDecay[i]);
+    }
+    m_decay->setAxes(tr("RoPE relative-distance decay, d = %1").arg(d), tr("relative distance"),
+        tr("RoFormer bound (1 at distance 0)"));
+    m_decay->setSeries(
+        { { tr("(2/d) Σ_j |Σ_{i<j} e^{i·dist·θ_i}|, normalised"), distance, decay, QColor("#9467bd") } });
+    const QString legend = tr("RoPE: θ_i = %1^(−2i/d). T5: 32 buckets, max distance 128. ALiBi: slope·(j − i), slope "
+                              "%2.<br>")
+                               .arg(p.ropeTheta)
+                               .arg(p.alibi.rows() > 1 ? -p.alibi(1, 0) : 0.0);
+    m_note->setText(legend
+        + (r.inputs.layer < 0 ? tr("Synthetic input: no model positions.")
+                : p.modelHasRope
+                ? tr("This model applies RoPE: q and k on the other pages are already rotated. Try the "
+                     "alibi variant for ALiBi's bias on the same head.")
+                : tr("This model has no RoPE (learned or no position embeddings). Try the alibi variant for "
+                     "ALiBi's bias on the same head.")));
+}
+
+} // namespace attn::ui
