@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: MIT
 // HF Llama / Mistral / Qwen2 safetensors -> LlamaWeights.
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 #include "model/llama_model.h"
 #include "model/weight_reader.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 
 namespace attn {
 namespace {
 
 /// Config keys that change the compute in ways this implementation does not follow: refuse rather than be wrong.
 void refuseUnsupported(const std::string& configPath) {
-    std::ifstream in(configPath);
-    const auto j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) return; // parseHfConfig already reported malformed JSON
-    if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-        throw Error(configPath, "rope_scaling " + j["rope_scaling"].dump() + " is not supported");
+    const auto j = readUntrustedJson(configPath, file_caps::kConfigJson, "config");
+    if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
+        const auto& rs = j["rope_scaling"];
+        const char* typeKey = rs.contains("rope_type") ? "rope_type" : "type";
+        throw Error(configPath,
+            "rope_scaling " + (rs.is_object() && rs.contains(typeKey) ? describeJson(rs[typeKey]) : describeJson(rs))
+                + " is not supported");
+    }
     if (j.value("mlp_bias", false)) throw Error(configPath, "mlp_bias is not supported");
 }
 

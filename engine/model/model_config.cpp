@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "model/model_config.h"
 
+#include "core/checked.h"
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 using nlohmann::json;
 
@@ -42,14 +44,14 @@ public:
             return static_cast<int64_t>(v.get<double>());
         if (v.is_array() && !v.empty() && v[0].is_number_integer()) // e.g. eos_token_id: [1, 2]
             return v[0].get<int64_t>();
-        throw Error(m_source, std::string("field \"") + key + "\" must be an integer, got " + v.dump());
+        throw Error(m_source, std::string("field \"") + key + "\" must be an integer, got " + describeJson(v));
     }
     double optNumber(const char* key, double fallback) const
     {
         if (!has(key))
             return fallback;
         if (!m_j[key].is_number())
-            throw Error(m_source, std::string("field \"") + key + "\" must be a number, got " + m_j[key].dump());
+            throw Error(m_source, std::string("field \"") + key + "\" must be a number, got " + describeJson(m_j[key]));
         return m_j[key].get<double>();
     }
     bool optBool(const char* key, bool fallback) const
@@ -57,7 +59,7 @@ public:
         if (!has(key))
             return fallback;
         if (!m_j[key].is_boolean())
-            throw Error(m_source, std::string("field \"") + key + "\" must be true or false, got " + m_j[key].dump());
+            throw Error(m_source, std::string("field \"") + key + "\" must be true or false, got " + describeJson(m_j[key]));
         return m_j[key].get<bool>();
     }
     std::string optString(const char* key, const std::string& fallback) const
@@ -65,7 +67,7 @@ public:
         if (!has(key))
             return fallback;
         if (!m_j[key].is_string())
-            throw Error(m_source, std::string("field \"") + key + "\" must be a string, got " + m_j[key].dump());
+            throw Error(m_source, std::string("field \"") + key + "\" must be a string, got " + describeJson(m_j[key]));
         return m_j[key].get<std::string>();
     }
 
@@ -136,22 +138,12 @@ const std::vector<std::string>& supportedModelTypes()
 
 ModelConfig parseHfConfig(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot open config");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseHfConfigText(ss.str(), path);
+    return parseHfConfigText(readInputFile(path, file_caps::kConfigJson, "config"), path);
 }
 
 ModelConfig parseHfConfigText(const std::string& text, const std::string& source)
 {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const std::exception& e) {
-        throw Error(source, std::string("malformed JSON: ") + e.what());
-    }
+    const json j = parseUntrustedJson(text, source, "JSON");
     if (!j.is_object())
         throw Error(source, "config is not a JSON object");
     const Fields f(j, source);
@@ -171,7 +163,7 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
         c.numHeads = f.integer("n_head");
         c.numKvHeads = c.numHeads;
         c.hiddenSize = f.integer("n_embd");
-        c.intermediateSize = f.optInteger("n_inner", 4 * c.hiddenSize);
+        c.intermediateSize = f.optInteger("n_inner", mulOrThrow(4, c.hiddenSize, source, "4 * n_embd"));
         c.vocabSize = f.integer("vocab_size");
         c.maxPositions = f.optInteger("n_positions", 1024);
         c.normEps = f.optNumber("layer_norm_epsilon", 1e-5);
@@ -186,7 +178,7 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
         c.numHeads = f.integer("num_attention_heads");
         c.numKvHeads = c.numHeads;
         c.hiddenSize = f.integer("hidden_size");
-        c.intermediateSize = f.optInteger("intermediate_size", 4 * c.hiddenSize);
+        c.intermediateSize = f.optInteger("intermediate_size", mulOrThrow(4, c.hiddenSize, source, "4 * hidden_size"));
         c.vocabSize = f.integer("vocab_size");
         c.maxPositions = f.optInteger("max_position_embeddings", 512);
         c.typeVocabSize = f.optInteger("type_vocab_size", 2);
@@ -227,7 +219,9 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
                     throw Error(source, "id2label key " + k + " is out of range");
                 if (c.labels.size() <= id)
                     c.labels.resize(id + 1);
-                c.labels[id] = v.is_string() ? v.get<std::string>() : v.dump();
+                if (!v.is_string())
+                    throw Error(source, "id2label value for " + k + " must be a string, got " + describeJson(v));
+                c.labels[id] = v.get<std::string>();
             }
         }
     } else if (t == "marian" || t == "bart") {
@@ -295,6 +289,10 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
     if (c.numHeads % c.numKvHeads != 0)
         throw Error(source, "num_attention_heads " + std::to_string(c.numHeads) + " is not a multiple of num_key_value_heads "
                 + std::to_string(c.numKvHeads));
+    if (c.ropeStyle != RopeStyle::None && !(c.ropeTheta > 1.0 && std::isfinite(c.ropeTheta)))
+        throw Error(source, "rope_theta must be a finite number above 1, got " + std::to_string(c.ropeTheta));
+    if (c.kind == ModelKind::Vision && (c.imageSize <= 0 || c.imageSize > 16384))
+        throw Error(source, "image_size must be in 1..16384, got " + std::to_string(c.imageSize));
     if (c.ropeStyle != RopeStyle::None && (c.partialRotaryFactor <= 0 || c.partialRotaryFactor > 1))
         throw Error(source, "partial_rotary_factor must be in (0, 1]");
     if (c.slidingWindow < 0)
