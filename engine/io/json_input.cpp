@@ -78,7 +78,7 @@ std::string describeJson(const nlohmann::json& value)
     switch (value.type()) {
     case nlohmann::json::value_t::null: return "null";
     case nlohmann::json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case nlohmann::json::value_t::string: return "a string \"" + shortened(value.get<std::string>()) + "\"";
+    case nlohmann::json::value_t::string: return "\"" + shortened(value.get<std::string>()) + "\"";
     case nlohmann::json::value_t::array: return "an array of " + std::to_string(value.size()) + " values";
     case nlohmann::json::value_t::object: return "an object with " + std::to_string(value.size()) + " keys";
     case nlohmann::json::value_t::binary: return "binary data";

@@ -21,7 +21,7 @@ nlohmann::json parseUntrustedJson(std::string_view text, const std::string& sour
 /// readInputFile(path, maxBytes, what) then parseUntrustedJson.
 nlohmann::json readUntrustedJson(const std::string& path, uint64_t maxBytes, const std::string& what);
 
-/// "a string \"abc...\"", "an array of 3 values", "an object with 2 keys", "the number 1.5": for messages about
+/// "\"abc...\"" (a string), "an array of 3 values", "an object with 2 keys", "the number 1.5": for messages about
 /// a value of the wrong type, never longer than ~60 characters whatever the value holds.
 std::string describeJson(const nlohmann::json& value);
 
