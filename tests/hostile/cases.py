@@ -45,6 +45,20 @@ def copy_model(src: Path, dst: Path, skip=()):
     return dst
 
 
+def special_file(target: Path, kind: str):
+    """A file that is not one: a FIFO with no writer, a link to /dev/zero, a folder, or a 17 MiB sparse file."""
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "zero":
+        os.symlink("/dev/zero", target)
+    elif kind == "dir":
+        target.mkdir()
+    elif kind == "huge":
+        with open(target, "wb") as f:
+            f.truncate(17 << 20)
+    return target
+
+
 def load_json(p: Path):
     return json.loads(p.read_text())
 
@@ -96,12 +110,7 @@ def st_sparse(d: Path):
 def st_special(kind):
     def build(d: Path):
         copy_model(TINY / "gpt2", d, skip=("model.safetensors",))
-        target = d / "model.safetensors"
-        if kind == "fifo":
-            os.mkfifo(target)
-        elif kind == "zero":
-            os.symlink("/dev/zero", target)
-        return target
+        return special_file(d / "model.safetensors", kind)
 
     return build
 
@@ -139,15 +148,8 @@ def config_case(base, edit=None, raw=None, special=None):
     def build(d: Path):
         copy_model(TINY / base if (TINY / base).exists() else base, d, skip=("config.json",))
         target = d / "config.json"
-        if special == "fifo":
-            os.mkfifo(target)
-        elif special == "zero":
-            os.symlink("/dev/zero", target)
-        elif special == "dir":
-            target.mkdir()
-        elif special == "huge":
-            with open(target, "wb") as f:
-                f.truncate(17 << 20)
+        if special:
+            special_file(target, special)
         elif raw is not None:
             target.write_text(raw(load_json((TINY / base if (TINY / base).exists() else base) / "config.json")))
         else:
@@ -204,19 +206,6 @@ def npy_header(shape_text, descr="<f4", fortran="False"):
     return "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape_text)
 
 
-def npy_case(blob=None, special=None, name="input.npy", model="vit"):
-    def build(d: Path):
-        d.mkdir(parents=True, exist_ok=True)
-        target = d / name
-        if special == "fifo":
-            os.mkfifo(target)
-        else:
-            target.write_bytes(blob)
-        return target
-
-    return build
-
-
 # ---------------------------------------------------------------- tokenizers
 
 
@@ -244,26 +233,15 @@ def tok_json_case(edit):
     return build
 
 
-def gpt2_file_case(filename, transform):
-    """The gpt2 folder with one tokenizer file replaced by transform(original text)."""
+def gpt2_file_case(filename, transform=None, special=None):
+    """The gpt2 folder with one tokenizer file replaced by transform(original text), or by a special file."""
 
     def build(d: Path):
         copy_model(TINY / "gpt2", d)
+        if special:
+            return special_file(d / filename, special)
         target = d / filename
         target.write_text(transform((TINY / "gpt2" / filename).read_text()))
-        return target
-
-    return build
-
-
-def tokenizer_special(kind, name):
-    def build(d: Path):
-        copy_model(TINY / "gpt2", d)
-        target = d / name
-        if kind == "fifo":
-            os.mkfifo(target)
-        else:
-            os.symlink("/dev/zero", target)
         return target
 
     return build
@@ -289,8 +267,8 @@ def bin_case(transform=None, special=None):
         d.mkdir(parents=True, exist_ok=True)
         shutil.copy(STORIES / "tok512.bin", d / "tok512.bin")
         target = d / "model.bin"
-        if special == "fifo":
-            os.mkfifo(target)
+        if special:
+            special_file(target, special)
         else:
             target.write_bytes(transform((STORIES / "stories260K.bin").read_bytes()))
         return target
@@ -315,8 +293,8 @@ def align_case(gold=None, special=None):
         (d / "src.txt").write_text("the cat .\n")
         (d / "tgt.txt").write_text("le chat .\n")
         target = d / "gold.txt"
-        if special == "fifo":
-            os.mkfifo(target)
+        if special:
+            special_file(target, special)
         else:
             target.write_text(gold)
         return target
@@ -326,9 +304,8 @@ def align_case(gold=None, special=None):
 
 def align_src_fifo(d: Path):
     d.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(d / "src.txt")
     (d / "tgt.txt").write_text("le chat .\n")
-    return d / "src.txt"
+    return special_file(d / "src.txt", "fifo")
 
 
 def preproc_case(edit=None, raw=None):
@@ -346,27 +323,23 @@ def preproc_case(edit=None, raw=None):
     return build
 
 
-def vit_with_npy(blob):
+def model_with_file(model, name, blob):
+    """A copy of the hf-tiny MODEL folder with NAME (an input such as input.npy) holding `blob`."""
+
     def build(d: Path):
-        copy_model(TINY / "vit", d)
-        (d / "input.npy").write_bytes(blob)
-        return d / "input.npy"
+        copy_model(TINY / model, d)
+        (d / name).write_bytes(blob)
+        return d / name
 
     return build
+
+
+def vit_with_npy(blob):
+    return model_with_file("vit", "input.npy", blob)
 
 
 def whisper_with_npy(blob):
-    def build(d: Path):
-        copy_model(TINY / "whisper", d)
-        (d / "features.npy").write_bytes(blob)
-        return d / "features.npy"
-
-    return build
-
-
-def marian_long_tag(d: Path):
-    copy_model(MARIAN_DEMO, d)
-    return d
+    return model_with_file("whisper", "features.npy", blob)
 
 
 I = ["info", "{dir}"]
@@ -496,7 +469,7 @@ CASES = [
     Case("npy_int_for_pixels", vit_with_npy(npy_bytes(npy_header("(1,)", descr="<i8"), b"\0" * 8)), CLASSIFY,
          "expected a float32/float64 array, found dtype <i8"),
     Case("npy_version_9", vit_with_npy(b"\x93NUMPY\x09\x00" + b"\0" * 100), CLASSIFY, "unsupported .npy version 9"),
-    Case("npy_fifo", lambda d: (copy_model(TINY / "vit", d), os.mkfifo(d / "input.npy"), d / "input.npy")[2], CLASSIFY,
+    Case("npy_fifo", lambda d: special_file(copy_model(TINY / "vit", d) / "input.npy", "fifo"), CLASSIFY,
          "not a regular file", seconds=10),
     # tokenizer files
     Case("tokjson_vocab_id_1e8", tok_json_case(lambda tj: tj["model"]["vocab"].update({"Z" * 9: 10**8})),
@@ -523,9 +496,9 @@ CASES = [
         dict(json.loads(t), added_tokens_decoder={"10000000": {"content": "<x>"}}))), TOK,
          "token '<x>' has the id 10000000, outside 0.."),
     Case("tokconfig_deep", gpt2_file_case("tokenizer_config.json", lambda t: deep()), TOK, "nests deeper"),
-    Case("tokenizer_fifo", tokenizer_special("fifo", "other.json"), TOK + ["--tokenizer", "{dir}/other.json"],
+    Case("tokenizer_fifo", gpt2_file_case("other.json", special="fifo"), TOK + ["--tokenizer", "{dir}/other.json"],
          "not a regular file", seconds=10),
-    Case("tokenizer_dev_zero", tokenizer_special("zero", "vocab.txt"), TOK + ["--tokenizer", "{dir}/vocab.txt"],
+    Case("tokenizer_dev_zero", gpt2_file_case("vocab.txt", special="zero"), TOK + ["--tokenizer", "{dir}/vocab.txt"],
          "not a regular file", seconds=10),
     Case("marian_vocab_id_huge", marian_case("vocab.json", lambda t: t.replace("{", '{"ZZZ": 2000000000, ', 1)),
          TOK, "the id 2000000000 of \"ZZZ\" is outside 0.."),
