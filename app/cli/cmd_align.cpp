@@ -18,8 +18,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 namespace attn::cli {
 namespace {

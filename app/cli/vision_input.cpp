@@ -36,9 +36,9 @@ Tensor pixelInput(const Args& args, const VisionModel& model)
     const ModelConfig& c = model.config();
     if (t.dim(0) != c.numChannels || t.dim(1) < c.patchSize || t.dim(2) < c.patchSize)
         throw Error(*pixels,
-            "pixel values " + shapeToString(t.shape()) + " do not fit this model: it needs " + std::to_string(c.numChannels)
-                + " channels and at least one " + std::to_string(c.patchSize) + "x" + std::to_string(c.patchSize)
-                + " patch");
+            "pixel values " + shapeToString(t.shape()) + " do not fit this model: it needs "
+                + std::to_string(c.numChannels) + " channels and at least one " + std::to_string(c.patchSize) + "x"
+                + std::to_string(c.patchSize) + " patch");
     return t;
 }
 

@@ -203,8 +203,8 @@ std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
         // (and would otherwise size the table).
         if (static_cast<size_t>(sentence) > lines.size())
             throw Error(where,
-                "sentence number " + std::to_string(sentence) + " is larger than the file's " + std::to_string(lines.size())
-                    + " lines");
+                "sentence number " + std::to_string(sentence) + " is larger than the file's "
+                    + std::to_string(lines.size()) + " lines");
         if (gold.size() < static_cast<size_t>(sentence)) gold.resize(static_cast<size_t>(sentence));
         if (i == 0 || j == 0) continue; // NULL links do not count in AER
         GoldAlignment& g = gold[static_cast<size_t>(sentence - 1)];

@@ -14,8 +14,7 @@ namespace attn {
 inline std::optional<int64_t> checkedMul(int64_t a, int64_t b)
 {
     int64_t r = 0;
-    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r))
-        return std::nullopt;
+    if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
 
@@ -23,27 +22,24 @@ inline std::optional<int64_t> checkedMul(int64_t a, int64_t b)
 inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b)
 {
     int64_t r = 0;
-    if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r))
-        return std::nullopt;
+    if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r)) return std::nullopt;
     return r;
 }
 
 /// a * b; throws Error("WHERE: WHAT is too large (A x B overflows 64 bits)") otherwise.
 inline int64_t mulOrThrow(int64_t a, int64_t b, const std::string& where, const std::string& what)
 {
-    if (const auto r = checkedMul(a, b))
-        return *r;
-    throw Error(where, what + " is too large (" + std::to_string(a) + " x " + std::to_string(b)
-            + " does not fit in 64 bits)");
+    if (const auto r = checkedMul(a, b)) return *r;
+    throw Error(
+        where, what + " is too large (" + std::to_string(a) + " x " + std::to_string(b) + " does not fit in 64 bits)");
 }
 
 /// a + b; throws Error as mulOrThrow does.
 inline int64_t addOrThrow(int64_t a, int64_t b, const std::string& where, const std::string& what)
 {
-    if (const auto r = checkedAdd(a, b))
-        return *r;
-    throw Error(where, what + " is too large (" + std::to_string(a) + " + " + std::to_string(b)
-            + " does not fit in 64 bits)");
+    if (const auto r = checkedAdd(a, b)) return *r;
+    throw Error(
+        where, what + " is too large (" + std::to_string(a) + " + " + std::to_string(b) + " does not fit in 64 bits)");
 }
 
 } // namespace attn

@@ -12,7 +12,10 @@
 namespace attn {
 namespace {
 
-std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string mib(uint64_t bytes)
+{
+    return std::to_string(bytes >> 20) + " MiB";
+}
 
 /// The reason a file of this mode and size cannot be read as `kind`, or "" when it can.
 std::string refusal(const struct stat& st, uint64_t maxBytes, const std::string& kind)
@@ -29,7 +32,7 @@ std::string refusal(const struct stat& st, uint64_t maxBytes, const std::string&
 
 uint64_t requireRegularFile(const std::string& path, uint64_t maxBytes, const std::string& kind)
 {
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0) throw Error(path, "cannot open: " + std::string(std::strerror(errno)));
     if (const std::string why = refusal(st, maxBytes, kind); !why.empty()) throw Error(path, why);
     return static_cast<uint64_t>(st.st_size);
@@ -40,9 +43,9 @@ std::string readInputFile(const std::string& path, uint64_t maxBytes, const std:
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error(path, "cannot open: " + std::string(std::strerror(errno)));
-    struct stat st {};
-    std::string why = ::fstat(fd, &st) != 0 ? std::string("cannot stat: ") + std::strerror(errno)
-                                            : refusal(st, maxBytes, kind);
+    struct stat st { };
+    std::string why
+        = ::fstat(fd, &st) != 0 ? std::string("cannot stat: ") + std::strerror(errno) : refusal(st, maxBytes, kind);
     std::string text;
     if (why.empty()) {
         text.resize(static_cast<size_t>(st.st_size));

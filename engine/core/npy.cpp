@@ -98,8 +98,7 @@ private:
     int64_t dimension(std::string_view item) const
     {
         const std::string quoted = "'" + std::string(item.substr(0, 20)) + (item.size() > 20 ? "...'" : "'");
-        if (!item.empty() && item[0] == '-')
-            throw Error(m_path, "npy shape has the negative dimension " + quoted);
+        if (!item.empty() && item[0] == '-') throw Error(m_path, "npy shape has the negative dimension " + quoted);
         if (item.empty() || item.find_first_not_of("0123456789") != std::string_view::npos)
             throw Error(m_path, "npy shape has the dimension " + quoted + ", not a non-negative integer");
         int64_t v = 0;

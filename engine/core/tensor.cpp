@@ -19,16 +19,12 @@ std::string shapeToString(const Shape& shape)
 
 int64_t shapeNumel(const Shape& shape, const std::string& where)
 {
-    const auto fail = [&](const std::string& what) {
-        return where.empty() ? Error(what) : Error(where, what);
-    };
+    const auto fail = [&](const std::string& what) { return where.empty() ? Error(what) : Error(where, what); };
     int64_t n = 1;
     for (int64_t d : shape) {
-        if (d < 0)
-            throw fail("negative dimension in shape " + shapeToString(shape));
+        if (d < 0) throw fail("negative dimension in shape " + shapeToString(shape));
         const auto next = checkedMul(n, d);
-        if (!next)
-            throw fail("shape " + shapeToString(shape) + " has more elements than fit in 64 bits");
+        if (!next) throw fail("shape " + shapeToString(shape) + " has more elements than fit in 64 bits");
         n = *next;
     }
     return n;

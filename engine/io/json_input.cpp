@@ -43,7 +43,8 @@ nlohmann::json parseUntrustedJson(std::string_view text, const std::string& sour
         case Event::array_start:
             if (depth >= kMaxJsonDepth)
                 throw Error(source,
-                    what + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels (a damaged or hostile file)");
+                    what + " nests deeper than " + std::to_string(kMaxJsonDepth)
+                        + " levels (a damaged or hostile file)");
             keys.emplace_back();
             break;
         case Event::object_end:
@@ -76,14 +77,22 @@ nlohmann::json readUntrustedJson(const std::string& path, uint64_t maxBytes, con
 std::string describeJson(const nlohmann::json& value)
 {
     switch (value.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case nlohmann::json::value_t::string: return "\"" + shortened(value.get<std::string>()) + "\"";
-    case nlohmann::json::value_t::array: return "an array of " + std::to_string(value.size()) + " values";
-    case nlohmann::json::value_t::object: return "an object with " + std::to_string(value.size()) + " keys";
-    case nlohmann::json::value_t::binary: return "binary data";
-    case nlohmann::json::value_t::discarded: return "nothing";
-    default: return "the number " + value.dump();
+    case nlohmann::json::value_t::null:
+        return "null";
+    case nlohmann::json::value_t::boolean:
+        return value.get<bool>() ? "true" : "false";
+    case nlohmann::json::value_t::string:
+        return "\"" + shortened(value.get<std::string>()) + "\"";
+    case nlohmann::json::value_t::array:
+        return "an array of " + std::to_string(value.size()) + " values";
+    case nlohmann::json::value_t::object:
+        return "an object with " + std::to_string(value.size()) + " keys";
+    case nlohmann::json::value_t::binary:
+        return "binary data";
+    case nlohmann::json::value_t::discarded:
+        return "nothing";
+    default:
+        return "the number " + value.dump();
     }
 }
 

@@ -50,7 +50,8 @@ void requireInsideFolder(const fs::path& shard, const fs::path& index)
     const bool hubCache = snapshots.filename() == "snapshots" && inside(snapshots.parent_path() / "blobs");
     if (targetError || folderError || !(inside(folder) || hubCache))
         throw Error(index.string(),
-            "shard " + shard.filename().string() + " is a link to a file outside the model folder; refusing to read it");
+            "shard " + shard.filename().string()
+                + " is a link to a file outside the model folder; refusing to read it");
 }
 
 uint64_t readLe64(const uint8_t* p)
@@ -189,9 +190,11 @@ void SafetensorsStore::addFile(const std::string& path)
         if (!entry["shape"].is_array())
             throw Error(path, where + ": shape is not an array");
         if (entry["shape"].size() > 64)
-            throw Error(path, where + ": shape has " + std::to_string(entry["shape"].size()) + " dimensions (at most 64)");
+            throw Error(
+                path, where + ": shape has " + std::to_string(entry["shape"].size()) + " dimensions (at most 64)");
         for (const auto& d : entry["shape"]) {
-            if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            if (!d.is_number_unsigned()
+                || d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
                 throw Error(path, where + ": shape has a non-integer or negative dimension " + describeJson(d));
             info.shape.push_back(d.get<int64_t>());
         }

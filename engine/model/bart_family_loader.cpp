@@ -95,8 +95,9 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
         if (c.maxPositions <= 0) throw Error(source.configPath, "max_position_embeddings must be positive");
         if (bart) {
             w.encoder.positionOffset = w.decoder.positionOffset = 2; // BartLearnedPositionalEmbedding's offset
-            w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { addOrThrow(c.maxPositions, 2, source.configPath, "max_position_embeddings"), D });
-            w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { addOrThrow(c.maxPositions, 2, source.configPath, "max_position_embeddings"), D });
+            const int64_t rows = addOrThrow(c.maxPositions, 2, source.configPath, "max_position_embeddings");
+            w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { rows, D });
+            w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { rows, D });
             w.encoder.embeddingNorm = L.norm(pre + "encoder.layernorm_embedding");
             w.decoder.embeddingNorm = L.norm(pre + "decoder.layernorm_embedding");
         } else {

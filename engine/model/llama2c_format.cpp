@@ -46,8 +46,7 @@ Llama2cHeader readLlama2cHeader(const std::string& path)
 {
     const uint64_t fileSize = requireRegularFile(path, std::numeric_limits<uint64_t>::max(), "llama2.c checkpoint");
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open file");
+    if (!in) throw Error(path, "cannot open file");
     int32_t words[64] = {};
     in.read(reinterpret_cast<char*>(words), sizeof words);
     const auto got = static_cast<uint64_t>(in.gcount());

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace attn {
 namespace {
 

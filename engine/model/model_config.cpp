@@ -40,7 +40,9 @@ public:
         const auto& v = m_j[key];
         if (v.is_number_integer())
             return v.get<int64_t>();
-        if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
+        // (The range test first: casting a double beyond int64 is undefined.)
+        if (v.is_number_float() && std::fabs(v.get<double>()) < 9.2e18
+            && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
             return static_cast<int64_t>(v.get<double>());
         if (v.is_array() && !v.empty() && v[0].is_number_integer()) // e.g. eos_token_id: [1, 2]
             return v[0].get<int64_t>();
@@ -59,7 +61,8 @@ public:
         if (!has(key))
             return fallback;
         if (!m_j[key].is_boolean())
-            throw Error(m_source, std::string("field \"") + key + "\" must be true or false, got " + describeJson(m_j[key]));
+            throw Error(
+                m_source, std::string("field \"") + key + "\" must be true or false, got " + describeJson(m_j[key]));
         return m_j[key].get<bool>();
     }
     std::string optString(const char* key, const std::string& fallback) const

@@ -193,8 +193,8 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
         throw Error(cfgName, "input_feeding applies to Luong attention only");
     const int64_t E = integer("embedding_size", 0), H = integer("hidden_size", 0), layers = integer("num_layers", 1);
     if (layers < 1) throw Error(cfgName, "\"num_layers\" must be at least 1");
-    const int64_t De = mulOrThrow(bidirectional ? 2 : 1, H, cfgName, "the encoder output size"), Hd = integer("decoder_hidden_size", De),
-                  A = integer("attention_size", Hd);
+    const int64_t De = mulOrThrow(bidirectional ? 2 : 1, H, cfgName, "the encoder output size"),
+                  Hd = integer("decoder_hidden_size", De), A = integer("attention_size", Hd);
     if (E == 0 || H == 0) throw Error(cfgName, "embedding_size and hidden_size are required");
     const int64_t Vs = static_cast<int64_t>(src.size()), Vt = static_cast<int64_t>(tgt.size());
 

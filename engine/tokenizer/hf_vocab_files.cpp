@@ -14,7 +14,10 @@
 namespace attn {
 namespace {
 
-std::string readText(const std::string& path) { return readInputFile(path, file_caps::kTokenizer, "tokenizer file"); }
+std::string readText(const std::string& path)
+{
+    return readInputFile(path, file_caps::kTokenizer, "tokenizer file");
+}
 
 nlohmann::json parseJson(const std::string& path)
 {
@@ -23,8 +26,8 @@ nlohmann::json parseJson(const std::string& path)
 
 /// Puts `piece` at `id`, growing the table; two pieces for one id is an error. `idLimit` is the number of tokens the
 /// file defines: every id must lie below it (or a hole would remain), so a huge id is refused before any allocation.
-void placePiece(std::vector<std::string>& vocab, int64_t id, const std::string& piece, const std::string& path,
-    size_t idLimit)
+void placePiece(
+    std::vector<std::string>& vocab, int64_t id, const std::string& piece, const std::string& path, size_t idLimit)
 {
     if (id < 0 || static_cast<uint64_t>(id) >= idLimit)
         throw Error(path,

@@ -39,8 +39,8 @@ TEST(HostileChecked, ProductsAndSumsThatOverflowAreRefused)
     // The .npy shape of issue 20: its int64 product wraps to 0, which let a 128-byte file pass the payload check.
     const int64_t wrap = int64_t(7) << 32;
     EXPECT_NE(errorOf([&] { shapeNumel({ 1, wrap, wrap }, "x.npy"); }).find("x.npy: shape [1, "), std::string::npos);
-    EXPECT_NE(errorOf([&] { shapeBytes({ int64_t(1) << 62 }, 4, "t"); }).find("does not fit in 64 bits"),
-        std::string::npos);
+    EXPECT_NE(
+        errorOf([&] { shapeBytes({ int64_t(1) << 62 }, 4, "t"); }).find("does not fit in 64 bits"), std::string::npos);
     EXPECT_EQ(shapeBytes({ 3, 5 }, 4), 60);
     EXPECT_NE(errorOf([] { shapeNumel({ 2, -3 }); }).find("negative dimension"), std::string::npos);
 }
@@ -49,18 +49,20 @@ TEST(HostileJson, DepthIsBoundedWhileParsing)
 {
     const auto nested = [](int depth) { return std::string(size_t(depth), '[') + std::string(size_t(depth), ']'); };
     EXPECT_NO_THROW(parseUntrustedJson(nested(kMaxJsonDepth), "f.json", "JSON"));
-    EXPECT_NE(errorOf([&] { parseUntrustedJson(nested(kMaxJsonDepth + 1), "f.json", "JSON"); })
-                  .find("f.json: JSON nests deeper than 64 levels"),
+    EXPECT_NE(errorOf([&] {
+        parseUntrustedJson(nested(kMaxJsonDepth + 1), "f.json", "JSON");
+    }).find("f.json: JSON nests deeper than 64 levels"),
         std::string::npos);
     // 200k levels would overflow any recursive parser or dump(); this must be refused, not crash.
-    EXPECT_NE(errorOf([&] { parseUntrustedJson(nested(200000), "f.json", "JSON"); }).find("nests deeper"),
-        std::string::npos);
+    EXPECT_NE(
+        errorOf([&] { parseUntrustedJson(nested(200000), "f.json", "JSON"); }).find("nests deeper"), std::string::npos);
 }
 
 TEST(HostileJson, DuplicateKeysInOneObjectAreRefused)
 {
-    EXPECT_NE(errorOf([] { parseUntrustedJson(R"({"a": 1, "b": {"a": 2}, "a": 3})", "h", "header"); })
-                  .find("h: header has the key \"a\" twice in one object"),
+    EXPECT_NE(errorOf([] {
+        parseUntrustedJson(R"({"a": 1, "b": {"a": 2}, "a": 3})", "h", "header");
+    }).find("h: header has the key \"a\" twice in one object"),
         std::string::npos);
     // The same key in sibling or nested objects is fine.
     const auto j = parseUntrustedJson(R"({"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 1}, {"x": 2}]})", "h", "header");
@@ -88,8 +90,8 @@ TEST(HostileFiles, OnlyRegularFilesWithinTheirCapAreRead)
     // A FIFO without a writer would block open() forever; it is refused at once.
     EXPECT_NE(errorOf([&] { readInputFile(fifo, 1 << 20, "config"); }).find(fifo + ": is not a regular file"),
         std::string::npos);
-    EXPECT_NE(errorOf([] { readInputFile("/dev/zero", 1 << 20, "config"); }).find("not a regular file"),
-        std::string::npos);
+    EXPECT_NE(
+        errorOf([] { readInputFile("/dev/zero", 1 << 20, "config"); }).find("not a regular file"), std::string::npos);
     EXPECT_NE(errorOf([&] { readInputFile(dir, 1 << 20, "config"); }).find("is a folder"), std::string::npos);
     const std::string big = dir + "/big.json";
     std::ofstream(big) << std::string(2000, ' ');

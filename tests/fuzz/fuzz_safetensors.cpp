@@ -20,8 +20,8 @@ AS_FUZZ_TARGET(safetensors)
         for (int i = 0; i < 8; ++i)
             shard[size_t(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
         shard += header + std::string(8, '\0');
-        attn::fuzz::writeScratch("model-00001-of-00001.safetensors", reinterpret_cast<const uint8_t*>(shard.data()),
-            shard.size());
+        attn::fuzz::writeScratch(
+            "model-00001-of-00001.safetensors", reinterpret_cast<const uint8_t*>(shard.data()), shard.size());
         path = attn::fuzz::writeScratch("model.safetensors.index.json", data + 1, size - 1);
     }
     const auto store = attn::SafetensorsStore::open(path);

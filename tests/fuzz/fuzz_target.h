@@ -32,16 +32,17 @@ inline int runGuarded(TargetFn fn, const uint8_t* data, size_t size)
 } // namespace attn::fuzz
 
 #ifdef AS_LIBFUZZER
-#define AS_FUZZ_ENTRY(name)                                                                                           \
-    extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)                                          \
+#define AS_FUZZ_ENTRY(name)                                                                                            \
+    extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)                                            \
     {                                                                                                                  \
-        return attn::fuzz::runGuarded(fuzz_##name, data, size);                                                       \
+        return attn::fuzz::runGuarded(fuzz_##name, data, size);                                                        \
     }
 #else
-#define AS_FUZZ_ENTRY(name) [[maybe_unused]] static const bool registered_##name = attn::fuzz::registerTarget(#name, fuzz_##name);
+#define AS_FUZZ_ENTRY(name)                                                                                            \
+    [[maybe_unused]] static const bool registered_##name = attn::fuzz::registerTarget(#name, fuzz_##name);
 #endif
 
-#define AS_FUZZ_TARGET(name)                                                                                          \
-    static void fuzz_##name(const uint8_t* data, size_t size);                                                        \
-    AS_FUZZ_ENTRY(name)                                                                                               \
+#define AS_FUZZ_TARGET(name)                                                                                           \
+    static void fuzz_##name(const uint8_t* data, size_t size);                                                         \
+    AS_FUZZ_ENTRY(name)                                                                                                \
     static void fuzz_##name(const uint8_t* data, size_t size)

@@ -20,7 +20,8 @@ std::unique_ptr<attn::Tokenizer> load(uint8_t kind, const uint8_t* data, size_t 
     using attn::fuzz::writeScratch;
     const attn::HfTokenizerConfig none;
     switch (kind % 7) {
-    case 0: return attn::loadTokenizerJson(writeScratch("tokenizer.json", data, size), none);
+    case 0:
+        return attn::loadTokenizerJson(writeScratch("tokenizer.json", data, size), none);
     case 1: {
         const std::string all(reinterpret_cast<const char*>(data), size);
         const size_t cut = std::min(all.find('\0'), all.size());
@@ -30,9 +31,12 @@ std::unique_ptr<attn::Tokenizer> load(uint8_t kind, const uint8_t* data, size_t 
         return attn::loadVocabJsonMerges(
             vocab, (std::filesystem::path(vocab).parent_path() / "merges.txt").string(), none);
     }
-    case 2: return attn::loadVocabTxt(writeScratch("vocab.txt", data, size), none);
-    case 3: return std::make_unique<attn::Llama2cTokenizer>(writeScratch("tokenizer.bin", data, size), 0);
-    case 4: return std::make_unique<attn::SentencePieceTokenizer>(writeScratch("tokenizer.model", data, size));
+    case 2:
+        return attn::loadVocabTxt(writeScratch("vocab.txt", data, size), none);
+    case 3:
+        return std::make_unique<attn::Llama2cTokenizer>(writeScratch("tokenizer.bin", data, size), 0);
+    case 4:
+        return std::make_unique<attn::SentencePieceTokenizer>(writeScratch("tokenizer.model", data, size));
     case 5: {
         const std::string cfg = writeScratch("tokenizer_config.json", data, size);
         attn::readHfTokenizerConfig(std::filesystem::path(cfg).parent_path().string());

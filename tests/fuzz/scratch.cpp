@@ -20,8 +20,8 @@ std::string scratchDir()
 std::string writeScratch(const std::string& name, const uint8_t* data, size_t size)
 {
     const std::filesystem::path path = std::filesystem::path(scratchDir()) / name;
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-        static_cast<std::streamsize>(size));
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     return path.string();
 }
 
