@@ -141,6 +141,20 @@ def index_case(weight_map=None, raw=None, shard_link=None, outside_copy=False):
     return build
 
 
+def hub_cache_case(d: Path):
+    """Genuine, not hostile: the Hugging Face hub cache links snapshots/REV/ files to ../../blobs/; they must load."""
+    snapshot = d / "snapshots" / "0123abc"
+    copy_model(TINY / "gpt2", snapshot, skip=("model.safetensors",))
+    (d / "blobs").mkdir()
+    shutil.copy(TINY / "gpt2" / "model.safetensors", d / "blobs" / "9f8e7d")
+    os.symlink("../../blobs/9f8e7d", snapshot / "model-00001-of-00001.safetensors")
+    header_len = struct.unpack("<Q", (TINY / "gpt2" / "model.safetensors").read_bytes()[:8])[0]
+    names = json.loads((TINY / "gpt2" / "model.safetensors").read_bytes()[8:8 + header_len])
+    wm = {k: "model-00001-of-00001.safetensors" for k in names if k != "__metadata__"}
+    write_json(snapshot / "model.safetensors.index.json", {"metadata": {}, "weight_map": wm})
+    return snapshot
+
+
 # ---------------------------------------------------------------- config.json
 
 
@@ -431,6 +445,7 @@ CASES = [
     # sharded index
     Case("index_shard_links_to_passwd", index_case(shard_link="passwd"), I, "is a link to a file outside the model folder"),
     Case("index_shard_links_outside", index_case(outside_copy=True), I, "is a link to a file outside the model folder"),
+    Case("index_hub_cache_blobs_load", hub_cache_case, ["info", "{dir}/snapshots/0123abc"], "", ok=True),
     Case("index_path_traversal", index_case({"wte.weight": "../../etc/passwd"}), I, "points outside the folder"),
     Case("index_deep", index_case(raw='{"weight_map": ' + deep(open_='{"a":', close="}") + "}"), I, "nests deeper"),
     Case("index_duplicate_key", index_case(raw='{"weight_map": {}, "weight_map": {}}'), I, "twice in one object"),
