@@ -9,6 +9,7 @@ pkgs=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   xvfb xauth imagemagick fonts-dejavu-core poppler-utils librsvg2-bin
   python3 python3-numpy
+  clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -12,20 +12,21 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "session/beam_search.h"
 #include "session/translator.h"
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace attn::cli {
 namespace {
 
 std::vector<std::string> readLines(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) throw Error(path, "cannot open");
+    std::istringstream in(readInputFile(path, file_caps::kText, "sentence file"));
     std::vector<std::string> out;
     for (std::string l; std::getline(in, l);)
         out.push_back(l);

@@ -2,6 +2,7 @@
 #include "backend/backend_registry.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/checked.h"
 #include "io/safetensors.h"
 #include "model/model_source.h"
 
@@ -56,10 +57,13 @@ int runInfo(const std::vector<std::string>& words)
         const auto store = SafetensorsStore::open(src.weightsPath);
         int64_t params = 0;
         std::map<std::string, int64_t> byDtype;
+        // Each count is checked when the header is read; their sum is checked here (four [2^62] tensors overflow).
         for (const auto& name : store->names()) {
             const auto& ti = store->info(name);
-            params += shapeNumel(ti.shape);
-            byDtype[dtypeName(ti.dtype)] += shapeNumel(ti.shape);
+            const int64_t n = shapeNumel(ti.shape);
+            params = addOrThrow(params, n, src.weightsPath, "the parameter count");
+            int64_t& ofType = byDtype[dtypeName(ti.dtype)];
+            ofType = addOrThrow(ofType, n, src.weightsPath, "the parameter count");
         }
         out["num_tensors"] = store->size();
         out["num_parameters"] = params;

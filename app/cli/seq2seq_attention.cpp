@@ -36,7 +36,17 @@ int runSeq2SeqAttention(const std::vector<std::string>& words)
         if (args.has("image") || args.has("pixel-values"))
             throw UsageError("--image / --pixel-values need an image-to-text model");
         input.tokens = args.getIds("tokens");
-        if (const auto features = args.get("features")) input.features = readNpy(*features);
+        if (const auto features = args.get("features")) {
+            input.features = readNpy(*features);
+            // The encoder checks these too, but without knowing the file: say here which input does not fit.
+            const ModelConfig& c = model->config();
+            const Tensor& f = input.features;
+            if (f.rank() != 2 || f.dim(0) != c.numMelBins || f.dim(1) < 1 || f.dim(1) > 2 * c.maxPositions)
+                throw Error(*features,
+                    "log-mel features " + shapeToString(f.shape()) + " do not fit this model: it needs ["
+                        + std::to_string(c.numMelBins) + ", frames] with 1 to " + std::to_string(2 * c.maxPositions)
+                        + " frames");
+        }
         if (input.tokens.empty() == input.features.empty())
             throw UsageError("give the source as exactly one of --tokens SRC_IDS or --features FILE.npy");
     }

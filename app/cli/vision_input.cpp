@@ -32,6 +32,13 @@ Tensor pixelInput(const Args& args, const VisionModel& model)
     }
     if (t.rank() != 3)
         throw Error(*pixels, "pixel values must be [C, H, W] or [1, C, H, W], got " + shapeToString(t.shape()));
+    // The model checks these too, but without knowing the file: say here which input does not fit.
+    const ModelConfig& c = model.config();
+    if (t.dim(0) != c.numChannels || t.dim(1) < c.patchSize || t.dim(2) < c.patchSize)
+        throw Error(*pixels,
+            "pixel values " + shapeToString(t.shape()) + " do not fit this model: it needs "
+                + std::to_string(c.numChannels) + " channels and at least one " + std::to_string(c.patchSize) + "x"
+                + std::to_string(c.patchSize) + " patch");
     return t;
 }
 

@@ -2,9 +2,9 @@
 #include "align/alignment.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -20,7 +20,8 @@ void expectMatrix(const Tensor& attention)
 int64_t parseIndex(const std::string& text, const std::string& where)
 {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        throw Error(where, "\"" + text + "\" is not a word index");
+        throw Error(where, "\"" + text.substr(0, 40) + "\" is not a word index");
+    if (text.size() > 9) throw Error(where, "index " + text.substr(0, 40) + " is implausibly large");
     return std::stoll(text);
 }
 
@@ -166,8 +167,7 @@ GoldAlignment parsePharaohLine(const std::string& line, const std::string& where
 
 std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) throw Error(path, "cannot open gold alignment file");
+    std::istringstream in(readInputFile(path, file_caps::kText, "gold alignment file"));
     std::vector<std::string> lines;
     for (std::string line; std::getline(in, line);)
         lines.push_back(line);
@@ -199,6 +199,12 @@ std::vector<GoldAlignment> readGoldAlignments(const std::string& path)
         const std::string kind = f.size() >= 4 ? f[3] : "S";
         if (kind != "S" && kind != "P") throw Error(where, "link kind \"" + kind + "\" is not S or P");
         if (sentence < 1) throw Error(where, "sentence numbers start at 1");
+        // Every sentence with a link has a line of its own, so a number beyond the line count is a damaged file
+        // (and would otherwise size the table).
+        if (static_cast<size_t>(sentence) > lines.size())
+            throw Error(where,
+                "sentence number " + std::to_string(sentence) + " is larger than the file's "
+                    + std::to_string(lines.size()) + " lines");
         if (gold.size() < static_cast<size_t>(sentence)) gold.resize(static_cast<size_t>(sentence));
         if (i == 0 || j == 0) continue; // NULL links do not count in AER
         GoldAlignment& g = gold[static_cast<size_t>(sentence - 1)];

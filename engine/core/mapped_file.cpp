@@ -15,7 +15,8 @@ namespace attn {
 MappedFile::MappedFile(const std::string& path)
     : m_path(path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO is then refused by the S_ISREG check below instead of blocking open() forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         throw Error(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};

@@ -1,76 +1,162 @@
 // SPDX-License-Identifier: MIT
 #include "core/npy.h"
 
+#include "core/checked.h"
 #include "core/error.h"
+#include "core/input_file.h"
+#include "core/mapped_file.h"
 
 #include <cstring>
 #include <fstream>
-#include <regex>
-#include <sstream>
+#include <memory>
+#include <string_view>
 
 namespace attn {
 namespace {
 
 struct NpyHeader {
+    std::unique_ptr<MappedFile> file;
     std::string descr;
     Shape shape;
     bool fortranOrder = false;
-    std::vector<char> payload;
+    const uint8_t* payload = nullptr;
+    size_t payloadBytes = 0;
+};
+
+/// A hand-written scanner over the header's Python dict literal (no std::regex: its recursion overflows the stack on
+/// long values). Each field is found by its quoted key; errors name the file.
+class HeaderScanner {
+public:
+    HeaderScanner(std::string_view text, const std::string& path)
+        : m_text(text)
+        , m_path(path)
+    {
+    }
+
+    std::string_view stringField(const char* key) const
+    {
+        size_t at = valueStart(key);
+        if (at >= m_text.size() || (m_text[at] != '\'' && m_text[at] != '"'))
+            throw Error(m_path, std::string("npy header field '") + key + "' is not a quoted string");
+        const size_t close = m_text.find(m_text[at], at + 1);
+        if (close == std::string_view::npos || close == at + 1)
+            throw Error(m_path, std::string("npy header field '") + key + "' is not a quoted string");
+        return m_text.substr(at + 1, close - at - 1);
+    }
+
+    bool boolField(const char* key) const
+    {
+        const std::string_view rest = m_text.substr(valueStart(key));
+        if (rest.substr(0, 4) == "True") return true;
+        if (rest.substr(0, 5) == "False") return false;
+        throw Error(m_path, std::string("npy header field '") + key + "' is not True or False");
+    }
+
+    /// "(d0, d1, ...)" with an optional trailing comma; every dimension a non-negative decimal integer.
+    Shape shapeField(const char* key) const
+    {
+        size_t at = valueStart(key);
+        if (at >= m_text.size() || m_text[at] != '(') throw Error(m_path, "npy header 'shape' is not a tuple");
+        const size_t close = m_text.find(')', at);
+        if (close == std::string_view::npos) throw Error(m_path, "npy header 'shape' is not a closed tuple");
+        Shape shape;
+        std::string_view items = m_text.substr(at + 1, close - at - 1);
+        while (!items.empty()) {
+            const size_t comma = items.find(',');
+            const std::string_view item = trimmed(items.substr(0, comma));
+            items = comma == std::string_view::npos ? std::string_view() : items.substr(comma + 1);
+            if (item.empty() && items.empty() && !shape.empty()) break; // "(3,)"
+            if (shape.size() == kMaxDims) throw Error(m_path, "npy shape has more than 64 dimensions");
+            shape.push_back(dimension(item));
+        }
+        return shape;
+    }
+
+private:
+    static constexpr size_t kMaxDims = 64; // NumPy 2's NPY_MAXDIMS
+
+    static std::string_view trimmed(std::string_view s)
+    {
+        const size_t b = s.find_first_not_of(" \t");
+        if (b == std::string_view::npos) return {};
+        return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+    }
+
+    /// Where the value of 'key' begins (after the colon and spaces).
+    size_t valueStart(const char* key) const
+    {
+        const std::string quoted = std::string("'") + key + "'";
+        size_t at = m_text.find(quoted);
+        if (at == std::string_view::npos) throw Error(m_path, std::string("npy header has no ") + key);
+        at = m_text.find_first_not_of(" \t", at + quoted.size());
+        if (at == std::string_view::npos || m_text[at] != ':')
+            throw Error(m_path, std::string("npy header field '") + key + "' has no value");
+        at = m_text.find_first_not_of(" \t", at + 1);
+        return at == std::string_view::npos ? m_text.size() : at;
+    }
+
+    int64_t dimension(std::string_view item) const
+    {
+        const std::string quoted = "'" + std::string(item.substr(0, 20)) + (item.size() > 20 ? "...'" : "'");
+        if (!item.empty() && item[0] == '-') throw Error(m_path, "npy shape has the negative dimension " + quoted);
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string_view::npos)
+            throw Error(m_path, "npy shape has the dimension " + quoted + ", not a non-negative integer");
+        int64_t v = 0;
+        for (const char ch : item) {
+            const auto next = checkedAdd(checkedMul(v, 10).value_or(-1), ch - '0');
+            if (!next) throw Error(m_path, "npy shape dimension " + quoted + " does not fit in 64 bits");
+            v = *next;
+        }
+        return v;
+    }
+
+    std::string_view m_text;
+    const std::string& m_path;
 };
 
 NpyHeader readHeader(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path, "cannot open file");
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-        throw Error(path, "not a .npy file (bad magic)");
-    const int major = static_cast<unsigned char>(bytes[6]);
+    NpyHeader h;
+    requireRegularFile(path, file_caps::kArray, ".npy array");
+    h.file = std::make_unique<MappedFile>(path);
+    const auto* bytes = h.file->data();
+    const size_t size = h.file->size();
+    if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) throw Error(path, "not a .npy file (bad magic)");
+    const int major = bytes[6];
     size_t headerLen = 0;
     size_t pos = 0;
     if (major == 1) {
-        headerLen
-            = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+        headerLen = bytes[8] | (static_cast<size_t>(bytes[9]) << 8);
         pos = 10;
     } else if (major == 2 || major == 3) {
-        if (bytes.size() < 12) throw Error(path, "truncated .npy header");
+        if (size < 12) throw Error(path, "truncated .npy header");
         for (int i = 0; i < 4; ++i)
-            headerLen |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+            headerLen |= static_cast<size_t>(bytes[8 + i]) << (8 * i);
         pos = 12;
     } else {
         throw Error(path, "unsupported .npy version " + std::to_string(major));
     }
-    if (pos + headerLen > bytes.size()) throw Error(path, "truncated .npy header");
-    const std::string header(bytes.data() + pos, headerLen);
-    std::smatch m;
-    NpyHeader h;
-    if (!std::regex_search(header, m, std::regex("'descr'\\s*:\\s*'([^']+)'")))
-        throw Error(path, "npy header has no descr");
-    h.descr = m[1];
-    if (!std::regex_search(header, m, std::regex("'fortran_order'\\s*:\\s*(True|False)")))
-        throw Error(path, "npy header has no fortran_order");
-    h.fortranOrder = m[1] == "True";
-    if (!std::regex_search(header, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
-        throw Error(path, "npy header has no shape");
-    std::stringstream dims(m[1].str());
-    std::string item;
-    while (std::getline(dims, item, ',')) {
-        if (item.find_first_not_of(" ") == std::string::npos) continue;
-        h.shape.push_back(std::stoll(item));
-    }
-    h.payload.assign(bytes.begin() + static_cast<std::ptrdiff_t>(pos + headerLen), bytes.end());
+    if (headerLen > size - pos) throw Error(path, "truncated .npy header");
+    const HeaderScanner scan(std::string_view(reinterpret_cast<const char*>(bytes) + pos, headerLen), path);
+    const std::string_view descr = scan.stringField("descr");
+    h.descr = descr.size() > 20 ? std::string(descr.substr(0, 20)) + "..." : std::string(descr);
+    h.fortranOrder = scan.boolField("fortran_order");
+    h.shape = scan.shapeField("shape");
+    h.payload = bytes + pos + headerLen;
+    h.payloadBytes = size - pos - headerLen;
     return h;
 }
 
 template <class T> std::vector<T> payloadAs(const NpyHeader& h, const std::string& path)
 {
-    const size_t n = static_cast<size_t>(shapeNumel(h.shape));
-    if (h.payload.size() < n * sizeof(T))
+    const int64_t need = shapeBytes(h.shape, sizeof(T), path);
+    if (h.payloadBytes < static_cast<uint64_t>(need))
         throw Error(path,
-            "truncated .npy data: need " + std::to_string(n * sizeof(T)) + " bytes, have "
-                + std::to_string(h.payload.size()));
+            "truncated .npy data: shape " + shapeToString(h.shape) + " needs " + std::to_string(need) + " bytes, have "
+                + std::to_string(h.payloadBytes));
+    const size_t n = static_cast<size_t>(need) / sizeof(T);
     std::vector<T> stored(n);
-    std::memcpy(stored.data(), h.payload.data(), n * sizeof(T));
+    if (n) std::memcpy(stored.data(), h.payload, n * sizeof(T));
     if (!h.fortranOrder || h.shape.size() < 2) return stored;
     // Fortran order stores the first index fastest; walk the stored elements in that order and place each at its
     // C-order offset.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/tensor.h"
 
+#include "core/checked.h"
 #include "core/error.h"
 
 namespace attn {
@@ -16,15 +17,23 @@ std::string shapeToString(const Shape& shape)
     return s + "]";
 }
 
-int64_t shapeNumel(const Shape& shape)
+int64_t shapeNumel(const Shape& shape, const std::string& where)
 {
+    const auto fail = [&](const std::string& what) { return where.empty() ? Error(what) : Error(where, what); };
     int64_t n = 1;
     for (int64_t d : shape) {
-        if (d < 0)
-            throw Error("negative dimension in shape " + shapeToString(shape));
-        n *= d;
+        if (d < 0) throw fail("negative dimension in shape " + shapeToString(shape));
+        const auto next = checkedMul(n, d);
+        if (!next) throw fail("shape " + shapeToString(shape) + " has more elements than fit in 64 bits");
+        n = *next;
     }
     return n;
+}
+
+int64_t shapeBytes(const Shape& shape, int64_t elementSize, const std::string& where)
+{
+    return mulOrThrow(shapeNumel(shape, where), elementSize, where.empty() ? "tensor" : where,
+        "shape " + shapeToString(shape) + " x " + std::to_string(elementSize) + "-byte elements");
 }
 
 Tensor::Tensor(Shape shape)

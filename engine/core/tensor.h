@@ -10,7 +10,11 @@ namespace attn {
 using Shape = std::vector<int64_t>;
 
 std::string shapeToString(const Shape& shape);
-int64_t shapeNumel(const Shape& shape);
+/// Element count; throws Error (prefixed "WHERE: " when given) for a negative dimension or a product that
+/// overflows 64 bits.
+int64_t shapeNumel(const Shape& shape, const std::string& where = {});
+/// shapeNumel(shape) * elementSize, checked the same way.
+int64_t shapeBytes(const Shape& shape, int64_t elementSize, const std::string& where = {});
 
 /// A dense row-major float32 tensor. All compute is fp32; f16/bf16 weights are converted on load.
 class Tensor {

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "io/safetensors.h"
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/half.h"
+#include "core/input_file.h"
 #include "core/mapped_file.h"
+#include "io/json_input.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -30,6 +33,25 @@ bool parseDType(const std::string& s, DType& out)
         return false;
     out = it->second;
     return true;
+}
+
+/// A shard must stay inside the model folder once symlinks are resolved (a link to /etc/passwd is refused, not read).
+/// The one exception is the Hugging Face hub cache, whose snapshots/REV/ files link to ../../blobs/.
+void requireInsideFolder(const fs::path& shard, const fs::path& index)
+{
+    std::error_code targetError, folderError;
+    const fs::path target = fs::weakly_canonical(shard, targetError);
+    const fs::path folder = fs::weakly_canonical(fs::absolute(index).parent_path(), folderError);
+    const auto inside = [&](const fs::path& dir) {
+        const auto rel = target.lexically_relative(dir);
+        return !rel.empty() && *rel.begin() != "..";
+    };
+    const fs::path snapshots = folder.parent_path();
+    const bool hubCache = snapshots.filename() == "snapshots" && inside(snapshots.parent_path() / "blobs");
+    if (targetError || folderError || !(inside(folder) || hubCache))
+        throw Error(index.string(),
+            "shard " + shard.filename().string()
+                + " is a link to a file outside the model folder; refusing to read it");
 }
 
 uint64_t readLe64(const uint8_t* p)
@@ -94,13 +116,7 @@ std::shared_ptr<SafetensorsStore> SafetensorsStore::open(const std::string& path
         throw Error(path.string(), "file not found");
 
     if (path.string().size() > 5 && path.string().substr(path.string().size() - 5) == ".json") {
-        std::ifstream in(path);
-        nlohmann::json index;
-        try {
-            index = nlohmann::json::parse(in);
-        } catch (const std::exception& e) {
-            throw Error(path.string(), std::string("malformed index JSON: ") + e.what());
-        }
+        const nlohmann::json index = readUntrustedJson(path.string(), file_caps::kConfigJson, "index JSON");
         if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
             throw Error(path.string(), "index has no \"weight_map\" object");
         std::map<std::string, std::string> expected; // tensor -> shard file
@@ -114,8 +130,10 @@ std::shared_ptr<SafetensorsStore> SafetensorsStore::open(const std::string& path
             expected[name] = f;
             shards.insert(f);
         }
-        for (const auto& shard : shards)
+        for (const auto& shard : shards) {
+            requireInsideFolder(path.parent_path() / shard, path);
             store->addFile((path.parent_path() / shard).string());
+        }
         for (const auto& [name, file] : expected) {
             const auto it = store->m_index.find(name);
             if (it == store->m_index.end())
@@ -141,13 +159,8 @@ void SafetensorsStore::addFile(const std::string& path)
     if (headerLen > fileSize - 8)
         throw Error(path, "header length " + std::to_string(headerLen) + " runs past the end of the file ("
                 + std::to_string(fileSize) + " bytes)");
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(reinterpret_cast<const char*>(map->data() + 8),
-            reinterpret_cast<const char*>(map->data() + 8 + headerLen));
-    } catch (const std::exception& e) {
-        throw Error(path, std::string("malformed JSON header: ") + e.what());
-    }
+    const nlohmann::json header = parseUntrustedJson(
+        std::string_view(reinterpret_cast<const char*>(map->data() + 8), headerLen), path, "JSON header");
     if (!header.is_object())
         throw Error(path, "header is not a JSON object");
 
@@ -173,18 +186,17 @@ void SafetensorsStore::addFile(const std::string& path)
         info.name = name;
         info.fileIndex = fileIndex;
         if (!entry["dtype"].is_string() || !parseDType(entry["dtype"].get<std::string>(), info.dtype))
-            throw Error(path, where + ": unknown dtype " + entry["dtype"].dump());
+            throw Error(path, where + ": unknown dtype " + describeJson(entry["dtype"]));
         if (!entry["shape"].is_array())
             throw Error(path, where + ": shape is not an array");
-        uint64_t numel = 1;
+        if (entry["shape"].size() > 64)
+            throw Error(
+                path, where + ": shape has " + std::to_string(entry["shape"].size()) + " dimensions (at most 64)");
         for (const auto& d : entry["shape"]) {
-            if (!d.is_number_unsigned())
-                throw Error(path, where + ": shape has a non-integer or negative dimension " + d.dump());
-            const uint64_t dim = d.get<uint64_t>();
-            if (dim != 0 && numel > (uint64_t(1) << 62) / dim)
-                throw Error(path, where + ": shape is too large");
-            numel *= dim;
-            info.shape.push_back(static_cast<int64_t>(dim));
+            if (!d.is_number_unsigned()
+                || d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+                throw Error(path, where + ": shape has a non-integer or negative dimension " + describeJson(d));
+            info.shape.push_back(d.get<int64_t>());
         }
         const auto& off = entry["data_offsets"];
         if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
@@ -196,7 +208,8 @@ void SafetensorsStore::addFile(const std::string& path)
         if (info.end > dataSize)
             throw Error(path, where + ": data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end)
                     + ") run past the data section (" + std::to_string(dataSize) + " bytes); the file may be truncated");
-        const uint64_t expectBytes = numel * dtypeSize(info.dtype);
+        const auto expectBytes = static_cast<uint64_t>(
+            shapeBytes(info.shape, static_cast<int64_t>(dtypeSize(info.dtype)), path + ": " + where));
         if (info.end - info.begin != expectBytes)
             throw Error(path, where + ": shape " + shapeToString(info.shape) + " x " + dtypeName(info.dtype) + " needs "
                     + std::to_string(expectBytes) + " bytes but data_offsets span " + std::to_string(info.end - info.begin));
@@ -235,6 +248,16 @@ std::vector<std::string> SafetensorsStore::names() const
     for (const auto& t : m_tensors)
         out.push_back(t.name);
     return out;
+}
+
+uint64_t SafetensorsStore::residentBytesToLoad() const
+{
+    int64_t bytes = 0;
+    for (const auto& map : m_maps)
+        bytes = addOrThrow(bytes, static_cast<int64_t>(map->size()), map->path(), "the mapped size");
+    for (const auto& t : m_tensors)
+        bytes = addOrThrow(bytes, shapeBytes(t.shape, sizeof(float)), m_files[t.fileIndex], "the float32 size");
+    return static_cast<uint64_t>(bytes);
 }
 
 const uint8_t* SafetensorsStore::rawData(const TensorInfo& info) const

@@ -49,6 +49,10 @@ public:
     /// As load(), and throws Error naming the tensor if its shape differs from `expected`.
     Tensor load(const std::string& name, const Shape& expected) const;
 
+    /// What loading every tensor costs in memory: the float32 copies plus the mapped files' pages as they are read
+    /// (checked arithmetic; the sizes were validated against the files when they were opened).
+    uint64_t residentBytesToLoad() const;
+
     /// Raw bytes of a tensor in its stored dtype.
     const uint8_t* rawData(const TensorInfo& info) const;
 

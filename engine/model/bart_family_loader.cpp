@@ -4,6 +4,7 @@
 #include "model/encdec_loaders.h"
 
 #include "attention/rope.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/encdec_transformer.h"
 #include "model/weight_reader.h"
@@ -94,15 +95,25 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
         if (c.maxPositions <= 0) throw Error(source.configPath, "max_position_embeddings must be positive");
         if (bart) {
             w.encoder.positionOffset = w.decoder.positionOffset = 2; // BartLearnedPositionalEmbedding's offset
-            w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { c.maxPositions + 2, D });
-            w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { c.maxPositions + 2, D });
+            const int64_t rows = addOrThrow(c.maxPositions, 2, source.configPath, "max_position_embeddings");
+            w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { rows, D });
+            w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { rows, D });
             w.encoder.embeddingNorm = L.norm(pre + "encoder.layernorm_embedding");
             w.decoder.embeddingNorm = L.norm(pre + "decoder.layernorm_embedding");
         } else {
-            // Marian's sinusoids are a buffer that save_pretrained leaves out; older files store them.
-            const Tensor table = sinusoidalPositions(c.maxPositions, D, SinusoidLayout::MarianHalfSplit);
-            w.encoder.positions = L.optional(pre + "encoder.embed_positions.weight", table);
-            w.decoder.positions = L.optional(pre + "decoder.embed_positions.weight", table);
+            // Marian's sinusoids are a buffer that save_pretrained leaves out; older files store them. A computed
+            // table is sized by the config alone, so it is bounded (Marian models use 512 positions).
+            constexpr int64_t kMaxComputedPositions = 1 << 16;
+            const auto positions = [&](const std::string& name) {
+                if (r.has(name)) return r.take(name, { c.maxPositions, D });
+                if (c.maxPositions > kMaxComputedPositions)
+                    throw Error(source.configPath,
+                        "max_position_embeddings " + std::to_string(c.maxPositions) + " is more than the "
+                            + std::to_string(kMaxComputedPositions) + " positions a computed sinusoid table may have");
+                return sinusoidalPositions(c.maxPositions, D, SinusoidLayout::MarianHalfSplit);
+            };
+            w.encoder.positions = positions(pre + "encoder.embed_positions.weight");
+            w.decoder.positions = positions(pre + "decoder.embed_positions.weight");
         }
     }
 

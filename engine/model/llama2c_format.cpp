@@ -2,10 +2,11 @@
 #include "model/llama2c_format.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace attn {
 namespace {
@@ -43,10 +44,9 @@ bool looksLikePickle(const std::string& path)
 
 Llama2cHeader readLlama2cHeader(const std::string& path)
 {
+    const uint64_t fileSize = requireRegularFile(path, std::numeric_limits<uint64_t>::max(), "llama2.c checkpoint");
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(path, "cannot open file");
-    const uint64_t fileSize = std::filesystem::file_size(path);
+    if (!in) throw Error(path, "cannot open file");
     int32_t words[64] = {};
     in.read(reinterpret_cast<char*>(words), sizeof words);
     const auto got = static_cast<uint64_t>(in.gcount());

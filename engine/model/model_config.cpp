@@ -2,13 +2,14 @@
 #include "model/model_config.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 #include "model/config_fields.h"
 #include "model/family_registry.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 using nlohmann::json;
 
@@ -51,22 +52,12 @@ std::string ropeScalingName(RopeScaling::Type type)
 
 ModelConfig parseHfConfig(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(path, "cannot open config");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseHfConfigText(ss.str(), path);
+    return parseHfConfigText(readInputFile(path, file_caps::kConfigJson, "config"), path);
 }
 
 ModelConfig parseHfConfigText(const std::string& text, const std::string& source)
 {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const std::exception& e) {
-        throw Error(source, std::string("malformed JSON: ") + e.what());
-    }
+    const json j = parseUntrustedJson(text, source, "JSON");
     if (!j.is_object())
         throw Error(source, "config is not a JSON object");
     const ConfigFields f(j, source);
@@ -111,6 +102,10 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
     if (c.numHeads % c.numKvHeads != 0)
         throw Error(source, "num_attention_heads " + std::to_string(c.numHeads) + " is not a multiple of num_key_value_heads "
                 + std::to_string(c.numKvHeads));
+    if (c.ropeStyle != RopeStyle::None && !(c.ropeTheta > 1.0 && std::isfinite(c.ropeTheta)))
+        throw Error(source, "rope_theta must be a finite number above 1, got " + std::to_string(c.ropeTheta));
+    if (c.kind == ModelKind::Vision && (c.imageSize <= 0 || c.imageSize > 16384))
+        throw Error(source, "image_size must be in 1..16384, got " + std::to_string(c.imageSize));
     if (c.ropeStyle != RopeStyle::None && (c.partialRotaryFactor <= 0 || c.partialRotaryFactor > 1))
         throw Error(source, "partial_rotary_factor must be in (0, 1]");
     if (c.slidingWindow < 0)

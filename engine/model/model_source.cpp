@@ -3,9 +3,11 @@
 
 #include "core/error.h"
 #include "model/family_registry.h"
+#include "core/input_file.h"
 #include "model/llama2c_format.h"
 
 #include <filesystem>
+#include <limits>
 
 namespace fs = std::filesystem;
 
@@ -73,6 +75,7 @@ ModelSource probeModel(const std::string& path)
             s.weightsPath = p.string();
         return s;
     }
+    requireRegularFile(path, std::numeric_limits<uint64_t>::max(), "model file");
     if (looksLikePickle(path))
         throw Error(pickleRefusal(path));
     if (ext == ".gguf")

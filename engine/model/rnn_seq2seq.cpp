@@ -3,8 +3,11 @@
 
 #include "attention/attention.h"
 #include "attention/seq2seq_scores.h"
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/family_registry.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
 #include "tokenizer/unicode.h"
@@ -83,13 +86,7 @@ std::pair<std::vector<float>, std::vector<float>> runDirection(const RnnWeights&
 
 nlohmann::json readJson(const fs::path& path)
 {
-    std::ifstream in(path);
-    if (!in) throw Error(path.string(), "cannot open");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-        throw Error(path.string(), std::string("malformed JSON: ") + e.what());
-    }
+    return readUntrustedJson(path.string(), file_caps::kTokenizer, "JSON");
 }
 
 std::vector<std::string> stringList(const nlohmann::json& j, const char* key, const fs::path& path)
@@ -166,6 +163,12 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
             throw Error(cfgName, std::string("\"") + key + "\" must be a non-negative integer");
         return j[key].get<int64_t>();
     };
+    auto flag = [&](const char* key) {
+        if (!j.contains(key)) return false;
+        if (!j[key].is_boolean())
+            throw Error(cfgName, std::string("\"") + key + "\" must be true or false, got " + describeJson(j[key]));
+        return j[key].get<bool>();
+    };
     auto text = [&](const char* key, const std::string& fallback) {
         return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : fallback;
     };
@@ -186,14 +189,14 @@ std::shared_ptr<RnnSeq2SeqModel> loadGeneral(const fs::path& dir)
         w.score = RnnScore::LuongConcat;
     else
         throw Error(cfgName, "attention \"" + scoreName + "\" is not bahdanau, dot, general or concat");
-    const bool bidirectional = j.value("bidirectional", false);
-    w.inputFeeding = j.value("input_feeding", false);
+    const bool bidirectional = flag("bidirectional");
+    w.inputFeeding = flag("input_feeding");
     if (w.inputFeeding && w.score == RnnScore::Bahdanau)
         throw Error(cfgName, "input_feeding applies to Luong attention only");
     const int64_t E = integer("embedding_size", 0), H = integer("hidden_size", 0), layers = integer("num_layers", 1);
     if (layers < 1) throw Error(cfgName, "\"num_layers\" must be at least 1");
-    const int64_t De = (bidirectional ? 2 : 1) * H, Hd = integer("decoder_hidden_size", De),
-                  A = integer("attention_size", Hd);
+    const int64_t De = mulOrThrow(bidirectional ? 2 : 1, H, cfgName, "the encoder output size"),
+                  Hd = integer("decoder_hidden_size", De), A = integer("attention_size", Hd);
     if (E == 0 || H == 0) throw Error(cfgName, "embedding_size and hidden_size are required");
     const int64_t Vs = static_cast<int64_t>(src.size()), Vt = static_cast<int64_t>(tgt.size());
 

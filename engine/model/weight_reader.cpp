@@ -2,6 +2,7 @@
 #include "model/weight_reader.h"
 
 #include "core/error.h"
+#include "core/memory_budget.h"
 #include "io/safetensors.h"
 
 namespace attn {
@@ -11,6 +12,7 @@ WeightReader::WeightReader(const std::string& weightsPath)
     if (weightsPath.empty())
         throw Error("model folder has no weights (model.safetensors or model.safetensors.index.json)");
     m_store = SafetensorsStore::open(weightsPath);
+    requireMemory(m_store->residentBytesToLoad(), weightsPath, "these weights");
 }
 
 bool WeightReader::has(const std::string& name) const {

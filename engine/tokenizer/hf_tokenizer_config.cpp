@@ -2,11 +2,12 @@
 #include "tokenizer/hf_tokenizer_config.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -18,13 +19,15 @@ const char* const kTokenKeys[]
 
 nlohmann::json readJson(const fs::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path.string(), "cannot open");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(path.string(), std::string("malformed JSON: ") + e.what());
-    }
+    return readUntrustedJson(path.string(), file_caps::kConfigJson, "JSON");
+}
+
+/// An added_tokens_decoder key: a decimal id below 2^31 (tokenizers stores u32 ids), or -1.
+int64_t parseTokenId(const std::string& text)
+{
+    if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+    const int64_t id = std::stoll(text);
+    return id < (int64_t(1) << 31) ? id : -1;
 }
 
 /// A token is written either as a string or as an AddedToken object {"content": ...}.
@@ -68,15 +71,13 @@ HfTokenizerConfig readHfTokenizerConfig(const std::string& folder)
         if (j.contains("added_tokens_decoder") && j["added_tokens_decoder"].is_object()) {
             for (const auto& [idText, tok] : j["added_tokens_decoder"].items()) {
                 const auto content = tokenString(tok);
-                int64_t id = -1;
-                try {
-                    id = std::stoll(idText);
-                } catch (const std::exception&) {
-                }
+                const int64_t id = parseTokenId(idText);
                 if (!content || id < 0)
-                    throw Error(configPath.string(), "added_tokens_decoder entry '" + idText + "' is malformed");
+                    throw Error(configPath.string(),
+                        "added_tokens_decoder entry '" + idText.substr(0, 40)
+                            + "' is malformed (needs a decimal id and a token string)");
                 const bool special = tok.is_object() && tok.value("special", false);
-                cfg.addedTokens.push_back({ id, *content, special });
+                cfg.addedTokens.push_back({ id, *content, special, configPath.string() });
             }
         }
     }

@@ -14,6 +14,7 @@ struct HfTokenizerConfig {
         int64_t id;
         std::string content;
         bool special;
+        std::string file; ///< where it was declared, for messages
     };
     std::optional<bool> doLowerCase;
     std::optional<bool> stripAccents; ///< unset (or null): follows doLowerCase

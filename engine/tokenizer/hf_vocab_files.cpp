@@ -2,12 +2,13 @@
 #include "tokenizer/hf_vocab_files.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/wordpiece_tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <sstream>
 
 namespace attn {
@@ -15,27 +16,23 @@ namespace {
 
 std::string readText(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path, "cannot open");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readInputFile(path, file_caps::kTokenizer, "tokenizer file");
 }
 
 nlohmann::json parseJson(const std::string& path)
 {
-    try {
-        return nlohmann::json::parse(readText(path));
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(path, std::string("malformed JSON (truncated?): ") + e.what());
-    }
+    return parseUntrustedJson(readText(path), path, "JSON");
 }
 
-/// Puts `piece` at `id`, growing the table; two pieces for one id is an error.
-void placePiece(std::vector<std::string>& vocab, int64_t id, const std::string& piece, const std::string& path)
+/// Puts `piece` at `id`, growing the table; two pieces for one id is an error. `idLimit` is the number of tokens the
+/// file defines: every id must lie below it (or a hole would remain), so a huge id is refused before any allocation.
+void placePiece(
+    std::vector<std::string>& vocab, int64_t id, const std::string& piece, const std::string& path, size_t idLimit)
 {
-    if (id < 0 || id > (int64_t(1) << 31))
-        throw Error(path, "token '" + piece + "' has the invalid id " + std::to_string(id));
+    if (id < 0 || static_cast<uint64_t>(id) >= idLimit)
+        throw Error(path,
+            "token '" + piece.substr(0, 40) + "' has the id " + std::to_string(id) + ", outside 0.."
+                + std::to_string(idLimit - 1) + " (the file defines " + std::to_string(idLimit) + " tokens)");
     if (vocab.size() <= static_cast<size_t>(id)) vocab.resize(static_cast<size_t>(id) + 1);
     std::string& slot = vocab[static_cast<size_t>(id)];
     if (!slot.empty() && slot != piece)
@@ -49,7 +46,7 @@ std::vector<std::string> vocabFromJsonObject(const nlohmann::json& j, const std:
     std::vector<std::string> vocab;
     for (const auto& [piece, id] : j.items()) {
         if (!id.is_number_integer()) throw Error(path, "the id of token '" + piece + "' is not an integer");
-        placePiece(vocab, id.get<int64_t>(), piece, path);
+        placePiece(vocab, id.get<int64_t>(), piece, path, j.size());
     }
     for (size_t id = 0; id < vocab.size(); ++id)
         if (vocab[id].empty())
@@ -71,8 +68,9 @@ int64_t findId(const std::vector<std::string>& vocab, const AddedTokens& added, 
 SpecialTokenIds resolveSpecials(const HfTokenizerConfig& cfg, const std::map<std::string, std::string>& defaults,
     std::vector<std::string>& vocab, AddedTokens& added, const std::string& path)
 {
+    const size_t idLimit = vocab.size() + cfg.addedTokens.size();
     for (const auto& a : cfg.addedTokens) {
-        placePiece(vocab, a.id, a.content, path);
+        placePiece(vocab, a.id, a.content, a.file.empty() ? path : a.file, idLimit);
         added.add(a.content, a.id, a.special);
     }
     SpecialTokenIds ids;
@@ -263,7 +261,7 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
         HfTokenizerConfig withAdded = cfg;
         for (const auto& a : j.value("added_tokens", nlohmann::json::array()))
             withAdded.addedTokens.push_back(
-                { a.at("id").get<int64_t>(), a.at("content").get<std::string>(), a.value("special", false) });
+                { a.at("id").get<int64_t>(), a.at("content").get<std::string>(), a.value("special", false), path });
         std::map<std::string, std::string> defaults;
         if (model.contains("unk_token") && model["unk_token"].is_string())
             defaults["unk_token"] = model["unk_token"].get<std::string>();

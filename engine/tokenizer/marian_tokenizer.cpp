@@ -2,15 +2,17 @@
 #include "tokenizer/marian_tokenizer.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 #include "tokenizer/added_tokens.h"
 #include "tokenizer/hf_tokenizer_config.h"
+#include "tokenizer/language_code.h"
 
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 
 #include <filesystem>
-#include <fstream>
-#include <regex>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -22,6 +24,7 @@ const std::string kWordStart = "\xE2\x96\x81"; // SentencePiece's "▁"
 std::unique_ptr<sentencepiece::SentencePieceProcessor> loadSpm(const fs::path& path)
 {
     if (!fs::exists(path)) throw Error(path.string(), "a MarianMT tokenizer needs this file (not found)");
+    requireRegularFile(path.string(), file_caps::kTokenizer, "SentencePiece model");
     auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
     const auto status = sp->Load(path.string());
     if (!status.ok()) throw Error(path.string(), "not a readable SentencePiece model: " + status.ToString());
@@ -38,12 +41,11 @@ struct Stripped {
 /// HF's remove_language_code: a code matching ">>.+<<" at the start is kept as a token, and every match is removed.
 Stripped removeLanguageCodes(const std::string& chunk)
 {
-    static const std::regex code(">>.+<<");
     Stripped s;
     size_t plain = 0;
-    for (auto it = std::sregex_iterator(chunk.begin(), chunk.end(), code); it != std::sregex_iterator(); ++it) {
-        const size_t begin = static_cast<size_t>(it->position()), end = begin + static_cast<size_t>(it->length());
-        if (begin == 0) s.code = it->str();
+    for (auto [begin, end] = nextLanguageCode(chunk, 0); begin != std::string::npos;
+         std::tie(begin, end) = nextLanguageCode(chunk, end)) {
+        if (begin == 0) s.code = chunk.substr(0, end);
         for (size_t i = plain; i < begin; ++i) {
             s.text += chunk[i];
             s.origin.push_back(i);
@@ -60,13 +62,8 @@ Stripped removeLanguageCodes(const std::string& chunk)
 
 nlohmann::json readJson(const fs::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path.string(), "a MarianMT tokenizer needs this file (not found or unreadable)");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(path.string(), std::string("malformed JSON: ") + e.what());
-    }
+    if (!fs::exists(path)) throw Error(path.string(), "a MarianMT tokenizer needs this file (not found)");
+    return readUntrustedJson(path.string(), file_caps::kTokenizer, "JSON");
 }
 
 /// transformers' clean_up_tokenization: the spaces its decoders leave before punctuation and English clitics.
@@ -97,6 +94,12 @@ MarianTokenizer::MarianTokenizer(const std::string& folder)
         if (!id.is_number_integer() || id.get<int64_t>() < 0)
             throw Error(m_vocabPath, "the id of \"" + piece + "\" is not a non-negative integer");
         const int64_t i = id.get<int64_t>();
+        // n pieces with distinct ids leave no hole only with ids 0..n-1; a larger id is refused before allocating.
+        if (static_cast<uint64_t>(i) >= vocab.size())
+            throw Error(m_vocabPath,
+                "the id " + std::to_string(i) + " of \"" + piece.substr(0, 40) + "\" is outside 0.."
+                    + std::to_string(vocab.size() - 1) + " (the file defines " + std::to_string(vocab.size())
+                    + " pieces)");
         if (i >= static_cast<int64_t>(m_pieces.size())) m_pieces.resize(static_cast<size_t>(i) + 1);
         if (!m_pieces[static_cast<size_t>(i)].empty())
             throw Error(m_vocabPath,

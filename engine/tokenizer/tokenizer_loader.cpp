@@ -2,6 +2,7 @@
 #include "tokenizer/tokenizer_loader.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "tokenizer/hf_tokenizer_config.h"
 #include "tokenizer/hf_vocab_files.h"
 #include "tokenizer/llama2c_tokenizer.h"
@@ -36,6 +37,7 @@ HfTokenizerConfig configFor(const fs::path& file, const ModelSource& source)
 
 std::unique_ptr<Tokenizer> loadFile(const fs::path& file, const ModelSource& source)
 {
+    requireRegularFile(file.string(), file_caps::kTokenizer, "tokenizer file");
     const std::string ext = lowerExtension(file);
     const std::string name = file.filename().string();
     const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");

@@ -2,11 +2,10 @@
 #include "vision/preprocess.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
+#include "io/json_input.h"
 
 #include <nlohmann/json.hpp>
-
-#include <fstream>
-#include <sstream>
 
 namespace attn {
 
@@ -42,9 +41,13 @@ bool boolField(const json& j, const char* key, bool fallback, const std::string&
     return j[key].get<bool>();
 }
 
+/// Image sides beyond this are refused: a resize target is allocated before any pixel is read.
+constexpr int64_t kMaxImageSide = 16384;
+
 int64_t positiveInt(const json& j, const std::string& key, const std::string& source)
 {
-    if (!j.is_number_integer() || j.get<int64_t>() <= 0) throw Error(source, key + " must be a positive integer");
+    if (!j.is_number_integer() || j.get<int64_t>() <= 0 || j.get<int64_t>() > kMaxImageSide)
+        throw Error(source, key + " must be an integer in 1.." + std::to_string(kMaxImageSide));
     return j.get<int64_t>();
 }
 
@@ -83,12 +86,7 @@ ImagePreprocessConfig defaultPreprocessConfig(int64_t channels, int64_t imageSiz
 ImagePreprocessConfig parsePreprocessConfigText(
     const std::string& text, const std::string& source, int64_t channels, int64_t imageSize)
 {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const std::exception& e) {
-        throw Error(source, std::string("malformed JSON: ") + e.what());
-    }
+    const json j = parseUntrustedJson(text, source, "JSON");
     if (!j.is_object()) throw Error(source, "preprocessor config is not a JSON object");
     ImagePreprocessConfig c = defaultPreprocessConfig(channels, imageSize);
     c.doResize = boolField(j, "do_resize", c.doResize, source);
@@ -120,11 +118,8 @@ ImagePreprocessConfig parsePreprocessConfigText(
 
 ImagePreprocessConfig parsePreprocessConfig(const std::string& path, int64_t channels, int64_t imageSize)
 {
-    std::ifstream in(path);
-    if (!in) throw Error(path, "cannot open preprocessor config");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parsePreprocessConfigText(ss.str(), path, channels, imageSize);
+    return parsePreprocessConfigText(
+        readInputFile(path, file_caps::kConfigJson, "preprocessor config"), path, channels, imageSize);
 }
 
 Tensor preprocessImage(const ImageBuffer& image, const ImagePreprocessConfig& config)

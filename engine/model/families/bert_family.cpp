@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // BERT (BertForMaskedLM / BertModel).
 #include "model/bert_model.h"
+#include "core/checked.h"
 #include "model/families/families.h"
 
 namespace attn::families {
@@ -16,7 +17,7 @@ ModelFamily bert()
         c.numHeads = f.integer("num_attention_heads");
         c.numKvHeads = c.numHeads;
         c.hiddenSize = f.integer("hidden_size");
-        c.intermediateSize = f.optInteger("intermediate_size", 4 * c.hiddenSize);
+        c.intermediateSize = f.optInteger("intermediate_size", mulOrThrow(4, c.hiddenSize, f.source(), "4 * hidden_size"));
         c.vocabSize = f.integer("vocab_size");
         c.maxPositions = f.optInteger("max_position_embeddings", 512);
         c.typeVocabSize = f.optInteger("type_vocab_size", 2);

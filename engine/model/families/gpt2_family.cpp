@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // GPT-2 (GPT2LMHeadModel / GPT2Model).
+#include "core/checked.h"
 #include "model/families/families.h"
 #include "model/gpt2_model.h"
 
@@ -16,7 +17,7 @@ ModelFamily gpt2()
         c.numHeads = f.integer("n_head");
         c.numKvHeads = c.numHeads;
         c.hiddenSize = f.integer("n_embd");
-        c.intermediateSize = f.optInteger("n_inner", 4 * c.hiddenSize);
+        c.intermediateSize = f.optInteger("n_inner", mulOrThrow(4, c.hiddenSize, f.source(), "4 * n_embd"));
         c.vocabSize = f.integer("vocab_size");
         c.maxPositions = f.optInteger("n_positions", 1024);
         c.normEps = f.optNumber("layer_norm_epsilon", 1e-5);

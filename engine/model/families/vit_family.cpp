@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // ViT and DeiT image classifiers.
+#include "io/json_input.h"
 #include "model/families/families.h"
 #include "model/vit_model.h"
 
@@ -38,7 +39,9 @@ ModelFamily vit()
                 }
                 if (id > 1000000) throw Error(f.source(), "id2label key " + k + " is out of range");
                 if (c.labels.size() <= id) c.labels.resize(id + 1);
-                c.labels[id] = v.is_string() ? v.get<std::string>() : v.dump();
+                if (!v.is_string())
+                    throw Error(f.source(), "id2label value for " + k + " must be a string, got " + describeJson(v));
+                c.labels[id] = v.get<std::string>();
             }
         }
     };
