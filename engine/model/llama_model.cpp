@@ -60,7 +60,8 @@ StepResult LlamaModel::forward(
             }
             const Value normed = s.rmsNorm(x, m_w.finalNorm, c.normEps);
             if (options.wantHiddenStates) s.read(normed, &result.hiddenStates.emplace_back());
-            s.linearTo(normed, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead, nullptr, &result.logits);
+            s.linearTo(logitsInput(s, normed, options), m_w.lmHead.empty() ? m_w.embed : m_w.lmHead, nullptr,
+                &result.logits);
             s.flush();
             cache.commit(n);
         } catch (...) {
