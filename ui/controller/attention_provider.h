@@ -28,6 +28,9 @@ struct RunResult {
     std::vector<TokenChip> target; ///< encoder-decoders: the decoder inputs (start token first); empty otherwise
     /// One snapshot per kind, the default view first (Self for single-stack models; cross-attention last).
     std::vector<std::pair<AttentionKind, SnapshotPtr>> views;
+    /// What the run did that the user should know (a long input cut to its last tokens, or run past the model's
+    /// trained length); empty when nothing.
+    std::string notice;
     /// The snapshot of `kind`, or null when the run has none.
     SnapshotPtr view(AttentionKind kind) const;
 };
