@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A session's attention source on real fixtures: the decoder's tiles (read from the KV cache) and the encoder's (from
 // the queries and keys kept without attention capture) equal the probabilities the forward materialized; a source
-// outlived by a rewind refuses to answer instead of showing other positions.
+// outlived by a rewind refuses to answer instead of showing other positions; lastLogitsOnly keeps the last row.
 #include "model/model_loader.h"
 #include "model_test_util.h"
 #include "session/session.h"
@@ -49,6 +49,19 @@ TEST_P(SessionSource, DecoderTilesEqualTheMaterializedForward)
     EXPECT_NO_THROW(source->tile(0, { 0, 0, 1, 0, 1 }));
     session.rewind(3);
     EXPECT_THROW(source->tile(1, { 0, 0, 1, 0, 1 }), Error);
+}
+
+TEST_P(SessionSource, LastLogitsOnlyGiveTheLastRowOfTheFullLogits) {
+    const test::Fixture fx(GetParam());
+    const auto model = loadModel(fx.dir);
+    const auto full = Session(model).prefill(fx.ids("input_ids.npy"));
+    ForwardOptions last;
+    last.lastLogitsOnly = true;
+    const auto r = Session(model, last).prefill(fx.ids("input_ids.npy"));
+    const int64_t n = full->logits.dim(0);
+    ASSERT_EQ(r->logits.shape(), (Shape { 1, full->logits.dim(1) }));
+    // One row through the head's GEMM instead of n: other kernels, float32 rounding of the fixture's logits (< 1e-5).
+    EXPECT_LE(maxAbsDiff(r->logits, test::rowsOf(full->logits, n - 1, n)), 1e-5);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, SessionSource, ::testing::Values("gpt2", "llama"));
