@@ -275,7 +275,15 @@ void MainWindow::buildDocks() {
     targetRow->addWidget(m_kindBox);
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
-    inputLayout->addWidget(m_chips);
+    // A long input's chips would push the views off the window: their area keeps a few lines and scrolls.
+    auto* chipsArea = new QScrollArea;
+    chipsArea->setObjectName("sourceChipsArea");
+    chipsArea->setWidget(m_chips);
+    chipsArea->setWidgetResizable(true);
+    chipsArea->setFrameShape(QFrame::NoFrame);
+    chipsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    chipsArea->setMaximumHeight(5 * fontMetrics().height() + 16);
+    inputLayout->addWidget(chipsArea);
     inputLayout->addWidget(m_targetRow);
     inputLayout->addWidget(m_targetChips);
     setTwoSided(false);
@@ -452,6 +460,7 @@ void MainWindow::showRun(RunPtr run) {
     m_mechanisms->runChanged(m_run->source);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
+    if (!m_run->notice.empty()) m_status->setText(m_status->text() + " — " + QString::fromStdString(m_run->notice));
 }
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {

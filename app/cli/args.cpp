@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli/args.h"
 
+#include <fstream>
 #include <sstream>
 
 namespace attn::cli {
@@ -24,6 +25,26 @@ Args::Args(const std::vector<std::string>& words, std::set<std::string> switches
             throw UsageError("option --" + name + " needs a value");
         }
     }
+    readPromptFile();
+}
+
+void Args::readPromptFile()
+{
+    const auto path = get("prompt-file");
+    if (!path)
+        return;
+    if (has("prompt"))
+        throw UsageError("give either --prompt or --prompt-file, not both");
+    std::ifstream in(*path, std::ios::binary);
+    if (!in)
+        throw UsageError("--prompt-file " + *path + ": cannot open the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        throw UsageError("--prompt-file " + *path + ": read error");
+    m_options.erase("prompt-file");
+    m_options["prompt"] = text.str();
+    m_promptFromFile = true;
 }
 
 std::string Args::positional(size_t index, const std::string& what) const
@@ -117,7 +138,7 @@ void Args::allowOnly(const std::set<std::string>& known) const
 {
     for (const auto& [name, value] : m_options)
         if (!known.count(name))
-            throw UsageError("unknown option --" + name);
+            throw UsageError("unknown option --" + (name == "prompt" && m_promptFromFile ? "prompt-file" : name));
 }
 
 } // namespace attn::cli

@@ -17,7 +17,8 @@ public:
 };
 
 /// `--name value` options, `--flag` switches and positionals of one subcommand.
-/// An option takes the next word as its value unless that word starts with "--".
+/// An option takes the next word as its value unless that word starts with "--". `--prompt-file FILE` is read at
+/// once and stands for `--prompt` with the file's text, so every command taking --prompt takes it too.
 class Args {
 public:
     Args(const std::vector<std::string>& words, std::set<std::string> switches);
@@ -38,7 +39,10 @@ public:
     void allowOnly(const std::set<std::string>& known) const;
 
 private:
+    void readPromptFile();
+
     std::vector<std::string> m_positionals;
+    bool m_promptFromFile = false;
     std::map<std::string, std::string> m_options;
 };
 

@@ -19,9 +19,11 @@ const std::vector<Command>& commands()
             "decode token by token (greedy unless --temperature > 0; llama2.c run.c's sampler) and print the text",
             runGenerate },
         { "attention",
-            "attention MODEL (--prompt TEXT [--text-pair TEXT] | --tokens IDS [--token-types IDS]) "
+            "attention MODEL (--prompt TEXT | --prompt-file FILE [--text-pair TEXT] | --tokens IDS "
+            "[--token-types IDS]) [--layers L,L] [--heads H,H] [--rows A:B] [--cols A:B] [--keep-last N] "
             "[--tokenizer FILE] [--backend cpu|vulkan|auto] --out DIR",
-            "run one forward pass and write attn.L{l}.npy [heads, q, k], logits.npy and manifest.json to DIR",
+            "run one forward pass and write attn.L{l}.npy [heads, rows, cols] (only the layers, heads, rows and "
+            "columns asked for; all by default), logits.npy and manifest.json to DIR",
             runAttention },
         { "tokenize", "tokenize MODEL [--tokenizer FILE] --text TEXT [--text-pair TEXT] [--special] [--verbose]",
             "print the token ids of TEXT (--special adds [CLS]/[SEP] or BOS; --verbose: one line per token)",
@@ -75,6 +77,7 @@ void printHelp(std::ostream& out)
     out << "usage: attnscope-cli COMMAND [ARGS]\n\ncommands:\n";
     for (const auto& c : attn::cli::commands())
         out << "  " << c.usage << "\n      " << c.summary << "\n";
+    out << "\nevery command that takes --prompt TEXT also takes --prompt-file FILE (the file's text)\n";
 }
 
 } // namespace

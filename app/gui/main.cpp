@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -50,13 +51,39 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addPositionalArgument("model", "model folder or file to open");
     const QCommandLineOption input("input", "input text to run", "text");
+    const QCommandLineOption inputFile("input-file", "run the text of FILE (UTF-8), e.g. a long document", "file");
     const QCommandLineOption head("head", "layer.head to show first, e.g. 1.2", "layer.head");
     const QCommandLineOption screenshots("screenshots", "save a PNG of each view to DIR, then quit", "dir");
+    const QCommandLineOption size("size", "window size, e.g. 1280x800 (screenshots at a known size)", "WxH");
     const QCommandLineOption target("target", "encoder-decoders: the target (decoder) text, teacher-forced", "text");
-    parser.addOptions({ input, target, head, screenshots });
+    parser.addOptions({ input, inputFile, target, head, screenshots, size });
     parser.process(app);
+    if (parser.isSet(input) && parser.isSet(inputFile)) {
+        std::fprintf(stderr, "attnscope: give either --input or --input-file, not both\n");
+        return 2;
+    }
+    QString inputText = parser.value(input);
+    if (parser.isSet(inputFile)) {
+        QFile file(parser.value(inputFile));
+        if (!file.open(QIODevice::ReadOnly)) {
+            std::fprintf(stderr, "attnscope: --input-file %s: %s\n", file.fileName().toUtf8().constData(),
+                file.errorString().toUtf8().constData());
+            return 2;
+        }
+        inputText = QString::fromUtf8(file.readAll());
+    }
 
     attn::ui::MainWindow window;
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split('x');
+        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+        if (wh.size() != 2 || w < 200 || h < 200) {
+            std::fprintf(stderr, "attnscope: --size expects WxH (at least 200x200), got %s\n",
+                parser.value(size).toUtf8().constData());
+            return 2;
+        }
+        window.resize(w, h);
+    }
     window.show();
     if (parser.isSet(screenshots)) saveScreenshotsWhenReady(window, parser.value(screenshots));
     if (!parser.positionalArguments().isEmpty()) {
@@ -66,7 +93,7 @@ int main(int argc, char** argv) {
             window.openDemo(demos.first()); // first launch shows something real, with no download
         window.offerLastWorkspace();
     }
-    if (parser.isSet(input)) window.setInputText(parser.value(input));
+    if (parser.isSet(input) || parser.isSet(inputFile)) window.setInputText(inputText);
     if (parser.isSet(target)) window.setTargetText(parser.value(target));
     if (parser.isSet(head)) {
         const QStringList parts = parser.value(head).split('.');

@@ -8,27 +8,11 @@
 
 namespace attn {
 
-namespace {
-
-// Running mean that ignores rows a statistic does not apply to.
-struct Mean {
-    double sum = 0;
-    int64_t count = 0;
-    void add(double v) {
-        sum += v;
-        ++count;
-    }
-    double value() const { return count > 0 ? sum / static_cast<double>(count) : 0.0; }
-};
-
-} // namespace
-
-HeadStats computeHeadStats(const float* probs, int64_t numQueries, int64_t numKeys, const MaskSpec& mask) {
-    if (numQueries <= 0 || numKeys <= 0)
-        throw Error("head statistics: empty attention matrix (" + std::to_string(numQueries) + " x "
+void HeadStatsAccumulator::add(const float* probs, int64_t rows, int64_t numKeys, const MaskSpec& mask) {
+    if (rows <= 0 || numKeys <= 0)
+        throw Error("head statistics: empty attention matrix (" + std::to_string(rows) + " x "
             + std::to_string(numKeys) + ")");
-    Mean entropy, normalized, distance, sink, previous, diagonal;
-    for (int64_t i = 0; i < numQueries; ++i) {
+    for (int64_t i = 0; i < rows; ++i) {
         const float* row = probs + i * numKeys;
         const int64_t pos = mask.queryOffset + i;
         double total = 0, h = 0, dist = 0;
@@ -41,22 +25,31 @@ HeadStats computeHeadStats(const float* probs, int64_t numQueries, int64_t numKe
             if (keyVisible(mask, i, j)) ++visible;
         }
         if (visible == 0 || total <= 0) continue;
-        entropy.add(h);
-        if (visible >= 2) normalized.add(h / std::log(static_cast<double>(visible)));
-        distance.add(dist);
-        sink.add(row[0]);
-        if (pos >= 1 && pos - 1 < numKeys) previous.add(row[pos - 1]);
-        if (pos < numKeys) diagonal.add(row[pos]);
+        m_entropy.add(h);
+        if (visible >= 2) m_normalized.add(h / std::log(static_cast<double>(visible)));
+        m_distance.add(dist);
+        m_sink.add(row[0]);
+        if (pos >= 1 && pos - 1 < numKeys) m_previous.add(row[pos - 1]);
+        if (pos < numKeys) m_diagonal.add(row[pos]);
     }
+}
+
+HeadStats HeadStatsAccumulator::result() const {
     HeadStats s;
-    s.entropy = entropy.value();
-    s.normalizedEntropy = normalized.value();
-    s.meanDistance = distance.value();
-    s.sinkMass = sink.value();
-    s.previousToken = previous.value();
-    s.diagonal = diagonal.value();
-    s.rows = entropy.count;
+    s.entropy = m_entropy.value();
+    s.normalizedEntropy = m_normalized.value();
+    s.meanDistance = m_distance.value();
+    s.sinkMass = m_sink.value();
+    s.previousToken = m_previous.value();
+    s.diagonal = m_diagonal.value();
+    s.rows = m_entropy.count;
     return s;
+}
+
+HeadStats computeHeadStats(const float* probs, int64_t numQueries, int64_t numKeys, const MaskSpec& mask) {
+    HeadStatsAccumulator stats;
+    stats.add(probs, numQueries, numKeys, mask);
+    return stats.result();
 }
 
 std::vector<HeadStats> computeLayerHeadStats(const Tensor& probs, const MaskSpec& mask) {

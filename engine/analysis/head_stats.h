@@ -38,6 +38,30 @@ struct HeadRoleThresholds {
     double broad = 0.9; ///< normalizedEntropy >= this
 };
 
+/// Head statistics gathered row block by row block (a long input's head is never held whole): adding the blocks of
+/// a matrix in row order gives exactly what computeHeadStats() gives for the whole matrix.
+class HeadStatsAccumulator {
+public:
+    /// A row-major [rows, numKeys] block; mask.queryOffset is the absolute position of its first row. Throws Error on
+    /// non-positive sizes.
+    void add(const float* probs, int64_t rows, int64_t numKeys, const MaskSpec& mask);
+    HeadStats result() const;
+
+private:
+    // Running mean that ignores rows a statistic does not apply to.
+    struct Mean {
+        double sum = 0;
+        int64_t count = 0;
+        void add(double v)
+        {
+            sum += v;
+            ++count;
+        }
+        double value() const { return count > 0 ? sum / static_cast<double>(count) : 0.0; }
+    };
+    Mean m_entropy, m_normalized, m_distance, m_sink, m_previous, m_diagonal;
+};
+
 /// Stats of one head: probs is a row-major [numQueries, numKeys] block. `mask` says which keys each row may see
 /// (only for the normalized entropy's log(visible keys)). Throws Error on non-positive sizes.
 HeadStats computeHeadStats(const float* probs, int64_t numQueries, int64_t numKeys, const MaskSpec& mask);

@@ -179,7 +179,8 @@ template <class T> std::vector<T> payloadAs(const NpyHeader& h, const std::strin
     return out;
 }
 
-void writeRaw(const std::string& path, const std::string& descr, const Shape& shape, const void* data, size_t bytes)
+/// Magic, version 1.0, length and the padded dictionary.
+std::string npyHeader(const std::string& descr, const Shape& shape)
 {
     std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
     for (size_t i = 0; i < shape.size(); ++i)
@@ -189,13 +190,17 @@ void writeRaw(const std::string& path, const std::string& descr, const Shape& sh
     const size_t total = 10 + dict.size() + 1;
     dict.append((64 - total % 64) % 64, ' ');
     dict += '\n';
+    const uint16_t len = static_cast<uint16_t>(dict.size());
+    const char lenBytes[2] = { static_cast<char>(len & 0xff), static_cast<char>(len >> 8) };
+    return std::string("\x93NUMPY\x01\x00", 8) + std::string(lenBytes, 2) + dict;
+}
+
+void writeRaw(const std::string& path, const std::string& descr, const Shape& shape, const void* data, size_t bytes)
+{
     std::ofstream out(path, std::ios::binary);
     if (!out) throw Error(path, "cannot open for writing");
-    const uint16_t len = static_cast<uint16_t>(dict.size());
-    out.write("\x93NUMPY\x01\x00", 8);
-    const char lenBytes[2] = { static_cast<char>(len & 0xff), static_cast<char>(len >> 8) };
-    out.write(lenBytes, 2);
-    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
+    const std::string header = npyHeader(descr, shape);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
     if (!out) throw Error(path, "write failed");
 }
@@ -236,6 +241,36 @@ void writeNpyInts(const std::string& path, const std::vector<int64_t>& values, c
         throw Error(
             path, "shape " + shapeToString(shape) + " does not match " + std::to_string(values.size()) + " values");
     writeRaw(path, "<i8", shape, values.data(), values.size() * sizeof(int64_t));
+}
+
+NpyFloatWriter::NpyFloatWriter(const std::string& path, const Shape& shape)
+    : m_path(path)
+    , m_out(path, std::ios::binary)
+    , m_left(shapeNumel(shape))
+{
+    if (!m_out) throw Error(path, "cannot open for writing");
+    const std::string header = npyHeader("<f4", shape);
+    m_out.write(header.data(), static_cast<std::streamsize>(header.size()));
+}
+
+void NpyFloatWriter::write(const float* data, int64_t count)
+{
+    if (count < 0 || count > m_left) throw Error(m_path, "more data than the array's shape holds");
+    m_out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(float)));
+    if (!m_out) throw Error(m_path, "write failed (disk full?)");
+    m_left -= count;
+}
+
+void NpyFloatWriter::finish()
+{
+    if (m_left != 0) throw Error(m_path, std::to_string(m_left) + " values of the array were never written");
+    m_out.close();
+    if (!m_out) throw Error(m_path, "write failed");
+}
+
+uint64_t NpyFloatWriter::fileBytes(const Shape& shape)
+{
+    return npyHeader("<f4", shape).size() + static_cast<uint64_t>(shapeNumel(shape)) * sizeof(float);
 }
 
 } // namespace attn

@@ -72,6 +72,10 @@ public:
                 const Value q = s.splitHeads(s.linear(x, w.qW, &w.qB), c.numHeads, c.headDim, 0);
                 const Value k = s.splitHeads(s.linear(x, w.kW, &w.kB), c.numHeads, c.headDim, 0);
                 const Value v = s.splitHeads(s.linear(x, w.vW, &w.vB), c.numHeads, c.headDim, 0);
+                if (options.wantQueryKeys) {
+                    s.read(q, &result.queries.emplace_back());
+                    s.read(k, &result.keys.emplace_back());
+                }
                 const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &result.attention[l] : nullptr);
                 s.add(x, s.linear(heads, w.oW, &w.oB));
                 x = s.layerNorm(x, w.ln1w, w.ln1b, c.normEps);

@@ -68,7 +68,7 @@ public:
                 }
                 const Value normed = s.layerNorm(x, m_lnfW, m_lnfB, c.normEps);
                 if (options.wantHiddenStates) s.read(normed, &result.hiddenStates.emplace_back());
-                s.linearTo(normed, m_wte, nullptr, &result.logits);
+                s.linearTo(logitsInput(s, normed, options), m_wte, nullptr, &result.logits);
                 s.flush();
                 cache.commit(n);
             } catch (...) {

@@ -149,7 +149,8 @@ StepResult LlamaModel::forward(
             Value out = m_w.finalNorm.empty() ? x : normed(s, x, m_w.finalNorm, c.normEps);
             if (!m_w.projectOut.empty()) out = s.linear(out, m_w.projectOut, nullptr);
             if (options.wantHiddenStates) s.read(out, &result.hiddenStates.emplace_back());
-            s.linearTo(out, m_w.lmHead.empty() ? m_w.embed : m_w.lmHead, optional(m_w.lmHeadBias), &result.logits);
+            s.linearTo(logitsInput(s, out, options), m_w.lmHead.empty() ? m_w.embed : m_w.lmHead,
+                optional(m_w.lmHeadBias), &result.logits);
             s.flush();
             cache.commit(n);
         } catch (...) {

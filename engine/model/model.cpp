@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/model.h"
 
+#include "backend/stream.h"
 #include "core/error.h"
 #include "model/kv_cache.h"
 
@@ -34,7 +35,21 @@ StepResult Model::startResult(
     // Streams fill these in place (Stream::read), so they must not reallocate while a forward runs.
     result.hiddenStates.reserve(static_cast<size_t>(m_config.numLayers + 1));
     if (options.wantAttention) result.attention.resize(static_cast<size_t>(m_config.numLayers));
+    if (options.wantQueryKeys) {
+        result.queries.reserve(static_cast<size_t>(m_config.numLayers));
+        result.keys.reserve(static_cast<size_t>(m_config.numLayers));
+    }
     return result;
+}
+
+Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options) {
+    if (!options.lastLogitsOnly) return normed;
+    Tensor all;
+    s.read(normed, &all);
+    s.flush();
+    const int64_t rows = all.dim(0), width = all.dim(1);
+    const float* last = all.data() + (rows - 1) * width;
+    return s.input(Tensor({ 1, width }, std::vector<float>(last, last + width)));
 }
 
 } // namespace attn

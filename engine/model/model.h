@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,20 @@ namespace attn {
 
 class Backend;
 class KvCache;
+class Stream;
+class StreamValue;
+using Value = std::shared_ptr<StreamValue>;
 
 /// What a forward pass records besides the logits.
 struct ForwardOptions {
     bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
     bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
+    /// Encoders: per layer the queries and keys, so attention can be derived later without wantAttention (decoders
+    /// keep them in the KV cache anyway).
+    bool wantQueryKeys = false;
+    /// Decoders: logits of the last new row only ([1, vocab]): a long prefill whose logits nobody reads (the GUI's
+    /// attention views) then never holds [q, vocab] (0.8 GB for GPT-2 at 4,096 tokens).
+    bool lastLogitsOnly = false;
     /// Runs the attention op (null: the CPU attention core directly). Not owned; used from one thread at a time.
     Backend* backend = nullptr;
     /// Called after each layer with (layers done, layers in this pass); returning false cancels the pass, which then
@@ -29,15 +39,21 @@ struct ForwardOptions {
 /// Calls options.layerDone when set; throws Cancelled when it returns false.
 void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total);
 
+/// What a decoder's head reads: `normed` [q, hidden], or its last row with options.lastLogitsOnly.
+Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options);
+
 /// What running new positions through a model produced. Built once, then shared read-only
 /// (the session hands it out as std::shared_ptr<const StepResult>).
 struct StepResult {
     int64_t firstPosition = 0; ///< absolute position of tokens[0]
     std::vector<int64_t> tokens; ///< ids of the new positions
-    Tensor logits; ///< [q, vocab]; empty for a model without a head
+    Tensor logits; ///< [q, vocab] ([1, vocab] with ForwardOptions::lastLogitsOnly); empty for a model without a head
     /// Per layer [heads, q, keys], one row per query head. Decoders: keys = firstPosition + q (every key so far,
     /// masked entries exactly 0). Encoders: keys = q.
     std::vector<Tensor> attention;
+    /// Encoders with ForwardOptions::wantQueryKeys: per layer queries [heads, q, d] and keys [kvHeads, q, d].
+    std::vector<Tensor> queries;
+    std::vector<Tensor> keys;
     /// numLayers + 1 entries [q, hidden] when asked: 0 = embeddings, i = output of layer i - 1; the last has the
     /// final norm applied where the family has one (GPT-2 ln_f, Llama norm), as HF reports it.
     std::vector<Tensor> hiddenStates;

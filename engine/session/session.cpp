@@ -29,6 +29,7 @@ std::shared_ptr<const StepResult> Session::prefill(const std::vector<int64_t>& t
             = std::make_shared<const StepResult>(m_encoder->encode(tokens, tokenTypes, attentionMask, m_options));
         m_tokens = tokens;
         m_lastEncoding = result;
+        m_keyKeep = attentionMask;
         return result;
     }
     if (!tokenTypes.empty() || !attentionMask.empty())
@@ -67,26 +68,30 @@ Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q
             + std::to_string(q0) + ", " + std::to_string(q1) + ") is outside " + std::to_string(c.numLayers)
             + " layers, " + std::to_string(c.numHeads) + " heads, " + std::to_string(length()) + " positions");
     const int64_t T = length(), rows = q1 - q0;
-    if (m_encoder) {
-        if (!m_lastEncoding || m_lastEncoding->attention.empty())
-            throw Error("attention request: the encoding was run without attention capture");
+    if (m_encoder && m_lastEncoding && !m_lastEncoding->attention.empty()) {
         const Tensor& all = m_lastEncoding->attention[static_cast<size_t>(layer)];
         Tensor out({ rows, T });
         std::memcpy(out.data(), all.data() + (head * T + q0) * T, sizeof(float) * rows * T);
         return out;
     }
-    const Tensor& queries = m_cache->queries(layer, head);
-    const int64_t d = queries.dim(2);
-    Tensor q({ 1, rows, d });
-    std::memcpy(q.data(), queries.data() + q0 * d, sizeof(float) * rows * d);
+    return *attentionSource()->rows(layer, head, q0, q1);
+}
+
+std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<const void> owner) const {
     AttentionOptions options;
+    if (m_encoder) {
+        if (!m_lastEncoding || m_lastEncoding->queries.empty())
+            throw Error("attention request: the encoding was run without attention capture");
+        options.mask.keyKeep = m_keyKeep;
+        return std::make_shared<const AttentionSource>(
+            std::make_shared<const OwnedQueryKeys>(m_lastEncoding->queries, m_lastEncoding->keys), options,
+            m_options.backend);
+    }
+    if (length() == 0) throw Error("attention request: the session holds no positions yet");
     options.mask.causal = true;
-    options.mask.queryOffset = q0;
-    options.mask.slidingWindow = c.slidingWindow;
-    const Tensor& keys = m_cache->keys(layer, head / (c.numHeads / c.numKvHeads));
-    Tensor probs = m_options.backend ? m_options.backend->attentionProbabilities(q, keys, options)
-                                     : attentionProbabilities(q, keys, options);
-    return std::move(probs).reshaped({ rows, T });
+    options.mask.slidingWindow = m_model->config().slidingWindow;
+    return std::make_shared<const AttentionSource>(
+        std::make_shared<const CachedQueryKeys>(*m_cache, std::move(owner)), options, m_options.backend);
 }
 
 } // namespace attn

@@ -2,6 +2,7 @@
 #pragma once
 // One session per loaded model: prefill / step / rewind over an append-only KV cache. Every call returns an immutable
 // StepResult that callers (timeline, views, CLI) may keep.
+#include "attention_source/attention_source.h"
 #include "model/kv_cache.h"
 #include "model/model.h"
 
@@ -43,6 +44,12 @@ public:
     /// Probabilities of query head `head` in `layer` for query rows [q0, q1) over every key [0, length()), derived
     /// from the stored Q and K (decoders) or the last encoding (encoders): [q1 - q0, length()].
     Tensor attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const;
+    /// The self-attention of every position so far, derived on request on the session's backend. Decoders: read
+    /// from the KV cache in place (valid while the session keeps these positions; read it from the thread driving
+    /// the session, or pass the session itself as `owner` and drive it no more: the source then keeps it alive and
+    /// may be read from any thread). Encoders: from the last encoding's queries and keys
+    /// (ForwardOptions::wantQueryKeys). Throws Error when there is nothing to derive from.
+    std::shared_ptr<const AttentionSource> attentionSource(std::shared_ptr<const void> owner = {}) const;
 
 private:
     std::shared_ptr<const Model> m_model;
@@ -52,6 +59,7 @@ private:
     std::optional<KvCache> m_cache;
     std::vector<int64_t> m_tokens;
     std::shared_ptr<const StepResult> m_lastEncoding;
+    std::vector<uint8_t> m_keyKeep; ///< the last encoding's attention mask
 };
 
 } // namespace attn

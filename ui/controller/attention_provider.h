@@ -34,6 +34,9 @@ struct RunResult {
     /// Mixture-of-experts models: per layer the router logits [tokens, experts] and the experts each token uses.
     std::vector<Tensor> routerLogits;
     int64_t expertsPerToken = 0;
+    /// What the run did that the user should know (a long input cut to its last tokens, or run past the model's
+    /// trained length); empty when nothing.
+    std::string notice;
     /// The snapshot of `kind`, or null when the run has none.
     SnapshotPtr view(AttentionKind kind) const;
 };

@@ -7,6 +7,7 @@
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "model/rnn_seq2seq.h"
+#include "session/long_input.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -28,6 +29,11 @@ std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, 
 
 namespace {
 
+// A run whose probabilities (every layer and head) would take more than this keeps no matrix: its views read tiles,
+// overviews and statistics derived from the stored queries and keys (a 12 x 12 model at 4,096 tokens would need
+// 9.7 GB). Below it the matrices are kept, which is cheaper for short inputs.
+constexpr uint64_t kMaterializeBytes = uint64_t(256) << 20;
+
 class EngineProvider : public AttentionProvider {
 public:
     EngineProvider(const ModelSource& source, const ProgressFn& progress) {
@@ -36,6 +42,7 @@ public:
         m_tokenizer = loadTokenizer(source);
         checkpoint(progress, 2);
         m_model = loadModel(source);
+        m_modelSource = source;
         checkpoint(progress, 3);
         m_session = std::make_unique<Session>(m_model);
         // The session runs the CPU attention core (ForwardOptions::backend is null).
@@ -52,30 +59,55 @@ public:
 
     RunPtr runPair(const std::string& text, const std::string& target, const ProgressFn& progress) override {
         if (!target.empty()) throw Error("this model takes one input: it is not an encoder-decoder");
-        const std::vector<Token> tokens = m_tokenizer->encode(text);
+        std::vector<Token> tokens = m_tokenizer->encode(text);
         if (tokens.empty()) throw Error("the input has no tokens: type some text");
-        // Steps: 1 tokenized, then one per layer, then the statistics.
-        const int layers = static_cast<int>(m_model->config().numLayers), total = layers + 2;
+        auto run = std::make_shared<RunResult>();
+        const std::shared_ptr<const Model> model = modelFor(static_cast<int64_t>(tokens.size()), tokens, run->notice);
+        const ModelConfig& c = model->config();
+        const auto n = static_cast<uint64_t>(tokens.size());
+        const bool derived
+            = static_cast<uint64_t>(c.numLayers * c.numHeads) * n * n * sizeof(float) > kMaterializeBytes;
+        // Steps: 1 tokenized, then one per layer, then the statistics (per layer when derived).
+        const int layers = static_cast<int>(c.numLayers), total = layers + 2 + (derived ? layers : 0);
         if (!progress(1, total)) throw Cancelled();
-        m_session->reset();
-        ForwardOptions options = m_session->options();
+        ForwardOptions options;
         options.backend = backend();
         options.layerDone = layerProgress(progress, 1, total);
-        m_session->setOptions(options);
-        const auto result = m_session->prefill(tokenIds(tokens));
-        MaskSpec mask;
-        if (m_session->isDecoder()) {
-            mask.causal = true;
-            mask.slidingWindow = m_model->config().slidingWindow;
-        }
-        auto run = std::make_shared<RunResult>();
+        options.wantAttention = !derived;
+        options.wantQueryKeys = derived;
+        options.lastLogitsOnly = true; // the views never read logits
         run->text = text;
         run->source = chips(tokens);
-        run->routerLogits = result->routerLogits;
-        run->expertsPerToken = m_model->config().expertsPerToken;
-        run->views.emplace_back(AttentionKind::Self,
-            std::make_shared<const AttentionSnapshot>(
-                run->source, result->attention, m_model->config().numKvHeads, std::move(mask)));
+        run->expertsPerToken = c.expertsPerToken;
+        MaskSpec mask;
+        if (derived) {
+            // A session of its own that nothing drives after this run: the snapshot's source keeps it and reads it
+            // from the GUI thread. Tiles are computed by the CPU core there (the backend belongs to this thread).
+            auto session = std::make_shared<Session>(model, options);
+            run->routerLogits = session->prefill(tokenIds(tokens))->routerLogits;
+            ForwardOptions cpu = options;
+            cpu.backend = nullptr;
+            session->setOptions(cpu);
+            const auto source = session->attentionSource(session);
+            for (int64_t l = 0; l < c.numLayers; ++l) {
+                for (int64_t h = 0; h < c.numHeads; ++h)
+                    source->headStats(l, h); // streamed here, on the engine thread; also the grid's thumbnails
+                if (!progress(layers + 2 + static_cast<int>(l), total)) throw Cancelled();
+            }
+            run->views.emplace_back(
+                AttentionKind::Self, std::make_shared<const AttentionSnapshot>(run->source, source));
+        } else {
+            m_session = std::make_unique<Session>(model, options);
+            const auto result = m_session->prefill(tokenIds(tokens));
+            run->routerLogits = result->routerLogits;
+            if (m_session->isDecoder()) {
+                mask.causal = true;
+                mask.slidingWindow = c.slidingWindow;
+            }
+            run->views.emplace_back(AttentionKind::Self,
+                std::make_shared<const AttentionSnapshot>(
+                    run->source, result->attention, c.numKvHeads, std::move(mask)));
+        }
         if (!progress(total, total)) throw Cancelled();
         return run;
     }
@@ -83,6 +115,23 @@ public:
 private:
     static void checkpoint(const ProgressFn& progress, int step) {
         if (!progress(step, 4)) throw Cancelled();
+    }
+
+    /// The model to run `n` tokens on, never only refusing a long input (session/long_input.h): a rotary decoder is
+    /// reloaded with its position limit raised, other models keep the last tokens that fit. `notice` says what
+    /// happened.
+    std::shared_ptr<const Model> modelFor(int64_t n, std::vector<Token>& tokens, std::string& notice) {
+        const LongInputPlan plan = planLongInput(m_modelSource, n);
+        notice = plan.message;
+        if (plan.action == LongInputPlan::Action::KeepLastTokens)
+            tokens.erase(tokens.begin(), tokens.end() - plan.keep);
+        if (plan.action == LongInputPlan::Action::RunPastTrainedLength && m_model->config().maxPositions < n) {
+            ModelSource extended = m_modelSource;
+            extended.config.maxPositions = n;
+            m_session.reset();
+            m_model = loadModel(extended);
+        }
+        return m_model;
     }
 
     std::vector<TokenChip> chips(const std::vector<Token>& tokens) const {
@@ -94,6 +143,7 @@ private:
     }
 
     ModelSummary m_summary;
+    ModelSource m_modelSource;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::shared_ptr<Model> m_model;
     std::unique_ptr<Session> m_session;

@@ -3,9 +3,22 @@
 
 #include "core/error.h"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace attn::ui {
+namespace {
+
+// Queries and keys are positions in two different sequences: distances, the previous token and the diagonal are
+// undefined there, not zero (NaN also keeps the previous-token role from being assigned).
+HeadStats crossStats(HeadStats s) {
+    const double undefined = std::numeric_limits<double>::quiet_NaN();
+    s.meanDistance = s.previousToken = s.diagonal = undefined;
+    return s;
+}
+
+} // namespace
 
 AttentionSnapshot::AttentionSnapshot(
     std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
@@ -18,6 +31,7 @@ AttentionSnapshot::AttentionSnapshot(
     const Tensor& first = m_layers.front();
     if (first.rank() != 3)
         throw Error("attention snapshot: expected [heads, q, k] per layer, got " + shapeToString(first.shape()));
+    m_numLayers = static_cast<int64_t>(m_layers.size());
     m_numHeads = first.dim(0);
     m_numQueries = first.dim(1);
     m_numKeys = first.dim(2);
@@ -27,12 +41,7 @@ AttentionSnapshot::AttentionSnapshot(
             + std::to_string(m_numKvHeads) + " kv heads");
     for (size_t l = 0; l < m_layers.size(); ++l)
         m_layers[l].expectShape(first.shape(), "attention snapshot layer " + std::to_string(l));
-    if (static_cast<int64_t>(m_tokens.size()) != m_numKeys)
-        throw Error("attention snapshot: " + std::to_string(m_tokens.size()) + " tokens for "
-            + std::to_string(m_numKeys) + " keys");
-    if (static_cast<int64_t>(this->queryTokens().size()) != m_numQueries)
-        throw Error("attention snapshot: " + std::to_string(this->queryTokens().size()) + " query tokens for "
-            + std::to_string(m_numQueries) + " queries");
+    checkTokens();
     m_mask.keepMask = nullptr;
     m_mask.bias = nullptr;
     if (stats == Stats::Skip) return;
@@ -40,12 +49,33 @@ AttentionSnapshot::AttentionSnapshot(
     for (const Tensor& layer : m_layers)
         m_stats.push_back(computeLayerHeadStats(layer, m_mask));
     if (!isCross()) return;
-    // Queries and keys are positions in two different sequences: distances, the previous token and the diagonal
-    // are undefined there, not zero (NaN also keeps the previous-token role from being assigned).
-    const double undefined = std::numeric_limits<double>::quiet_NaN();
     for (std::vector<HeadStats>& layer : m_stats)
         for (HeadStats& head : layer)
-            head.meanDistance = head.previousToken = head.diagonal = undefined;
+            head = crossStats(head);
+}
+
+AttentionSnapshot::AttentionSnapshot(
+    std::vector<TokenChip> tokens, std::shared_ptr<const AttentionSource> source, std::vector<TokenChip> queryTokens)
+    : m_tokens(std::move(tokens))
+    , m_queryTokens(std::move(queryTokens))
+    , m_source(std::move(source)) {
+    if (!m_source) throw Error("attention snapshot: no attention source");
+    m_numLayers = m_source->numLayers();
+    m_numHeads = m_source->numHeads();
+    m_numKvHeads = m_source->numKvHeads();
+    m_numQueries = m_source->numQueries();
+    m_numKeys = m_source->numKeys();
+    m_mask = m_source->mask();
+    checkTokens();
+}
+
+void AttentionSnapshot::checkTokens() const {
+    if (static_cast<int64_t>(m_tokens.size()) != m_numKeys)
+        throw Error("attention snapshot: " + std::to_string(m_tokens.size()) + " tokens for "
+            + std::to_string(m_numKeys) + " keys");
+    if (static_cast<int64_t>(queryTokens().size()) != m_numQueries)
+        throw Error("attention snapshot: " + std::to_string(queryTokens().size()) + " query tokens for "
+            + std::to_string(m_numQueries) + " queries");
 }
 
 void AttentionSnapshot::checkIndex(int64_t layer, int64_t head) const {
@@ -56,17 +86,41 @@ void AttentionSnapshot::checkIndex(int64_t layer, int64_t head) const {
 
 const float* AttentionSnapshot::head(int64_t layer, int64_t head) const {
     checkIndex(layer, head);
+    if (!holdsMatrices())
+        throw Error("attention snapshot: this input is too long to hold whole heads (" + std::to_string(m_numQueries)
+            + " x " + std::to_string(m_numKeys) + "); it is read in tiles");
     return m_layers[static_cast<size_t>(layer)].data() + head * m_numQueries * m_numKeys;
 }
 
 const Tensor& AttentionSnapshot::layer(int64_t layer) const {
-    checkIndex(layer, 0);
+    (void)head(layer, 0); // range and holdsMatrices() checks
     return m_layers[static_cast<size_t>(layer)];
 }
 
-const HeadStats& AttentionSnapshot::stats(int64_t layer, int64_t head) const {
+std::shared_ptr<const Tensor> AttentionSnapshot::rows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const {
     checkIndex(layer, head);
-    if (!hasStats()) throw Error("attention snapshot: head statistics were not computed for this snapshot");
+    if (m_source) return m_source->rows(layer, head, q0, q1);
+    if (q0 < 0 || q1 < q0 || q1 > m_numQueries)
+        throw Error("attention snapshot: rows " + std::to_string(q0) + ":" + std::to_string(q1) + " outside "
+            + std::to_string(m_numQueries) + " queries");
+    auto out = std::make_shared<Tensor>(Shape { q1 - q0, m_numKeys });
+    std::memcpy(out->data(), this->head(layer, head) + q0 * m_numKeys, sizeof(float) * out->numel());
+    return out;
+}
+
+std::shared_ptr<const Overview> AttentionSnapshot::overview(int64_t layer, int64_t head, int64_t maxSide) const {
+    checkIndex(layer, head);
+    if (m_source) return m_source->overview(layer, head, maxSide);
+    OverviewBuilder builder(m_numQueries, m_numKeys,
+        overviewBlock(m_numQueries, m_numKeys, std::max(maxSide, AttentionSource::kThumbnailSide)));
+    builder.add(0, m_numQueries, this->head(layer, head));
+    return std::make_shared<const Overview>(builder.finish());
+}
+
+HeadStats AttentionSnapshot::stats(int64_t layer, int64_t head) const {
+    checkIndex(layer, head);
+    if (m_source) return isCross() ? crossStats(m_source->headStats(layer, head)) : m_source->headStats(layer, head);
+    if (m_stats.empty()) throw Error("attention snapshot: head statistics were not computed for this snapshot");
     return m_stats[static_cast<size_t>(layer)][static_cast<size_t>(head)];
 }
 

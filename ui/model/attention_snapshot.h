@@ -3,6 +3,7 @@
 // The immutable value every attention view reads: the views never touch the engine.
 #include "analysis/head_stats.h"
 #include "attention/attention.h"
+#include "attention_source/attention_source.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -20,7 +21,8 @@ struct TokenChip {
 };
 
 /// Self-attention probabilities of one forward pass: per layer [heads, q, k], the structural mask and per-head stats.
-/// Built once on the engine thread, then shared read-only with the GUI thread.
+/// Built once on the engine thread, then shared read-only with the GUI thread. Short inputs hold the matrices; long
+/// ones hold an AttentionSource instead and every read (rows, overviews, statistics) is derived on request.
 class AttentionSnapshot {
 public:
     /// Whether the constructor computes every head's statistics (O(layers x heads x q x k) logarithms). Views that
@@ -33,37 +35,55 @@ public:
     /// inconsistent shapes.
     AttentionSnapshot(std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
         std::vector<TokenChip> queryTokens = {}, Stats stats = Stats::Compute);
+    /// A snapshot that holds no matrix: `source` (not shared with a session that still runs) answers every read.
+    /// Throws Error when the tokens do not match the source's shape.
+    AttentionSnapshot(std::vector<TokenChip> tokens, std::shared_ptr<const AttentionSource> source,
+        std::vector<TokenChip> queryTokens = {});
+
+    /// Whether whole heads are held (head() and layer() work); false for a source-backed snapshot.
+    bool holdsMatrices() const { return !m_layers.empty(); }
+    /// The source of a source-backed snapshot; null when the matrices are held.
+    const std::shared_ptr<const AttentionSource>& source() const { return m_source; }
 
     /// The key tokens (for self-attention also the queries).
     const std::vector<TokenChip>& tokens() const { return m_tokens; }
     const std::vector<TokenChip>& queryTokens() const { return m_queryTokens.empty() ? m_tokens : m_queryTokens; }
     /// True when queries and keys are different sequences (cross-attention: target queries, source keys).
     bool isCross() const { return !m_queryTokens.empty(); }
-    int64_t numLayers() const { return static_cast<int64_t>(m_layers.size()); }
+    int64_t numLayers() const { return m_numLayers; }
     int64_t numHeads() const { return m_numHeads; }
     int64_t numKvHeads() const { return m_numKvHeads; }
     int64_t numQueries() const { return m_numQueries; }
     int64_t numKeys() const { return m_numKeys; }
     const MaskSpec& mask() const { return m_mask; }
 
-    /// Row-major [q, k] probabilities of one head; throws Error when out of range.
+    /// Row-major [q, k] probabilities of one head; throws Error when out of range or when !holdsMatrices().
     const float* head(int64_t layer, int64_t head) const;
     const Tensor& layer(int64_t layer) const;
+    /// Whole rows [q0, q1) of one head, [q1 - q0, numKeys()], in either kind of snapshot.
+    std::shared_ptr<const Tensor> rows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const;
+    /// Block max / mean pyramid of one head (AttentionSource::overview), in either kind of snapshot.
+    std::shared_ptr<const Overview> overview(
+        int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
     /// True where the structural mask (causal, window, padding) lets query q see key k.
     bool visible(int64_t q, int64_t k) const { return keyVisible(m_mask, q, k); }
     /// The KV head that query head `head` reads (GQA/MQA groups).
     int64_t kvHeadOf(int64_t head) const { return head / (m_numHeads / m_numKvHeads); }
-    bool hasStats() const { return !m_stats.empty(); }
+    bool hasStats() const { return !m_stats.empty() || m_source; }
     /// For cross-attention the positional statistics (mean distance, previous token, diagonal) are NaN: undefined.
-    /// Throws Error when out of range or when the snapshot was built with Stats::Skip.
-    const HeadStats& stats(int64_t layer, int64_t head) const;
+    /// A source-backed snapshot streams a head's statistics on first use. Throws Error when out of range or when the
+    /// snapshot was built with Stats::Skip.
+    HeadStats stats(int64_t layer, int64_t head) const;
 
 private:
     void checkIndex(int64_t layer, int64_t head) const;
+    void checkTokens() const;
 
     std::vector<TokenChip> m_tokens;
     std::vector<TokenChip> m_queryTokens; ///< empty: the keys' tokens
     std::vector<Tensor> m_layers;
+    std::shared_ptr<const AttentionSource> m_source;
+    int64_t m_numLayers = 0;
     int64_t m_numHeads = 0;
     int64_t m_numKvHeads = 0;
     int64_t m_numQueries = 0;

@@ -3,6 +3,8 @@
 
 #include "model/token_text.h"
 #include "plots/color_gradient.h"
+#include "plots/heatmap_minimap.h"
+#include "plots/overview_image.h"
 #include "widgets/redraw_coalescer.h"
 
 #include <qcustomplot.h>
@@ -12,23 +14,49 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::ui {
 
 namespace {
 
-// Labels that fit: every token when there is room, else every n-th one.
-QSharedPointer<QCPAxisTickerText> tokenTicker(const std::vector<TokenChip>& tokens, int pixels, int labelPixels) {
+// Up to this many tokens per side a window is drawn token by token (read as whole rows of the window); a wider view
+// shows an overview level of blocks, so a long input never needs a head's full matrix.
+constexpr int64_t kWindowCells = 256;
+// Zoomed out, an overview level draws at most about this many cells across the visible span.
+constexpr int64_t kOverviewCells = 512;
+// "Go to token" zooms to this many tokens around the position.
+constexpr double kJumpSpan = 48;
+
+/// 1, 2, 5, 10, 20, 50, ... at least `step`: labels at round positions, evenly spaced.
+int64_t niceStep(int64_t step) {
+    for (int64_t base = 1;; base *= 10)
+        for (const int64_t m : { 1, 2, 5 })
+            if (m * base >= step) return m * base;
+}
+
+// Labels for the visible tokens [lo, hi]: every token when the zoom leaves room, else every n-th at round positions.
+QSharedPointer<QCPAxisTickerText> tokenTicker(
+    const std::vector<TokenChip>& tokens, const QCPRange& range, int pixels, int labelPixels)
+{
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const auto n = static_cast<int64_t>(tokens.size());
-    const int64_t step = std::max<int64_t>(1, (n * labelPixels + pixels - 1) / std::max(1, pixels));
-    const int maxChars = n > 40 ? 8 : 14;
-    for (int64_t i = 0; i < n; i += step)
-        ticker->addTick(static_cast<double>(i), elidedToken(tokens[static_cast<size_t>(i)], maxChars));
+    if (n == 0) return ticker;
+    const int64_t first
+        = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(range.lower)), 0, std::max<int64_t>(0, n - 1));
+    const int64_t last = std::clamp<int64_t>(static_cast<int64_t>(std::floor(range.upper)), 0, n - 1);
+    const int64_t count = std::max<int64_t>(1, last - first + 1);
+    const int64_t step = niceStep(std::max<int64_t>(1, (count * labelPixels + pixels - 1) / std::max(1, pixels)));
+    const int maxChars = count > 40 ? 8 : 14;
+    for (int64_t i = (first + step - 1) / step * step; i <= last; i += step) {
+        const QString text = elidedToken(tokens[static_cast<size_t>(i)], maxChars);
+        ticker->addTick(static_cast<double>(i), step > 1 || n > 1000 ? QString("%1 %2").arg(i).arg(text) : text);
+    }
     return ticker;
 }
 
@@ -82,10 +110,33 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_plot->yAxis->setRangeReversed(true);
 
+    m_minimap = new HeatmapMinimap(this);
+    m_jump = new QSpinBox(this);
+    m_jump->setObjectName("heatmapJump");
+    m_jump->setToolTip(tr("Zoom to the queries and keys around this token position"));
+    m_side = new QWidget(this);
+    auto* side = new QVBoxLayout(m_side);
+    side->setContentsMargins(0, 0, 0, 0);
+    side->addWidget(m_minimap);
+    side->addWidget(new QLabel(tr("Go to token:"), m_side));
+    side->addWidget(m_jump);
+    side->addStretch(1);
+    m_side->hide();
+    auto* body = new QHBoxLayout;
+    body->addWidget(m_plot, 1);
+    body->addWidget(m_side);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_controls);
-    layout->addWidget(m_plot, 1);
+    layout->addLayout(body, 1);
+    connect(m_minimap, &HeatmapMinimap::jumpRequested, this, [this](int64_t row, int64_t col) {
+        centerOn(static_cast<double>(row), static_cast<double>(col), false);
+    });
+    connect(m_jump, &QSpinBox::editingFinished, this,
+        [this] { centerOn(m_jump->value(), m_jump->value(), true); });
+    connect(m_plot->xAxis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this, [this] { viewportChanged(); });
+    connect(m_plot->yAxis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this, [this] { viewportChanged(); });
 
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
     connect(m_colormapBox, &QComboBox::currentIndexChanged, this,
@@ -154,21 +205,57 @@ void HeatmapView::layoutPlot(const QSize& size) {
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
+bool HeatmapView::isLong() const {
+    return m_snapshot && (m_snapshot->numQueries() > kWindowCells || m_snapshot->numKeys() > kWindowCells);
+}
+
+HeatmapMatrix HeatmapView::buildVisible() const {
+    if (!isLong()) return buildHeatmapMatrix(*m_snapshot, m_layer, m_head, m_options);
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    const auto clampIndex = [](double v, int64_t n) { return std::clamp<int64_t>(static_cast<int64_t>(v), 0, n); };
+    const int64_t k0 = clampIndex(std::floor(x.lower + 0.5), m_snapshot->numKeys());
+    const int64_t k1 = std::max(k0 + 1, clampIndex(std::ceil(x.upper + 0.5), m_snapshot->numKeys()));
+    const int64_t q0 = clampIndex(std::floor(y.lower + 0.5), m_snapshot->numQueries());
+    const int64_t q1 = std::max(q0 + 1, clampIndex(std::ceil(y.upper + 0.5), m_snapshot->numQueries()));
+    if (k1 - k0 <= kWindowCells && q1 - q0 <= kWindowCells)
+        return buildHeatmapWindow(*m_snapshot, m_layer, m_head, m_options, q0, q1, k0, k1);
+    const auto overview = m_snapshot->overview(m_layer, m_head);
+    const int64_t span = std::max(k1 - k0, q1 - q0);
+    const OverviewLevel* level = &overview->levels.back();
+    for (const OverviewLevel& l : overview->levels)
+        if (l.block * kOverviewCells >= span && l.rows > 1 && l.cols > 1) {
+            level = &l;
+            break;
+        }
+    return buildHeatmapOverview(*level, m_options);
+}
+
 void HeatmapView::rebuild() {
     if (!m_snapshot || m_layer >= m_snapshot->numLayers() || m_head >= m_snapshot->numHeads()) {
         m_matrix = {};
         m_map->data()->clear();
+        m_side->hide();
         m_title->setText(tr("No attention yet: open a model and type an input"));
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    const bool shapeChanged
-        = m_map->data()->keySize() != m_snapshot->numKeys() || m_map->data()->valueSize() != m_snapshot->numQueries();
-    m_matrix = buildHeatmapMatrix(*m_snapshot, m_layer, m_head, m_options);
+    const bool shapeChanged = m_shownQueries != m_snapshot->numQueries() || m_shownKeys != m_snapshot->numKeys();
+    m_shownQueries = m_snapshot->numQueries();
+    m_shownKeys = m_snapshot->numKeys();
+    if (shapeChanged) {
+        const QSignalBlocker blockX(m_plot->xAxis), blockY(m_plot->yAxis);
+        resetZoom();
+    }
+    m_matrix = buildVisible();
     auto* data = m_map->data();
     data->setSize(static_cast<int>(m_matrix.cols), static_cast<int>(m_matrix.rows));
+    // Cell c covers tokens [first + c * block, first + (c + 1) * block): its centre sits in the middle.
+    const double half = static_cast<double>(m_matrix.block - 1) / 2.0;
+    const auto centre
+        = [&](int64_t first, int64_t cell) { return static_cast<double>(first + cell * m_matrix.block) + half; };
     data->setRange(
-        QCPRange(0, static_cast<double>(m_matrix.cols - 1)), QCPRange(0, static_cast<double>(m_matrix.rows - 1)));
+        QCPRange(centre(m_matrix.firstCol, 0), centre(m_matrix.firstCol, std::max<int64_t>(1, m_matrix.cols) - 1)),
+        QCPRange(centre(m_matrix.firstRow, 0), centre(m_matrix.firstRow, std::max<int64_t>(1, m_matrix.rows) - 1)));
     for (int64_t r = 0; r < m_matrix.rows; ++r)
         for (int64_t c = 0; c < m_matrix.cols; ++c)
             data->setCell(static_cast<int>(c), static_cast<int>(r), m_matrix.at(r, c));
@@ -176,37 +263,65 @@ void HeatmapView::rebuild() {
     m_map->setGradient(colorGradient(m_options.showMask ? Colormap::Grayscale : m_colormap));
     m_map->setDataRange(QCPRange(m_matrix.low, m_matrix.high));
     const char* scaleName[] = { "weight", "log10 weight", "weight / row max" };
-    m_scale->axis()->setLabel(m_options.showMask   ? tr("visible")
-            : !m_caption.value.isEmpty() ? m_caption.value
-                                         : tr(scaleName[static_cast<int>(m_options.scale)]));
+    m_scale->axis()->setLabel(m_options.showMask ? tr("visible")
+            : !m_caption.value.isEmpty()         ? m_caption.value
+            : m_matrix.block > 1                 ? tr("block max weight")
+                                                 : tr(scaleName[static_cast<int>(m_options.scale)]));
     QString title = tr("Layer %1 · Head %2").arg(m_layer).arg(m_head);
     if (m_snapshot->numKvHeads() != m_snapshot->numHeads())
         title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
     if (m_options.showMask) title += tr("  — mask");
+    if (m_matrix.block > 1)
+        title += tr("  — overview: max of %1×%1-token blocks, zoom in for tokens").arg(m_matrix.block);
     m_title->setText(m_caption.title.isEmpty() ? title : m_caption.title);
     // Exported figures are read without the window's "Show:" box, so the axes say which sequence is which.
     m_plot->xAxis->setLabel(
         !m_caption.x.isEmpty() ? m_caption.x : m_snapshot->isCross() ? tr("key (source)") : tr("key"));
     m_plot->yAxis->setLabel(
         !m_caption.y.isEmpty() ? m_caption.y : m_snapshot->isCross() ? tr("query (target)") : tr("query"));
-    if (shapeChanged) resetZoom();
+    m_side->setVisible(isLong());
+    if (isLong()) {
+        m_minimap->setImage(
+            overviewImage(m_snapshot->overview(m_layer, m_head, AttentionSource::kThumbnailSide)->levels.front(),
+                m_colormap),
+            m_snapshot->numQueries(), m_snapshot->numKeys());
+        m_jump->setRange(0, static_cast<int>(std::max(m_snapshot->numQueries(), m_snapshot->numKeys()) - 1));
+        const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+        m_minimap->setViewport(QRectF(x.lower + 0.5, y.lower + 0.5, x.size(), y.size()));
+    }
     updateAxisLabels();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::viewportChanged() {
+    if (!m_snapshot || m_matrix.values.empty()) return;
+    updateAxisLabels();
+    if (isLong()) m_redraw->schedule(); // another window or overview level, and the minimap's frame
+}
+
+void HeatmapView::centerOn(double row, double col, bool zoom) {
+    QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    const double w = zoom ? kJumpSpan : x.size(), h = zoom ? kJumpSpan : y.size();
+    m_plot->xAxis->setRange(col - w / 2, col + w / 2);
+    m_plot->yAxis->setRange(row - h / 2, row + h / 2);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void HeatmapView::resetZoom() {
     // Cell i is centred on coordinate i, so the whole matrix spans [-0.5, n - 0.5].
-    m_plot->xAxis->setRange(-0.5, static_cast<double>(m_matrix.cols) - 0.5);
-    m_plot->yAxis->setRange(-0.5, static_cast<double>(m_matrix.rows) - 0.5);
+    m_plot->xAxis->setRange(-0.5, static_cast<double>(m_shownKeys) - 0.5);
+    m_plot->yAxis->setRange(-0.5, static_cast<double>(m_shownQueries) - 0.5);
 }
 
 void HeatmapView::updateAxisLabels() {
     const int labelPx = fontMetrics().height() + 2;
     const QRect rect = m_plot->axisRect()->rect();
     const bool dense = m_snapshot->numKeys() > 8;
-    m_plot->xAxis->setTicker(tokenTicker(m_snapshot->tokens(), std::max(100, rect.width()), labelPx));
+    m_plot->xAxis->setTicker(
+        tokenTicker(m_snapshot->tokens(), m_plot->xAxis->range(), std::max(100, rect.width()), labelPx));
     m_plot->xAxis->setTickLabelRotation(dense ? 60 : 0);
-    m_plot->yAxis->setTicker(tokenTicker(m_snapshot->queryTokens(), std::max(100, rect.height()), labelPx));
+    m_plot->yAxis->setTicker(
+        tokenTicker(m_snapshot->queryTokens(), m_plot->yAxis->range(), std::max(100, rect.height()), labelPx));
     m_plot->xAxis->setSubTicks(false);
     m_plot->yAxis->setSubTicks(false);
 }
@@ -232,7 +347,7 @@ QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
                        .arg(col)
                        .arg(displayToken(m_snapshot->tokens()[static_cast<size_t>(col)]));
     if (!m_snapshot->visible(row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
-    const float w = m_snapshot->head(m_layer, m_head)[row * m_snapshot->numKeys() + col];
+    const float w = m_snapshot->rows(m_layer, m_head, row, row + 1)->data()[col];
     return text
         + tr("weight: %1\nrank in row: %2 of %3")
               .arg(static_cast<double>(w), 0, 'g', 5)

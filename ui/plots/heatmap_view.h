@@ -13,9 +13,11 @@ class QCPTextElement;
 class QComboBox;
 class QCheckBox;
 class QMouseEvent;
+class QSpinBox;
 
 namespace attn::ui {
 
+class HeatmapMinimap;
 class RedrawCoalescer;
 
 /// Names for a heatmap of something other than one head's attention (empty fields keep the defaults).
@@ -26,6 +28,8 @@ struct HeatmapCaption {
 };
 
 /// One head's attention matrix: queries down, keys across, token labels, hover tooltip, zoom/pan, colour bar.
+/// A long input is read through the snapshot's source: the visible window token by token once zoomed in, else an
+/// overview of blocks; a minimap with the viewport and "go to token" come with it. Labels follow the zoom.
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
@@ -60,6 +64,13 @@ public:
 
 private:
     void rebuild();
+    /// More tokens than one window draws token by token.
+    bool isLong() const;
+    /// The matrix, window or overview level the current zoom shows.
+    HeatmapMatrix buildVisible() const;
+    void viewportChanged();
+    /// Moves the view's centre to (row, col); `zoom` also zooms to a few dozen tokens.
+    void centerOn(double row, double col, bool zoom);
     void updateAxisLabels();
     void resetZoom();
     void onMouseMove(QMouseEvent* event);
@@ -74,6 +85,9 @@ private:
     QCheckBox* m_excludeFirst = nullptr;
     QCheckBox* m_showMask = nullptr;
     RedrawCoalescer* m_redraw = nullptr;
+    QWidget* m_side = nullptr;
+    HeatmapMinimap* m_minimap = nullptr;
+    QSpinBox* m_jump = nullptr;
 
     SnapshotPtr m_snapshot;
     int64_t m_layer = 0;
@@ -83,6 +97,8 @@ private:
     HeatmapMatrix m_matrix;
     HeatmapCaption m_caption;
     QWidget* m_controls = nullptr;
+    int64_t m_shownQueries = -1; ///< the shape the zoom was last reset for
+    int64_t m_shownKeys = -1;
 };
 
 } // namespace attn::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/head_grid_view.h"
 
+#include "plots/overview_image.h"
+
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPaintEvent>
@@ -15,19 +17,10 @@ constexpr int kLeft = 40; // room for "L12"
 constexpr int kTop = 34; // room for "H12" and the KV band
 constexpr int kGap = 6;
 
-// Thumbnails scale each head to its own maximum so that sharp and diffuse heads are both readable.
+// Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
+// thumbnail ever needs a head's full matrix.
 QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map) {
-    const int64_t q = s.numQueries(), k = s.numKeys();
-    const float* p = s.head(layer, head);
-    const float maxValue = std::max(1e-12f, *std::max_element(p, p + q * k));
-    QImage image(static_cast<int>(k), static_cast<int>(q), QImage::Format_RGB32);
-    const QRgb masked = maskedCellColor(map).rgb();
-    for (int64_t i = 0; i < q; ++i) {
-        auto* line = reinterpret_cast<QRgb*>(image.scanLine(static_cast<int>(i)));
-        for (int64_t j = 0; j < k; ++j)
-            line[j] = s.visible(i, j) ? colormapColor(map, p[i * k + j] / maxValue).rgb() : masked;
-    }
-    return image;
+    return overviewImage(s.overview(layer, head, AttentionSource::kThumbnailSide)->levels.front(), map);
 }
 } // namespace
 

@@ -67,7 +67,7 @@ QSize HeadLinesView::sizeHint() const {
     return QSize(20 + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
 }
 
-void HeadLinesView::paintEvent(QPaintEvent*) {
+void HeadLinesView::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     if (!m_snapshot || m_layer >= m_snapshot->numLayers()) {
@@ -84,15 +84,21 @@ void HeadLinesView::paintEvent(QPaintEvent*) {
         p.setPen(on ? Qt::white : palette().text().color());
         p.drawText(r, Qt::AlignCenter, tr("H%1").arg(h));
     }
+    // Only the query rows in the painted area are read (through the snapshot's rows: a long input's heads are
+    // never held whole); a selected query is always drawn.
     const int64_t q = m_snapshot->numQueries(), k = m_snapshot->numKeys();
+    const int64_t lines = std::max(q, k);
+    const int64_t firstRow = std::clamp<int64_t>((event->rect().top() - kTop) / kRowHeight - 1, 0, lines);
+    const int64_t lastRow = std::clamp<int64_t>((event->rect().bottom() - kTop) / kRowHeight + 2, firstRow, lines);
+    const int64_t q0 = m_selected >= 0 ? m_selected : std::min(firstRow, q);
+    const int64_t q1 = m_selected >= 0 ? m_selected + 1 : std::min(lastRow, q);
     for (int64_t h : m_heads) {
-        if (h >= m_snapshot->numHeads()) continue;
-        const float* probs = m_snapshot->head(m_layer, h);
+        if (h >= m_snapshot->numHeads() || q1 <= q0) continue;
+        const auto rows = m_snapshot->rows(m_layer, h, q0, q1);
         QColor c = headColor(h);
-        for (int64_t i = 0; i < q; ++i) {
-            if (m_selected >= 0 && i != m_selected) continue;
+        for (int64_t i = q0; i < q1; ++i) {
             const QPointF from(tokenRect(true, i).right() + 4, tokenRect(true, i).center().y());
-            const float* row = probs + i * k;
+            const float* row = rows->data() + (i - q0) * k;
             const float rowMax = std::max(1e-12f, *std::max_element(row, row + k));
             for (int64_t j = 0; j < k; ++j) {
                 // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows the weight.
@@ -107,7 +113,8 @@ void HeadLinesView::paintEvent(QPaintEvent*) {
     // Queries on the left, keys on the right (they differ for cross-attention).
     for (bool left : { true, false }) {
         const std::vector<TokenChip>& tokens = left ? m_snapshot->queryTokens() : m_snapshot->tokens();
-        for (int64_t i = 0; i < static_cast<int64_t>(tokens.size()); ++i) {
+        const int64_t last = std::min<int64_t>(static_cast<int64_t>(tokens.size()), lastRow + 1);
+        for (int64_t i = std::min(firstRow, last); i < last; ++i) {
             const QString text = displayToken(tokens[static_cast<size_t>(i)]);
             const QRect r = tokenRect(left, i);
             if (left && i == m_selected) p.fillRect(r, palette().highlight());

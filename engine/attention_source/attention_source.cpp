@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#include "attention_source/attention_source.h"
+
+#include "core/blas.h"
+#include "core/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace attn {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Streamed row blocks hold at most this many floats (4 MiB), whatever the input length.
+constexpr int64_t kBlockFloats = int64_t(1) << 20;
+
+std::string rangeText(const TileRange& r)
+{
+    return "rows [" + std::to_string(r.q0) + ", " + std::to_string(r.q1) + ") x keys [" + std::to_string(r.k0) + ", "
+        + std::to_string(r.k1) + ")";
+}
+
+std::shared_ptr<RowStats> emptyRowStats(int64_t rows)
+{
+    auto stats = std::make_shared<RowStats>();
+    stats->max.resize(static_cast<size_t>(rows));
+    stats->logSumExp.resize(static_cast<size_t>(rows));
+    return stats;
+}
+
+} // namespace
+
+AttentionSource::AttentionSource(
+    std::shared_ptr<const QueryKeyStore> store, AttentionOptions options, Backend* backend, size_t cacheBytes)
+    : m_store(std::move(store))
+    , m_options(std::move(options))
+    , m_backend(backend)
+    , m_numQueries(m_store ? m_store->numQueries() : 0)
+    , m_numKeys(m_store ? m_store->numKeys() : 0)
+    , m_tiles(cacheBytes / 2)
+    , m_overviews(cacheBytes / 2)
+{
+    if (!m_store) throw Error("attention source: no stored queries and keys");
+    if (m_options.mask.keepMask || m_options.mask.bias)
+        throw Error("attention source: keep-mask and bias tensors are not supported (only causal, window and "
+                    "padding masks)");
+    if (!m_options.mask.keyKeep.empty() && static_cast<int64_t>(m_options.mask.keyKeep.size()) != m_numKeys)
+        throw Error("attention source: the padding mask has " + std::to_string(m_options.mask.keyKeep.size())
+            + " entries for " + std::to_string(m_numKeys) + " keys");
+    if (m_options.scale == 0.0f) m_options.scale = 1.0f / std::sqrt(static_cast<float>(m_store->queries(0, 0).dim(2)));
+}
+
+void AttentionSource::checkHead(int64_t layer, int64_t head) const
+{
+    if (layer < 0 || layer >= numLayers() || head < 0 || head >= numHeads())
+        throw Error("attention source: layer " + std::to_string(layer) + " head " + std::to_string(head)
+            + " is outside " + std::to_string(numLayers()) + " layers x " + std::to_string(numHeads()) + " heads");
+}
+
+Tensor AttentionSource::scores(int64_t layer, int64_t head, const TileRange& r) const
+{
+    const Tensor& q = m_store->queries(layer, head);
+    const Tensor& k = m_store->keys(layer, kvHeadOf(head));
+    const int64_t d = q.dim(2), rows = r.q1 - r.q0, cols = r.k1 - r.k0;
+    Tensor s({ rows, cols });
+    if (s.empty()) return s;
+    gemm(rows, cols, d, m_options.scale, q.data() + r.q0 * d, k.data() + r.k0 * d, true, s.data());
+    for (int64_t i = 0; i < rows; ++i) {
+        float* row = s.data() + i * cols;
+        for (int64_t j = 0; j < cols; ++j)
+            if (!keyVisible(m_options.mask, r.q0 + i, r.k0 + j)) row[j] = kNegInf;
+    }
+    return s;
+}
+
+Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill) const
+{
+    if (m_backend && !fill) {
+        const Tensor& q = m_store->queries(layer, head);
+        const Tensor& k = m_store->keys(layer, kvHeadOf(head));
+        // A KV cache may have grown past this source's length; causal rows never see those later keys.
+        if (k.dim(1) != m_numKeys && !m_options.mask.causal)
+            throw Error("attention source: the stored keys changed length under a non-causal mask");
+        Tensor p = m_backend->probabilityTile(q, k, TileRange { 0, q0, q1, 0, k.dim(1) }, m_options);
+        if (k.dim(1) == m_numKeys) return p;
+        Tensor cut({ q1 - q0, m_numKeys });
+        for (int64_t i = 0; i < q1 - q0; ++i)
+            std::copy_n(p.data() + i * k.dim(1), m_numKeys, cut.data() + i * m_numKeys);
+        return cut;
+    }
+    Tensor s = scores(layer, head, TileRange { head, q0, q1, 0, m_numKeys });
+    for (int64_t i = 0; fill && i < q1 - q0; ++i) {
+        const float* row = s.data() + i * m_numKeys;
+        fill->max[static_cast<size_t>(q0 + i)] = m_numKeys > 0 ? *std::max_element(row, row + m_numKeys) : kNegInf;
+        fill->logSumExp[static_cast<size_t>(q0 + i)] = logSumExp(row, m_numKeys);
+    }
+    softmaxRowsInPlace(s.data(), q1 - q0, m_numKeys);
+    return s;
+}
+
+Tensor AttentionSource::computeTile(int64_t layer, const TileRange& r) const
+{
+    const int64_t rows = r.q1 - r.q0, cols = r.k1 - r.k0;
+    const auto known = m_rowStats.find({ layer, r.head });
+    if (m_backend && m_store->keys(layer, kvHeadOf(r.head)).dim(1) == m_numKeys)
+        return m_backend->probabilityTile(m_store->queries(layer, r.head), m_store->keys(layer, kvHeadOf(r.head)),
+            TileRange { 0, r.q0, r.q1, r.k0, r.k1 }, m_options);
+    if (m_backend || known == m_rowStats.end() || cols == m_numKeys) {
+        // Whole rows are needed to normalize anyway.
+        const Tensor all = wholeRows(layer, r.head, r.q0, r.q1, nullptr);
+        if (cols == m_numKeys) return all;
+        Tensor tile({ rows, cols });
+        for (int64_t i = 0; i < rows; ++i)
+            std::copy_n(all.data() + i * m_numKeys + r.k0, cols, tile.data() + i * cols);
+        return tile;
+    }
+    // The rows' log-sum-exp is known: only the tile's columns are computed.
+    Tensor tile = scores(layer, r.head, r);
+    const std::vector<float>& lse = known->second->logSumExp;
+    for (int64_t i = 0; i < rows; ++i) {
+        float* row = tile.data() + i * cols;
+        const float norm = lse[static_cast<size_t>(r.q0 + i)];
+        for (int64_t j = 0; j < cols; ++j)
+            row[j] = row[j] == kNegInf ? 0.0f : std::exp(row[j] - norm);
+    }
+    return tile;
+}
+
+std::shared_ptr<const Tensor> AttentionSource::tile(int64_t layer, const TileRange& r) const
+{
+    checkHead(layer, r.head);
+    if (r.q0 < 0 || r.q1 < r.q0 || r.q1 > m_numQueries || r.k0 < 0 || r.k1 < r.k0 || r.k1 > m_numKeys)
+        throw Error("attention source: " + rangeText(r) + " is outside the " + std::to_string(m_numQueries) + " x "
+            + std::to_string(m_numKeys) + " matrix");
+    const std::lock_guard lock(m_mutex);
+    const TileKey key { layer, r.head, r.q0, r.q1, r.k0, r.k1 };
+    if (auto hit = m_tiles.find(key)) return hit;
+    auto value = std::make_shared<const Tensor>(computeTile(layer, r));
+    m_tiles.insert(key, value, static_cast<size_t>(value->numel()) * sizeof(float));
+    return value;
+}
+
+std::shared_ptr<const Tensor> AttentionSource::rows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const
+{
+    return tile(layer, TileRange { head, q0, q1, 0, m_numKeys });
+}
+
+void AttentionSource::forEachRowBlock(int64_t layer, int64_t head, const RowBlockFn& fn) const
+{
+    checkHead(layer, head);
+    streamRows(layer, head, nullptr, fn);
+}
+
+void AttentionSource::streamRows(int64_t layer, int64_t head, RowStats* fill, const RowBlockFn& fn) const
+{
+    if (m_numQueries == 0) return;
+    const int64_t blockRows = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(m_numKeys, 1), 1, m_numQueries);
+    for (int64_t q0 = 0; q0 < m_numQueries; q0 += blockRows) {
+        const int64_t q1 = std::min(m_numQueries, q0 + blockRows);
+        const Tensor block = wholeRows(layer, head, q0, q1, fill);
+        fn(q0, q1 - q0, block.data());
+    }
+}
+
+std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_t head, int64_t block) const
+{
+    const HeadKey key { layer, head };
+    // Row statistics only serve the CPU's column-only tiles.
+    const auto stats = !m_backend && !m_rowStats.count(key) ? emptyRowStats(m_numQueries) : nullptr;
+    HeadStatsAccumulator headStats;
+    OverviewBuilder builder(m_numQueries, m_numKeys, block);
+    streamRows(layer, head, stats.get(), [&](int64_t q0, int64_t rows, const float* p) {
+        MaskSpec rowMask = m_options.mask;
+        rowMask.queryOffset += q0;
+        headStats.add(p, rows, m_numKeys, rowMask);
+        builder.add(q0, rows, p);
+    });
+    if (stats) m_rowStats[key] = stats;
+    m_headStats[key] = headStats.result();
+    auto overview = std::make_shared<const Overview>(builder.finish());
+    if (!m_thumbnails.count(key)) {
+        Overview thumb { m_numQueries, m_numKeys, {} };
+        for (const OverviewLevel& level : overview->levels)
+            if (level.rows <= kThumbnailSide && level.cols <= kThumbnailSide) thumb.levels.push_back(level);
+        m_thumbnails[key] = std::make_shared<const Overview>(std::move(thumb));
+    }
+    return overview;
+}
+
+std::shared_ptr<const Overview> AttentionSource::overview(int64_t layer, int64_t head, int64_t maxSide) const
+{
+    checkHead(layer, head);
+    if (m_numQueries == 0 || m_numKeys == 0) throw Error("attention source: an empty matrix has no overview");
+    const std::lock_guard lock(m_mutex);
+    const int64_t block = overviewBlock(m_numQueries, m_numKeys, std::max<int64_t>(maxSide, kThumbnailSide));
+    if (maxSide <= kThumbnailSide) {
+        if (const auto it = m_thumbnails.find({ layer, head }); it != m_thumbnails.end()) return it->second;
+        summarize(layer, head, block);
+        return m_thumbnails.at({ layer, head });
+    }
+    const OverviewKey key { layer, head, block };
+    if (auto hit = m_overviews.find(key)) return hit;
+    auto value = summarize(layer, head, block);
+    m_overviews.insert(key, value, value->bytes());
+    return value;
+}
+
+std::shared_ptr<const RowStats> AttentionSource::rowStats(int64_t layer, int64_t head) const
+{
+    checkHead(layer, head);
+    const std::lock_guard lock(m_mutex);
+    const HeadKey key { layer, head };
+    if (const auto it = m_rowStats.find(key); it != m_rowStats.end()) return it->second;
+    const auto stats = emptyRowStats(m_numQueries);
+    streamRows(layer, head, stats.get(), [](int64_t, int64_t, const float*) {});
+    return m_rowStats[key] = stats;
+}
+
+HeadStats AttentionSource::headStats(int64_t layer, int64_t head) const
+{
+    (void)overview(layer, head, kThumbnailSide); // one streamed pass fills the head's statistics
+    const std::lock_guard lock(m_mutex);
+    return m_headStats.at({ layer, head });
+}
+
+} // namespace attn

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include "attention_source/overview.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <string>
+
+namespace attn {
+namespace {
+
+int64_t cellsFor(int64_t n, int64_t block)
+{
+    return (n + block - 1) / block;
+}
+
+/// Entries of cell (r, c) at this block size: edge cells are cut by the matrix border.
+double cellEntries(int64_t r, int64_t c, int64_t block, int64_t numQueries, int64_t numKeys)
+{
+    const int64_t h = std::min(block, numQueries - r * block), w = std::min(block, numKeys - c * block);
+    return static_cast<double>(h) * static_cast<double>(w);
+}
+
+OverviewLevel makeLevel(int64_t block, int64_t rows, int64_t cols, std::vector<float> max,
+    const std::vector<double>& sum, int64_t numQueries, int64_t numKeys)
+{
+    OverviewLevel level { block, rows, cols, std::move(max), std::vector<float>(sum.size()) };
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) {
+            const size_t i = static_cast<size_t>(r * cols + c);
+            level.mean[i] = static_cast<float>(sum[i] / cellEntries(r, c, block, numQueries, numKeys));
+        }
+    return level;
+}
+
+} // namespace
+
+const OverviewLevel& Overview::levelFor(int64_t minCells) const
+{
+    if (levels.empty()) throw Error("attention overview: no levels");
+    for (auto it = levels.rbegin(); it != levels.rend(); ++it)
+        if (it->rows >= std::min(minCells, numQueries) && it->cols >= std::min(minCells, numKeys)) return *it;
+    return levels.front();
+}
+
+size_t Overview::bytes() const
+{
+    size_t total = sizeof(Overview);
+    for (const OverviewLevel& l : levels)
+        total += (l.max.size() + l.mean.size()) * sizeof(float) + sizeof(OverviewLevel);
+    return total;
+}
+
+int64_t overviewBlock(int64_t numQueries, int64_t numKeys, int64_t maxSide)
+{
+    if (maxSide < 1) throw Error("attention overview: the largest side must be at least 1 cell");
+    int64_t block = 1;
+    while (cellsFor(numQueries, block) > maxSide || cellsFor(numKeys, block) > maxSide)
+        block *= 2;
+    return block;
+}
+
+OverviewBuilder::OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t block)
+    : m_numQueries(numQueries)
+    , m_numKeys(numKeys)
+    , m_block(block)
+{
+    if (numQueries < 1 || numKeys < 1 || block < 1 || (block & (block - 1)) != 0)
+        throw Error("attention overview: cannot cut a " + std::to_string(numQueries) + " x " + std::to_string(numKeys)
+            + " matrix into blocks of " + std::to_string(block));
+    m_rows = cellsFor(numQueries, block);
+    m_cols = cellsFor(numKeys, block);
+    m_max.assign(static_cast<size_t>(m_rows * m_cols), 0.0f);
+    m_sum.assign(m_max.size(), 0.0);
+}
+
+void OverviewBuilder::add(int64_t q0, int64_t rows, const float* probs)
+{
+    if (q0 != m_nextRow || rows < 0 || q0 + rows > m_numQueries)
+        throw Error("attention overview: rows [" + std::to_string(q0) + ", " + std::to_string(q0 + rows)
+            + ") do not follow row " + std::to_string(m_nextRow) + " of " + std::to_string(m_numQueries));
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* row = probs + i * m_numKeys;
+        const int64_t r = (q0 + i) / m_block;
+        float* max = m_max.data() + r * m_cols;
+        double* sum = m_sum.data() + r * m_cols;
+        for (int64_t c = 0; c < m_cols; ++c) {
+            const int64_t j0 = c * m_block, j1 = std::min(m_numKeys, j0 + m_block);
+            double s = 0;
+            float m = max[c];
+            for (int64_t j = j0; j < j1; ++j) {
+                s += row[j];
+                m = std::max(m, row[j]);
+            }
+            sum[c] += s;
+            max[c] = m;
+        }
+    }
+    m_nextRow += rows;
+}
+
+Overview OverviewBuilder::finish() const
+{
+    if (m_nextRow != m_numQueries)
+        throw Error("attention overview: " + std::to_string(m_nextRow) + " of " + std::to_string(m_numQueries)
+            + " rows were added");
+    Overview out { m_numQueries, m_numKeys, {} };
+    int64_t block = m_block, rows = m_rows, cols = m_cols;
+    std::vector<float> max = m_max;
+    std::vector<double> sum = m_sum;
+    out.levels.push_back(makeLevel(block, rows, cols, max, sum, m_numQueries, m_numKeys));
+    while (rows > 1 || cols > 1) {
+        const int64_t nextRows = cellsFor(rows, 2), nextCols = cellsFor(cols, 2);
+        std::vector<float> nextMax(static_cast<size_t>(nextRows * nextCols), 0.0f);
+        std::vector<double> nextSum(nextMax.size(), 0.0);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) {
+                const size_t from = static_cast<size_t>(r * cols + c);
+                const size_t to = static_cast<size_t>((r / 2) * nextCols + c / 2);
+                nextMax[to] = std::max(nextMax[to], max[from]);
+                nextSum[to] += sum[from];
+            }
+        block *= 2;
+        rows = nextRows;
+        cols = nextCols;
+        max = std::move(nextMax);
+        sum = std::move(nextSum);
+        out.levels.push_back(makeLevel(block, rows, cols, max, sum, m_numQueries, m_numKeys));
+    }
+    return out;
+}
+
+} // namespace attn

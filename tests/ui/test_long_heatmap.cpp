@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// The views on a source-backed snapshot (a long input, no matrix held): the heatmap draws an overview of blocks when
+// zoomed out and the source's own tiles token by token once zoomed in, its labels follow the zoom, the minimap and
+// "go to token" appear; the grid draws overview thumbnails; the head view and the statistics read through the source.
+#include "core/error.h"
+#include "plots/heatmap_view.h"
+#include "plots/stats_view.h"
+#include "support/tile_cases.h"
+#include "widgets/head_grid_view.h"
+#include "widgets/head_lines_view.h"
+
+#include <qcustomplot.h>
+
+#include <QSpinBox>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+constexpr int64_t kTokens = 600;
+
+SnapshotPtr longSnapshot() {
+    AttentionOptions causal;
+    causal.mask.causal = true;
+    std::vector<Tensor> q, k;
+    for (uint32_t l = 0; l < 2; ++l) {
+        q.push_back(test::normalTensor({ 2, kTokens, 16 }, 10 + l));
+        k.push_back(test::normalTensor({ 2, kTokens, 16 }, 20 + l));
+    }
+    auto source = std::make_shared<const AttentionSource>(std::make_shared<const OwnedQueryKeys>(q, k), causal);
+    std::vector<TokenChip> tokens;
+    for (int64_t i = 0; i < kTokens; ++i)
+        tokens.push_back({ "t" + std::to_string(i), i, false });
+    return std::make_shared<const AttentionSnapshot>(tokens, source);
+}
+
+TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn) {
+    const SnapshotPtr s = longSnapshot();
+    ASSERT_FALSE(s->holdsMatrices());
+    EXPECT_THROW(s->head(0, 0), Error);
+    HeatmapView view;
+    view.resize(900, 700);
+    view.show();
+    view.setSnapshot(s);
+    view.setHead(1, 1);
+    view.flushRedraw();
+    // Zoomed out: one cell per 2 x 2 tokens (600 tokens over at most 512 cells), each its block's max.
+    const HeatmapMatrix& overview = view.matrix();
+    EXPECT_EQ(overview.block, 2);
+    EXPECT_EQ(overview.rows, 300);
+    const auto level = s->overview(1, 1)->levels.front();
+    EXPECT_EQ(overview.at(10, 3), static_cast<double>(level.maxAt(10, 3)));
+    EXPECT_TRUE(std::isnan(overview.at(3, 10))); // above the diagonal: no weight at all
+    EXPECT_NE(view.findChild<QWidget*>("heatmapMinimap"), nullptr);
+    EXPECT_TRUE(view.findChild<QWidget*>("heatmapMinimap")->isVisible());
+
+    // Zoomed in to 30 x 30 tokens: the source's rows of that window, token by token.
+    view.plot()->xAxis->setRange(99.5, 129.5);
+    view.plot()->yAxis->setRange(199.5, 229.5);
+    view.flushRedraw();
+    const HeatmapMatrix& window = view.matrix();
+    ASSERT_EQ(window.block, 1);
+    EXPECT_EQ(window.firstRow, 200);
+    EXPECT_EQ(window.firstCol, 100);
+    ASSERT_EQ(window.rows, 30);
+    const auto rows = s->rows(1, 1, 200, 230);
+    for (int64_t i = 0; i < 30; ++i)
+        for (int64_t j = 0; j < 30; ++j)
+            ASSERT_EQ(window.at(i, j), static_cast<double>(rows->at({ i, 100 + j })));
+    // Every key of the window is labelled once the zoom leaves room.
+    EXPECT_EQ(view.plot()->xAxis->tickVector().size(), 30);
+    EXPECT_NE(view.cellToolTip(220, 120).indexOf("weight: "), -1);
+
+    // "Go to token" zooms around a position.
+    auto* jump = view.findChild<QSpinBox*>("heatmapJump");
+    ASSERT_NE(jump, nullptr);
+    jump->setValue(500);
+    emit jump->editingFinished();
+    view.flushRedraw();
+    EXPECT_EQ(view.matrix().block, 1);
+    EXPECT_NEAR(view.plot()->xAxis->range().center(), 500.0, 1e-9);
+}
+
+TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource) {
+    const SnapshotPtr s = longSnapshot();
+    HeadGridView grid;
+    grid.setSnapshot(s);
+    ASSERT_EQ(grid.thumbnailCount(), 4);
+    EXPECT_LE(grid.thumbnail(1, 0).width(), AttentionSource::kThumbnailSide); // an overview, not 600 x 600
+    HeadLinesView lines;
+    lines.setSnapshot(s);
+    lines.resize(700, 900);
+    EXPECT_FALSE(lines.grab().isNull());
+    StatsView stats;
+    stats.setSnapshot(s);
+    EXPECT_EQ(s->stats(1, 1).rows, kTokens);
+    EXPECT_EQ(s->stats(1, 1).entropy, s->source()->headStats(1, 1).entropy);
+}
+
+} // namespace
+} // namespace attn::ui
