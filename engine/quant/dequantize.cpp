@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+#include "quant/dequantize.h"
+
+#include "core/half.h"
+
+#include <cstring>
+
+namespace attn {
+namespace {
+
+constexpr int kQk = 32;
+constexpr int kQkK = 256;
+
+float half(const uint8_t* p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return halfToFloat(h);
+}
+
+void rowF32(const uint8_t* src, float* y, int64_t n)
+{
+    std::memcpy(y, src, static_cast<size_t>(n) * 4);
+}
+
+void rowF16(const uint8_t* src, float* y, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = half(src + 2 * i);
+}
+
+void rowBf16(const uint8_t* src, float* y, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, src + 2 * i, 2);
+        y[i] = bf16ToFloat(b);
+    }
+}
+
+// block_q8_0 { half d; int8 qs[32]; }
+void blockQ8_0(const uint8_t* b, float* y)
+{
+    const float d = half(b);
+    for (int j = 0; j < kQk; ++j)
+        y[j] = static_cast<float>(static_cast<int8_t>(b[2 + j])) * d;
+}
+
+// block_q4_0 { half d; uint8 qs[16]; }: low nibbles are elements 0..15, high nibbles 16..31, offset 8.
+void blockQ4_0(const uint8_t* b, float* y)
+{
+    const float d = half(b);
+    const uint8_t* qs = b + 2;
+    for (int j = 0; j < kQk / 2; ++j) {
+        y[j] = static_cast<float>((qs[j] & 0x0F) - 8) * d;
+        y[j + kQk / 2] = static_cast<float>((qs[j] >> 4) - 8) * d;
+    }
+}
+
+// block_q4_1 { half d; half m; uint8 qs[16]; }
+void blockQ4_1(const uint8_t* b, float* y)
+{
+    const float d = half(b), m = half(b + 2);
+    const uint8_t* qs = b + 4;
+    for (int j = 0; j < kQk / 2; ++j) {
+        y[j] = static_cast<float>(qs[j] & 0x0F) * d + m;
+        y[j + kQk / 2] = static_cast<float>(qs[j] >> 4) * d + m;
+    }
+}
+
+// block_q5_0 { half d; uint8 qh[4]; uint8 qs[16]; }: qh holds the fifth bit of all 32 elements.
+void blockQ5_0(const uint8_t* b, float* y)
+{
+    const float d = half(b);
+    uint32_t qh;
+    std::memcpy(&qh, b + 2, 4);
+    const uint8_t* qs = b + 6;
+    for (int j = 0; j < kQk / 2; ++j) {
+        const int xh0 = static_cast<int>(((qh >> j) << 4) & 0x10);
+        const int xh1 = static_cast<int>((qh >> (j + 12)) & 0x10);
+        y[j] = static_cast<float>(((qs[j] & 0x0F) | xh0) - 16) * d;
+        y[j + kQk / 2] = static_cast<float>(((qs[j] >> 4) | xh1) - 16) * d;
+    }
+}
+
+// block_q5_1 { half d; half m; uint8 qh[4]; uint8 qs[16]; }
+void blockQ5_1(const uint8_t* b, float* y)
+{
+    const float d = half(b), m = half(b + 2);
+    uint32_t qh;
+    std::memcpy(&qh, b + 4, 4);
+    const uint8_t* qs = b + 8;
+    for (int j = 0; j < kQk / 2; ++j) {
+        const int xh0 = static_cast<int>(((qh >> j) << 4) & 0x10);
+        const int xh1 = static_cast<int>((qh >> (j + 12)) & 0x10);
+        y[j] = static_cast<float>((qs[j] & 0x0F) | xh0) * d + m;
+        y[j + kQk / 2] = static_cast<float>((qs[j] >> 4) | xh1) * d + m;
+    }
+}
+
+// block_q2_K { uint8 scales[16]; uint8 qs[64]; half d; half dmin; }: 16 groups of 16, 4-bit scale and min each.
+void blockQ2_K(const uint8_t* b, float* y)
+{
+    const uint8_t* scales = b;
+    const uint8_t* q = b + 16;
+    const float d = half(b + 80), dmin = half(b + 82);
+    int is = 0;
+    for (int n = 0; n < kQkK; n += 128) {
+        int shift = 0;
+        for (int j = 0; j < 4; ++j) {
+            for (int half16 = 0; half16 < 2; ++half16) {
+                const uint8_t sc = scales[is++];
+                const float dl = d * static_cast<float>(sc & 0xF), ml = dmin * static_cast<float>(sc >> 4);
+                for (int l = 0; l < 16; ++l)
+                    *y++ = dl * static_cast<float>((q[l + 16 * half16] >> shift) & 3) - ml;
+            }
+            shift += 2;
+        }
+        q += 32;
+    }
+}
+
+// block_q3_K { uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d; }: 16 groups, 6-bit signed scales.
+void blockQ3_K(const uint8_t* b, float* y)
+{
+    constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
+    const uint8_t* hm = b;
+    const uint8_t* q = b + 32;
+    const float dAll = half(b + 108);
+    uint32_t aux[4];
+    std::memcpy(aux, b + 96, 12);
+    const uint32_t tmp = aux[2];
+    aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+    aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+    aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+    aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+    int8_t scales[16];
+    std::memcpy(scales, aux, 16);
+    int is = 0;
+    uint8_t m = 1;
+    for (int n = 0; n < kQkK; n += 128) {
+        int shift = 0;
+        for (int j = 0; j < 4; ++j) {
+            for (int half16 = 0; half16 < 2; ++half16) {
+                const float dl = dAll * static_cast<float>(scales[is++] - 32);
+                for (int l = 16 * half16; l < 16 * half16 + 16; ++l)
+                    *y++ = dl * static_cast<float>(((q[l] >> shift) & 3) - ((hm[l] & m) ? 0 : 4));
+            }
+            shift += 2;
+            m = static_cast<uint8_t>(m << 1);
+        }
+        q += 32;
+    }
+}
+
+/// ggml's get_scale_min_k4: the 6-bit scale and min of group j from the 12 packed bytes of Q4_K / Q5_K.
+void scaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m)
+{
+    if (j < 4) {
+        *d = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+// block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }: 8 groups of 32.
+void blockQ4_K(const uint8_t* b, float* y)
+{
+    const float d = half(b), dmin = half(b + 2);
+    const uint8_t* scales = b + 4;
+    const uint8_t* q = b + 16;
+    for (int j = 0, is = 0; j < kQkK; j += 64, is += 2, q += 32) {
+        uint8_t sc, m;
+        scaleMinK4(is, scales, &sc, &m);
+        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+        scaleMinK4(is + 1, scales, &sc, &m);
+        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        for (int l = 0; l < 32; ++l)
+            *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
+        for (int l = 0; l < 32; ++l)
+            *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
+    }
+}
+
+// block_q5_K { half d; half dmin; uint8 scales[12]; uint8 qh[32]; uint8 qs[128]; }
+void blockQ5_K(const uint8_t* b, float* y)
+{
+    const float d = half(b), dmin = half(b + 2);
+    const uint8_t* scales = b + 4;
+    const uint8_t* qh = b + 16;
+    const uint8_t* ql = b + 48;
+    uint8_t u1 = 1, u2 = 2;
+    for (int j = 0, is = 0; j < kQkK; j += 64, is += 2, ql += 32) {
+        uint8_t sc, m;
+        scaleMinK4(is, scales, &sc, &m);
+        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
+        scaleMinK4(is + 1, scales, &sc, &m);
+        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        for (int l = 0; l < 32; ++l)
+            *y++ = d1 * static_cast<float>((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
+        for (int l = 0; l < 32; ++l)
+            *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
+        u1 = static_cast<uint8_t>(u1 << 2);
+        u2 = static_cast<uint8_t>(u2 << 2);
+    }
+}
+
+// block_q6_K { uint8 ql[128]; uint8 qh[64]; int8 scales[16]; half d; }: 16 groups of 16, 6-bit values offset 32.
+void blockQ6_K(const uint8_t* b, float* y)
+{
+    const uint8_t* ql = b;
+    const uint8_t* qh = b + 128;
+    const auto* sc = reinterpret_cast<const int8_t*>(b + 192);
+    const float d = half(b + 208);
+    for (int n = 0; n < kQkK; n += 128, y += 128, ql += 64, qh += 32, sc += 8) {
+        for (int l = 0; l < 32; ++l) {
+            const int is = l / 16;
+            const int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
+            y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
+            y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
+            y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+        }
+    }
+}
+
+template <void (*Block)(const uint8_t*, float*)>
+void blocks(const uint8_t* src, float* y, int64_t n, int64_t blockSize, int64_t blockBytes)
+{
+    for (int64_t i = 0; i < n / blockSize; ++i)
+        Block(src + i * blockBytes, y + i * blockSize);
+}
+
+} // namespace
+
+void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
+{
+    const GgmlTypeTraits& t = ggmlTypeTraits(type);
+    switch (type) {
+    case GgmlType::F32:
+        return rowF32(src, dst, count);
+    case GgmlType::F16:
+        return rowF16(src, dst, count);
+    case GgmlType::BF16:
+        return rowBf16(src, dst, count);
+    case GgmlType::Q8_0:
+        return blocks<blockQ8_0>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q4_0:
+        return blocks<blockQ4_0>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q4_1:
+        return blocks<blockQ4_1>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q5_0:
+        return blocks<blockQ5_0>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q5_1:
+        return blocks<blockQ5_1>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q2_K:
+        return blocks<blockQ2_K>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q3_K:
+        return blocks<blockQ3_K>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q4_K:
+        return blocks<blockQ4_K>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q5_K:
+        return blocks<blockQ5_K>(src, dst, count, t.blockSize, t.blockBytes);
+    case GgmlType::Q6_K:
+        return blocks<blockQ6_K>(src, dst, count, t.blockSize, t.blockBytes);
+    }
+}
+
+} // namespace attn
