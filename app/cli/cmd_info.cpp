@@ -50,7 +50,9 @@ int runInfo(const std::vector<std::string>& words)
     nlohmann::json out = nlohmann::json::parse(src.config.toJson());
     if (args.has("devices"))
         out.update(devicesJson(args));
-    out["format"] = src.format == ModelFormat::Llama2c ? "llama2.c" : "huggingface";
+    out["format"] = src.format == ModelFormat::Llama2c ? "llama2.c"
+        : src.format == ModelFormat::Gguf              ? "gguf"
+                                                       : "huggingface";
     out["weights"] = src.weightsPath;
     if (src.format == ModelFormat::HfFolder && !src.weightsPath.empty()) {
         const auto store = SafetensorsStore::open(src.weightsPath);

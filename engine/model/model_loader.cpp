@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "model/bert_model.h"
 #include "model/encdec_loaders.h"
+#include "model/gguf_model.h"
 #include "model/gpt2_model.h"
 #include "model/llama_model.h"
 #include "model/vit_model.h"
@@ -14,6 +15,8 @@ std::shared_ptr<Model> loadModel(const ModelSource& source)
 {
     if (source.format == ModelFormat::Llama2c)
         return loadLlama2c(source);
+    if (source.format == ModelFormat::Gguf)
+        return loadGgufModel(source);
     const std::string& t = source.config.modelType;
     if (t == "gpt2")
         return loadGpt2(source);

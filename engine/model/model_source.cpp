@@ -2,6 +2,8 @@
 #include "model/model_source.h"
 
 #include "core/error.h"
+#include "io/gguf.h"
+#include "model/gguf_model.h"
 #include "model/llama2c_format.h"
 
 #include <filesystem>
@@ -67,8 +69,8 @@ ModelSource probeModel(const std::string& path)
     }
     if (looksLikePickle(path))
         throw Error(pickleRefusal(path));
-    if (ext == ".gguf")
-        throw Error(path, "GGUF models are not supported yet; use a Hugging Face folder (safetensors) or a llama2.c .bin");
+    if (ext == ".gguf" || looksLikeGguf(path))
+        return probeGguf(path);
     if (ext == ".bin") {
         ModelSource s;
         s.format = ModelFormat::Llama2c;

@@ -27,14 +27,19 @@ void WeightReader::skip(const std::string& name) {
 }
 
 void WeightReader::expectAllUsed() const {
+    expectAllTensorsUsed(m_path, m_store->names(), m_used);
+}
+
+void expectAllTensorsUsed(
+    const std::string& path, const std::vector<std::string>& names, const std::set<std::string>& used) {
     std::string unused;
     int count = 0;
-    for (const auto& name : m_store->names()) {
-        if (m_used.count(name)) continue;
+    for (const auto& name : names) {
+        if (used.count(name)) continue;
         if (++count <= 5) unused += (unused.empty() ? "" : ", ") + name;
     }
     if (count > 0)
-        throw Error(m_path,
+        throw Error(path,
             std::to_string(count) + " tensor(s) this model family does not use: " + unused + (count > 5 ? ", ..." : "")
                 + " (unsupported variant?)");
 }

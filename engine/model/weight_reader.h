@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -30,5 +31,9 @@ private:
     std::shared_ptr<SafetensorsStore> m_store;
     std::set<std::string> m_used;
 };
+
+/// Throws Error naming `path` and listing (the first five of) the `names` that are not in `used`.
+void expectAllTensorsUsed(
+    const std::string& path, const std::vector<std::string>& names, const std::set<std::string>& used);
 
 } // namespace attn
