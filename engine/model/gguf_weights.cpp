@@ -5,6 +5,7 @@
 #include "io/gguf.h"
 #include "model/weight_reader.h"
 #include "quant/dequantize.h"
+#include "quant/packed_matrix.h"
 
 namespace attn {
 
@@ -42,13 +43,9 @@ Tensor GgufWeights::dense(const std::string& name, const Shape& shape)
 Tensor GgufWeights::matrix(const std::string& name, int64_t rows, int64_t cols, const std::vector<int64_t>& rowOrder)
 {
     const GgufTensorInfo& t = expect(name, { rows, cols });
-    Tensor out({ rows, cols });
-    const uint64_t rowBytes = t.bytes / static_cast<uint64_t>(rows);
-    for (int64_t r = 0; r < rows; ++r) {
-        const int64_t from = rowOrder.empty() ? r : rowOrder[static_cast<size_t>(r)];
-        dequantizeRow(t.type, m_file->tensorData(t) + from * rowBytes, out.data() + r * cols, cols);
-    }
-    return out;
+    // In place in the mapping, which the file (held by the matrix) keeps alive.
+    return Tensor::fromPacked(
+        std::make_shared<const PackedMatrix>(t.type, rows, cols, m_file->tensorData(t), m_file, rowOrder));
 }
 
 void GgufWeights::expectAllUsed() const

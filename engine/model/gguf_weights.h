@@ -20,7 +20,8 @@ public:
     bool has(const std::string& name) const;
     /// A tensor of `shape` as float32 (norm weights, biases).
     Tensor dense(const std::string& name, const Shape& shape);
-    /// A weight matrix [rows, cols]; row r of the result is row rowOrder[r] of the file (empty: the identity).
+    /// A weight matrix [rows, cols] packed in its stored type, in place in the file's mapping; row r of the result
+    /// is row rowOrder[r] of the file (empty: the identity).
     Tensor matrix(const std::string& name, int64_t rows, int64_t cols, const std::vector<int64_t>& rowOrder = {});
     /// Throws Error listing the tensors of the file that were not taken.
     void expectAllUsed() const;
