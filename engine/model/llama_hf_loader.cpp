@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// HF Llama / Mistral / Qwen2 safetensors -> LlamaWeights.
+// HF Llama / Mistral / Qwen2 safetensors -> LlamaWeights; half-precision matrices stay half (packed).
 #include "core/error.h"
 #include "model/llama_model.h"
 #include "model/weight_reader.h"
@@ -30,15 +30,15 @@ std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source) {
     const int64_t D = c.hiddenSize, qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
     const int64_t I = c.intermediateSize, V = c.vocabSize;
     LlamaWeights w;
-    w.embed = r.take("model.embed_tokens.weight", { V, D });
+    w.embed = r.takeMatrix("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
         lw.attnNorm = r.take(p + "input_layernorm.weight", { D });
-        lw.wq = r.take(p + "self_attn.q_proj.weight", { qDim, D });
-        lw.wk = r.take(p + "self_attn.k_proj.weight", { kvDim, D });
-        lw.wv = r.take(p + "self_attn.v_proj.weight", { kvDim, D });
-        lw.wo = r.take(p + "self_attn.o_proj.weight", { D, qDim });
+        lw.wq = r.takeMatrix(p + "self_attn.q_proj.weight", { qDim, D });
+        lw.wk = r.takeMatrix(p + "self_attn.k_proj.weight", { kvDim, D });
+        lw.wv = r.takeMatrix(p + "self_attn.v_proj.weight", { kvDim, D });
+        lw.wo = r.takeMatrix(p + "self_attn.o_proj.weight", { D, qDim });
         if (c.attentionBias) {
             lw.bq = r.take(p + "self_attn.q_proj.bias", { qDim });
             lw.bk = r.take(p + "self_attn.k_proj.bias", { kvDim });
@@ -48,16 +48,16 @@ std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source) {
         }
         r.skip(p + "self_attn.rotary_emb.inv_freq"); // a buffer older checkpoints carry; recomputed
         lw.ffnNorm = r.take(p + "post_attention_layernorm.weight", { D });
-        lw.gate = r.take(p + "mlp.gate_proj.weight", { I, D });
-        lw.up = r.take(p + "mlp.up_proj.weight", { I, D });
-        lw.down = r.take(p + "mlp.down_proj.weight", { D, I });
+        lw.gate = r.takeMatrix(p + "mlp.gate_proj.weight", { I, D });
+        lw.up = r.takeMatrix(p + "mlp.up_proj.weight", { I, D });
+        lw.down = r.takeMatrix(p + "mlp.down_proj.weight", { D, I });
         w.layers.push_back(std::move(lw));
     }
     w.finalNorm = r.take("model.norm.weight", { D });
     if (c.tieWordEmbeddings)
         r.skip("lm_head.weight"); // HF ties it to the embedding even when a copy is stored
     else
-        w.lmHead = r.take("lm_head.weight", { V, D });
+        w.lmHead = r.takeMatrix("lm_head.weight", { V, D });
     r.expectAllUsed();
     return std::make_shared<LlamaModel>(c, std::move(w));
 }

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "io/safetensors.h"
+#include "quant/packed_matrix.h"
 
 namespace attn {
 
@@ -20,6 +21,16 @@ bool WeightReader::has(const std::string& name) const {
 Tensor WeightReader::take(const std::string& name, const Shape& shape) {
     m_used.insert(name);
     return m_store->load(name, shape);
+}
+
+Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
+    if (!has(name) || shape.size() != 2) return take(name, shape);
+    const TensorInfo& info = m_store->info(name);
+    if ((info.dtype != DType::F16 && info.dtype != DType::BF16) || info.shape != shape) return take(name, shape);
+    m_used.insert(name);
+    const GgmlType type = info.dtype == DType::F16 ? GgmlType::F16 : GgmlType::BF16;
+    return Tensor::fromPacked(
+        std::make_shared<const PackedMatrix>(type, shape[0], shape[1], m_store->rawData(info), m_store));
 }
 
 void WeightReader::skip(const std::string& name) {

@@ -5,14 +5,23 @@
 #include "core/half.h"
 #include "core/npy.h"
 #include "io/gguf.h"
+#include "io/safetensors.h"
 #include "model/gguf_weights.h"
+#include "model/kv_cache.h"
 #include "model/layers.h"
+#include "model/model_loader.h"
+#include "model/weight_reader.h"
 #include "quant/packed_matrix.h"
 #include "support/shared_data.h"
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 namespace attn {
@@ -106,6 +115,64 @@ TEST(QuantPacked, GgufWeightsStayInPlaceInTheirStoredType)
         EXPECT_EQ(got.at({ 1, c }), want.at({ 63, c }));
     }
     EXPECT_THROW((void)r.matrix("token_embd.weight", 256, 64), Error); // the shape is checked
+}
+
+/// A copy of the hf-tiny llama folder whose float32 weights are rounded to bfloat16 (round to nearest even), stored
+/// as BF16 (`asBf16`) or as their exact float32 widening: the same numbers, kept half or not.
+std::string roundedLlamaFolder(const std::string& dir, bool asBf16)
+{
+    const std::string src = test::sharedPath("fixtures/hf-tiny/llama");
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(src + "/config.json", dir + "/config.json");
+    const auto store = SafetensorsStore::open(src + "/model.safetensors");
+    nlohmann::json header = nlohmann::json::object();
+    std::string data;
+    for (const std::string& name : store->names()) {
+        const Tensor t = store->load(name);
+        const size_t begin = data.size();
+        for (const float f : t.storage()) {
+            uint32_t bits;
+            std::memcpy(&bits, &f, 4);
+            const auto half = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+            if (asBf16) {
+                data.append(reinterpret_cast<const char*>(&half), 2);
+            } else {
+                const uint32_t widened = static_cast<uint32_t>(half) << 16;
+                data.append(reinterpret_cast<const char*>(&widened), 4);
+            }
+        }
+        header[name] = { { "dtype", asBf16 ? "BF16" : "F32" }, { "shape", t.shape() },
+            { "data_offsets", { begin, data.size() } } };
+    }
+    const std::string h = header.dump();
+    const uint64_t len = h.size();
+    std::ofstream out(dir + "/model.safetensors", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&len), 8);
+    out << h << data;
+    return dir;
+}
+
+TEST(QuantPacked, Bf16SafetensorsStayHalfAndMatchTheirFloat32Widening)
+{
+    const std::string tmp = test::makeTempDir("bf16-llama");
+    const std::string half = roundedLlamaFolder(tmp + "/bf16", true);
+    const std::string full = roundedLlamaFolder(tmp + "/f32", false);
+    WeightReader r(half + "/model.safetensors");
+    const Tensor q = r.takeMatrix("model.layers.0.self_attn.q_proj.weight", { 32, 32 });
+    ASSERT_NE(q.packed(), nullptr);
+    EXPECT_EQ(q.packed()->type(), GgmlType::BF16);
+    EXPECT_EQ(r.take("model.layers.0.input_layernorm.weight", { 32 }).packed(), nullptr); // vectors widen on load
+
+    const auto run = [](const std::string& folder) {
+        const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(folder));
+        KvCache cache = model->newCache();
+        return model->forward(cache, { 1, 5, 9, 200, 17, 3, 88 }, {});
+    };
+    const StepResult a = run(half), b = run(full);
+    // Same weights; only the order of the float32 sums differs (row blocks against one product).
+    EXPECT_LE(maxAbsDiff(a.logits, b.logits), 1e-5);
+    for (size_t l = 0; l < a.attention.size(); ++l)
+        EXPECT_LE(maxAbsDiff(a.attention[l], b.attention[l]), 1e-6);
 }
 
 } // namespace
