@@ -16,6 +16,9 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 // A block of weight rows widened at once: 64 KiB of float32 stays in a core's L2 next to the activations while it
 // is multiplied, and gives every core several blocks of a decode step's smallest product.
 constexpr int64_t kBlockFloats = 16384;
+// Decode steps (a few rows of activations) widen one weight row at a time into L1 and take its dot products there,
+// instead of a block through L2.
+constexpr int64_t kRowByRow = 4;
 
 } // namespace
 
@@ -28,12 +31,20 @@ Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias)
     parallelFor((out + block - 1) / block, [&](int64_t b) {
         const int64_t r0 = b * block, rows = std::min(block, out - r0);
         thread_local std::vector<float> scratch;
-        scratch.resize(static_cast<size_t>(rows * in));
-        w.dequantizeRows(r0, rows, scratch.data());
-        const Eigen::Map<const RowMatrix> W(scratch.data(), rows, in);
         // Columns [r0, r0 + rows) of y: a strided block of the row-major result.
         Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> Y(y.data() + r0, n, rows, Eigen::OuterStride<>(out));
-        Y.noalias() = X * W.transpose();
+        if (n <= kRowByRow) {
+            scratch.resize(static_cast<size_t>(in));
+            const Eigen::Map<const Eigen::RowVectorXf> row(scratch.data(), in);
+            for (int64_t r = 0; r < rows; ++r) {
+                w.dequantizeRows(r0 + r, 1, scratch.data());
+                Y.col(r).noalias() = X * row.transpose();
+            }
+        } else {
+            scratch.resize(static_cast<size_t>(rows * in));
+            w.dequantizeRows(r0, rows, scratch.data());
+            Y.noalias() = X * Eigen::Map<const RowMatrix>(scratch.data(), rows, in).transpose();
+        }
         if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias->data() + r0, rows);
     });
     return y;
