@@ -12,6 +12,11 @@ namespace {
 constexpr uint32_t kMagic = 0x46554747; // "GGUF" read as a little-endian uint32
 constexpr int kMaxDims = 4; // GGML_MAX_DIMS
 constexpr int kMaxArrayNesting = 8; // real files nest at most once; deeper is an attack on the stack
+// A parsed element takes far more memory than its bytes in the file (a one-byte uint8 becomes a GgufValue), so counts
+// are also capped absolutely: vocabularies and merge lists have a few hundred thousand entries, models a few thousand
+// tensors.
+constexpr uint64_t kMaxArrayElements = uint64_t(1) << 24;
+constexpr uint64_t kMaxTensors = uint64_t(1) << 20;
 
 uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& path, const std::string& what)
 {
@@ -30,7 +35,7 @@ uint64_t checkedAdd(uint64_t a, uint64_t b, const std::string& path, const std::
 /// Reads little-endian fields from the mapping; every read is checked against the end of the file.
 class Cursor {
 public:
-    Cursor(const MappedFile& file)
+    explicit Cursor(const MappedFile& file)
         : m_file(file)
     {
     }
@@ -55,9 +60,13 @@ public:
     }
     /// A count of items that each take at least `minBytes`: more than the rest of the file can hold is a lie, refused
     /// before anything is allocated for them.
-    uint64_t count(uint64_t minBytes, const std::string& what)
+    uint64_t count(uint64_t minBytes, uint64_t limit, const std::string& what)
     {
         const auto n = read<uint64_t>(what);
+        if (n > limit)
+            throw Error(m_file.path(),
+                what + " is " + std::to_string(n) + ", more than the " + std::to_string(limit)
+                    + " this reader accepts");
         if (minBytes > 0 && n > remaining() / minBytes)
             throw Error(m_file.path(),
                 what + " is " + std::to_string(n) + ", more than the remaining " + std::to_string(remaining())
@@ -160,7 +169,8 @@ GgufValue readValue(Cursor& in, GgufValueType type, const std::string& path, con
         if (!knownValueType(elem))
             throw Error(path, "key '" + key + "': unknown array element type " + std::to_string(elem));
         v.elementType = static_cast<GgufValueType>(elem);
-        const uint64_t n = in.count(minValueBytes(v.elementType), "the element count of '" + key + "'");
+        const uint64_t n
+            = in.count(minValueBytes(v.elementType), kMaxArrayElements, "the element count of '" + key + "'");
         std::vector<GgufValue> items;
         items.reserve(static_cast<size_t>(n));
         for (uint64_t i = 0; i < n; ++i)
@@ -243,8 +253,8 @@ void GgufFile::parse()
     }
     // Smallest tensor info: name length (8), n_dims (4), one ne (8), type (4), offset (8); smallest key/value:
     // key length (8), value type (4), a one-byte value.
-    const uint64_t tensorCount = in.read<uint64_t>("the tensor count");
-    const uint64_t kvCount = in.count(13, "the metadata key count");
+    const uint64_t tensorCount = in.count(0, kMaxTensors, "the tensor count"); // its room is checked below
+    const uint64_t kvCount = in.count(13, kMaxArrayElements, "the metadata key count");
     if (tensorCount > in.remaining() / 32)
         throw Error(file,
             "the tensor count is " + std::to_string(tensorCount) + ", more than the remaining "

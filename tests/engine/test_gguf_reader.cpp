@@ -165,12 +165,20 @@ TEST_F(GgufDefects, MagicVersionAndByteOrder)
 TEST_F(GgufDefects, LyingCountsAreRefusedBeforeAllocating)
 {
     EXPECT_NE(
-        errorOf(with<uint64_t>(8, uint64_t(1) << 40)).find("the tensor count is 1099511627776"), std::string::npos);
+        errorOf(with<uint64_t>(8, uint64_t(1) << 40)).find("the tensor count is 1099511627776, more than the 1048576"),
+        std::string::npos);
+    // Under the cap, but more tensor infos than the rest of the file can hold.
+    EXPECT_NE(errorOf(with<uint64_t>(8, 100000)).find("more than the remaining"), std::string::npos);
     EXPECT_NE(errorOf(with<uint64_t>(16, UINT64_MAX)).find("the metadata key count"), std::string::npos);
     // The first key's name length, then the element count of the token array.
     EXPECT_NE(errorOf(with<uint64_t>(24, uint64_t(1) << 50)).find("the name of metadata key 0"), std::string::npos);
-    const std::string e = errorOf(with<uint64_t>(keyEnd("tokenizer.ggml.tokens") + 8, uint64_t(1) << 61));
+    std::string e = errorOf(with<uint64_t>(keyEnd("tokenizer.ggml.tokens") + 8, uint64_t(1) << 61));
     EXPECT_NE(e.find("element count of 'tokenizer.ggml.tokens'"), std::string::npos) << e;
+    e = errorOf(with<uint64_t>(keyEnd("tokenizer.ggml.tokens") + 8, (uint64_t(1) << 24) + 1)); // the absolute cap
+    EXPECT_NE(e.find("is 16777217, more than the 16777216 this reader accepts"), std::string::npos) << e;
+    e = errorOf(with<uint64_t>(keyEnd("tokenizer.ggml.tokens") + 8, 200000)); // under the cap, past the end
+    EXPECT_NE(e.find("element count of 'tokenizer.ggml.tokens' is 200000, more than the remaining"), std::string::npos)
+        << e;
     // The length of the first token string: past the end of the file.
     const std::string s = errorOf(with<uint64_t>(keyEnd("tokenizer.ggml.tokens") + 16, uint64_t(1) << 33));
     EXPECT_NE(s.find("truncated"), std::string::npos) << s;
