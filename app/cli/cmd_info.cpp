@@ -2,6 +2,7 @@
 #include "backend/backend_registry.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "io/gguf.h"
 #include "io/safetensors.h"
 #include "model/model_source.h"
 
@@ -68,6 +69,19 @@ int runInfo(const std::vector<std::string>& words)
         out["dtypes"] = byDtype;
         if (!store->metadata().empty())
             out["metadata"] = store->metadata();
+    }
+    if (src.format == ModelFormat::Gguf) {
+        const GgufFile file(src.weightsPath);
+        int64_t params = 0;
+        std::map<std::string, int64_t> byType;
+        for (const GgufTensorInfo& t : file.tensors()) {
+            params += t.numel();
+            byType[ggmlTypeTraits(t.type).name] += t.numel();
+        }
+        out["num_tensors"] = file.tensors().size();
+        out["num_parameters"] = params;
+        out["dtypes"] = byType;
+        out["gguf_version"] = file.version();
     }
     std::cout << out.dump(2) << "\n";
     return 0;

@@ -103,6 +103,20 @@ TEST(GgufModels, TiedEmbeddingsAndTheDescription)
     EXPECT_DOUBLE_EQ(stories.config.ropeTheta, 10000.0); // no key: llama.cpp's default
 }
 
+TEST(GgufModels, CliInfoListsTheStoredTypes)
+{
+    std::string out;
+    ASSERT_EQ(
+        test::runCommand(
+            test::cliPath() + " info " + test::sharedPath("fixtures/gguf/stories260K/stories260K-Q8_0.gguf"), &out),
+        0)
+        << out;
+    EXPECT_NE(out.find("\"format\": \"gguf\""), std::string::npos) << out;
+    EXPECT_NE(out.find("\"q8_0\": 237056"), std::string::npos) << out; // manifest: every other 2-D weight
+    EXPECT_NE(out.find("\"f16\": 55040"), std::string::npos) << out; // 5 x 172 x 64
+    EXPECT_NE(out.find("\"num_tensors\": 48"), std::string::npos) << out;
+}
+
 TEST(GgufModels, VocabOnlyFilesDescribeButRefuseToRun)
 {
     const std::string path = test::sharedPath("models/gpt2-bpe-tokenizer/ggml-vocab-gpt-2.gguf");
