@@ -181,16 +181,23 @@ void blockQ3_K(const uint8_t* b, float* y)
     }
 }
 
-/// ggml's get_scale_min_k4: the 6-bit scale and min of group j from the 12 packed bytes of Q4_K / Q5_K.
-void scaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m)
+struct ScaleMin {
+    float scale, min;
+};
+
+/// ggml's get_scale_min_k4 for group j of the 12 packed scale bytes of Q4_K / Q5_K, times the super-block's d and
+/// dmin, as ggml multiplies them.
+ScaleMin groupScale(const uint8_t* q, int j, float d, float dmin)
 {
+    uint8_t sc, m;
     if (j < 4) {
-        *d = q[j] & 63;
-        *m = q[j + 4] & 63;
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
     } else {
-        *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-        *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+        sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
     }
+    return { d * static_cast<float>(sc), dmin * static_cast<float>(m) };
 }
 
 // block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }: 8 groups of 32.
@@ -200,15 +207,11 @@ void blockQ4_K(const uint8_t* b, float* y)
     const uint8_t* scales = b + 4;
     const uint8_t* q = b + 16;
     for (int j = 0, is = 0; j < kQkK; j += 64, is += 2, q += 32) {
-        uint8_t sc, m;
-        scaleMinK4(is, scales, &sc, &m);
-        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
-        scaleMinK4(is + 1, scales, &sc, &m);
-        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        const ScaleMin lo = groupScale(scales, is, d, dmin), hi = groupScale(scales, is + 1, d, dmin);
         for (int l = 0; l < 32; ++l)
-            *y++ = d1 * static_cast<float>(q[l] & 0xF) - m1;
+            *y++ = lo.scale * static_cast<float>(q[l] & 0xF) - lo.min;
         for (int l = 0; l < 32; ++l)
-            *y++ = d2 * static_cast<float>(q[l] >> 4) - m2;
+            *y++ = hi.scale * static_cast<float>(q[l] >> 4) - hi.min;
     }
 }
 
@@ -221,15 +224,11 @@ void blockQ5_K(const uint8_t* b, float* y)
     const uint8_t* ql = b + 48;
     uint8_t u1 = 1, u2 = 2;
     for (int j = 0, is = 0; j < kQkK; j += 64, is += 2, ql += 32) {
-        uint8_t sc, m;
-        scaleMinK4(is, scales, &sc, &m);
-        const float d1 = d * static_cast<float>(sc), m1 = dmin * static_cast<float>(m);
-        scaleMinK4(is + 1, scales, &sc, &m);
-        const float d2 = d * static_cast<float>(sc), m2 = dmin * static_cast<float>(m);
+        const ScaleMin lo = groupScale(scales, is, d, dmin), hi = groupScale(scales, is + 1, d, dmin);
         for (int l = 0; l < 32; ++l)
-            *y++ = d1 * static_cast<float>((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
+            *y++ = lo.scale * static_cast<float>((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - lo.min;
         for (int l = 0; l < 32; ++l)
-            *y++ = d2 * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
+            *y++ = hi.scale * static_cast<float>((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - hi.min;
         u1 = static_cast<uint8_t>(u1 << 2);
         u2 = static_cast<uint8_t>(u2 << 2);
     }
