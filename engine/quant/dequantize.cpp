@@ -266,6 +266,55 @@ void rowOf(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
 
 using RowFunction = void (*)(const uint8_t*, float*, int64_t, const GgmlTypeTraits&);
 
+#if defined(__x86_64__)
+// AVX2 rows of the two most used types: the same conversions and the same single multiply (and subtract) per element
+// as the scalar code, eight at a time, so the results are the same bits (AVX2 without FMA: nothing is fused).
+__attribute__((target("avx2"))) void rowQ8_0Avx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
+{
+    for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes, y += t.blockSize) {
+        const __m256 d = _mm256_set1_ps(half(src));
+        for (int j = 0; j < kQk; j += 8) {
+            const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + 2 + j));
+            _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q)), d));
+        }
+    }
+}
+
+__attribute__((target("avx2"))) void rowQ4_KAvx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
+{
+    const __m256i low = _mm256_set1_epi32(0xF);
+    for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes) {
+        const float d = half(src), dmin = half(src + 2);
+        const uint8_t* q = src + 16;
+        for (int is = 0; is < 8; is += 2, q += 32) {
+            const ScaleMin lo = groupScale(src + 4, is, d, dmin), hi = groupScale(src + 4, is + 1, d, dmin);
+            const __m256 loScale = _mm256_set1_ps(lo.scale), loMin = _mm256_set1_ps(lo.min);
+            const __m256 hiScale = _mm256_set1_ps(hi.scale), hiMin = _mm256_set1_ps(hi.min);
+            for (int l = 0; l < 32; l += 8) {
+                const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + l)));
+                const __m256 qlo = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, low));
+                const __m256 qhi = _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4));
+                _mm256_storeu_ps(y + l, _mm256_sub_ps(_mm256_mul_ps(loScale, qlo), loMin));
+                _mm256_storeu_ps(y + 32 + l, _mm256_sub_ps(_mm256_mul_ps(hiScale, qhi), hiMin));
+            }
+            y += 64;
+        }
+    }
+}
+#endif
+
+/// The row function of a block type: the AVX2 one where the CPU has it, else the scalar one.
+RowFunction fastest(GgmlType type, RowFunction scalar)
+{
+#if defined(__x86_64__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2 && type == GgmlType::Q8_0) return rowQ8_0Avx2;
+    if (avx2 && type == GgmlType::Q4_K) return rowQ4_KAvx2;
+#endif
+    (void)type;
+    return scalar;
+}
+
 constexpr std::pair<GgmlType, RowFunction> kRowFunctions[] = {
     { GgmlType::Q8_0, rowOf<blockQ8_0> },
     { GgmlType::Q4_0, rowOf<blockQ4_0> },
@@ -287,7 +336,7 @@ void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
     if (type == GgmlType::F16) return rowF16(src, dst, count);
     if (type == GgmlType::BF16) return rowBf16(src, dst, count);
     for (const auto& [rowType, row] : kRowFunctions)
-        if (rowType == type) return row(src, dst, count, ggmlTypeTraits(type));
+        if (rowType == type) return fastest(type, row)(src, dst, count, ggmlTypeTraits(type));
 }
 
 } // namespace attn
