@@ -46,12 +46,13 @@ ModelConfig ggufModelConfig(const GgufFile& g)
     c.normEps = g.getFloat(p + "attention.layer_norm_rms_epsilon")
                     .value_or(g.getFloat(p + "attention.layer_norm_epsilon").value_or(1e-5));
     c.ropeTheta = g.getFloat(p + "rope.freq_base").value_or(10000.0);
-    c.ropeStyle = RopeStyle::RotateHalf; // the loader undoes llama.cpp's permutation where it applied one
+    const bool gpt2 = *arch == "gpt2"; // learned positions, GELU (tanh form)
+    c.ropeStyle = gpt2 ? RopeStyle::None : RopeStyle::RotateHalf; // llama's Q/K permutation is undone on load
     if (c.headDim > 0)
         c.partialRotaryFactor
             = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
-    c.activation = "silu";
+    c.activation = gpt2 ? "gelu_new" : "silu";
     c.attentionBias = g.findTensor("blk.0.attn_q.bias") != nullptr;
     c.tieWordEmbeddings = !g.tensors().empty() && !g.findTensor("output.weight");
     const auto id = [&](const char* key) {

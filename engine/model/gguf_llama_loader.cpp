@@ -5,6 +5,7 @@
 #include "io/gguf.h"
 #include "model/gguf_model.h"
 #include "model/gguf_weights.h"
+#include "model/gpt2_model.h"
 #include "model/llama_model.h"
 
 namespace attn {
@@ -73,6 +74,42 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
     return std::make_shared<LlamaModel>(c, std::move(w));
 }
 
+/// llama.cpp's gpt2 tensors (convert_hf_to_gguf.py GPT2Model transposes the Conv1D weights to [out, in] and writes
+/// output.weight as a copy of token_embd, which is skipped: the head is tied).
+std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std::shared_ptr<const GgufFile>& file)
+{
+    const ModelConfig& c = source.config;
+    if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.headDim * c.numHeads != c.hiddenSize)
+        throw Error(file->path(), "gpt2.block_count, embedding_length and attention.head_count do not fit together");
+    GgufWeights r(file);
+    const int64_t D = c.hiddenSize, I = c.intermediateSize;
+    Gpt2Weights w;
+    w.wte = r.matrix("token_embd.weight", c.vocabSize, D);
+    w.wpe = r.dense("position_embd.weight", { c.maxPositions, D });
+    for (int64_t l = 0; l < c.numLayers; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        Gpt2Layer lw;
+        lw.ln1w = r.dense(p + "attn_norm.weight", { D });
+        lw.ln1b = r.dense(p + "attn_norm.bias", { D });
+        lw.attnW = r.matrix(p + "attn_qkv.weight", 3 * D, D);
+        lw.attnB = r.dense(p + "attn_qkv.bias", { 3 * D });
+        lw.projW = r.matrix(p + "attn_output.weight", D, D);
+        lw.projB = r.dense(p + "attn_output.bias", { D });
+        lw.ln2w = r.dense(p + "ffn_norm.weight", { D });
+        lw.ln2b = r.dense(p + "ffn_norm.bias", { D });
+        lw.fcW = r.matrix(p + "ffn_up.weight", I, D);
+        lw.fcB = r.dense(p + "ffn_up.bias", { I });
+        lw.fcProjW = r.matrix(p + "ffn_down.weight", D, I);
+        lw.fcProjB = r.dense(p + "ffn_down.bias", { D });
+        w.layers.push_back(std::move(lw));
+    }
+    w.lnfW = r.dense("output_norm.weight", { D });
+    w.lnfB = r.dense("output_norm.bias", { D });
+    if (r.has("output.weight")) (void)r.matrix("output.weight", c.vocabSize, D); // the tied copy
+    r.expectAllUsed();
+    return makeGpt2(c, std::move(w));
+}
+
 } // namespace
 
 std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
@@ -82,10 +119,11 @@ std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
         throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
     const std::string& arch = source.config.modelType;
     if (arch == "llama" || arch == "qwen2") return loadGgufLlama(source, file);
+    if (arch == "gpt2") return loadGgufGpt2(source, file);
     throw Error(source.weightsPath,
         "GGUF architecture \"" + arch
-            + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral-style) and "
-              "qwen2 files");
+            + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral-style), "
+              "qwen2 and gpt2 files");
 }
 
 } // namespace attn
