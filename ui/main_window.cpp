@@ -386,7 +386,7 @@ void MainWindow::chooseModelFolder() {
 
 void MainWindow::chooseModelFile() {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open model file"), QString(), tr("Models (*.safetensors *.bin config.json);;All files (*)"));
+        this, tr("Open model file"), QString(), tr("Models (*.safetensors *.gguf *.bin config.json);;All files (*)"));
     if (!path.isEmpty()) openModel(path);
 }
 

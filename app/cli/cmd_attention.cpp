@@ -107,12 +107,29 @@ int runAttention(const std::vector<std::string>& words)
     Backend* backend = modelBackend(args);
     ForwardOptions options;
     options.backend = backend;
-    options.wantAttention = false; // derived below from the stored queries and keys, only what was asked
-    options.wantQueryKeys = true;
+    // Derived from the stored queries and keys, only what was asked; models whose scores the tiles cannot follow
+    // capture the whole attention in the forward instead.
+    std::string notDerivable;
+    const bool derived = Session::canDeriveAttention(source.config, &notDerivable);
+    if (!derived && (args.has("layers") || args.has("heads") || args.has("rows") || args.has("cols")))
+        throw Error("--layers / --heads / --rows / --cols read derived tiles, which " + notDerivable
+            + " does not allow; run without them to write every layer");
+    options.wantAttention = !derived;
+    options.wantQueryKeys = derived;
     Session session(loadModel(source), options);
     const auto r = session.prefill(input.ids, input.types);
-    const auto attention = session.attentionSource();
-    const AttentionSelection selection = selectionOf(args, *attention);
+    const auto attention = derived ? session.attentionSource() : nullptr;
+    AttentionSelection selection;
+    if (attention) {
+        selection = selectionOf(args, *attention);
+    } else {
+        for (int64_t l = 0; l < static_cast<int64_t>(r->attention.size()); ++l)
+            selection.layers.push_back(l);
+        for (int64_t h = 0; h < r->attention.front().dim(0); ++h)
+            selection.heads.push_back(h);
+        selection.q1 = r->attention.front().dim(1);
+        selection.k1 = r->attention.front().dim(2);
+    }
 
     fs::create_directories(out);
     std::cerr << "writing " << byteText(attentionExportBytes(selection)) << " of attention to " << out.string()
@@ -123,7 +140,11 @@ int runAttention(const std::vector<std::string>& words)
     for (const int64_t l : selection.layers)
         files.push_back({ { "path", attentionFileName(l) }, { "shape", shape }, { "layer", l },
             { "meaning", "layer " + std::to_string(l) + " self-attention probabilities [heads, query, key]" } });
-    exportAttention(*attention, selection, out.string());
+    if (attention)
+        exportAttention(*attention, selection, out.string());
+    else
+        for (size_t l = 0; l < r->attention.size(); ++l)
+            writeNpy((out / attentionFileName(static_cast<int64_t>(l))).string(), r->attention[l]);
     for (size_t l = 0; l < r->routerLogits.size(); ++l) {
         const std::string name = "router.L" + std::to_string(l) + ".npy";
         writeNpy((out / name).string(), r->routerLogits[l]);

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/checked.h"
+#include "io/gguf.h"
 #include "io/safetensors.h"
 #include "model/model_source.h"
 
@@ -51,7 +52,9 @@ int runInfo(const std::vector<std::string>& words)
     nlohmann::json out = nlohmann::json::parse(src.config.toJson());
     if (args.has("devices"))
         out.update(devicesJson(args));
-    out["format"] = src.format == ModelFormat::Llama2c ? "llama2.c" : "huggingface";
+    out["format"] = src.format == ModelFormat::Llama2c ? "llama2.c"
+        : src.format == ModelFormat::Gguf              ? "gguf"
+                                                       : "huggingface";
     out["weights"] = src.weightsPath;
     if (src.format == ModelFormat::HfFolder && !src.weightsPath.empty()) {
         const auto store = SafetensorsStore::open(src.weightsPath);
@@ -70,6 +73,19 @@ int runInfo(const std::vector<std::string>& words)
         out["dtypes"] = byDtype;
         if (!store->metadata().empty())
             out["metadata"] = store->metadata();
+    }
+    if (src.format == ModelFormat::Gguf) {
+        const GgufFile file(src.weightsPath);
+        int64_t params = 0;
+        std::map<std::string, int64_t> byType;
+        for (const GgufTensorInfo& t : file.tensors()) {
+            params += t.numel();
+            byType[ggmlTypeTraits(t.type).name] += t.numel();
+        }
+        out["num_tensors"] = file.tensors().size();
+        out["num_parameters"] = params;
+        out["dtypes"] = byType;
+        out["gguf_version"] = file.version();
     }
     std::cout << out.dump(2) << "\n";
     return 0;

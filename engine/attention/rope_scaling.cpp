@@ -63,10 +63,12 @@ RotaryEmbedding rotaryEmbedding(const ModelConfig& c, int64_t rotaryDims, int64_
 {
     const RopeScaling& s = c.ropeScaling;
     double theta = c.ropeTheta;
-    if (s.type == RopeScaling::Type::Dynamic && sequenceLength > c.maxPositions) {
+    // The trained length: the config's, unless a long input raised maxPositions to run past it.
+    const int64_t trained = s.originalMaxPositions > 0 ? s.originalMaxPositions : c.maxPositions;
+    if (s.type == RopeScaling::Type::Dynamic && sequenceLength > trained) {
         const double dims = static_cast<double>(rotaryDims);
         theta *= std::pow(
-            s.factor * static_cast<double>(sequenceLength) / static_cast<double>(c.maxPositions) - (s.factor - 1.0),
+            s.factor * static_cast<double>(sequenceLength) / static_cast<double>(trained) - (s.factor - 1.0),
             dims / (dims - 2.0));
     }
     RotaryEmbedding rope = plainRotary(c.ropeStyle, theta, rotaryDims);

@@ -3,6 +3,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "quant/packed_matrix.h"
 
 namespace attn {
 
@@ -49,6 +50,15 @@ Tensor::Tensor(Shape shape, std::vector<float> data)
     if (shapeNumel(m_shape) != static_cast<int64_t>(m_data.size()))
         throw Error("tensor shape " + shapeToString(m_shape) + " does not match " + std::to_string(m_data.size())
             + " values");
+}
+
+Tensor Tensor::fromPacked(std::shared_ptr<const PackedMatrix> matrix)
+{
+    Tensor t;
+    t.m_shape = { matrix->rows(), matrix->cols() };
+    t.m_packedNumel = matrix->rows() * matrix->cols();
+    t.m_packed = std::move(matrix);
+    return t;
 }
 
 int64_t Tensor::dim(int i) const

@@ -14,10 +14,6 @@ namespace attn {
 
 namespace {
 
-struct Gpt2Layer {
-    Tensor ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, fcProjW, fcProjB; ///< weights [out, in]
-};
-
 class Gpt2Model final : public DecoderModel {
 public:
     Gpt2Model(ModelConfig config, std::vector<Gpt2Layer> layers, Tensor wte, Tensor wpe, Tensor lnfW, Tensor lnfB)
@@ -124,6 +120,11 @@ std::shared_ptr<DecoderModel> loadGpt2(const ModelSource& source) {
     r.expectAllUsed();
     return std::make_shared<Gpt2Model>(
         c, std::move(layers), std::move(wte), std::move(wpe), std::move(lnfW), std::move(lnfB));
+}
+
+std::shared_ptr<DecoderModel> makeGpt2(ModelConfig config, Gpt2Weights w) {
+    return std::make_shared<Gpt2Model>(std::move(config), std::move(w.layers), std::move(w.wte), std::move(w.wpe),
+        std::move(w.lnfW), std::move(w.lnfB));
 }
 
 } // namespace attn

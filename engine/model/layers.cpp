@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/layers.h"
 
+#include "backend/cpu_packed_matmul.h"
 #include "core/blas.h"
 #include "core/error.h"
 
@@ -63,13 +64,13 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
     const int64_t n = x.dim(0), in = x.dim(1), out = w.dim(0);
     if (w.dim(1) != in)
         throw Error("linear: input " + shapeToString(x.shape()) + " does not fit weight " + shapeToString(w.shape()));
+    if (bias && bias->numel() != out)
+        throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit " + std::to_string(out) + " outputs");
+    if (w.packed()) return packedLinear(x, *w.packed(), bias);
     Tensor y({ n, out });
     gemm(n, out, in, 1.0f, x.data(), w.data(), true, y.data());
     MutMap Y(y.data(), n, out);
     if (bias) {
-        if (bias->numel() != out)
-            throw Error(
-                "linear: bias " + shapeToString(bias->shape()) + " does not fit " + std::to_string(out) + " outputs");
         Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias->data(), out);
     }
     return y;
@@ -134,10 +135,12 @@ void multiplyInPlace(Tensor& a, const Tensor& b) {
 
 Tensor gatherRows(const Tensor& table, const std::vector<int64_t>& ids, const std::string& what) {
     const int64_t rows = table.dim(0), d = table.dim(1);
+    for (const int64_t id : ids)
+        if (id < 0 || id >= rows)
+            throw Error(what + " id " + std::to_string(id) + " is out of range [0, " + std::to_string(rows) + ")");
+    if (table.packed()) return packedRows(*table.packed(), ids);
     Tensor out({ static_cast<int64_t>(ids.size()), d });
     for (size_t i = 0; i < ids.size(); ++i) {
-        if (ids[i] < 0 || ids[i] >= rows)
-            throw Error(what + " id " + std::to_string(ids[i]) + " is out of range [0, " + std::to_string(rows) + ")");
         std::memcpy(out.data() + static_cast<int64_t>(i) * d, table.data() + ids[i] * d, sizeof(float) * d);
     }
     return out;

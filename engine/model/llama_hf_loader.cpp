@@ -40,7 +40,7 @@ std::shared_ptr<LlamaModel> loadHfLlama(const ModelSource& source) {
     const NormStyle norm = normStyleOf(c);
     const bool sandwich = c.modelType == "gemma2"; // four norms per layer
     LlamaWeights w;
-    w.embed = r.take("model.embed_tokens.weight", { V, D });
+    w.embed = r.takeMatrix("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;

@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "model/family_registry.h"
 #include "core/input_file.h"
+#include "io/gguf.h"
+#include "model/gguf_model.h"
 #include "model/llama2c_format.h"
 
 #include <filesystem>
@@ -78,8 +80,8 @@ ModelSource probeModel(const std::string& path)
     requireRegularFile(path, std::numeric_limits<uint64_t>::max(), "model file");
     if (looksLikePickle(path))
         throw Error(pickleRefusal(path));
-    if (ext == ".gguf")
-        throw Error(path, "GGUF models are not supported yet; use a Hugging Face folder (safetensors) or a llama2.c .bin");
+    if (ext == ".gguf" || looksLikeGguf(path))
+        return probeGguf(path);
     if (ext == ".bin") {
         ModelSource s;
         s.format = ModelFormat::Llama2c;

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "io/safetensors.h"
+#include "quant/packed_matrix.h"
 
 namespace attn {
 
@@ -24,19 +25,34 @@ Tensor WeightReader::take(const std::string& name, const Shape& shape) {
     return m_store->load(name, shape);
 }
 
+Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
+    if (!has(name) || shape.size() != 2) return take(name, shape);
+    const TensorInfo& info = m_store->info(name);
+    if ((info.dtype != DType::F16 && info.dtype != DType::BF16) || info.shape != shape) return take(name, shape);
+    m_used.insert(name);
+    const GgmlType type = info.dtype == DType::F16 ? GgmlType::F16 : GgmlType::BF16;
+    return Tensor::fromPacked(
+        std::make_shared<const PackedMatrix>(type, shape[0], shape[1], m_store->rawData(info), m_store));
+}
+
 void WeightReader::skip(const std::string& name) {
     m_used.insert(name);
 }
 
 void WeightReader::expectAllUsed() const {
+    expectAllTensorsUsed(m_path, m_store->names(), m_used);
+}
+
+void expectAllTensorsUsed(
+    const std::string& path, const std::vector<std::string>& names, const std::set<std::string>& used) {
     std::string unused;
     int count = 0;
-    for (const auto& name : m_store->names()) {
-        if (m_used.count(name)) continue;
+    for (const auto& name : names) {
+        if (used.count(name)) continue;
         if (++count <= 5) unused += (unused.empty() ? "" : ", ") + name;
     }
     if (count > 0)
-        throw Error(m_path,
+        throw Error(path,
             std::to_string(count) + " tensor(s) this model family does not use: " + unused + (count > 5 ? ", ..." : "")
                 + " (unsupported variant?)");
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -19,6 +20,9 @@ public:
     bool has(const std::string& name) const;
     /// The tensor as float32; throws Error naming the tensor and file if it is missing or its shape differs.
     Tensor take(const std::string& name, const Shape& shape);
+    /// A weight matrix [out, in] for linear() / gatherRows(): stored F16 or BF16 stays half, packed in place in the
+    /// mapping (widened inside the products); other dtypes as take().
+    Tensor takeMatrix(const std::string& name, const Shape& shape);
     /// Marks a tensor as deliberately unused (tied duplicates, buffers), if present.
     void skip(const std::string& name);
     /// Throws Error listing the tensors of the file that were neither taken nor skipped.
@@ -30,5 +34,9 @@ private:
     std::shared_ptr<SafetensorsStore> m_store;
     std::set<std::string> m_used;
 };
+
+/// Throws Error naming `path` and listing (the first five of) the `names` that are not in `used`.
+void expectAllTensorsUsed(
+    const std::string& path, const std::vector<std::string>& names, const std::set<std::string>& used);
 
 } // namespace attn

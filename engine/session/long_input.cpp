@@ -37,8 +37,13 @@ LongInputPlan planLongInput(const ModelSource& source, int64_t tokens, int64_t k
 void applyLongInput(
     const LongInputPlan& plan, ModelSource& source, std::vector<int64_t>& ids, std::vector<int64_t>& types)
 {
-    if (plan.action == LongInputPlan::Action::RunPastTrainedLength)
+    if (plan.action == LongInputPlan::Action::RunPastTrainedLength) {
+        // Dynamic NTK scaling grows the RoPE base with the length past the trained one: keep that one for it.
+        RopeScaling& scaling = source.config.ropeScaling;
+        if (scaling.type == RopeScaling::Type::Dynamic && scaling.originalMaxPositions == 0)
+            scaling.originalMaxPositions = source.config.maxPositions;
         source.config.maxPositions = static_cast<int64_t>(ids.size());
+    }
     if (plan.action != LongInputPlan::Action::KeepLastTokens) return;
     const auto drop = static_cast<std::ptrdiff_t>(ids.size()) - plan.keep;
     if (drop <= 0) return;

@@ -77,7 +77,19 @@ Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q
     return *attentionSource()->rows(layer, head, q0, q1);
 }
 
+bool Session::canDeriveAttention(const ModelConfig& c, std::string* why) {
+    const char* reason = c.attnLogitSoftcap > 0.0 ? "its attention scores are soft-capped"
+        : c.alternatingWindow                     ? "its sliding window applies to some layers only"
+        : c.ropeScaling.type == RopeScaling::Type::Dynamic
+        ? "its dynamic RoPE base depends on the sequence length"
+        : nullptr;
+    if (reason && why) *why = c.modelType + ": " + reason;
+    return !reason;
+}
+
 std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<const void> owner) const {
+    if (std::string why; !canDeriveAttention(m_model->config(), &why))
+        throw Error("attention request: tiles cannot be derived for " + why + "; capture the full attention instead");
     AttentionOptions options;
     if (m_encoder) {
         if (!m_lastEncoding || m_lastEncoding->queries.empty())

@@ -50,6 +50,9 @@ public:
     /// may be read from any thread). Encoders: from the last encoding's queries and keys
     /// (ForwardOptions::wantQueryKeys). Throws Error when there is nothing to derive from.
     std::shared_ptr<const AttentionSource> attentionSource(std::shared_ptr<const void> owner = {}) const;
+    /// Whether attentionSource() can give this model's probabilities exactly; `why` says what it cannot follow
+    /// (soft-capped scores, windows on some layers only, a RoPE base that depends on the sequence length).
+    static bool canDeriveAttention(const ModelConfig& config, std::string* why = nullptr);
 
 private:
     std::shared_ptr<const Model> m_model;

@@ -5,6 +5,8 @@
 #include "core/mapped_file.h"
 #include "tokenizer/unicode.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace attn {
@@ -85,12 +87,43 @@ Llama2cTokenizer::Llama2cTokenizer(const std::string& path, int64_t vocabSize)
     if (m_pieces.size() < 3)
         throw Error(
             path, "holds " + std::to_string(m_pieces.size()) + " tokens; llama2.c needs at least <unk>, <s>, </s>");
-    // run.c binary-searches a sorted copy; with duplicate pieces either id may come back, we keep the first.
-    for (size_t id = 0; id < m_pieces.size(); ++id)
-        m_ids.emplace(m_pieces[id], static_cast<int64_t>(id));
     m_special.unk = 0;
     m_special.bos = kBos;
     m_special.eos = kEos;
+    index();
+}
+
+Llama2cTokenizer::Llama2cTokenizer(
+    std::string path, std::vector<std::string> pieces, std::vector<float> scores, SpecialTokenIds special)
+    : m_path(std::move(path))
+    , m_pieces(std::move(pieces))
+    , m_scores(std::move(scores))
+    , m_kind("SentencePiece BPE")
+{
+    if (m_scores.size() != m_pieces.size())
+        throw Error(m_path,
+            std::to_string(m_pieces.size()) + " pieces but " + std::to_string(m_scores.size()) + " scores");
+    for (const std::string& piece : m_pieces)
+        m_maxTokenLength = std::max(m_maxTokenLength, static_cast<int>(piece.size()));
+    for (const int64_t id : { special.bos, special.eos, special.unk })
+        if (id >= static_cast<int64_t>(m_pieces.size()))
+            throw Error(m_path, "special token id " + std::to_string(id) + " is outside the vocabulary");
+    m_special = special;
+    index();
+}
+
+void Llama2cTokenizer::index()
+{
+    // run.c binary-searches a sorted copy; with duplicate pieces either id may come back, we keep the first.
+    for (size_t id = 0; id < m_pieces.size(); ++id)
+        m_ids.emplace(m_pieces[id], static_cast<int64_t>(id));
+    // Byte fallback goes to the "<0xNN>" pieces; run.c assumes they follow the three specials (byte + 3).
+    for (int b = 0; b < 256; ++b) {
+        char name[8];
+        std::snprintf(name, sizeof name, "<0x%02X>", b);
+        const int64_t id = lookup(name);
+        m_byteIds[static_cast<size_t>(b)] = id >= 0 ? id : b + kByteOffset;
+    }
 }
 
 int64_t Llama2cTokenizer::lookup(const std::string& piece) const
@@ -102,7 +135,7 @@ int64_t Llama2cTokenizer::lookup(const std::string& piece) const
 std::vector<Token> Llama2cTokenizer::encode(const std::string& text, bool addSpecialTokens) const
 {
     std::vector<Token> tokens;
-    if (addSpecialTokens) tokens.push_back({ kBos, m_pieces[kBos], 0, 0, true, 0 });
+    if (addSpecialTokens && bosId() >= 0) tokens.push_back({ bosId(), m_pieces[static_cast<size_t>(bosId())], 0, 0, true, 0 });
     if (!text.empty()) {
         const int64_t dummy = lookup(" ");
         if (dummy < 0) throw Error(m_path, "has no \" \" token, which run.c's encode() prepends as the dummy prefix");
@@ -120,7 +153,7 @@ std::vector<Token> Llama2cTokenizer::encode(const std::string& text, bool addSpe
             tokens.push_back({ id, ch, start, i + 1, false, 0 });
         } else {
             for (size_t b = start; b <= i; ++b) {
-                const int64_t id = static_cast<unsigned char>(text[b]) + kByteOffset;
+                const int64_t id = m_byteIds[static_cast<unsigned char>(text[b])];
                 checkId(id);
                 tokens.push_back({ id, m_pieces[static_cast<size_t>(id)], b, b + 1, false, 0 });
             }
@@ -173,11 +206,11 @@ std::string Llama2cTokenizer::decode(const std::vector<int64_t>& ids, bool skipS
     for (int64_t id : ids) {
         const int64_t before = prev;
         prev = id;
-        if (id == kBos || id == kEos || (skipSpecial && isSpecial(id))) {
+        if (id == bosId() || id == eosId() || (skipSpecial && isSpecial(id))) {
             checkId(id);
             continue;
         }
-        const std::string piece = pieceOutput(id, before == kBos);
+        const std::string piece = pieceOutput(id, before == bosId());
         if (piece.size() == 1) {
             const auto c = static_cast<unsigned char>(piece[0]);
             if ((c < 0x20 && !(c >= '\t' && c <= '\r')) || c == 0x7F) continue;

@@ -2,6 +2,7 @@
 #pragma once
 #include "tokenizer/tokenizer.h"
 
+#include <array>
 #include <unordered_map>
 
 namespace attn {
@@ -22,12 +23,17 @@ public:
     /// Reads `vocabSize` tokens (the model header's vocab_size; <= 0: as many as the file holds). Throws Error
     /// naming the file when it is truncated, corrupt, or holds more tokens than vocabSize.
     Llama2cTokenizer(const std::string& path, int64_t vocabSize);
+    /// The same algorithm over pieces given in memory, spaces as ' ': llama.cpp's SentencePiece-style ("llama")
+    /// vocabulary of a GGUF file, whose tokenizer is run.c's (score-ordered merges, byte fallback to "<0xNN>").
+    /// `path` names the source in messages.
+    Llama2cTokenizer(std::string path, std::vector<std::string> pieces, std::vector<float> scores,
+        SpecialTokenIds special);
 
     std::vector<Token> encode(const std::string& text, bool addSpecialTokens = true) const override;
     std::string decode(const std::vector<int64_t>& ids, bool skipSpecial = false) const override;
     std::string tokenText(int64_t id) const override;
     int64_t vocabSize() const override { return static_cast<int64_t>(m_pieces.size()); }
-    std::string kind() const override { return "llama2.c BPE"; }
+    std::string kind() const override { return m_kind; }
     std::string path() const override { return m_path; }
 
     float score(int64_t id) const { return m_scores.at(static_cast<size_t>(id)); }
@@ -35,6 +41,7 @@ public:
     int maxTokenLength() const { return m_maxTokenLength; }
 
 private:
+    void index();
     int64_t lookup(const std::string& piece) const;
     /// The bytes a piece prints as; `afterBos` strips a leading space.
     std::string pieceOutput(int64_t id, bool afterBos) const;
@@ -45,6 +52,8 @@ private:
     std::vector<std::string> m_pieces;
     std::vector<float> m_scores;
     std::unordered_map<std::string, int64_t> m_ids;
+    std::array<int64_t, 256> m_byteIds {};
+    std::string m_kind = "llama2.c BPE";
 };
 
 } // namespace attn

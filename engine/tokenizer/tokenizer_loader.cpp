@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "tokenizer/hf_tokenizer_config.h"
+#include "tokenizer/gguf_tokenizer.h"
 #include "tokenizer/hf_vocab_files.h"
 #include "tokenizer/llama2c_tokenizer.h"
 #include "tokenizer/marian_tokenizer.h"
@@ -54,6 +55,7 @@ std::unique_ptr<Tokenizer> loadFile(const fs::path& file, const ModelSource& sou
         throw Error(file.string(), "give the vocab.json beside merges.txt as the tokenizer");
     if (ext == ".txt") return loadVocabTxt(file.string(), configFor(file, source));
     if (ext == ".model") return std::make_unique<SentencePieceTokenizer>(file.string());
+    if (ext == ".gguf") return loadGgufTokenizer(file.string());
     if (ext == ".bin")
         return std::make_unique<Llama2cTokenizer>(
             file.string(), source.format == ModelFormat::Llama2c ? source.config.vocabSize : 0);
@@ -125,6 +127,8 @@ std::unique_ptr<Tokenizer> loadTokenizer(const ModelSource& source, const std::s
     if (!overridePath.empty()) {
         if (!fs::exists(overridePath)) throw Error(overridePath, "tokenizer file not found");
         tok = fs::is_directory(overridePath) ? searchFolder(overridePath, source) : loadFile(overridePath, source);
+    } else if (source.format == ModelFormat::Gguf) {
+        tok = loadGgufTokenizer(source.weightsPath); // the file's own vocabulary
     } else {
         tok = searchFolder(source.folder.empty() ? fs::path(".") : fs::path(source.folder), source);
     }

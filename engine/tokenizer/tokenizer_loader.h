@@ -11,11 +11,13 @@ namespace attn {
 ///
 /// With `overridePath` (a file or a folder) that is used: tokenizer.json (any *.json with a "model" key),
 /// vocab.json (with merges.txt beside it), *.txt (BERT vocab), *.model (SentencePiece), *.bin (llama2.c),
-/// *.spm or a vocab.json with source.spm beside it (MarianMT: source.spm + target.spm + vocab.json);
+/// *.spm or a vocab.json with source.spm beside it (MarianMT: source.spm + target.spm + vocab.json), *.gguf
+/// (its tokenizer.ggml.* vocabulary);
 /// a folder is searched like a model folder. tokenizer_config.json / special_tokens_map.json are read from the
 /// tokenizer file's folder, or else from the model folder.
 ///
-/// Otherwise in source.folder, first match wins:
+/// Otherwise a GGUF model uses its own tokenizer.ggml.* vocabulary, and the others look in source.folder, first match
+/// wins:
 ///   HF folders: source.spm (MarianMT), tokenizer.json (byte-level BPE), vocab.json + merges.txt, vocab.txt,
 ///               tokenizer.model, spiece.model (SentencePiece). A tokenizer.json of another kind is skipped when a
 ///               later file exists.

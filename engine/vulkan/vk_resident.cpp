@@ -2,6 +2,7 @@
 #include "vulkan/vk_resident.h"
 
 #include "model/kv_cache.h"
+#include "quant/packed_matrix.h"
 
 #include <algorithm>
 #include <cstring>
@@ -25,6 +26,7 @@ constexpr int64_t kMinCapacity = 64;
 void Resident::sweep()
 {
     dropExpired(m_weights);
+    dropExpired(m_packed);
     dropExpired(m_mirrors);
 }
 
@@ -59,6 +61,20 @@ BufferRef Resident::weight(const Owner& owner, const float* data, int64_t count,
         upload(slot.buffer);
     }
     return slot.buffer;
+}
+
+BufferRef Resident::packedRows(
+    const Owner& owner, const PackedMatrix& w, int64_t r0, int64_t count, DeviceTraffic& traffic)
+{
+    const auto upload = [&] {
+        std::vector<float> rows(static_cast<size_t>(count * w.cols()));
+        w.dequantizeRows(r0, count, rows.data());
+        return weight(Owner {}, rows.data(), count * w.cols(), traffic); // a fresh copy, not keyed by the host buffer
+    };
+    if (owner.expired()) return upload();
+    BufferRef& slot = m_packed[owner][{ &w, r0 }];
+    if (!slot) slot = upload();
+    return slot;
 }
 
 LayerMirror& Resident::syncLayer(Job& job, const KvCache& cache, int64_t layer, int64_t rows)

@@ -42,6 +42,10 @@ public:
     /// The device copy of data[0, count), part of a weight of `owner`, uploaded by a job of its own the first time (so
     /// that a large model's first forward never holds staging memory for all of its weights at once).
     BufferRef weight(const Owner& owner, const float* data, int64_t count, DeviceTraffic& traffic);
+    /// Rows [r0, r0 + count) of a packed weight of `owner` (quantized, f16, bf16) as float32 on the device: the
+    /// kernels multiply float32, so the rows are dequantized on the host and uploaded the first time (a packed
+    /// weight takes four bytes per element on the device, its file's size on the host).
+    BufferRef packedRows(const Owner& owner, const PackedMatrix& w, int64_t r0, int64_t count, DeviceTraffic& traffic);
     /// The mirror of `layer` of `cache` with room for `rows` positions and rows [0, cache.length()) in sync.
     LayerMirror& syncLayer(Job& job, const KvCache& cache, int64_t layer, int64_t rows);
 
@@ -54,6 +58,7 @@ private:
     Context& m_context;
     BufferPool& m_pool;
     std::map<Owner, std::map<WeightKey, WeightCopy>, std::owner_less<>> m_weights;
+    std::map<Owner, std::map<std::pair<const PackedMatrix*, int64_t>, BufferRef>, std::owner_less<>> m_packed;
     struct CacheMirror {
         std::vector<LayerMirror> layers;
         uint64_t truncationsSeen = 0;

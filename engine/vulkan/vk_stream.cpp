@@ -262,7 +262,8 @@ private:
         const int64_t block = in > 0 ? std::max<int64_t>(1, std::min(out, limit / in)) : out;
         for (int64_t n0 = 0; n0 < out; n0 += block) {
             const int64_t count = std::min(block, out - n0);
-            const BufferRef wb = m_resident.weight(m_owner, w.data() + n0 * in, count * in, m_traffic);
+            const BufferRef wb = w.packed() ? m_resident.packedRows(m_owner, *w.packed(), n0, count, m_traffic)
+                                            : m_resident.weight(m_owner, w.data() + n0 * in, count * in, m_traffic);
             recorder().matmul(x, wb, bb ? &*bb : nullptr, rows, in, count, y, out, n0);
         }
     }

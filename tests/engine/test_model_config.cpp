@@ -225,9 +225,9 @@ TEST_F(ProbeTest, FolderWithoutConfig)
 
 TEST_F(ProbeTest, MissingPath) { EXPECT_CONTAINS(probeError(dir + "/nope"), "no such file or folder"); }
 
-TEST_F(ProbeTest, GgufNotSupported)
+TEST_F(ProbeTest, TruncatedGgufIsReported)
 {
-    EXPECT_CONTAINS(probeError(write("m.gguf", "GGUF\x03")), "GGUF models are not supported yet");
+    EXPECT_CONTAINS(probeError(write("m.gguf", "GGUF\x03")), "m.gguf: truncated");
 }
 
 TEST(CliInfo, PrintsDescriptionAndRefusesPickle)

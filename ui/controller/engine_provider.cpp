@@ -65,8 +65,9 @@ public:
         const std::shared_ptr<const Model> model = modelFor(static_cast<int64_t>(tokens.size()), tokens, run->notice);
         const ModelConfig& c = model->config();
         const auto n = static_cast<uint64_t>(tokens.size());
-        const bool derived
-            = static_cast<uint64_t>(c.numLayers * c.numHeads) * n * n * sizeof(float) > kMaterializeBytes;
+        // (Models whose scores the tiles cannot follow are captured whole, whatever the size.)
+        const bool derived = static_cast<uint64_t>(c.numLayers * c.numHeads) * n * n * sizeof(float) > kMaterializeBytes
+            && Session::canDeriveAttention(c);
         // Steps: 1 tokenized, then one per layer, then the statistics (per layer when derived).
         const int layers = static_cast<int>(c.numLayers), total = layers + 2 + (derived ? layers : 0);
         if (!progress(1, total)) throw Cancelled();

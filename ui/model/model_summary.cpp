@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/model_summary.h"
 
+#include "io/gguf.h"
 #include "io/safetensors.h"
 #include "model/llama2c_format.h"
 
@@ -38,6 +39,19 @@ ModelSummary summarizeModel(const ModelSource& source, const std::string& backen
         const auto bytes = std::filesystem::file_size(source.weightsPath);
         s.parameters = static_cast<int64_t>((bytes - header.headerBytes) / sizeof(float));
         s.dtype = "F32";
+        return s;
+    }
+    if (source.format == ModelFormat::Gguf) {
+        s.format = "GGUF file";
+        s.path = source.weightsPath;
+        std::set<std::string> types;
+        const GgufFile file(source.weightsPath);
+        for (const GgufTensorInfo& t : file.tensors()) {
+            s.parameters += t.numel();
+            types.insert(ggmlTypeTraits(t.type).name);
+        }
+        for (const std::string& t : types)
+            s.dtype += (s.dtype.empty() ? "" : ", ") + t;
         return s;
     }
     s.format = "Hugging Face folder";

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include "backend/cpu_packed_matmul.h"
+
+#include "backend/cpu_workers.h"
+#include "quant/packed_matrix.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+
+namespace attn {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// A block of weight rows widened at once: 64 KiB of float32 stays in a core's L2 next to the activations while it
+// is multiplied, and gives every core several blocks of a decode step's smallest product.
+constexpr int64_t kBlockFloats = 16384;
+// Decode steps (a few rows of activations) widen one weight row at a time into L1 and take its dot products there,
+// instead of a block through L2.
+constexpr int64_t kRowByRow = 4;
+
+} // namespace
+
+Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias)
+{
+    const int64_t n = x.dim(0), in = w.cols(), out = w.rows();
+    const int64_t block = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(in, 1), 1, out);
+    Tensor y({ n, out });
+    const Eigen::Map<const RowMatrix> X(x.data(), n, in);
+    parallelFor((out + block - 1) / block, [&](int64_t b) {
+        const int64_t r0 = b * block, rows = std::min(block, out - r0);
+        thread_local std::vector<float> scratch;
+        // Columns [r0, r0 + rows) of y: a strided block of the row-major result.
+        Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> Y(y.data() + r0, n, rows, Eigen::OuterStride<>(out));
+        if (n <= kRowByRow) {
+            scratch.resize(static_cast<size_t>(in));
+            const Eigen::Map<const Eigen::RowVectorXf> row(scratch.data(), in);
+            for (int64_t r = 0; r < rows; ++r) {
+                w.dequantizeRows(r0 + r, 1, scratch.data());
+                Y.col(r).noalias() = X * row.transpose();
+            }
+        } else {
+            scratch.resize(static_cast<size_t>(rows * in));
+            w.dequantizeRows(r0, rows, scratch.data());
+            Y.noalias() = X * Eigen::Map<const RowMatrix>(scratch.data(), rows, in).transpose();
+        }
+        if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias->data() + r0, rows);
+    });
+    return y;
+}
+
+Tensor packedRows(const PackedMatrix& table, const std::vector<int64_t>& ids)
+{
+    const int64_t d = table.cols();
+    Tensor out({ static_cast<int64_t>(ids.size()), d });
+    for (size_t i = 0; i < ids.size(); ++i)
+        table.dequantizeRows(ids[i], 1, out.data() + static_cast<int64_t>(i) * d);
+    return out;
+}
+
+} // namespace attn

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// llama.cpp's metadata keys (llama-arch.cpp LLM_KV_*) -> ModelConfig.
+#include "core/error.h"
+#include "io/gguf.h"
+#include "model/gguf_model.h"
+
+#include <filesystem>
+
+namespace attn {
+namespace {
+
+int64_t positive(const GgufFile& g, const std::string& key, int64_t fallback)
+{
+    const int64_t v = g.getInt(key).value_or(fallback);
+    if (v < 0 || v > (int64_t(1) << 31)) throw Error(g.path(), key + " = " + std::to_string(v) + " is out of range");
+    return v;
+}
+
+} // namespace
+
+ModelConfig ggufModelConfig(const GgufFile& g)
+{
+    ModelConfig c;
+    c.source = g.path();
+    const auto arch = g.getString("general.architecture");
+    if (!arch) throw Error(g.path(), "no general.architecture key; not a llama.cpp model file");
+    const std::string p = *arch + ".";
+    c.modelType = *arch;
+    c.architecture = "GGUF " + *arch;
+    if (const auto name = g.getString("general.name")) c.architecture += " (" + *name + ")";
+    c.kind = ModelKind::Decoder;
+    c.numLayers = positive(g, p + "block_count", 0);
+    c.hiddenSize = positive(g, p + "embedding_length", 0);
+    c.numHeads = positive(g, p + "attention.head_count", 0);
+    c.numKvHeads = positive(g, p + "attention.head_count_kv", c.numHeads);
+    c.headDim = positive(g, p + "attention.key_length", c.numHeads > 0 ? c.hiddenSize / c.numHeads : 0);
+    c.intermediateSize = positive(g, p + "feed_forward_length", 0);
+    c.maxPositions = positive(g, p + "context_length", 2048);
+    const auto tokens = g.find("tokenizer.ggml.tokens");
+    const auto* tokenList = tokens ? tokens->asArray() : nullptr;
+    const GgufTensorInfo* embed = g.findTensor("token_embd.weight");
+    c.vocabSize = positive(g, p + "vocab_size",
+        embed && embed->ne.size() == 2 ? embed->ne[1]
+            : tokenList                ? static_cast<int64_t>(tokenList->size())
+                                       : 0);
+    c.normEps = g.getFloat(p + "attention.layer_norm_rms_epsilon")
+                    .value_or(g.getFloat(p + "attention.layer_norm_epsilon").value_or(1e-5));
+    c.ropeTheta = g.getFloat(p + "rope.freq_base").value_or(10000.0);
+    const bool gpt2 = *arch == "gpt2"; // learned positions, GELU (tanh form)
+    c.ropeStyle = gpt2 ? RopeStyle::None : RopeStyle::RotateHalf; // llama's Q/K permutation is undone on load
+    if (c.headDim > 0)
+        c.partialRotaryFactor
+            = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
+    c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
+    c.activation = gpt2 ? "gelu_new" : "silu";
+    c.attentionBias = g.findTensor("blk.0.attn_q.bias") != nullptr;
+    c.tieWordEmbeddings = !g.tensors().empty() && !g.findTensor("output.weight");
+    const auto id = [&](const char* key) {
+        const int64_t v = g.getInt(std::string("tokenizer.ggml.") + key).value_or(-1);
+        return v == 0xFFFFFFFFll ? -1 : v; // llama.cpp writes "none" as uint32 -1
+    };
+    c.bosTokenId = id("bos_token_id");
+    c.eosTokenId = id("eos_token_id");
+    c.padTokenId = id("padding_token_id");
+    return c;
+}
+
+ModelSource probeGguf(const std::string& path)
+{
+    const GgufFile g(path);
+    ModelSource s;
+    s.format = ModelFormat::Gguf;
+    s.weightsPath = path;
+    const std::filesystem::path p(path);
+    s.folder = p.has_parent_path() ? p.parent_path().string() : ".";
+    s.config = ggufModelConfig(g);
+    return s;
+}
+
+} // namespace attn

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// GGUF llama / qwen2 (llama.cpp tensor names, llama-arch.cpp LLM_TENSOR_*) -> LlamaWeights, and the architecture
+// dispatch of GGUF models.
+#include "core/error.h"
+#include "io/gguf.h"
+#include "model/gguf_model.h"
+#include "model/gguf_weights.h"
+#include "model/gpt2_model.h"
+#include "model/llama_model.h"
+
+namespace attn {
+namespace {
+
+/// Metadata that changes the compute in ways the Llama forward does not follow: refuse rather than be wrong.
+void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
+{
+    const std::string p = c.modelType + ".";
+    if (g.getInt(p + "expert_count").value_or(0) > 0)
+        throw Error(g.path(),
+            "a mixture-of-experts file (" + p + "expert_count = " + std::to_string(*g.getInt(p + "expert_count"))
+                + "); this build's Llama forward is dense");
+    const std::string scaling = g.getString(p + "rope.scaling.type").value_or("none");
+    if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
+    if (g.findTensor("rope_freqs.weight"))
+        throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
+    if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
+        || c.vocabSize <= 0)
+        throw Error(g.path(),
+            "block_count, embedding_length, attention.head_count(_kv), feed_forward_length and the vocabulary size "
+            "must all be positive");
+    if (c.numHeads % c.numKvHeads != 0 || c.headDim % 2 != 0)
+        throw Error(g.path(),
+            std::to_string(c.numHeads) + " heads do not group over " + std::to_string(c.numKvHeads)
+                + " KV heads of even size " + std::to_string(c.headDim));
+}
+
+std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::shared_ptr<const GgufFile>& file)
+{
+    const ModelConfig& c = source.config;
+    refuseUnsupported(*file, c);
+    GgufWeights r(file);
+    const int64_t D = c.hiddenSize, qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
+    const int64_t I = c.intermediateSize, V = c.vocabSize;
+    // convert_hf_to_gguf.py permutes Q and K of llama (not of qwen2, whose RoPE llama.cpp runs as NEOX = HF's
+    // rotate-half); undoing it lets HF's rotate-half RoPE run on the weights.
+    const bool permuted = c.modelType == "llama";
+    const std::vector<int64_t> qOrder = permuted ? unpermuteRopeRows(c.numHeads, c.headDim) : std::vector<int64_t> {};
+    const std::vector<int64_t> kOrder = permuted ? unpermuteRopeRows(c.numKvHeads, c.headDim) : std::vector<int64_t> {};
+    LlamaWeights w;
+    w.embed = r.matrix("token_embd.weight", V, D);
+    for (int64_t l = 0; l < c.numLayers; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        LlamaLayerWeights lw;
+        lw.attnNorm.weight = r.dense(p + "attn_norm.weight", { D });
+        lw.wq = r.matrix(p + "attn_q.weight", qDim, D, qOrder);
+        lw.wk = r.matrix(p + "attn_k.weight", kvDim, D, kOrder);
+        lw.wv = r.matrix(p + "attn_v.weight", kvDim, D);
+        lw.wo = r.matrix(p + "attn_output.weight", D, qDim);
+        if (c.attentionBias) {
+            if (permuted) throw Error(file->path(), "Q/K biases of a permuted llama file are not supported");
+            lw.bq = r.dense(p + "attn_q.bias", { qDim });
+            lw.bk = r.dense(p + "attn_k.bias", { kvDim });
+            lw.bv = r.dense(p + "attn_v.bias", { kvDim });
+        }
+        lw.ffnNorm.weight = r.dense(p + "ffn_norm.weight", { D });
+        lw.gate = r.matrix(p + "ffn_gate.weight", I, D);
+        lw.up = r.matrix(p + "ffn_up.weight", I, D);
+        lw.down = r.matrix(p + "ffn_down.weight", D, I);
+        w.layers.push_back(std::move(lw));
+    }
+    w.finalNorm.weight = r.dense("output_norm.weight", { D });
+    if (r.has("output.weight")) w.lmHead = r.matrix("output.weight", V, D); // absent: tied, as llama.cpp does
+    r.expectAllUsed();
+    return std::make_shared<LlamaModel>(c, std::move(w));
+}
+
+/// llama.cpp's gpt2 tensors (convert_hf_to_gguf.py GPT2Model transposes the Conv1D weights to [out, in] and writes
+/// output.weight as a copy of token_embd, which is skipped: the head is tied).
+std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std::shared_ptr<const GgufFile>& file)
+{
+    const ModelConfig& c = source.config;
+    if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.headDim * c.numHeads != c.hiddenSize)
+        throw Error(file->path(), "gpt2.block_count, embedding_length and attention.head_count do not fit together");
+    GgufWeights r(file);
+    const int64_t D = c.hiddenSize, I = c.intermediateSize;
+    Gpt2Weights w;
+    w.wte = r.matrix("token_embd.weight", c.vocabSize, D);
+    w.wpe = r.dense("position_embd.weight", { c.maxPositions, D });
+    for (int64_t l = 0; l < c.numLayers; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        Gpt2Layer lw;
+        lw.ln1w = r.dense(p + "attn_norm.weight", { D });
+        lw.ln1b = r.dense(p + "attn_norm.bias", { D });
+        lw.attnW = r.matrix(p + "attn_qkv.weight", 3 * D, D);
+        lw.attnB = r.dense(p + "attn_qkv.bias", { 3 * D });
+        lw.projW = r.matrix(p + "attn_output.weight", D, D);
+        lw.projB = r.dense(p + "attn_output.bias", { D });
+        lw.ln2w = r.dense(p + "ffn_norm.weight", { D });
+        lw.ln2b = r.dense(p + "ffn_norm.bias", { D });
+        lw.fcW = r.matrix(p + "ffn_up.weight", I, D);
+        lw.fcB = r.dense(p + "ffn_up.bias", { I });
+        lw.fcProjW = r.matrix(p + "ffn_down.weight", D, I);
+        lw.fcProjB = r.dense(p + "ffn_down.bias", { D });
+        w.layers.push_back(std::move(lw));
+    }
+    w.lnfW = r.dense("output_norm.weight", { D });
+    w.lnfB = r.dense("output_norm.bias", { D });
+    if (r.has("output.weight")) (void)r.matrix("output.weight", c.vocabSize, D); // the tied copy
+    r.expectAllUsed();
+    return makeGpt2(c, std::move(w));
+}
+
+} // namespace
+
+std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
+{
+    const auto file = std::make_shared<const GgufFile>(source.weightsPath);
+    if (file->tensors().empty())
+        throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
+    const std::string& arch = source.config.modelType;
+    if (arch == "llama" || arch == "qwen2") return loadGgufLlama(source, file);
+    if (arch == "gpt2") return loadGgufGpt2(source, file);
+    throw Error(source.weightsPath,
+        "GGUF architecture \"" + arch
+            + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral-style), "
+              "qwen2 and gpt2 files");
+}
+
+} // namespace attn

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// GGUF files (llama.cpp, Ollama, LM Studio) as models: llama.cpp's metadata keys and tensor names mapped to the
+// model description and to the families' weights.
+#include "model/model.h"
+#include "model/model_source.h"
+
+#include <memory>
+#include <string>
+
+namespace attn {
+
+class GgufFile;
+
+/// The description from `<arch>.*` and `tokenizer.ggml.*` metadata. A vocab-only file (no tensors) is described
+/// too, so that it can tokenize; loading it as a model is refused.
+ModelConfig ggufModelConfig(const GgufFile& file);
+/// probeModel() for a .gguf file.
+ModelSource probeGguf(const std::string& path);
+
+/// The model of a GGUF file: architectures llama (incl. Mistral-style dense files) and qwen2 run on the Llama
+/// forward, gpt2 on GPT-2's. Throws Error naming the file for other architectures, mixtures of experts, RoPE scaling and tensors
+/// that are missing, mis-shaped or left unused.
+std::shared_ptr<Model> loadGgufModel(const ModelSource& source);
+
+} // namespace attn

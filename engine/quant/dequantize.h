@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// ggml's block formats to float32, bit for bit as ggml's own to_float (ggml-quants.c dequantize_row_*): the same
+// products in the same order, no fused multiply-add (this engine is built without FMA contraction).
+#include "quant/ggml_type.h"
+
+#include <cstdint>
+
+namespace attn {
+
+/// `count` elements (a multiple of the type's block size) stored at `src` -> dst.
+void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count);
+
+} // namespace attn

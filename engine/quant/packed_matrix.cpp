@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#include "quant/packed_matrix.h"
+
+#include "core/error.h"
+#include "quant/dequantize.h"
+
+namespace attn {
+
+PackedMatrix::PackedMatrix(GgmlType type, int64_t rows, int64_t cols, const uint8_t* data,
+    std::shared_ptr<const void> owner, std::vector<int64_t> rowOrder)
+    : m_type(type)
+    , m_rows(rows)
+    , m_cols(cols)
+    , m_data(data)
+    , m_owner(std::move(owner))
+    , m_order(std::move(rowOrder))
+{
+    const GgmlTypeTraits& t = ggmlTypeTraits(type);
+    if (cols % t.blockSize != 0)
+        throw Error(std::string("a packed ") + t.name + " matrix needs rows of whole " + std::to_string(t.blockSize)
+            + "-element blocks, not " + std::to_string(cols));
+    if (!m_order.empty() && static_cast<int64_t>(m_order.size()) != rows)
+        throw Error("a packed matrix's row order must list every row");
+    m_rowBytes = static_cast<uint64_t>(cols / t.blockSize * t.blockBytes);
+}
+
+void PackedMatrix::dequantizeRows(int64_t r0, int64_t count, float* dst) const
+{
+    for (int64_t r = 0; r < count; ++r)
+        dequantizeRow(m_type, row(r0 + r), dst + r * m_cols, m_cols);
+}
+
+} // namespace attn

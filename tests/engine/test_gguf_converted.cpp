@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// GGUF files written here from the hf-tiny qwen2 and gpt2 fixtures with llama.cpp's names and keys
+// (convert_hf_to_gguf.py Qwen2Model: no Q/K permutation, q/k/v biases; GPT2Model: Conv1D weights transposed to
+// [out, in], output.weight a copy of token_embd): the GGUF path gives HF's goldens.
+#include "io/safetensors.h"
+#include "model/kv_cache.h"
+#include "model/layers.h"
+#include "model/model_loader.h"
+#include "model_test_util.h"
+
+#include <regex>
+
+namespace attn {
+namespace {
+
+/// A minimal GGUF v3 writer: uint32 / float32 / string keys and float32 tensors, alignment 32.
+class GgufWriter {
+public:
+    void u32(const std::string& key, uint32_t v) { keyValue(key, 4, &v, 4); }
+    void f32(const std::string& key, float v) { keyValue(key, 6, &v, 4); }
+    void string(const std::string& key, const std::string& v)
+    {
+        text(m_kv, key);
+        pod(m_kv, uint32_t(8));
+        text(m_kv, v);
+        ++m_kvCount;
+    }
+    void tensor(const std::string& name, const Tensor& t) { m_tensors.emplace_back(name, t); }
+    void save(const std::string& path) const
+    {
+        std::string out = "GGUF";
+        pod(out, uint32_t(3));
+        pod(out, uint64_t(m_tensors.size()));
+        pod(out, m_kvCount);
+        out += m_kv;
+        std::string data;
+        for (const auto& [name, t] : m_tensors) {
+            text(out, name);
+            pod(out, static_cast<uint32_t>(t.rank()));
+            for (int d = t.rank() - 1; d >= 0; --d)
+                pod(out, static_cast<uint64_t>(t.dim(d))); // ne: reversed
+            pod(out, uint32_t(0)); // F32
+            pod(out, static_cast<uint64_t>(data.size()));
+            data.append(reinterpret_cast<const char*>(t.data()), static_cast<size_t>(t.numel()) * 4);
+            data.append((32 - data.size() % 32) % 32, '\0');
+        }
+        out.append((32 - out.size() % 32) % 32, '\0');
+        std::ofstream(path, std::ios::binary) << out << data;
+    }
+
+private:
+    template <class T> static void pod(std::string& out, T v)
+    {
+        out.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
+    static void text(std::string& out, const std::string& s)
+    {
+        pod(out, static_cast<uint64_t>(s.size()));
+        out += s;
+    }
+    void keyValue(const std::string& key, uint32_t type, const void* v, size_t bytes)
+    {
+        text(m_kv, key);
+        pod(m_kv, type);
+        m_kv.append(static_cast<const char*>(v), bytes);
+        ++m_kvCount;
+    }
+    std::string m_kv;
+    uint64_t m_kvCount = 0;
+    std::vector<std::pair<std::string, Tensor>> m_tensors;
+};
+
+using NameRules = std::vector<std::pair<std::regex, std::string>>;
+
+/// HF name -> llama.cpp name by the first matching rule (llama.cpp gguf-py tensor_mapping.py).
+std::string ggufName(const std::string& hf, const NameRules& rules)
+{
+    for (const auto& [re, to] : rules)
+        if (std::regex_match(hf, re)) return std::regex_replace(hf, re, to);
+    ADD_FAILURE() << "no GGUF name for " << hf;
+    return hf;
+}
+
+const NameRules& qwen2Names()
+{
+    static const NameRules rules {
+        { std::regex(R"(model\.embed_tokens\.weight)"), "token_embd.weight" },
+        { std::regex(R"(model\.norm\.weight)"), "output_norm.weight" },
+        { std::regex(R"(lm_head\.weight)"), "output.weight" },
+        { std::regex(R"(model\.layers\.(\d+)\.input_layernorm\.weight)"), "blk.$1.attn_norm.weight" },
+        { std::regex(R"(model\.layers\.(\d+)\.post_attention_layernorm\.weight)"), "blk.$1.ffn_norm.weight" },
+        { std::regex(R"(model\.layers\.(\d+)\.self_attn\.([qkv])_proj\.(weight|bias))"), "blk.$1.attn_$2.$3" },
+        { std::regex(R"(model\.layers\.(\d+)\.self_attn\.o_proj\.weight)"), "blk.$1.attn_output.weight" },
+        { std::regex(R"(model\.layers\.(\d+)\.mlp\.(gate|up|down)_proj\.weight)"), "blk.$1.ffn_$2.weight" },
+    };
+    return rules;
+}
+
+const NameRules& gpt2Names()
+{
+    static const NameRules rules {
+        { std::regex(R"((?:transformer\.)?wte\.weight)"), "token_embd.weight" },
+        { std::regex(R"((?:transformer\.)?wpe\.weight)"), "position_embd.weight" },
+        { std::regex(R"((?:transformer\.)?ln_f\.(weight|bias))"), "output_norm.$1" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.ln_1\.(weight|bias))"), "blk.$1.attn_norm.$2" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.ln_2\.(weight|bias))"), "blk.$1.ffn_norm.$2" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.attn\.c_attn\.(weight|bias))"), "blk.$1.attn_qkv.$2" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.attn\.c_proj\.(weight|bias))"), "blk.$1.attn_output.$2" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.mlp\.c_fc\.(weight|bias))"), "blk.$1.ffn_up.$2" },
+        { std::regex(R"((?:transformer\.)?h\.(\d+)\.mlp\.c_proj\.(weight|bias))"), "blk.$1.ffn_down.$2" },
+    };
+    return rules;
+}
+
+/// Runs the GGUF at `path` on `fx`'s prompt and checks every attention and the logits against its goldens.
+void expectGoldens(const std::string& path, const test::Fixture& fx, int64_t layers)
+{
+    const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(path));
+    ASSERT_TRUE(model);
+    KvCache cache = model->newCache();
+    const StepResult r = model->forward(cache, fx.ids("input_ids.npy"), {});
+    ASSERT_EQ(static_cast<int64_t>(r.attention.size()), layers);
+    for (int64_t l = 0; l < layers; ++l)
+        EXPECT_LE(test::maxAbsDiff(r.attention[static_cast<size_t>(l)], fx.tensor(fx.attentionFile(l))),
+            fx.tolerance("attentions"));
+    EXPECT_LE(test::maxAbsDiff(r.logits, fx.tensor("logits.npy")), fx.tolerance("logits"));
+}
+
+TEST(GgufConverted, Qwen2MatchesItsHfGoldens)
+{
+    const test::Fixture fx("qwen2");
+    const auto store = SafetensorsStore::open(fx.dir + "/model.safetensors");
+    GgufWriter w;
+    w.string("general.architecture", "qwen2");
+    w.u32("qwen2.block_count", 2);
+    w.u32("qwen2.context_length", 128);
+    w.u32("qwen2.embedding_length", 32);
+    w.u32("qwen2.feed_forward_length", 64);
+    w.u32("qwen2.attention.head_count", 4);
+    w.u32("qwen2.attention.head_count_kv", 2);
+    w.f32("qwen2.rope.freq_base", 10000.0f);
+    w.f32("qwen2.attention.layer_norm_rms_epsilon", 1e-6f);
+    for (const std::string& name : store->names())
+        w.tensor(ggufName(name, qwen2Names()), store->load(name));
+    const std::string path = test::makeTempDir("qwen2-gguf") + "/qwen2.gguf";
+    w.save(path);
+
+    EXPECT_TRUE(probeModel(path).config.attentionBias);
+    expectGoldens(path, fx, 2);
+}
+
+TEST(GgufConverted, Gpt2MatchesItsHfGoldens)
+{
+    const test::Fixture fx("gpt2");
+    const auto store = SafetensorsStore::open(fx.dir + "/model.safetensors");
+    GgufWriter w;
+    w.string("general.architecture", "gpt2");
+    w.u32("gpt2.block_count", 2);
+    w.u32("gpt2.context_length", 64);
+    w.u32("gpt2.embedding_length", 32);
+    w.u32("gpt2.feed_forward_length", 128);
+    w.u32("gpt2.attention.head_count", 4);
+    w.f32("gpt2.attention.layer_norm_epsilon", 1e-5f);
+    const std::regex maskBuffer(R"(.*\.attn\.(masked_)?bias)");
+    const std::regex conv1d(R"(.*(c_attn|c_proj|c_fc)\.weight)");
+    for (const std::string& name : store->names()) {
+        if (std::regex_match(name, maskBuffer) || name == "lm_head.weight")
+            continue; // causal-mask buffers; the head is written as token_embd's copy below
+        const Tensor t = store->load(name);
+        const std::string gguf = ggufName(name, gpt2Names());
+        w.tensor(gguf, std::regex_match(name, conv1d) ? transposed(t) : t);
+        if (gguf == "token_embd.weight") w.tensor("output.weight", t);
+    }
+    const std::string path = test::makeTempDir("gpt2-gguf") + "/gpt2.gguf";
+    w.save(path);
+    EXPECT_EQ(probeModel(path).config.activation, "gelu_new");
+    expectGoldens(path, fx, 2);
+}
+
+} // namespace
+} // namespace attn

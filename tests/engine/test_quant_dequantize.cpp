@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Dequantization bit for bit against ggml's own to_float: every tensor of every quantized fixture copy
+// (../shared/fixtures/gguf/*/deq/, written by ggml_get_type_traits(t)->to_float).
+#include "core/npy.h"
+#include "io/gguf.h"
+#include "quant/dequantize.h"
+#include "support/shared_data.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+namespace attn {
+namespace {
+
+uint32_t bitsOf(float f)
+{
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+
+TEST(QuantDequantize, EveryTensorOfEveryQuantizedCopyEqualsGgmlBitForBit)
+{
+    std::ifstream in(test::sharedPath("fixtures/gguf/manifest.json"));
+    const auto manifest = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+    std::set<std::string> typesSeen;
+    int tensors = 0;
+    for (const auto& [model, entry] : manifest["models"].items()) {
+        for (const auto& f : entry["files"]) {
+            if (!f["deq_dir"].is_string()) continue; // all-F32 files: the stored data is the reference
+            const GgufFile g(test::sharedPath("fixtures/gguf/" + f["path"].get<std::string>()));
+            const std::string deq = test::sharedPath("fixtures/gguf/" + f["deq_dir"].get<std::string>());
+            for (const GgufTensorInfo& t : g.tensors()) {
+                SCOPED_TRACE(g.path() + " " + t.name);
+                const Tensor want = readNpy(deq + "/" + t.name + ".npy");
+                ASSERT_EQ(want.shape(), t.torchShape());
+                std::vector<float> got(static_cast<size_t>(t.numel()));
+                const uint64_t rowBytes = t.bytes / static_cast<uint64_t>(t.rows());
+                for (int64_t r = 0; r < t.rows(); ++r)
+                    dequantizeRow(
+                        t.type, g.tensorData(t) + r * rowBytes, got.data() + r * t.rowLength(), t.rowLength());
+                int64_t differing = 0, first = -1;
+                for (int64_t i = 0; i < t.numel(); ++i)
+                    if (bitsOf(got[static_cast<size_t>(i)]) != bitsOf(want.data()[i]) && differing++ == 0) first = i;
+                EXPECT_EQ(differing, 0) << "first at " << first << ": " << got[static_cast<size_t>(first)] << " vs "
+                                        << want.data()[first];
+                typesSeen.insert(ggmlTypeTraits(t.type).name);
+                ++tensors;
+            }
+        }
+    }
+    // Every type the fixtures store (README): the 32-blocks, the K-quants, F16 fallbacks and F32 norms.
+    EXPECT_EQ(typesSeen,
+        (std::set<std::string> {
+            "f32", "f16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" }));
+    EXPECT_GT(tensors, 300);
+}
+
+TEST(QuantDequantize, Bf16IsTheUpperHalfOfFloat32)
+{
+    // No fixture stores BF16 (ggml's llama-quantize writes none); its definition is exact: bits << 16.
+    const uint16_t raw[4] = { 0x3f80, 0xc040, 0x0001, 0x7f80 };
+    float out[4];
+    dequantizeRow(GgmlType::BF16, reinterpret_cast<const uint8_t*>(raw), out, 4);
+    EXPECT_EQ(bitsOf(out[0]), 0x3f800000u); // 1
+    EXPECT_EQ(bitsOf(out[1]), 0xc0400000u); // -3
+    EXPECT_EQ(bitsOf(out[2]), 0x00010000u); // a float32 subnormal
+    EXPECT_EQ(bitsOf(out[3]), 0x7f800000u); // +inf
+}
+
+} // namespace
+} // namespace attn

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// Packed weights (kept in their file's block format): products and look-ups against the same weights widened to
+// float32, and GGUF weights staying in place in the file's mapping.
+#include "core/error.h"
+#include "core/half.h"
+#include "core/npy.h"
+#include "io/gguf.h"
+#include "io/safetensors.h"
+#include "model/gguf_weights.h"
+#include "model/kv_cache.h"
+#include "model/layers.h"
+#include "model/model_loader.h"
+#include "model/weight_reader.h"
+#include "quant/packed_matrix.h"
+#include "support/shared_data.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace attn {
+namespace {
+
+Tensor randomTensor(Shape shape, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    Tensor t(std::move(shape));
+    for (float& v : t.storage())
+        v = normal(rng);
+    return t;
+}
+
+/// An f16 matrix [rows, cols] of random values: its bytes and its exact float32 widening.
+struct HalfMatrix {
+    std::vector<uint16_t> bits;
+    Tensor widened;
+};
+
+HalfMatrix randomHalfMatrix(int64_t rows, int64_t cols, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> mantissa(0, 0x3ff), exponent(10, 17), sign(0, 1); // |v| in [2^-5, 2^3)
+    HalfMatrix m { std::vector<uint16_t>(static_cast<size_t>(rows * cols)), Tensor({ rows, cols }) };
+    for (size_t i = 0; i < m.bits.size(); ++i) {
+        m.bits[i] = static_cast<uint16_t>((sign(rng) << 15) | (exponent(rng) << 10) | mantissa(rng));
+        m.widened.data()[i] = halfToFloat(m.bits[i]);
+    }
+    return m;
+}
+
+double maxAbsDiff(const Tensor& a, const Tensor& b)
+{
+    EXPECT_EQ(a.shape(), b.shape());
+    double m = 0;
+    for (int64_t i = 0; i < a.numel(); ++i)
+        m = std::max(m, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
+    return m;
+}
+
+TEST(QuantPacked, ProductOverSeveralRowBlocksEqualsTheDenseProduct)
+{
+    // 1000 rows of 64: row blocks of 256, the last one partial, spread over the worker threads.
+    const HalfMatrix m = randomHalfMatrix(1000, 64, 7);
+    const auto packed = std::make_shared<const PackedMatrix>(
+        GgmlType::F16, 1000, 64, reinterpret_cast<const uint8_t*>(m.bits.data()), nullptr);
+    const Tensor w = Tensor::fromPacked(packed);
+    EXPECT_EQ(w.shape(), (Shape { 1000, 64 }));
+    EXPECT_FALSE(w.empty());
+    EXPECT_EQ(w.data(), nullptr); // no float32 copy
+    const Tensor bias = randomTensor({ 1000 }, 3);
+    for (const int64_t n : { 1, 5 }) {
+        const Tensor x = randomTensor({ n, 64 }, static_cast<uint32_t>(n));
+        // Sums of 64 products of magnitude < 8 * 4: float32 rounding of different summation orders stays < 1e-4.
+        EXPECT_LE(maxAbsDiff(linear(x, w, &bias), linear(x, m.widened, &bias)), 1e-4) << n;
+        EXPECT_LE(maxAbsDiff(linear(x, w, nullptr), linear(x, m.widened, nullptr)), 1e-4) << n;
+    }
+}
+
+TEST(QuantPacked, RowOrderAndLookUpsAreExact)
+{
+    const HalfMatrix m = randomHalfMatrix(8, 32, 11);
+    const std::vector<int64_t> order = unpermuteRopeRows(2, 4); // two heads of 4: rows 0 2 1 3 4 6 5 7
+    EXPECT_EQ(order, (std::vector<int64_t> { 0, 2, 1, 3, 4, 6, 5, 7 }));
+    const Tensor w = Tensor::fromPacked(std::make_shared<const PackedMatrix>(
+        GgmlType::F16, 8, 32, reinterpret_cast<const uint8_t*>(m.bits.data()), nullptr, order));
+    const std::vector<int64_t> ids { 1, 2, 7, 1 };
+    const Tensor rows = gatherRows(w, ids, "token");
+    for (size_t i = 0; i < ids.size(); ++i)
+        for (int64_t c = 0; c < 32; ++c)
+            EXPECT_EQ(rows.at({ static_cast<int64_t>(i), c }), m.widened.at({ order[static_cast<size_t>(ids[i])], c }));
+    EXPECT_THROW(gatherRows(w, std::vector<int64_t>(1, 8), "token"), Error);
+}
+
+TEST(QuantPacked, GgufWeightsStayInPlaceInTheirStoredType)
+{
+    const auto file = std::make_shared<const GgufFile>(test::sharedPath("fixtures/gguf/kq256/kq256-Q4_K.gguf"));
+    GgufWeights r(file);
+    const Tensor embed = r.matrix("token_embd.weight", 64, 256);
+    ASSERT_NE(embed.packed(), nullptr);
+    EXPECT_EQ(embed.packed()->type(), GgmlType::Q4_K);
+    EXPECT_EQ(embed.packed()->row(0), file->tensorData(*file->findTensor("token_embd.weight"))); // the mapping
+    EXPECT_EQ(embed.packed()->bytes(), file->findTensor("token_embd.weight")->bytes);
+    // Looked up rows are ggml's dequantization, bit for bit.
+    const Tensor want = readNpy(test::sharedPath("fixtures/gguf/kq256/deq/kq256-Q4_K/token_embd.weight.npy"));
+    const Tensor got = gatherRows(embed, { 0, 63 }, "token");
+    for (int64_t c = 0; c < 256; ++c) {
+        EXPECT_EQ(got.at({ 0, c }), want.at({ 0, c }));
+        EXPECT_EQ(got.at({ 1, c }), want.at({ 63, c }));
+    }
+    EXPECT_THROW((void)r.matrix("token_embd.weight", 256, 64), Error); // the shape is checked
+}
+
+/// A copy of the hf-tiny llama folder whose float32 weights are rounded to bfloat16 (round to nearest even), stored
+/// as BF16 (`asBf16`) or as their exact float32 widening: the same numbers, kept half or not.
+std::string roundedLlamaFolder(const std::string& dir, bool asBf16)
+{
+    const std::string src = test::sharedPath("fixtures/hf-tiny/llama");
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(src + "/config.json", dir + "/config.json");
+    const auto store = SafetensorsStore::open(src + "/model.safetensors");
+    nlohmann::json header = nlohmann::json::object();
+    std::string data;
+    for (const std::string& name : store->names()) {
+        const Tensor t = store->load(name);
+        const size_t begin = data.size();
+        for (const float f : t.storage()) {
+            uint32_t bits;
+            std::memcpy(&bits, &f, 4);
+            const auto half = static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+            if (asBf16) {
+                data.append(reinterpret_cast<const char*>(&half), 2);
+            } else {
+                const uint32_t widened = static_cast<uint32_t>(half) << 16;
+                data.append(reinterpret_cast<const char*>(&widened), 4);
+            }
+        }
+        header[name] = { { "dtype", asBf16 ? "BF16" : "F32" }, { "shape", t.shape() },
+            { "data_offsets", { begin, data.size() } } };
+    }
+    const std::string h = header.dump();
+    const uint64_t len = h.size();
+    std::ofstream out(dir + "/model.safetensors", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&len), 8);
+    out << h << data;
+    return dir;
+}
+
+TEST(QuantPacked, Bf16SafetensorsStayHalfAndMatchTheirFloat32Widening)
+{
+    const std::string tmp = test::makeTempDir("bf16-llama");
+    const std::string half = roundedLlamaFolder(tmp + "/bf16", true);
+    const std::string full = roundedLlamaFolder(tmp + "/f32", false);
+    WeightReader r(half + "/model.safetensors");
+    const Tensor q = r.takeMatrix("model.layers.0.self_attn.q_proj.weight", { 32, 32 });
+    ASSERT_NE(q.packed(), nullptr);
+    EXPECT_EQ(q.packed()->type(), GgmlType::BF16);
+    EXPECT_EQ(r.take("model.layers.0.input_layernorm.weight", { 32 }).packed(), nullptr); // vectors widen on load
+
+    const auto run = [](const std::string& folder) {
+        const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(folder));
+        KvCache cache = model->newCache();
+        return model->forward(cache, { 1, 5, 9, 200, 17, 3, 88 }, {});
+    };
+    const StepResult a = run(half), b = run(full);
+    // Same weights; only the order of the float32 sums differs (row blocks against one product).
+    EXPECT_LE(maxAbsDiff(a.logits, b.logits), 1e-5);
+    for (size_t l = 0; l < a.attention.size(); ++l)
+        EXPECT_LE(maxAbsDiff(a.attention[l], b.attention[l]), 1e-6);
+}
+
+} // namespace
+} // namespace attn
