@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// In place on x [n]: x += y (residual adds), x *= y (SwiGLU's gate times up) or x *= factor (logit scaling).
+// In place on x [n]: x += y (residual adds), x *= y (SwiGLU's gate times up), x *= factor (logit scaling) or
+// x *= y[i / block] (head masks: block b of x, e.g. one head of a head-major tensor, times factor y[b]).
 #version 450
 
 layout(constant_id = 0) const uint WG = 256;
@@ -10,12 +11,16 @@ layout(std430, binding = 1) readonly buffer YBuf { float y[]; };
 
 layout(push_constant) uniform Params {
     uint n;
-    uint op; // 0: add y, 1: multiply by y, 2: multiply by factor
+    uint op; // 0: add y, 1: multiply by y, 2: multiply by factor, 3: multiply block-wise by y
     float factor;
+    uint block;
 } pc;
 
 void main()
 {
     for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * WG)
-        x[i] = pc.op == 0u ? x[i] + y[i] : pc.op == 1u ? x[i] * y[i] : x[i] * pc.factor;
+        x[i] = pc.op == 0u ? x[i] + y[i]
+            : pc.op == 1u  ? x[i] * y[i]
+            : pc.op == 2u  ? x[i] * pc.factor
+                           : x[i] * y[i / pc.block];
 }

@@ -24,7 +24,7 @@ int runAttention(const std::vector<std::string>& words)
 {
     const Args args(words, {});
     args.allowOnly({ "prompt", "text-pair", "tokens", "token-types", "decoder-tokens", "image", "pixel-values",
-        "features", "backend", "out", "tokenizer" });
+        "features", "backend", "out", "tokenizer", "head-mask" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     const ModelKind kind = source.config.kind;
     // Families with other inputs have their own branch of this command.
@@ -45,8 +45,10 @@ int runAttention(const std::vector<std::string>& words)
     const TokenInput input = readTokenInput(args, tokenizer.get());
 
     Backend* backend = modelBackend(args);
+    const std::optional<Intervention> headMask = headMaskOption(args, source.config);
     ForwardOptions options;
     options.backend = backend;
+    options.intervention = headMask ? &*headMask : nullptr;
     Session session(loadModel(source), options);
     const auto r = session.prefill(input.ids, input.types);
 

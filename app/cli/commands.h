@@ -31,5 +31,10 @@ int runSeq2SeqAttention(const std::vector<std::string>& words);
 int runTranslate(const std::vector<std::string>& words);
 int runAlign(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
+int runAblate(const std::vector<std::string>& words);
+int runPatch(const std::vector<std::string>& words);
+int runAtlas(const std::vector<std::string>& words);
+int runAtlasMerge(const std::vector<std::string>& words);
+int runPrune(const std::vector<std::string>& words);
 
 } // namespace attn::cli

@@ -4,6 +4,7 @@
 #include "attention/rope.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 
@@ -45,8 +46,10 @@ StepResult LlamaModel::forward(
                 const Value v = s.splitHeads(s.linear(h, w.wv, optionalBias(w.bv)), c.numKvHeads, c.headDim, 0);
                 s.rope(q, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
                 s.rope(k, past, c.ropeStyle, c.ropeTheta, m_rotaryDims);
-                const Value heads = s.cachedSelfAttention(cache, l, q, k, v, { .slidingWindow = c.slidingWindow },
+                const Value heads = s.cachedSelfAttention(cache, l, q, k, v,
+                    { .slidingWindow = c.slidingWindow, .headScale = headScaleRow(options, l) },
                     options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                editHeads(s, options, l, heads);
                 s.add(x, s.linear(heads, w.wo, optionalBias(w.bo)));
 
                 const Value h2 = s.rmsNorm(x, w.ffnNorm, c.normEps);
@@ -54,6 +57,7 @@ StepResult LlamaModel::forward(
                 s.activate(gate, Activation::Silu);
                 s.multiply(gate, s.linear(h2, w.up, nullptr));
                 s.add(x, s.linear(gate, w.down, nullptr));
+                editResidual(s, options, l, x);
                 if (options.wantHiddenStates && l + 1 < c.numLayers) s.read(x, &result.hiddenStates.emplace_back());
                 s.flush();
                 reportLayerDone(options, l + 1, c.numLayers);

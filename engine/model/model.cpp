@@ -2,6 +2,7 @@
 #include "model/model.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/kv_cache.h"
 
 namespace attn {
@@ -28,6 +29,7 @@ KvCache DecoderModel::newCache() const {
 
 StepResult Model::startResult(
     const std::vector<int64_t>& tokens, int64_t firstPosition, const ForwardOptions& options) const {
+    checkIntervention(options, m_config.numLayers, m_config.numHeads);
     StepResult result;
     result.firstPosition = firstPosition;
     result.tokens = tokens;

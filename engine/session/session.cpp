@@ -4,6 +4,7 @@
 #include "attention/attention.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 
 #include <cstring>
 
@@ -86,6 +87,8 @@ Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q
     const Tensor& keys = m_cache->keys(layer, head / (c.numHeads / c.numKvHeads));
     Tensor probs = m_options.backend ? m_options.backend->attentionProbabilities(q, keys, options)
                                      : attentionProbabilities(q, keys, options);
+    const std::span<const float> scale = headScaleRow(m_options, layer); // the masked probabilities, as captured
+    if (!scale.empty()) scaleHeads(probs, scale.subspan(static_cast<size_t>(head), 1));
     return std::move(probs).reshaped({ rows, T });
 }
 
