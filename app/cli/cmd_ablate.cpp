@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,12 +29,34 @@ nlohmann::json topJson(const DecoderRun& run, const std::vector<TopToken>& top)
     return out;
 }
 
+/// `count` greedy tokens after the prefill whose result is `last`, decoded with the session's own options (so the
+/// intervention stays on for every new position).
+std::vector<int64_t> greedyContinuation(Session& session, std::shared_ptr<const StepResult> last, int64_t count)
+{
+    std::vector<int64_t> ids;
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t v = last->logits.dim(1);
+        const float* row = last->logits.data() + (last->logits.dim(0) - 1) * v;
+        ids.push_back(std::max_element(row, row + v) - row);
+        last = session.step(ids.back());
+    }
+    return ids;
+}
+
+nlohmann::json continuationJson(const DecoderRun& run, const std::vector<int64_t>& ids)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const int64_t id : ids)
+        out.push_back({ { "id", id }, { "text", tokenLabel(run, id) } });
+    return out;
+}
+
 } // namespace
 
 int runAblate(const std::vector<std::string>& words)
 {
     const Args args(words, {});
-    args.allowOnly({ "prompt", "tokens", "heads", "mode", "top-k", "backend", "tokenizer", "out" });
+    args.allowOnly({ "prompt", "tokens", "heads", "mode", "top-k", "max-new-tokens", "backend", "tokenizer", "out" });
     const fs::path out = args.require("out");
     const DecoderRun run = openDecoder(args, "ablate", args.has("prompt"));
     const TokenInput input = readTokenInput(args, run.tokenizer.get());
@@ -42,6 +65,9 @@ int runAblate(const std::vector<std::string>& words)
     parseAblationMode(args.get("mode", "zero"), ablation);
     const int64_t k = args.getInt("top-k", 5);
     if (k < 1) throw UsageError("--top-k must be at least 1");
+    const int64_t continuation = args.getInt("max-new-tokens", 0);
+    if (continuation < 0 || static_cast<int64_t>(input.ids.size()) + continuation > run.model->config().maxPositions)
+        throw UsageError("--max-new-tokens must be >= 0 and keep the input within the model's context");
 
     Session clean(run.model, run.options);
     const auto before = clean.prefill(input.ids);
@@ -72,6 +98,9 @@ int runAblate(const std::vector<std::string>& words)
     for (const HeadRef& h : ablation.heads)
         heads.push_back({ h.layer, h.head });
     const nlohmann::json report = { { "heads", heads }, { "mode", args.get("mode", "zero") },
+        { "continuation",
+            { { "clean", continuationJson(run, greedyContinuation(clean, before, continuation)) },
+                { "ablated", continuationJson(run, greedyContinuation(ablated, after, continuation)) } } },
         { "kl_meaning", "KL(clean || ablated) of the next-token distributions, nats, per position" },
         { "positions", positions } };
     std::ofstream((out / "topk.json").string()) << report.dump(1) << "\n";

@@ -54,7 +54,7 @@ const std::vector<Command>& commands()
             runExport },
         { "ablate",
             "ablate MODEL (--prompt TEXT | --tokens IDS) --heads L.H[,L.H...] [--mode zero|mean|scale:F] [--top-k K] "
-            "[--backend cpu|vulkan|auto] --out DIR",
+            "[--max-new-tokens N] [--backend cpu|vulkan|auto] --out DIR",
             "run unmodified and with the heads ablated; write logits_clean.npy, logits_ablated.npy, kl.npy, "
             "attn_diff.L{l}.npy and topk.json to DIR",
             runAblate },
