@@ -48,6 +48,26 @@ TEST_F(VulkanInterventions, HeadScaleInCachedAndPlainAttentionMatchesTheCpu)
     }
 }
 
+// The per-op backend calls (what the views use for derived rows and tiles) apply the head scale as the CPU core.
+TEST_F(VulkanInterventions, HeadScaleInPerOpCallsMatchesTheCpu)
+{
+    const std::vector<float> scale { 0.0f, 0.5f, 1.0f, 3.0f };
+    const Tensor q = randomTensor({ 4, 9, 16 }, 21), k = randomTensor({ 2, 9, 16 }, 22),
+                 v = randomTensor({ 2, 9, 16 }, 23);
+    AttentionOptions options;
+    options.mask.causal = true;
+    options.headScale = scale;
+    const AttentionResult cpu = multiHeadAttention(q, k, v, options);
+    const AttentionResult gpu = vk().attention(q, k, v, options);
+    EXPECT_LE(maxAbsDiff(gpu.output, cpu.output), kParityTolerance);
+    EXPECT_LE(maxAbsDiff(gpu.probs, cpu.probs), kParityTolerance);
+    EXPECT_LE(maxAbsDiff(vk().attentionProbabilities(q, k, options), cpu.probs), kParityTolerance);
+    const Tensor tile = vk().probabilityTile(q, k, TileRange { 3, 2, 7, 0, 9 }, options);
+    for (int64_t r = 0; r < 5; ++r)
+        for (int64_t c = 0; c < 9; ++c)
+            EXPECT_NEAR(tile.data()[r * 9 + c], cpu.probs.data()[(3 * 9 + 2 + r) * 9 + c], kParityTolerance);
+}
+
 // An edit reads the value back, changes it and writes it into the same device value, which later ops then use.
 TEST_F(VulkanInterventions, EditChangesTheDeviceValueInPlace)
 {
