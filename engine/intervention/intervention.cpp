@@ -8,9 +8,12 @@
 
 namespace attn {
 
-void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t heads)
+void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t heads, bool edits)
 {
-    if (!options.intervention || options.intervention->headMask.empty()) return;
+    if (!options.intervention) return;
+    if (!edits && (options.intervention->editHeads || options.intervention->editResidual))
+        throw Error("head-output and residual edits (mean ablation, patching) are only supported for decoders");
+    if (options.intervention->headMask.empty()) return;
     const Tensor& mask = options.intervention->headMask;
     if (mask.shape() != Shape { layers, heads })
         throw Error("head mask " + shapeToString(mask.shape()) + " does not fit the model's [" + std::to_string(layers)

@@ -27,8 +27,9 @@ struct Intervention {
     std::function<void(int64_t layer, Tensor& residual)> editResidual;
 };
 
-/// Throws Error unless the head mask of `options` is empty or [layers, heads] with finite entries.
-void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t heads);
+/// Throws Error unless the head mask of `options` is empty or [layers, heads] with finite entries, and when it has
+/// edits for a family that does not apply them (`edits` false).
+void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t heads, bool edits = true);
 
 /// Throws Error when `options` carries an intervention: for the families that do not apply them yet.
 void expectNoIntervention(const ForwardOptions& options, const std::string& family);

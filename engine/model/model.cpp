@@ -29,7 +29,7 @@ KvCache DecoderModel::newCache() const {
 
 StepResult Model::startResult(
     const std::vector<int64_t>& tokens, int64_t firstPosition, const ForwardOptions& options) const {
-    checkIntervention(options, m_config.numLayers, m_config.numHeads);
+    checkIntervention(options, m_config.numLayers, m_config.numHeads, m_config.kind == ModelKind::Decoder);
     StepResult result;
     result.firstPosition = firstPosition;
     result.tokens = tokens;

@@ -66,6 +66,23 @@ TEST(InterventionMasks, WrongShapedMaskIsAnError)
     EXPECT_THROW(session.prefill({ 1, 2, 3 }), Error);
 }
 
+// BERT applies head masks but not head-output edits: asking for one is an error, not a silent no-op.
+TEST(InterventionMasks, EditsOnAnEncoderAreAnError)
+{
+    const auto model = loadModel(sharedPath("fixtures/hf-tiny/bert-head-mask"));
+    Intervention edit;
+    edit.editHeads = [](int64_t, Tensor&) { };
+    ForwardOptions options;
+    options.intervention = &edit;
+    Session session(model, options);
+    try {
+        session.prefill({ 2, 99, 3 });
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("only supported for decoders"), std::string::npos) << e.what();
+    }
+}
+
 /// Greedy decoding with the KV cache under every case's mask: the ids equal HF's and each step's logits are within
 /// the manifest's logits tolerance of HF's (computed there without a cache).
 void expectGreedyGoldens(const std::string& name)
