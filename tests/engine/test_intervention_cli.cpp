@@ -49,6 +49,36 @@ TEST(InterventionCli, AblateWritesTheDiffOfAHeadMaskRun)
     EXPECT_EQ(cli("ablate " + kDemo + " --prompt x --heads 2.0 --mode half --out " + dir, &out), 1) << out;
 }
 
+// The vision branch of `attention` takes --head-mask too: the scaled head's probabilities are the unmasked ones times
+// its factor in the first layer it touches (the layers after it see a changed input), the removed head's are 0.
+TEST(InterventionCli, VisionAttentionTakesAHeadMask)
+{
+    const std::string vit = sharedPath("fixtures/hf-tiny/vit"), dir = makeTempDir("vit-mask");
+    Tensor mask({ 2, 4 });
+    mask.storage().assign(8, 1.0f);
+    mask.data()[1] = 0.0f;
+    mask.data()[2] = 0.5f;
+    writeNpy(dir + "/mask.npy", mask);
+    std::string out;
+    ASSERT_EQ(cli("attention " + vit + " --pixel-values " + vit + "/golden/item0/pixel_values.npy --head-mask " + dir
+                      + "/mask.npy --out " + dir,
+                  &out),
+        0)
+        << out;
+    const Tensor masked = readNpy(dir + "/attn.L0.npy"), plain = readNpy(vit + "/golden/item0/attentions.L00.npy");
+    ASSERT_EQ(masked.shape(), plain.shape());
+    const int64_t block = masked.numel() / 4;
+    double removed = 0.0, scaled = 0.0, kept = 0.0;
+    for (int64_t i = 0; i < block; ++i) {
+        removed = std::max(removed, double(std::fabs(masked.data()[block + i])));
+        scaled = std::max(scaled, double(std::fabs(masked.data()[2 * block + i] - 0.5f * plain.data()[2 * block + i])));
+        kept = std::max(kept, double(std::fabs(masked.data()[i] - plain.data()[i])));
+    }
+    EXPECT_EQ(removed, 0.0);
+    EXPECT_LT(scaled, 1e-5); // the fixture's attention tolerance
+    EXPECT_LT(kept, 1e-5);
+}
+
 TEST(InterventionCli, PatchAndPruneWriteTheirGrids)
 {
     const std::string dir = makeTempDir("patch"), pruned = makeTempDir("prune");
