@@ -79,7 +79,7 @@ int runAttention(const std::vector<std::string>& words)
 {
     const Args args(words, {});
     args.allowOnly({ "prompt", "text-pair", "tokens", "token-types", "decoder-tokens", "image", "pixel-values",
-        "features", "backend", "out", "tokenizer", "layers", "heads", "rows", "cols", "keep-last" });
+        "features", "backend", "out", "tokenizer", "layers", "heads", "rows", "cols", "keep-last", "head-mask" });
     ModelSource source = probeModel(args.positional(0, "MODEL"));
     const ModelKind kind = source.config.kind;
     // Families with other inputs have their own branch of this command.
@@ -105,17 +105,21 @@ int runAttention(const std::vector<std::string>& words)
     applyLongInput(plan, source, input.ids, input.types);
 
     Backend* backend = modelBackend(args);
+    const std::optional<Intervention> headMask = headMaskOption(args, source.config);
     ForwardOptions options;
     options.backend = backend;
     // Derived from the stored queries and keys, only what was asked; models whose scores the tiles cannot follow
     // capture the whole attention in the forward instead.
     std::string notDerivable;
-    const bool derived = Session::canDeriveAttention(source.config, &notDerivable);
+    // (A head mask changes the probabilities after the softmax, which tiles of q and k do not see.)
+    const bool derived = Session::canDeriveAttention(source.config, &notDerivable) && !headMask;
+    if (headMask) notDerivable = "a head mask";
     if (!derived && (args.has("layers") || args.has("heads") || args.has("rows") || args.has("cols")))
         throw Error("--layers / --heads / --rows / --cols read derived tiles, which " + notDerivable
             + " does not allow; run without them to write every layer");
     options.wantAttention = !derived;
     options.wantQueryKeys = derived;
+    options.intervention = headMask ? &*headMask : nullptr;
     Session session(loadModel(source), options);
     const auto r = session.prefill(input.ids, input.types);
     const auto attention = derived ? session.attentionSource() : nullptr;

@@ -87,7 +87,7 @@ private:
 int runGenerate(const std::vector<std::string>& words) {
     const Args args(words, {});
     args.allowOnly({ "tokenizer", "prompt", "tokens", "max-new-tokens", "steps", "temperature", "top-p", "top-k",
-        "seed", "backend" });
+        "seed", "backend", "head-mask" });
     const ModelSource source = probeModel(args.positional(0, "MODEL"));
     if (source.config.kind != ModelKind::Decoder)
         throw Error(source.config.source,
@@ -128,8 +128,10 @@ int runGenerate(const std::vector<std::string>& words) {
     if (steps <= 0 || steps > limit) steps = limit; // run.c: 0 or too many = the model's sequence length
 
     Backend* backend = modelBackend(args);
+    const std::optional<Intervention> headMask = headMaskOption(args, source.config);
     ForwardOptions options;
     options.backend = backend;
+    options.intervention = headMask ? &*headMask : nullptr;
     Session session(model, options);
     session.reserve(steps);
     // run.c stops when the model starts a new sequence: BOS for llama2.c, EOS for HF models.

@@ -15,13 +15,14 @@ const std::vector<Command>& commands()
         { "info", "info MODEL [--devices]", "print the model description as JSON", runInfo },
         { "generate",
             "generate MODEL [--tokenizer FILE] (--prompt TEXT | --tokens 1,2,3) [--max-new-tokens N] [--steps N] "
-            "[--temperature T] [--top-p P] [--top-k K] [--seed S] [--backend cpu|vulkan|auto]",
+            "[--temperature T] [--top-p P] [--top-k K] [--seed S] [--backend cpu|vulkan|auto] "
+            "[--head-mask FILE.npy]",
             "decode token by token (greedy unless --temperature > 0; llama2.c run.c's sampler) and print the text",
             runGenerate },
         { "attention",
             "attention MODEL (--prompt TEXT | --prompt-file FILE [--text-pair TEXT] | --tokens IDS "
             "[--token-types IDS]) [--layers L,L] [--heads H,H] [--rows A:B] [--cols A:B] [--keep-last N] "
-            "[--tokenizer FILE] [--backend cpu|vulkan|auto] --out DIR",
+            "[--tokenizer FILE] [--backend cpu|vulkan|auto] [--head-mask FILE.npy] --out DIR",
             "run one forward pass and write attn.L{l}.npy [heads, rows, cols] (only the layers, heads, rows and "
             "columns asked for; all by default), logits.npy and manifest.json to DIR",
             runAttention },
@@ -64,6 +65,27 @@ const std::vector<Command>& commands()
             "run one head's q, k, v through an attention variant; write q/k/v, exact, probs, out, its parameters "
             "(.npy) and metrics.json to DIR",
             runMechanisms },
+        { "ablate",
+            "ablate MODEL (--prompt TEXT | --tokens IDS) --heads L.H[,L.H...] [--mode zero|mean|scale:F] [--top-k K] "
+            "[--max-new-tokens N] [--backend cpu|vulkan|auto] --out DIR",
+            "run unmodified and with the heads ablated; write logits_clean.npy, logits_ablated.npy, kl.npy, "
+            "attn_diff.L{l}.npy and topk.json to DIR",
+            runAblate },
+        { "patch",
+            "patch MODEL --clean TEXT --corrupted TEXT --answer TOKEN --wrong TOKEN [--backend cpu|vulkan|auto] "
+            "--out DIR",
+            "activation patching: the share of the clean-corrupted logit difference each head (heads.npy) and each "
+            "layer x position of the residual stream (residual.npy) restores",
+            runPatch },
+        { "atlas",
+            "atlas MODEL (--prompt TEXT | --tokens IDS | --corpus FILE [--shard I/N]) [--induction-probe N] "
+            "[--seed S] [--backend cpu|vulkan|auto] --out DIR",
+            "score every head (previous-token, duplicate-token, induction, first-token, entropy, mean distance); "
+            "write scores.json and one .npy per score",
+            runAtlas },
+        { "atlas-merge", "atlas-merge DIR... --out DIR", "merge the atlases of corpus shards into one", runAtlasMerge },
+        { "prune", "prune MODEL --corpus FILE [--backend cpu|vulkan|auto] --out DIR",
+            "head importance (importance.npy [layers, heads]) and the greedy pruning curve (curve.json)", runPrune },
     };
     return table;
 }

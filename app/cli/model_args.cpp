@@ -3,6 +3,8 @@
 
 #include "backend/backend_registry.h"
 #include "core/error.h"
+#include "core/npy.h"
+#include "model/model.h"
 #include "tokenizer/tokenizer_loader.h"
 
 #include <iostream>
@@ -16,6 +18,21 @@ Backend* modelBackend(const Args& args) {
     if (!selection->notice.empty()) std::cerr << selection->notice << "\n";
     keep = selection->backend;
     return keep.get();
+}
+
+std::optional<Intervention> headMaskOption(const Args& args, const ModelConfig& config) {
+    const std::optional<std::string> path = args.get("head-mask");
+    if (!path) return std::nullopt;
+    Intervention intervention;
+    intervention.headMask = readNpy(*path);
+    ForwardOptions options;
+    options.intervention = &intervention;
+    try {
+        checkIntervention(options, config.numLayers, config.numHeads);
+    } catch (const Error& e) {
+        throw Error(*path, e.what());
+    }
+    return intervention;
 }
 
 std::unique_ptr<Tokenizer> modelTokenizer(

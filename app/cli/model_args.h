@@ -2,10 +2,12 @@
 #pragma once
 // Options shared by the commands that run a model: the backend choice and the input tokens.
 #include "cli/args.h"
+#include "intervention/intervention.h"
 #include "model/model_source.h"
 #include "tokenizer/tokenizer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@ Backend* modelBackend(const Args& args);
 /// The model's tokenizer (--tokenizer FILE overrides the search); null with `why` filled when none is found and
 /// `required` is false.
 std::unique_ptr<Tokenizer> modelTokenizer(const Args& args, const ModelSource& source, bool required, std::string* why);
+
+/// --head-mask FILE.npy ([layers, heads] float32, HF head_mask semantics) as an intervention, checked against the
+/// model's shape; nullopt without the option. Errors name the file.
+std::optional<Intervention> headMaskOption(const Args& args, const ModelConfig& config);
 
 /// Input ids and segment ids from --prompt [--text-pair] (through the tokenizer) or --tokens [--token-types].
 struct TokenInput {

@@ -16,12 +16,14 @@ namespace attn::cli {
 int runVisionAttention(const std::vector<std::string>& words)
 {
     const Args args(words, {});
-    args.allowOnly({ "image", "pixel-values", "out", "backend" });
+    args.allowOnly({ "image", "pixel-values", "out", "backend", "head-mask" });
     const auto model = loadVisionModel(args.positional(0, "MODEL"));
     const std::filesystem::path out = args.require("out");
     const Tensor pixels = pixelInput(args, *model);
+    const std::optional<Intervention> headMask = headMaskOption(args, model->config());
     ForwardOptions options;
     options.backend = modelBackend(args);
+    options.intervention = headMask ? &*headMask : nullptr;
     const StepResult r = model->classify(pixels, options);
     std::filesystem::create_directories(out);
     for (size_t l = 0; l < r.attention.size(); ++l)

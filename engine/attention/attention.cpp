@@ -73,6 +73,9 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
     checkStructure(options.mask, dims.nk);
     checkPerHead(options.mask.keepMask, "keepMask", dims);
     checkPerHead(options.mask.bias, "bias", dims);
+    if (!options.headScale.empty() && static_cast<int64_t>(options.headScale.size()) != dims.hq)
+        throw Error("attention: " + std::to_string(options.headScale.size()) + " head scales for "
+            + std::to_string(dims.hq) + " query heads");
     return dims;
 }
 
@@ -137,6 +140,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                     bias ? bias + i * dims.nk : nullptr);
             }
             softmaxRowsInPlace(block, rows, dims.nk);
+            if (!options.headScale.empty())
+                for (int64_t r = 0; r < rows; ++r)
+                    RowArrayMap(block + r * dims.nk, dims.nk)
+                        *= options.headScale[static_cast<size_t>((firstRow + r0 + r) / dims.nq)];
             if (output)
                 gemm(rows, dims.dv, dims.nk, 1.0f, block, v->data() + kvh * dims.nk * dims.dv, false,
                     output + (firstRow + r0) * dims.dv);
@@ -160,6 +167,16 @@ Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionO
     Tensor probs({ dims.hq, dims.nq, dims.nk });
     attend(q, k, nullptr, options, dims, probs.data(), nullptr);
     return probs;
+}
+
+void scaleHeads(Tensor& headMajor, std::span<const float> scale) {
+    if (scale.empty() || headMajor.empty()) return;
+    if (headMajor.rank() < 1 || headMajor.dim(0) != static_cast<int64_t>(scale.size()))
+        throw Error("scaleHeads: " + std::to_string(scale.size()) + " head scales for a tensor "
+            + shapeToString(headMajor.shape()));
+    const int64_t block = headMajor.numel() / headMajor.dim(0);
+    for (size_t h = 0; h < scale.size(); ++h)
+        RowArrayMap(headMajor.data() + static_cast<int64_t>(h) * block, block) *= scale[h];
 }
 
 void softmaxRowsInPlace(float* data, int64_t rows, int64_t cols) {

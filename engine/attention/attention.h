@@ -4,6 +4,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace attn {
@@ -28,6 +29,10 @@ struct AttentionOptions {
     float softcap = 0.0f;
     MaskSpec mask;
     bool wantProbs = true; ///< false: output only (probabilities never stored)
+    /// Empty, or one factor per query head that multiplies its probabilities after the softmax, so that its output
+    /// and its returned probabilities are scaled (HF head_mask: 1 keeps, 0 removes the head; rows are not
+    /// renormalised).
+    std::span<const float> headScale {};
 };
 
 struct AttentionResult {
@@ -44,6 +49,10 @@ AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tenso
 
 /// The probabilities alone, [hq, q, k] (what the views ask for).
 Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options);
+
+/// Multiplies block h of a head-major tensor [heads, ...] by scale[h] (no-op for an empty scale): head masks on the
+/// results of a backend that does not apply them itself. Throws Error when the sizes differ.
+void scaleHeads(Tensor& headMajor, std::span<const float> scale);
 
 /// Numerically stable softmax over each row of a [rows, cols] row-major block, in place.
 /// -inf entries become exactly 0; a row that is entirely -inf becomes all zeros (never NaN).

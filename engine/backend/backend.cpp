@@ -59,6 +59,9 @@ void checkAttentionInputs(const Shape& q, const Shape& k, const Shape* v, const 
         throw Error("attention: negative sliding window or query offset");
     checkMaskTensor(m.keepMask, "keepMask", hq, nq, nk);
     checkMaskTensor(m.bias, "bias", hq, nq, nk);
+    if (!options.headScale.empty() && static_cast<int64_t>(options.headScale.size()) != hq)
+        throw Error("attention: " + std::to_string(options.headScale.size()) + " head scales for "
+            + std::to_string(hq) + " query heads");
 }
 
 void checkTileRange(const Tensor& q, const Tensor& k, const TileRange& r)

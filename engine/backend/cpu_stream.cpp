@@ -68,6 +68,7 @@ public:
         for (float& value : host(x).storage())
             value *= factor;
     }
+    void edit(const Value& x, const std::function<void(Tensor&)>& change) override { change(host(x)); }
     void read(const Value& x, Tensor* dst) override { *dst = host(x); }
     void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) override
     {

@@ -68,6 +68,9 @@ public:
         = 0;
     /// x *= factor.
     virtual void scale(const Value& x, float factor) = 0;
+    /// Runs `change` on x's data in place (interventions): a device stream runs what is recorded, reads x back and
+    /// writes the changed data into x again, so this is a slow path.
+    virtual void edit(const Value& x, const std::function<void(Tensor&)>& change) = 0;
     /// *dst receives x as it is at this point of the stream, at the latest when flush() returns.
     virtual void read(const Value& x, Tensor* dst) = 0;
     /// read() of a value the caller is done with (a temporary): the CPU stream moves it instead of copying.

@@ -5,6 +5,7 @@
 #include "attention/attention.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
 
@@ -76,7 +77,8 @@ public:
                     s.read(q, &result.queries.emplace_back());
                     s.read(k, &result.keys.emplace_back());
                 }
-                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &result.attention[l] : nullptr);
+                const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
+                    options.wantAttention ? &result.attention[l] : nullptr);
                 s.add(x, s.linear(heads, w.oW, &w.oB));
                 x = s.layerNorm(x, w.ln1w, w.ln1b, c.normEps);
                 const Value inter = s.linear(x, w.iW, &w.iB);

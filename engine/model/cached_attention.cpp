@@ -2,6 +2,7 @@
 #include "model/cached_attention.h"
 
 #include "attention/attention.h"
+#include "core/error.h"
 #include "model/kv_cache.h"
 
 #include <cstring>
@@ -15,6 +16,9 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     const int64_t hkv = cache.numKvHeads(), group = hq / hkv, total = past + n;
     const int64_t dv = v.dim(2);
     if (spec.bias) spec.bias->expectShape({ hq, n, total }, "cached attention bias");
+    if (!spec.headScale.empty() && static_cast<int64_t>(spec.headScale.size()) != hq)
+        throw Error("cached attention: " + std::to_string(spec.headScale.size()) + " head scales for "
+            + std::to_string(hq) + " query heads");
     cache.append(layer, q, k, v);
 
     AttentionOptions options;
@@ -38,6 +42,8 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
         std::memcpy(qGroup.data(), q.data() + g * group * n * d, sizeof(float) * group * n * d);
         if (spec.bias)
             std::memcpy(biasGroup.data(), spec.bias->data() + g * group * n * total, sizeof(float) * group * n * total);
+        if (!spec.headScale.empty())
+            options.headScale = spec.headScale.subspan(static_cast<size_t>(g * group), static_cast<size_t>(group));
         const Tensor& keys = cache.keys(layer, g);
         const Tensor& values = cache.values(layer, g);
         const AttentionResult r = multiHeadAttention(qGroup, keys, values, options);

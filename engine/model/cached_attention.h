@@ -3,6 +3,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <span>
 
 namespace attn {
 
@@ -14,6 +15,7 @@ struct CachedAttentionSpec {
     int64_t slidingWindow = 0; ///< 0: none
     float softcap = 0.0f; ///< gemma2's attention logit soft-capping (AttentionOptions::softcap); 0: none
     const Tensor* bias = nullptr; ///< additive [hq, n, past + n] (T5's relative positions); null: none
+    std::span<const float> headScale {}; ///< empty, or per query head: AttentionOptions::headScale (HF head_mask)
 };
 
 /// Causal self-attention of n new positions of one decoder layer through the CPU attention core.

@@ -5,6 +5,7 @@
 #include "attention/position_bias.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/cached_attention.h"
 #include "model/kv_cache.h"
 
@@ -95,6 +96,7 @@ public:
             : m_w.audio.present()     ? audioEmbeddings(input)
                                       : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
         const int64_t S = embedded.dim(0);
+        expectNoIntervention(options, "encoder-decoder models");
         AttentionOptions attn;
         attn.scale = m_w.attentionScale;
         Tensor bias;
@@ -159,6 +161,7 @@ public:
         const Tensor selfBias = relative ? t5PositionBias(m_w.decoder.relativeBias, n, past + n, past, false,
                                     c.relativeBuckets, c.relativeMaxDistance)
                                          : Tensor();
+        expectNoIntervention(options, "encoder-decoder models");
         CachedAttentionSpec selfSpec;
         if (relative) {
             selfSpec.scale = m_w.attentionScale;

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
@@ -50,13 +51,16 @@ public:
                     const Value q = s.splitHeads(qkv, c.numHeads, c.headDim, 0);
                     const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
                     const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
-                    const Value heads = s.cachedSelfAttention(
-                        cache, l, q, k, v, {}, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                    const Value heads = s.cachedSelfAttention(cache, l, q, k, v,
+                        { .headScale = headScaleRow(options, l) },
+                        options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                    editHeads(s, options, l, heads);
                     s.add(x, s.linear(heads, w.projW, &w.projB));
 
                     const Value m = s.linear(s.layerNorm(x, w.ln2w, w.ln2b, c.normEps), w.fcW, &w.fcB);
                     s.activate(m, m_activation);
                     s.add(x, s.linear(m, w.fcProjW, &w.fcProjB));
+                    editResidual(s, options, l, x);
                     if (options.wantHiddenStates && l + 1 < c.numLayers)
                         s.read(x, &result.hiddenStates.emplace_back());
                     s.flush();

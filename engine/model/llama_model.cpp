@@ -4,6 +4,7 @@
 #include "attention/rope_scaling.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 #include "model/moe_routing.h"
@@ -124,9 +125,11 @@ StepResult LlamaModel::forward(
                 s.rope(k, past, rope);
                 const CachedAttentionSpec spec { .scale = scale,
                     .slidingWindow = c.windowOfLayer(l),
-                    .softcap = static_cast<float>(c.attnLogitSoftcap) };
+                    .softcap = static_cast<float>(c.attnLogitSoftcap),
+                    .headScale = headScaleRow(options, l) };
                 const Value heads = s.cachedSelfAttention(
                     cache, l, q, k, v, spec, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
+                editHeads(s, options, l, heads);
                 Value attended = s.linear(heads, w.wo, optional(w.bo));
                 if (!w.postAttnNorm.empty()) attended = normed(s, attended, w.postAttnNorm, c.normEps);
 
@@ -142,6 +145,7 @@ StepResult LlamaModel::forward(
                     if (!w.postFfnNorm.empty()) m = normed(s, m, w.postFfnNorm, c.normEps);
                     s.add(x, m);
                 }
+                editResidual(s, options, l, x);
                 if (options.wantHiddenStates && l + 1 < c.numLayers) s.read(x, &result.hiddenStates.emplace_back());
                 s.flush();
                 reportLayerDone(options, l + 1, c.numLayers);

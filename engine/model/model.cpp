@@ -3,6 +3,7 @@
 
 #include "backend/stream.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/kv_cache.h"
 
 namespace attn {
@@ -29,6 +30,7 @@ KvCache DecoderModel::newCache() const {
 
 StepResult Model::startResult(
     const std::vector<int64_t>& tokens, int64_t firstPosition, const ForwardOptions& options) const {
+    checkIntervention(options, m_config.numLayers, m_config.numHeads, m_config.kind == ModelKind::Decoder);
     StepResult result;
     result.firstPosition = firstPosition;
     result.tokens = tokens;

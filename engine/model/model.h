@@ -18,6 +18,7 @@ class KvCache;
 class Stream;
 class StreamValue;
 using Value = std::shared_ptr<StreamValue>;
+struct Intervention;
 
 /// What a forward pass records besides the logits.
 struct ForwardOptions {
@@ -34,6 +35,8 @@ struct ForwardOptions {
     /// Called after each layer with (layers done, layers in this pass); returning false cancels the pass, which then
     /// throws Cancelled (a decoder's cache is left as it was). Per layer, so a long forward stops and reports soon.
     std::function<bool(int64_t done, int64_t total)> layerDone;
+    /// Head masks and edits of this pass (intervention/intervention.h); null: the unmodified model. Not owned.
+    const Intervention* intervention = nullptr;
 };
 
 /// Calls options.layerDone when set; throws Cancelled when it returns false.

@@ -6,6 +6,7 @@
 #include "attention/attention.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/layers.h"
 #include "model/weight_reader.h"
 
@@ -98,7 +99,8 @@ private:
                 const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
                 const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
                 const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
-                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &result.attention[l] : nullptr);
+                const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
+                    options.wantAttention ? &result.attention[l] : nullptr);
                 s.add(xs, s.linear(heads, w.oW, &w.oB));
                 const Value inter = s.linear(s.layerNorm(xs, w.ln2w, w.ln2b, c.normEps), w.iW, &w.iB);
                 s.activate(inter, m_activation);

@@ -4,6 +4,7 @@
 #include "attention/attention.h"
 #include "backend/backend.h"
 #include "core/error.h"
+#include "intervention/intervention.h"
 
 #include <cstring>
 
@@ -74,7 +75,12 @@ Tensor Session::attentionRows(int64_t layer, int64_t head, int64_t q0, int64_t q
         std::memcpy(out.data(), all.data() + (head * T + q0) * T, sizeof(float) * rows * T);
         return out;
     }
-    return *attentionSource()->rows(layer, head, q0, q1);
+    Tensor out = *attentionSource()->rows(layer, head, q0, q1);
+    const std::span<const float> scale = headScaleRow(m_options, layer); // the masked probabilities, as captured
+    if (scale.empty()) return out;
+    out = std::move(out).reshaped({ 1, rows, T });
+    scaleHeads(out, scale.subspan(static_cast<size_t>(head), 1));
+    return std::move(out).reshaped({ rows, T });
 }
 
 bool Session::canDeriveAttention(const ModelConfig& c, std::string* why) {

@@ -47,6 +47,7 @@ struct ActivationParams {
 struct ElementwiseParams {
     uint32_t n, op;
     float factor;
+    uint32_t block;
 };
 struct HeadsParams {
     uint32_t n, heads, dim, cols, offset, merge;
@@ -267,20 +268,29 @@ void Recorder::activation(const BufferRef& x, int64_t n, Activation activation)
 
 void Recorder::elementwise(const BufferRef& x, const BufferRef& y, int64_t n, bool multiply)
 {
-    const ElementwiseParams params { fits32(n, "tensor size"), multiply ? 1u : 0u, 1.0f };
+    const ElementwiseParams params { fits32(n, "tensor size"), multiply ? 1u : 0u, 1.0f, 1u };
     m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, y }, &params, strideGroups(n, kThreads));
 }
 
 void Recorder::scale(const BufferRef& x, int64_t n, float factor)
 {
-    const ElementwiseParams params { fits32(n, "tensor size"), 2u, factor };
+    const ElementwiseParams params { fits32(n, "tensor size"), 2u, factor, 1u };
     m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, x }, &params, strideGroups(n, kThreads));
 }
 
 void Recorder::clamp(const BufferRef& x, int64_t n, float limit)
 {
-    const ElementwiseParams params { fits32(n, "tensor size"), 3u, limit };
+    const ElementwiseParams params { fits32(n, "tensor size"), 3u, limit, 1u };
     m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, x }, &params, strideGroups(n, kThreads));
+}
+
+void Recorder::scaleBlocks(const BufferRef& x, const BufferRef& factors, int64_t blocks, int64_t block)
+{
+    const int64_t n = blocks * block;
+    if (n == 0)
+        return;
+    const ElementwiseParams params { fits32(n, "tensor size"), 4u, 1.0f, fits32(block, "block size") };
+    m_job.dispatch(m_context.kernel(kElementwiseKernel), { x, factors }, &params, strideGroups(n, kThreads));
 }
 
 void Recorder::heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,

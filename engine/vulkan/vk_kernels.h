@@ -82,6 +82,8 @@ public:
     void clamp(const BufferRef& x, int64_t n, float limit);
     /// x *= factor over n elements.
     void scale(const BufferRef& x, int64_t n, float factor);
+    /// x [blocks, block] row b *= factors[b] (head masks on head-major outputs and probabilities).
+    void scaleBlocks(const BufferRef& x, const BufferRef& factors, int64_t blocks, int64_t block);
     /// splitHeads() (src [n, cols] -> dst [heads, n, dim]) or mergeHeads() (src [heads, n, dim] -> dst [n, heads*dim]).
     void heads(const BufferRef& src, const BufferRef& dst, int64_t n, int64_t heads, int64_t dim, int64_t cols,
         int64_t offset, bool merge);

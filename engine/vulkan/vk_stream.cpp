@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <tuple>
 
 namespace attn::vk {
@@ -155,7 +156,7 @@ public:
         a.k = device(k);
         a.v = device(v);
         recorder().attachMasks(a, q->shape(), k->shape(), v->shape()[2], options);
-        return attendAndMerge(a, probs);
+        return attendAndMerge(a, probs, options.headScale);
     }
 
     void scale(const Value& x, float factor) override { recorder().scale(device(x), shapeNumel(x->shape()), factor); }
@@ -174,6 +175,7 @@ public:
         options.mask.slidingWindow = spec.slidingWindow;
         options.softcap = spec.softcap;
         options.mask.bias = spec.bias;
+        options.headScale = spec.headScale;
         const Shape keys { hkv, total, d };
         checkAttentionInputs(qs, keys, nullptr, options);
         LayerMirror& m = m_resident.syncLayer(job(), cache, layer, total);
@@ -199,7 +201,7 @@ public:
         a.v = m.v;
         recorder().attachMasks(a, qs, keys, dv, options);
         a.params.kvRows = fits32(m.capacity, "kv rows");
-        return attendAndMerge(a, probs);
+        return attendAndMerge(a, probs, spec.headScale);
     }
 
     void read(const Value& x, Tensor* dst) override
@@ -209,6 +211,18 @@ public:
     }
 
     void take(Value x, Tensor* dst) override { read(x, dst); }
+
+    void edit(const Value& x, const std::function<void(Tensor&)>& change) override
+    {
+        Tensor host;
+        read(x, &host);
+        flush();
+        change(host);
+        if (host.shape() != x->shape())
+            throw Error(
+                "edit: the change reshaped " + shapeToString(x->shape()) + " to " + shapeToString(host.shape()));
+        job().uploadInto(device(x), 0, host.data(), floatBytes(host.numel()));
+    }
 
     void flush() override
     {
@@ -268,16 +282,24 @@ private:
         }
     }
 
-    /// Attention output of all heads merged to [nq, hq * dv]; with probs, *probs gets [hq, nq, nk] at flush.
-    Value attendAndMerge(const AttentionOperands& a, Tensor* probs)
+    /// Attention output of all heads merged to [nq, hq * dv]; with probs, *probs gets [hq, nq, nk] at flush. A head
+    /// scale multiplies each head's output and probabilities after the kernels, as the CPU core does after the softmax.
+    Value attendAndMerge(const AttentionOperands& a, Tensor* probs, std::span<const float> headScale)
     {
         const int64_t hq = a.params.hq, n = a.params.nq, nk = a.params.nk, dv = a.params.dv;
         const BufferRef heads = job().scratch(floatBytes(hq * n * dv));
         recorder().attentionOutput(a, heads);
+        std::optional<BufferRef> factors;
+        if (!headScale.empty()) {
+            factors = job().upload(headScale.data(), floatBytes(hq));
+            recorder().scaleBlocks(heads, *factors, hq, n * dv);
+        }
         if (probs) {
             *probs = Tensor({ hq, n, nk });
             const BufferRef p = job().scratch(floatBytes(probs->numel()));
             recorder().attentionProbs(a, p, hq);
+            if (factors)
+                recorder().scaleBlocks(p, *factors, hq, n * nk);
             job().download(p, floatBytes(probs->numel()), probs->data());
         }
         const BufferRef merged = job().scratch(floatBytes(n * hq * dv));

@@ -54,6 +54,8 @@ public:
             job.download(probs, bytesOf(result.probs), result.probs.data());
         }
         submit(job);
+        scaleHeads(result.output, options.headScale);
+        scaleHeads(result.probs, options.headScale);
         return result;
     }
 
@@ -147,6 +149,8 @@ private:
         rec.attentionProbs(a, out, heads);
         job.download(out, bytesOf(probs), probs.data());
         submit(job);
+        if (!options.headScale.empty())
+            scaleHeads(probs, options.headScale.subspan(static_cast<size_t>(range.head), static_cast<size_t>(heads)));
         return probs;
     }
 

@@ -209,6 +209,7 @@ private:
             return m_inner.cachedSelfAttention(cache, layer, q, k, v, spec, probs);
         }
         void scale(const Value& x, float factor) override { m_inner.scale(x, factor); }
+        void edit(const Value& x, const std::function<void(Tensor&)>& change) override { m_inner.edit(x, change); }
         void read(const Value& x, Tensor* dst) override { m_inner.read(x, dst); }
         void take(Value x, Tensor* dst) override { m_inner.take(std::move(x), dst); }
         void linearTo(const Value& x, const Tensor& w, const Tensor* b, Tensor* dst) override

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/head_importance.h"
+
+#include "core/error.h"
+#include "intervention/intervention.h"
+#include "intervention/output_diff.h"
+#include "model/kv_cache.h"
+
+#include <algorithm>
+
+namespace attn {
+
+double meanNextTokenLogProb(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
+    const Tensor& headMask, const ForwardOptions& base)
+{
+    Intervention intervention;
+    intervention.headMask = headMask;
+    ForwardOptions options = base;
+    options.wantAttention = false;
+    options.wantHiddenStates = false;
+    options.intervention = headMask.empty() ? nullptr : &intervention;
+    double sum = 0.0;
+    int64_t count = 0;
+    for (const std::vector<int64_t>& tokens : inputs) {
+        if (tokens.size() < 2) continue;
+        KvCache cache = model.newCache();
+        const StepResult r = model.forward(cache, tokens, options);
+        const auto logp = logSoftmaxRows(r.logits);
+        for (size_t i = 0; i + 1 < tokens.size(); ++i)
+            sum += logp[i][static_cast<size_t>(tokens[i + 1])];
+        count += static_cast<int64_t>(tokens.size()) - 1;
+    }
+    if (count == 0) throw Error("head importance: no input has two tokens, so there is no next token to predict");
+    return sum / static_cast<double>(count);
+}
+
+Tensor headImportance(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
+    const ForwardOptions& base, double* unmodified)
+{
+    const ModelConfig& c = model.config();
+    const double reference = meanNextTokenLogProb(model, inputs, Tensor(), base);
+    if (unmodified) *unmodified = reference;
+    Tensor importance({ c.numLayers, c.numHeads });
+    for (int64_t l = 0; l < c.numLayers; ++l)
+        for (int64_t h = 0; h < c.numHeads; ++h)
+            importance.data()[l * c.numHeads + h] = static_cast<float>(
+                reference - meanNextTokenLogProb(model, inputs, headMaskWith({ { l, h } }, 0.0f, c), base));
+    return importance;
+}
+
+PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
+    const Tensor& importance, const ForwardOptions& base)
+{
+    const ModelConfig& c = model.config();
+    importance.expectShape({ c.numLayers, c.numHeads }, "head importance");
+    PruningCurve curve;
+    for (int64_t l = 0; l < c.numLayers; ++l)
+        for (int64_t h = 0; h < c.numHeads; ++h)
+            curve.order.push_back({ l, h });
+    std::stable_sort(curve.order.begin(), curve.order.end(), [&](const HeadRef& a, const HeadRef& b) {
+        return importance.data()[a.layer * c.numHeads + a.head] < importance.data()[b.layer * c.numHeads + b.head];
+    });
+    const auto total = static_cast<double>(curve.order.size());
+    std::vector<HeadRef> removed;
+    for (size_t k = 0; k <= curve.order.size(); ++k) {
+        if (k > 0) removed.push_back(curve.order[k - 1]);
+        curve.removedShare.push_back(static_cast<double>(k) / total);
+        curve.loss.push_back(-meanNextTokenLogProb(model, inputs, headMaskWith(removed, 0.0f, c), base));
+    }
+    return curve;
+}
+
+} // namespace attn
