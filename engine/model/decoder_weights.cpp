@@ -40,13 +40,13 @@ void takeAttentionProjections(WeightReader& r, const ModelConfig& c, const std::
     const auto bias = [&](const std::string& name, int64_t n, bool present) {
         return present ? r.take(attn + name + ".bias", { n }) : Tensor();
     };
-    lw.wq = r.take(attn + "q_proj.weight", { qDim, D });
+    lw.wq = r.takeMatrix(attn + "q_proj.weight", { qDim, D });
     lw.bq = bias("q_proj", qDim, qkvBias);
-    lw.wk = r.take(attn + "k_proj.weight", { kvDim, D });
+    lw.wk = r.takeMatrix(attn + "k_proj.weight", { kvDim, D });
     lw.bk = bias("k_proj", kvDim, qkvBias);
-    lw.wv = r.take(attn + "v_proj.weight", { kvDim, D });
+    lw.wv = r.takeMatrix(attn + "v_proj.weight", { kvDim, D });
     lw.bv = bias("v_proj", kvDim, qkvBias);
-    lw.wo = r.take(attn + out + ".weight", { D, qDim });
+    lw.wo = r.takeMatrix(attn + out + ".weight", { D, qDim });
     lw.bo = bias(out, D, outBias);
 }
 
@@ -54,8 +54,8 @@ void takePlainFeedForward(WeightReader& r, const ModelConfig& c, const std::stri
     bool bias, LlamaLayerWeights& lw)
 {
     const int64_t D = c.hiddenSize, I = c.intermediateSize;
-    lw.up = r.take(up + ".weight", { I, D });
-    lw.down = r.take(down + ".weight", { D, I });
+    lw.up = r.takeMatrix(up + ".weight", { I, D });
+    lw.down = r.takeMatrix(down + ".weight", { D, I });
     if (bias) {
         lw.upBias = r.take(up + ".bias", { I });
         lw.downBias = r.take(down + ".bias", { D });
@@ -67,7 +67,7 @@ void takeLmHead(WeightReader& r, const ModelConfig& c, const std::string& name, 
     if (c.tieWordEmbeddings)
         r.skip(name);
     else
-        w.lmHead = r.take(name, { c.vocabSize, c.embeddingDim > 0 ? c.embeddingDim : c.hiddenSize });
+        w.lmHead = r.takeMatrix(name, { c.vocabSize, c.embeddingDim > 0 ? c.embeddingDim : c.hiddenSize });
 }
 
 Tensor rowBlock(const Tensor& m, int64_t first, int64_t count)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // HF checkpoints in the Llama tensor layout (model.layers.N.self_attn.q_proj, mlp.gate_proj ...): llama, mistral,
-// qwen2, olmo, mixtral, gemma, gemma2 -> LlamaWeights.
+// qwen2, olmo, mixtral, gemma, gemma2 -> LlamaWeights; F16/BF16 matrices stay half (packed, widened in the products).
 #include "core/error.h"
 #include "model/decoder_weights.h"
 #include "model/llama_model.h"
@@ -17,17 +17,17 @@ NormStyle normStyleOf(const ModelConfig& c) {
 void takeFeedForward(WeightReader& r, const ModelConfig& c, const std::string& p, LlamaLayerWeights& lw) {
     const int64_t D = c.hiddenSize, I = c.intermediateSize;
     if (c.numExperts == 0) {
-        lw.gate = r.take(p + "mlp.gate_proj.weight", { I, D });
-        lw.up = r.take(p + "mlp.up_proj.weight", { I, D });
-        lw.down = r.take(p + "mlp.down_proj.weight", { D, I });
+        lw.gate = r.takeMatrix(p + "mlp.gate_proj.weight", { I, D });
+        lw.up = r.takeMatrix(p + "mlp.up_proj.weight", { I, D });
+        lw.down = r.takeMatrix(p + "mlp.down_proj.weight", { D, I });
         return;
     }
     lw.router = r.take(p + "block_sparse_moe.gate.weight", { c.numExperts, D });
     for (int64_t e = 0; e < c.numExperts; ++e) {
         const std::string ep = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
-        lw.experts.push_back({ .gate = r.take(ep + "w1.weight", { I, D }),
-            .up = r.take(ep + "w3.weight", { I, D }),
-            .down = r.take(ep + "w2.weight", { D, I }) });
+        lw.experts.push_back({ .gate = r.takeMatrix(ep + "w1.weight", { I, D }),
+            .up = r.takeMatrix(ep + "w3.weight", { I, D }),
+            .down = r.takeMatrix(ep + "w2.weight", { D, I }) });
     }
 }
 
