@@ -115,7 +115,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     connect(m_align, &AlignmentPanel::availableChanged, this,
         [this](bool on) { m_tabs->setTabEnabled(m_tabs->indexOf(m_align), on); });
     m_mechanisms = new MechanismsPanel(m_controller); // a client of the one engine thread
-    m_mechanisms->setProperty("collapsesDocks", QStringList { "modelDock" }); // it reads the Input dock's run
+    // The tab runs the main input's tokens (edited on the attention tabs): both docks fold away for its plots.
+    m_mechanisms->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_mechanisms, tr("&Mechanisms"));
 
     m_errorBanner = new QLabel;

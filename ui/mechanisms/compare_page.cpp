@@ -33,7 +33,8 @@ ComparePage::ComparePage(QWidget* parent)
     mapsLayout->setContentsMargins(0, 0, 0, 0);
     for (HeatmapView* v : { m_exact, m_variant, m_difference }) {
         v->setControlsVisible(false); // one bar above sets the colours of exact and variant together
-        v->setMinimumWidth(200); // the plot's title would otherwise set the width of the whole tab
+        // The plot's title would otherwise set the width (and, once painted, the height) of the whole tab.
+        v->setMinimumSize(200, 160);
         mapsLayout->addWidget(v, 1);
     }
     maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
