@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Decode panel measurements on stories260K (not a test; bench/README.md has the numbers):
-//  1. capture cost: greedy decoding through DecodeEngine (attention rows of every layer and head, KV norms, top-k
+//  1. capture cost: greedy decoding through DecodeTimeline (attention rows of every layer and head, KV norms, top-k
 //     distribution: what the panel gets per step) vs plain Session steps that capture nothing;
 //  2. responsiveness: the main window with the Decode tab runs continuously for a few seconds while a 1 ms
 //     PreciseTimer records every gap in the GUI event loop; a stall is a gap beyond 1 ms.
 // Options: --seconds S (default 5), --run-only (skip part 1, e.g. to profile the GUI thread alone),
 // --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
 #include "bench_data.h"
-#include "decode/decode_engine.h"
+#include "session/decode_timeline.h"
 #include "decode/decode_panel.h"
 #include "main_window.h"
 #include "model/model_loader.h"
@@ -32,7 +32,7 @@ double seconds(std::chrono::steady_clock::time_point since)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-/// Best of `repeats` runs of greedy decoding to `positions` positions: plain Session vs DecodeEngine.
+/// Best of `repeats` runs of greedy decoding to `positions` positions: plain Session vs DecodeTimeline.
 void captureCost(int positions, int repeats)
 {
     const std::string path = stories260K();
@@ -41,7 +41,8 @@ void captureCost(int positions, int repeats)
     plainOptions.wantAttention = false;
     attn::Session plain(model, plainOptions);
     plain.reserve(positions);
-    attn::ui::DecodeEngine engine(path);
+    const auto timeline = attn::openDecodeTimeline(path);
+    attn::DecodeTimeline& engine = *timeline;
     double bestPlain = 1e30, bestDecode = 1e30;
     int64_t plainSteps = 0, decodeSteps = 0;
     for (int r = 0; r < repeats; ++r) {
@@ -65,7 +66,7 @@ void captureCost(int positions, int repeats)
     std::printf("capture cost, best of %d, greedy from BOS:\n", repeats);
     std::printf("  plain Session (no attention):        %lld positions in %.2f ms (%.1f us/step)\n",
         static_cast<long long>(plainSteps), bestPlain * 1e3, bestPlain * 1e6 / static_cast<double>(plainSteps));
-    std::printf("  DecodeEngine (rows, norms, top-10):  %lld positions in %.2f ms (%.1f us/step)\n",
+    std::printf("  DecodeTimeline (rows, norms, top-10):  %lld positions in %.2f ms (%.1f us/step)\n",
         static_cast<long long>(decodeSteps), bestDecode * 1e3, bestDecode * 1e6 / static_cast<double>(decodeSteps));
     std::printf("  overhead per step: %+.1f %%\n",
         100.0

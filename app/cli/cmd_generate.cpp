@@ -7,8 +7,7 @@
 #include "cli/model_args.h"
 #include "core/error.h"
 #include "model/model_loader.h"
-#include "session/sampler.h"
-#include "session/session.h"
+#include "session/decode_timeline.h"
 #include "tokenizer/llama2c_tokenizer.h"
 
 #include <cctype>
@@ -115,7 +114,6 @@ int runGenerate(const std::vector<std::string>& words) {
     so.topK = args.getInt("top-k", 0);
     so.seed = static_cast<uint64_t>(args.getInt("seed", 0));
     if (so.seed == 0) so.seed = static_cast<uint64_t>(std::time(nullptr)); // run.c
-    Sampler sampler(so);
 
     const auto model = loadModel(source);
     const int64_t limit = model->config().maxPositions;
@@ -132,30 +130,45 @@ int runGenerate(const std::vector<std::string>& words) {
     ForwardOptions options;
     options.backend = backend;
     options.intervention = headMask ? &*headMask : nullptr;
-    Session session(model, options);
-    session.reserve(steps);
-    // run.c stops when the model starts a new sequence: BOS for llama2.c, EOS for HF models.
-    const int64_t stop = source.format == ModelFormat::Llama2c ? 1 : model->config().eosTokenId;
+    const std::shared_ptr<const Tokenizer> sharedTokenizer(tokenizer.get(), [](const Tokenizer*) { });
+    DecodeTimeline timeline(source, model, sharedTokenizer, options);
+    timeline.setSampling(so);
+    timeline.reserve(steps);
+    const int64_t stop = timeline.info().stopToken;
 
+    // run.c runs `steps` positions and prints the token chosen after each: the prompt's next token while the prompt
+    // lasts, then the sampler's. The token after the last position is printed without being run.
     TokenPrinter printer(tokenizer.get(), prompt[0]);
-    int64_t token = prompt[0];
-    int64_t pos = 0;
-    const auto vocab = model->config().vocabSize;
-    std::chrono::steady_clock::time_point start;
-    while (pos < steps) {
-        const auto r = session.step(token);
-        const int64_t next
-            = pos < numPrompt - 1 ? prompt[static_cast<size_t>(pos + 1)] : sampler.sample(r->logits.data(), vocab);
-        ++pos;
-        if (next == stop) break;
-        printer.print(token, next);
-        token = next;
-        if (pos == 1) start = std::chrono::steady_clock::now(); // as run.c, the first step (warm-up) is not timed
+    const int64_t promptRun = std::min(numPrompt, steps);
+    timeline.prompt(std::vector<int64_t>(prompt.begin(), prompt.begin() + promptRun));
+    // Timed from the end of the prompt: for the usual BOS-only prompt that is run.c's rule (the first, warm-up
+    // step is not timed).
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t pos = 1; pos < promptRun; ++pos)
+        printer.print(prompt[static_cast<size_t>(pos - 1)], prompt[static_cast<size_t>(pos)]);
+    int64_t pos = promptRun;
+    bool stopped = false;
+    if (promptRun < numPrompt) {
+        printer.print(prompt[static_cast<size_t>(pos - 1)], prompt[static_cast<size_t>(pos)]);
+    } else {
+        while (pos < steps) {
+            const DecodeStepPtr s = timeline.step();
+            if (!s) {
+                stopped = true;
+                break;
+            }
+            printer.print(timeline.steps()[static_cast<size_t>(pos - 1)]->token.id, s->token.id);
+            ++pos;
+        }
+        if (!stopped) {
+            const int64_t last = timeline.draw();
+            if (last != stop) printer.print(timeline.steps().back()->token.id, last);
+        }
     }
     printer.finish();
-    if (pos > 1) {
+    if (pos > promptRun) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::fprintf(stderr, "achieved tok/s: %f\n", static_cast<double>(pos - 1) / s);
+        std::fprintf(stderr, "achieved tok/s: %f\n", static_cast<double>(pos - promptRun) / s);
     }
     return 0;
 }

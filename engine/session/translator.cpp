@@ -33,11 +33,24 @@ bool Translator::accepts(const std::string& path)
 }
 
 Translator::Translator(const std::string& path, const std::string& tokenizerPath)
+    : Translator(path, tokenizerPath, [](const ModelSource& source) -> std::shared_ptr<const Model> {
+        return loadModel(source);
+    })
+{
+}
+
+Translator::Translator(const std::string& path, ModelRegistry& models, const std::string& tokenizerPath)
+    : Translator(path, tokenizerPath, [&models](const ModelSource& source) { return models.model(source); })
+{
+}
+
+Translator::Translator(const std::string& path, const std::string& tokenizerPath,
+    const std::function<std::shared_ptr<const Model>(const ModelSource&)>& load)
     : m_path(path)
 {
     const ModelSource source = probeModel(path);
-    const std::shared_ptr<Model> model = loadModel(source);
-    m_rnn = std::dynamic_pointer_cast<RnnSeq2SeqModel>(model);
+    const std::shared_ptr<const Model> model = load(source);
+    m_rnn = std::dynamic_pointer_cast<const RnnSeq2SeqModel>(model);
     if (m_rnn) return; // word-level vocabularies of its own: no tokenizer
     m_transformer = std::dynamic_pointer_cast<const EncoderDecoderModel>(model);
     if (!m_transformer) throw Error(path, "not an encoder-decoder or RNN seq2seq model");

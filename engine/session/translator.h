@@ -5,9 +5,11 @@
 // or token ids when the model ships no tokenizer).
 #include "model/rnn_seq2seq.h"
 #include "model/seq2seq_model.h"
+#include "service/model_registry.h"
 #include "session/beam_search.h"
 #include "tokenizer/tokenizer.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +32,8 @@ public:
     /// Loads the model and its tokenizer (`tokenizerPath` overrides the one found beside the model; a model without
     /// any tokenizer takes token ids as text). Throws Error naming the file.
     explicit Translator(const std::string& path, const std::string& tokenizerPath = "");
+    /// The same with the weights from `models` (the GUI's one copy, shared with the other tabs).
+    Translator(const std::string& path, ModelRegistry& models, const std::string& tokenizerPath = "");
 
     AlignedSide source(const std::string& text) const;
     /// Reference target text for teacher forcing, ending with EOS like the source.
@@ -49,6 +53,8 @@ public:
     const std::shared_ptr<const RnnSeq2SeqModel>& rnn() const { return m_rnn; }
 
 private:
+    Translator(const std::string& path, const std::string& tokenizerPath,
+        const std::function<std::shared_ptr<const Model>(const ModelSource&)>& load);
     AlignedSide finish(AlignedSide side) const;
     AlignedSide tokenized(const std::vector<Token>& tokens) const;
     /// Without a tokenizer a text is token ids separated by spaces or commas.

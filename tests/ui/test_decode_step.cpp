@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The decode panel's next-token distribution: probabilities, entropy in bits and the top ids, on hand-computed cases.
 #include "core/error.h"
-#include "decode/decode_step.h"
+#include "session/decode_step.h"
 #include "model/attention_snapshot.h"
 
 #include <gtest/gtest.h>

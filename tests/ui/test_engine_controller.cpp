@@ -34,7 +34,7 @@ private:
 };
 
 ProviderFactory scripted() {
-    return [](const std::string& path, const ProgressFn&) -> std::unique_ptr<AttentionProvider> {
+    return [](const std::string& path, ModelRegistry&, const ProgressFn&) -> std::unique_ptr<AttentionProvider> {
         if (path == "missing") throw Error("missing: no such model");
         return std::make_unique<ScriptedProvider>();
     };

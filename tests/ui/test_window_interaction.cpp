@@ -52,7 +52,7 @@ private:
 };
 
 TEST(WindowInteraction, CancelStopsALongRunAndLeavesNoStaleResult) {
-    MainWindow window([](const std::string&, const ProgressFn&) { return std::make_unique<SlowProvider>(); });
+    MainWindow window([](const std::string&, ModelRegistry&, const ProgressFn&) { return std::make_unique<SlowProvider>(); });
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
     QSignalSpy progress(window.controller(), &EngineController::progress);
     QSignalSpy cancelled(window.controller(), &EngineController::cancelled);

@@ -22,7 +22,7 @@ Tensor goldenAttention(const std::string& model, int layer) {
 
 ui::SnapshotPtr goldenSnapshot(const std::string& model, bool causal, int64_t numKvHeads) {
     const std::string dir = "fixtures/hf-tiny/" + model + "/golden/item0/";
-    std::vector<ui::TokenChip> tokens;
+    std::vector<TokenChip> tokens;
     for (int64_t id : readNpyInts(sharedPath(dir + "input_ids.npy")))
         tokens.push_back({ "#" + std::to_string(id), id, false });
     std::vector<Tensor> layers { goldenAttention(model, 0), goldenAttention(model, 1) };

@@ -13,6 +13,7 @@
 
 namespace attn {
 class Backend;
+class ModelRegistry;
 class Session;
 }
 
@@ -72,12 +73,15 @@ private:
     std::shared_ptr<Backend> m_backend;
 };
 
-/// Opens a model with `path` (anything probeModel accepts); throws Error naming the path on failure.
-using ProviderFactory = std::function<std::unique_ptr<AttentionProvider>(const std::string& path, const ProgressFn&)>;
+/// Opens a model with `path` (anything probeModel accepts), its weights from `models` (shared with the other tabs);
+/// throws Error naming the path on failure.
+using ProviderFactory = std::function<std::unique_ptr<AttentionProvider>(
+    const std::string& path, ModelRegistry& models, const ProgressFn&)>;
 
 /// The real engine: probe, load weights and tokenizer, run forward passes. Encoder-decoders get the seq2seq
 /// provider (seq2seq_provider.h), image-to-text models the caption provider (caption/caption_provider.h).
-std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress);
+std::unique_ptr<AttentionProvider> openEngineProvider(
+    const std::string& path, ModelRegistry& models, const ProgressFn& progress);
 
 /// Maps per-layer callbacks of a forward pass onto steps [first, first + layers] of a `total`-step progress.
 std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total);

@@ -16,7 +16,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     qRegisterMetaType<attn::ui::MechanismsPtr>("attn::ui::MechanismsPtr");
 
     m_thread.setObjectName("engine");
-    auto* worker = new EngineWorker(std::move(factory), m_cancel);
+    auto* worker = m_worker = new EngineWorker(std::move(factory), m_cancel);
     worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
     connect(this, &EngineController::requestLoad, worker, &EngineWorker::loadModel);
@@ -25,6 +25,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(this, &EngineController::requestBackend, worker, &EngineWorker::setBackend);
     connect(this, &EngineController::requestCaption, worker, &EngineWorker::caption);
     connect(this, &EngineController::requestMechanisms, worker, &EngineWorker::mechanisms);
+    connect(this, &EngineController::requestClose, worker, &EngineWorker::closeModel);
 
     connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
         if (id != m_latestLoad) return;
@@ -130,6 +131,22 @@ quint64 EngineController::computeMechanisms(MechanismsRequestPtr request) {
     m_latestMechanisms = id;
     emit requestMechanisms(id, std::move(request));
     return id;
+}
+
+void EngineController::submit(std::function<void(EngineContext&)> job) {
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, job = std::move(job)] { w->runJob(job); }, Qt::QueuedConnection);
+}
+
+void EngineController::closeModel() {
+    const quint64 id = ++m_nextId;
+    raise(m_cancel->loadsUpTo, id - 1);
+    raise(m_cancel->runsUpTo, id - 1);
+    const bool wasBusy = busy();
+    m_latestLoad = id;
+    m_pendingLoad = m_pendingRun = m_pendingCaption = 0;
+    if (wasBusy) emit busyChanged(false);
+    emit requestClose(id);
 }
 
 void EngineController::setBackend(BackendChoice choice) {

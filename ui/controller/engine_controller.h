@@ -4,12 +4,18 @@
 #include "controller/engine_worker.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QThread>
+
+#include <functional>
+#include <memory>
+#include <variant>
 
 namespace attn::ui {
 
-/// The GUI-thread face of the engine thread. Each request gets an id; only the answer to the latest request of
-/// its kind is passed on (stale answers are dropped). A new load or run cancels the older ones still in flight.
+/// The GUI-thread face of the app's one engine thread. Each request gets an id; only the answer to the latest request
+/// of its kind is passed on (stale answers are dropped). A new load or run cancels the older ones still in flight.
+/// The main views use the typed requests; the other tabs (Decode, Alignment, Vision) send jobs through post().
 class EngineController : public QObject {
     Q_OBJECT
 public:
@@ -31,6 +37,17 @@ public:
     void setBackend(attn::BackendChoice choice);
     /// The backend in use as last reported ("cpu: …", "vulkan: …"); empty before the first backendChanged().
     QString backendDescription() const { return m_backendDescription; }
+    /// Frees the open model and every tab's engine state (a model the engine thread does not open, such as an image
+    /// classifier, takes its place); the answers of every request sent before are dropped.
+    void closeModel();
+
+    /// Runs `job` on the engine thread after every request sent before it, with the engine's models, backend and
+    /// tab state. `done` gets its value, or `error` the message of what it threw, on the GUI thread; neither runs
+    /// when `client` is gone or another model was loaded or closed after this call (the job's model is closed).
+    template <class T>
+    void post(QObject* client, std::function<T(EngineContext&)> job, std::function<void(T)> done,
+        std::function<void(const QString&)> error);
+
     /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
     bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0 || m_pendingCaption != 0; }
@@ -59,12 +76,15 @@ signals:
     void requestCaption(quint64 id, const attn::ui::CaptionRequest& request);
     void requestBackend(quint64 id, int choice);
     void requestMechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
+    void requestClose(quint64 id);
 
 private:
+    void submit(std::function<void(EngineContext&)> job);
     void finish(quint64 id);
     static void raise(std::atomic<quint64>& bound, quint64 value);
 
     QThread m_thread;
+    EngineWorker* m_worker = nullptr; ///< lives on m_thread, deleted when it finishes
     std::shared_ptr<CancelBounds> m_cancel;
     quint64 m_nextId = 0;
     quint64 m_latestLoad = 0;
@@ -78,5 +98,32 @@ private:
     quint64 m_latestMechanisms = 0;
     QString m_backendDescription;
 };
+
+template <class T>
+void EngineController::post(QObject* client, std::function<T(EngineContext&)> job, std::function<void(T)> done,
+    std::function<void(const QString&)> error) {
+    const QPointer<QObject> guard(client);
+    const quint64 model = m_latestLoad;
+    submit([this, guard, model, job = std::move(job), done = std::move(done), error = std::move(error)](
+               EngineContext& context) {
+        using Outcome = std::variant<T, QString>;
+        auto outcome = std::make_shared<Outcome>(QString());
+        try {
+            *outcome = job(context);
+        } catch (const std::exception& e) { // the boundary: every engine error becomes a message
+            *outcome = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            this,
+            [this, guard, model, outcome, done, error] {
+                if (!guard || model != m_latestLoad) return;
+                if (auto* value = std::get_if<T>(outcome.get()))
+                    done(std::move(*value));
+                else if (error)
+                    error(std::get<QString>(*outcome));
+            },
+            Qt::QueuedConnection);
+    });
+}
 
 } // namespace attn::ui

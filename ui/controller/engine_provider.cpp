@@ -4,9 +4,9 @@
 
 #include "caption/caption_provider.h"
 #include "core/error.h"
-#include "model/model_loader.h"
 #include "model/model_source.h"
 #include "model/rnn_seq2seq.h"
+#include "service/model_registry.h"
 #include "session/long_input.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
@@ -36,12 +36,13 @@ constexpr uint64_t kMaterializeBytes = uint64_t(256) << 20;
 
 class EngineProvider : public AttentionProvider {
 public:
-    EngineProvider(const ModelSource& source, const ProgressFn& progress) {
+    EngineProvider(const ModelSource& source, ModelRegistry& models, const ProgressFn& progress)
+        : m_models(models) {
         checkpoint(progress, 1);
         // The tokenizer first: it is cheap, and a missing one should not cost a weight load.
         m_tokenizer = loadTokenizer(source);
         checkpoint(progress, 2);
-        m_model = loadModel(source);
+        m_model = m_models.model(source);
         m_modelSource = source;
         checkpoint(progress, 3);
         m_session = std::make_unique<Session>(m_model);
@@ -130,7 +131,8 @@ private:
             ModelSource extended = m_modelSource;
             extended.config.maxPositions = n;
             m_session.reset();
-            m_model = loadModel(extended);
+            m_model.reset(); // the trained-length copy goes first (unless another tab still holds it)
+            m_model = m_models.model(extended);
         }
         return m_model;
     }
@@ -143,21 +145,23 @@ private:
         return out;
     }
 
+    ModelRegistry& m_models;
     ModelSummary m_summary;
     ModelSource m_modelSource;
     std::unique_ptr<Tokenizer> m_tokenizer;
-    std::shared_ptr<Model> m_model;
+    std::shared_ptr<const Model> m_model;
     std::unique_ptr<Session> m_session;
 };
 
 } // namespace
 
-std::unique_ptr<AttentionProvider> openEngineProvider(const std::string& path, const ProgressFn& progress) {
-    if (isRnnSeq2SeqFolder(path)) return openRnnSeq2SeqProvider(path, progress);
+std::unique_ptr<AttentionProvider> openEngineProvider(
+    const std::string& path, ModelRegistry& models, const ProgressFn& progress) {
+    if (isRnnSeq2SeqFolder(path)) return openRnnSeq2SeqProvider(path, models, progress);
     const ModelSource source = probeModel(path);
-    if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, progress);
+    if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, models, progress);
     if (source.config.kind == ModelKind::ImageToText) return openCaptionProvider(source, progress);
-    return std::make_unique<EngineProvider>(source, progress);
+    return std::make_unique<EngineProvider>(source, models, progress);
 }
 
 } // namespace attn::ui

@@ -32,15 +32,17 @@ template <class Job> void EngineWorker::guarded(quint64 id, Job&& job) {
 
 void EngineWorker::loadModel(quint64 id, const QString& path) {
     guarded(id, [&] {
-        // The old model goes first so that two large models never sit in memory together.
+        // The old model goes first (the main views' and every tab's hold on it) so that two large models never sit
+        // in memory together.
         m_provider.reset();
+        m_context.dropSessions();
         const ProgressFn progress = progressFor(id, m_cancel->loadsUpTo);
         if (!progress(0, 1)) throw Cancelled();
-        m_provider = m_factory(path.toStdString(), progress);
+        m_provider = m_factory(path.toStdString(), m_context.models(), progress);
         auto summary = std::make_shared<ModelSummary>(m_provider->summary());
-        if (m_backend) {
-            m_provider->setBackend(m_backend);
-            summary->backend = describeBackend(*m_backend);
+        if (const auto& backend = m_context.backend()) {
+            m_provider->setBackend(backend);
+            summary->backend = describeBackend(*backend);
         }
         emit modelLoaded(id, std::move(summary));
     });
@@ -80,6 +82,15 @@ void EngineWorker::mechanisms(quint64 id, MechanismsRequestPtr request) {
     });
 }
 
+void EngineWorker::closeModel(quint64) {
+    m_provider.reset();
+    m_context.dropSessions();
+}
+
+void EngineWorker::runJob(const std::function<void(EngineContext&)>& job) {
+    job(m_context);
+}
+
 void EngineWorker::setBackend(quint64 id, int choice) {
     guarded(id, [&] {
         // Runs on this thread: the backend's notices (runtime fallbacks) are queued to the GUI from here.
@@ -93,9 +104,10 @@ void EngineWorker::setBackend(quint64 id, int choice) {
             said = selection.error() + ": running on the CPU";
             selection = createBackend(BackendChoice::Cpu, notice);
         }
-        m_backend = selection->backend;
-        if (m_provider) m_provider->setBackend(m_backend);
-        emit backendChanged(id, QString::fromStdString(describeBackend(*m_backend)), QString::fromStdString(said));
+        m_context.setBackend(selection->backend);
+        if (m_provider) m_provider->setBackend(selection->backend);
+        emit backendChanged(
+            id, QString::fromStdString(describeBackend(*selection->backend)), QString::fromStdString(said));
     });
 }
 

@@ -2,11 +2,13 @@
 #pragma once
 #include "controller/attention_provider.h"
 #include "mechanisms/mechanisms_request.h"
+#include "service/engine_context.h"
 
 #include <QObject>
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace attn::ui {
@@ -22,8 +24,9 @@ struct CancelBounds {
     std::atomic<quint64> mechanismsUpTo { 0 };
 };
 
-/// Lives on the engine thread and alone owns the model. Requests arrive as queued slot calls tagged with an id;
-/// every result goes back tagged with the same id.
+/// Lives on the engine thread, the app's only one, and alone owns the models (through its EngineContext), the
+/// backend and every tab's engine-side state. Requests arrive as queued slot calls tagged with an id; every result
+/// goes back tagged with the same id. Tabs other than the main views send jobs (runJob) through the controller.
 class EngineWorker : public QObject {
     Q_OBJECT
 public:
@@ -40,6 +43,10 @@ public slots:
     void setBackend(quint64 id, int choice);
     /// The Mechanisms tab: one head (of the last run, or synthetic) through an attention variant.
     void mechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
+    /// Frees the model and every tab's engine state.
+    void closeModel(quint64 id);
+    /// A tab's job, run after the requests sent before it; it reports back by itself (EngineController::post).
+    void runJob(const std::function<void(attn::EngineContext&)>& job);
 
 signals:
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
@@ -62,7 +69,7 @@ private:
 
     ProviderFactory m_factory;
     std::shared_ptr<const CancelBounds> m_cancel;
-    std::shared_ptr<Backend> m_backend; // null until setBackend(): the CPU attention core
+    EngineContext m_context; ///< the model registry, the backend (null until setBackend: the CPU core), tab state
     std::unique_ptr<AttentionProvider> m_provider;
 };
 

@@ -22,8 +22,8 @@ std::vector<TokenChip> chips(const AlignedSide& side, size_t count) {
 class Seq2SeqProvider : public AttentionProvider {
 public:
     /// `summary` describes the model at `folder`: a transformer encoder-decoder or an RNN seq2seq model.
-    Seq2SeqProvider(const std::string& folder, ModelSummary summary, const ProgressFn& progress)
-        : m_translator(folder)
+    Seq2SeqProvider(const std::string& folder, ModelRegistry& models, ModelSummary summary, const ProgressFn& progress)
+        : m_translator(folder, models)
         , m_summary(std::move(summary)) {
         checkpoint(progress, 3);
         m_model = m_translator.transformer();
@@ -128,14 +128,16 @@ private:
 
 } // namespace
 
-std::unique_ptr<AttentionProvider> openSeq2SeqProvider(const ModelSource& source, const ProgressFn& progress) {
+std::unique_ptr<AttentionProvider> openSeq2SeqProvider(
+    const ModelSource& source, ModelRegistry& models, const ProgressFn& progress) {
     auto provider = std::make_unique<Seq2SeqProvider>(
-        source.folder, summarizeModel(source, "cpu (reference attention core)"), progress);
+        source.folder, models, summarizeModel(source, "cpu (reference attention core)"), progress);
     if (!provider->transformer()) throw Error(source.folder, "not an encoder-decoder transformer");
     return provider;
 }
 
-std::unique_ptr<AttentionProvider> openRnnSeq2SeqProvider(const std::string& folder, const ProgressFn& progress) {
+std::unique_ptr<AttentionProvider> openRnnSeq2SeqProvider(
+    const std::string& folder, ModelRegistry& models, const ProgressFn& progress) {
     // The summary reads the weight headers of every file of the layout (one, or the tutorial's two).
     ModelSummary summary;
     std::set<std::string> dtypes;
@@ -151,7 +153,7 @@ std::unique_ptr<AttentionProvider> openRnnSeq2SeqProvider(const std::string& fol
     summary.path = folder;
     summary.format = "RNN seq2seq folder";
     summary.backend = "cpu (RNN reference)";
-    return std::make_unique<Seq2SeqProvider>(folder, std::move(summary), progress);
+    return std::make_unique<Seq2SeqProvider>(folder, models, std::move(summary), progress);
 }
 
 } // namespace attn::ui

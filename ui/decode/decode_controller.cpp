@@ -1,67 +1,78 @@
 // SPDX-License-Identifier: MIT
 #include "decode/decode_controller.h"
 
+#include "controller/engine_controller.h"
+#include "core/error.h"
+#include "decode/decode_snapshot.h"
+#include "session/decode_timeline.h"
+
 #include <algorithm>
 
 namespace attn::ui {
 
-DecodeController::DecodeController(QObject* parent)
+namespace {
+
+/// The engine-thread state of a controller: its timeline, once a model is open.
+std::shared_ptr<DecodeTimeline> timelineOf(EngineContext& context, const std::string& key)
+{
+    auto timeline = context.session<DecodeTimeline>(key);
+    if (!timeline) throw Error("no model is open for decoding");
+    timeline->setForwardOptions(context.forwardOptions()); // the backend chosen since the last job
+    return timeline;
+}
+
+std::string sessionKey(const DecodeController* controller)
+{
+    return "decode/" + std::to_string(reinterpret_cast<quintptr>(controller));
+}
+
+} // namespace
+
+DecodeController::DecodeController(EngineController* engine, QObject* parent)
     : QObject(parent)
-    , m_run(std::make_shared<DecodeRunState>())
+    , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
+    , m_stepsStarted(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<attn::ui::DecodeInfoPtr>("attn::ui::DecodeInfoPtr");
-    qRegisterMetaType<attn::ui::DecodeStepList>("attn::ui::DecodeStepList");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
-
-    m_thread.setObjectName("decode");
-    m_worker = new DecodeWorker(m_run);
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-
-    connect(m_worker, &DecodeWorker::opened, this, [this](DecodeInfoPtr info) {
-        m_info = std::move(info);
-        m_steps.clear();
-        emit opened(m_info);
-        emit timelineChanged(0);
-    });
-    connect(m_worker, &DecodeWorker::timelineChanged, this, [this](qint64 keep, DecodeStepList added) {
-        m_steps.resize(static_cast<size_t>(std::min<qint64>(keep, static_cast<qint64>(m_steps.size()))));
-        m_steps.insert(m_steps.end(), added->begin(), added->end());
-        emit timelineChanged(keep);
-    });
-    connect(m_worker, &DecodeWorker::ended, this, &DecodeController::ended);
-    connect(m_worker, &DecodeWorker::failed, this, [this](const QString& message) {
-        stopRun();
-        emit failed(message);
-    });
-    connect(m_worker, &DecodeWorker::runStopped, this, [this](quint64 generation) {
-        if (generation != m_run->generation.load() || !m_running) return;
-        m_running = false;
-        emit runningChanged(false);
-    });
-    connect(m_worker, &DecodeWorker::snapshotReady, this, [this](quint64 id, SnapshotPtr snapshot) {
-        if (id != m_latestSnapshot) return;
-        const qint64 positions = snapshot->numKeys();
-        emit snapshotReady(positions, std::move(snapshot));
-    });
-    m_thread.start();
 }
 
-DecodeController::~DecodeController()
+DecodeController::~DecodeController() = default;
+
+template <class Edit> void DecodeController::edit(Edit&& edit, std::function<void(const Change&)> then)
 {
-    stopRun();
-    m_thread.quit();
-    m_thread.wait();
+    const quint64 opened = m_opened;
+    m_engine->post<std::shared_ptr<const Change>>(
+        this,
+        [key = sessionKey(this), edit = std::forward<Edit>(edit)](EngineContext& context) {
+            auto change = std::make_shared<Change>();
+            edit(*timelineOf(context, key), *change);
+            return std::shared_ptr<const Change>(std::move(change));
+        },
+        [this, opened, then = std::move(then)](std::shared_ptr<const Change> change) {
+            if (opened != m_opened) return;
+            apply(*change);
+            if (then) then(*change);
+        },
+        [this, opened](const QString& message) {
+            if (opened != m_opened) return;
+            stopRun();
+            emit failed(message);
+        });
 }
 
-template <class Fn> void DecodeController::post(Fn&& fn)
+void DecodeController::apply(const Change& change)
 {
-    QMetaObject::invokeMethod(m_worker, std::forward<Fn>(fn), Qt::QueuedConnection);
+    if (change.keep < 0) return;
+    m_steps.resize(static_cast<size_t>(std::min<int64_t>(change.keep, static_cast<int64_t>(m_steps.size()))));
+    m_steps.insert(m_steps.end(), change.added.begin(), change.added.end());
+    emit timelineChanged(change.keep);
+    if (!change.ended.isEmpty()) emit ended(change.ended);
 }
 
 bool DecodeController::stopRun()
 {
-    m_run->generation.fetch_add(1);
+    ++m_generation;
     if (!m_running) return false;
     m_running = false;
     emit runningChanged(false);
@@ -70,44 +81,108 @@ bool DecodeController::stopRun()
 
 void DecodeController::open(const QString& path)
 {
+    close();
+    const quint64 generation = m_opened;
+    m_engine->post<DecodeInfoPtr>(
+        this,
+        [key = sessionKey(this), file = path.toStdString()](EngineContext& context) {
+            context.dropSession(key); // the previous model's timeline goes before the next loads
+            // The weights are the copy the main views opened (the registry loads only what nobody holds).
+            std::shared_ptr<DecodeTimeline> timeline
+                = openDecodeTimeline(file, &context.models(), context.forwardOptions());
+            timeline->reserve(timeline->info().maxPositions);
+            context.setSession(key, timeline);
+            return std::make_shared<const DecodeModelInfo>(timeline->info());
+        },
+        [this, generation](DecodeInfoPtr info) {
+            if (generation != m_opened) return;
+            m_info = std::move(info);
+            m_steps.clear();
+            emit opened(m_info);
+            emit timelineChanged(0);
+        },
+        [this, generation](const QString& message) {
+            if (generation == m_opened) emit failed(message);
+        });
+}
+
+void DecodeController::close()
+{
     stopRun();
-    m_info.reset();
+    ++m_opened;
     clearBranches();
-    post([w = m_worker, path] { w->open(path); });
+    const bool had = m_info || !m_steps.empty();
+    m_info.reset();
+    m_steps.clear();
+    m_engine->post<bool>(
+        this,
+        [key = sessionKey(this)](EngineContext& context) {
+            context.dropSession(key);
+            return true;
+        },
+        [](bool) { }, {});
+    if (had) emit timelineChanged(0);
 }
 
 void DecodeController::setSampling(const SamplerOptions& o)
 {
-    post([w = m_worker, o] { w->setSampling(o.temperature, o.topP, o.topK, o.seed); });
+    edit([o](DecodeTimeline& t, Change&) { t.setSampling(o); });
 }
 
 void DecodeController::prompt(const QString& text)
 {
     stopRun();
     clearBranches(); // branches belong to one prompt
-    post([w = m_worker, text] { w->promptText(text); });
+    edit([text = text.toStdString()](DecodeTimeline& t, Change& c) {
+        t.clear();
+        c.keep = 0;
+        c.added = t.prompt(t.encode(text));
+    });
 }
 
 void DecodeController::promptIds(const std::vector<int64_t>& ids)
 {
     stopRun();
     clearBranches();
-    post([w = m_worker, ids] { w->promptIds(ids); });
+    edit([ids](DecodeTimeline& t, Change& c) {
+        t.clear();
+        c.keep = 0;
+        c.added = t.prompt(ids);
+    });
 }
 
 void DecodeController::step()
 {
     stopRun();
-    post([w = m_worker] { w->step(); });
+    runNext(m_generation);
+}
+
+void DecodeController::runNext(quint64 generation)
+{
+    edit(
+        [started = m_stepsStarted](DecodeTimeline& t, Change& c) {
+            started->fetch_add(1);
+            c.keep = t.length();
+            if (DecodeStepPtr s = t.step())
+                c.added.push_back(std::move(s));
+            else
+                c.ended = t.length() >= t.info().maxPositions ? tr("the context is full") : tr("the model ended the text");
+        },
+        [this, generation](const Change& c) {
+            if (generation != m_generation || !m_running) return;
+            if (c.ended.isEmpty()) return runNext(generation);
+            m_running = false;
+            emit runningChanged(false);
+        });
 }
 
 void DecodeController::run()
 {
     if (m_running) return;
-    const quint64 generation = m_run->generation.fetch_add(1) + 1;
+    const quint64 generation = ++m_generation;
     m_running = true;
     emit runningChanged(true);
-    post([w = m_worker, generation] { w->runChain(generation); });
+    runNext(generation);
 }
 
 void DecodeController::pause()
@@ -118,7 +193,10 @@ void DecodeController::pause()
 void DecodeController::back()
 {
     stopRun();
-    post([w = m_worker] { w->back(); });
+    edit([](DecodeTimeline& t, Change& c) {
+        t.back();
+        c.keep = t.length();
+    });
 }
 
 namespace {
@@ -159,8 +237,11 @@ void DecodeController::switchToBranch(size_t index)
     while (keep < branch.size() && keep < m_steps.size() && branch[keep]->token.id == m_steps[keep]->token.id)
         ++keep;
     keep = std::max<size_t>(keep, 1); // every branch of a prompt shares its first token
-    auto rest = std::make_shared<const std::vector<DecodeStepPtr>>(branch.begin() + static_cast<std::ptrdiff_t>(keep), branch.end());
-    post([w = m_worker, keep, rest] { w->restore(static_cast<qint64>(keep), rest); });
+    const std::vector<DecodeStepPtr> rest(branch.begin() + static_cast<std::ptrdiff_t>(keep), branch.end());
+    edit([keep = static_cast<int64_t>(keep), rest](DecodeTimeline& t, Change& c) {
+        c.keep = keep;
+        c.added = t.restore(keep, rest);
+    });
 }
 
 void DecodeController::force(int64_t position, int64_t token)
@@ -170,7 +251,10 @@ void DecodeController::force(int64_t position, int64_t token)
         && m_steps[static_cast<size_t>(position)]->origin != TokenOrigin::Prompt && keepBranch(m_steps))
         emit branchesChanged();
     const bool wasRunning = stopRun();
-    post([w = m_worker, position, token] { w->force(position, token); });
+    edit([position, token](DecodeTimeline& t, Change& c) {
+        c.keep = position;
+        c.added.push_back(t.force(position, token));
+    });
     if (wasRunning) run();
 }
 
@@ -178,14 +262,32 @@ void DecodeController::reset()
 {
     stopRun();
     clearBranches();
-    post([w = m_worker] { w->clear(); });
+    if (!m_info) { // nothing open: nothing to clear on the engine thread
+        m_steps.clear();
+        emit timelineChanged(0);
+        return;
+    }
+    edit([](DecodeTimeline& t, Change& c) {
+        t.clear();
+        c.keep = 0;
+    });
 }
 
 void DecodeController::requestSnapshot(int64_t positions)
 {
     const quint64 id = ++m_latestSnapshot;
-    m_run->latestSnapshot.store(id);
-    post([w = m_worker, id, positions] { w->snapshot(id, positions); });
+    if (!m_info || positions < 1 || positions > static_cast<int64_t>(m_steps.size())) return;
+    // Built on the engine thread from the steps as they are now (immutable), like every other result.
+    m_engine->post<SnapshotPtr>(
+        this, [steps = m_steps, info = *m_info, positions](EngineContext&) {
+            return decodeSnapshot(steps, info, positions);
+        },
+        [this, id](SnapshotPtr snapshot) {
+            if (id != m_latestSnapshot) return;
+            const qint64 n = snapshot->numKeys();
+            emit snapshotReady(n, std::move(snapshot));
+        },
+        {});
 }
 
 } // namespace attn::ui

@@ -1,22 +1,38 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-#include "decode/decode_worker.h"
+#include "model/attention_snapshot.h"
+#include "session/decode_step.h"
+#include "session/sampler.h"
 
 #include <QObject>
-#include <QThread>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <vector>
 
 namespace attn::ui {
 
-/// The GUI-thread face of step-by-step decoding. It owns a decode engine thread whose worker holds its own Session,
-/// and mirrors the worker's timeline in steps(). Step, Back, Force, Reset and a new prompt pause a running decode
-/// first; Pause stops it before the next step begins (the step in flight, if any, still completes).
+class EngineController;
+
+using DecodeStepList = std::shared_ptr<const std::vector<DecodeStepPtr>>;
+using DecodeInfoPtr = std::shared_ptr<const DecodeModelInfo>;
+
+/// The GUI-thread face of step-by-step decoding: a client of the app's one engine (EngineController::post). Its
+/// DecodeTimeline (engine/session) lives on the engine thread, on the model copy the other tabs share, and computes
+/// with the backend chosen for the app; this controller mirrors the timeline in steps(). Step, Back, Force, Reset
+/// and a new prompt pause a running decode first; Pause stops it before the next step begins (the step in flight,
+/// if any, still completes). Run sends one step at a time, so the other tabs' requests interleave with it.
 class DecodeController : public QObject {
     Q_OBJECT
 public:
-    explicit DecodeController(QObject* parent = nullptr);
+    /// `engine`: the app's engine; null gives this controller an engine of its own (a tab used alone, in tests).
+    explicit DecodeController(EngineController* engine = nullptr, QObject* parent = nullptr);
     ~DecodeController() override;
 
     void open(const QString& path);
+    /// Forgets the model (it is no longer the open one): nothing more is decoded until open().
+    void close();
     void setSampling(const SamplerOptions& options);
     void prompt(const QString& text);
     void promptIds(const std::vector<int64_t>& ids);
@@ -39,8 +55,8 @@ public:
     DecodeInfoPtr info() const { return m_info; }
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }
     bool running() const { return m_running; }
-    /// Forward steps the worker has begun so far (counts steps that started after a Pause, if any did).
-    quint64 stepsStarted() const { return m_run->stepsStarted.load(); }
+    /// Forward steps the engine has begun so far (counts steps that started after a Pause, if any did).
+    quint64 stepsStarted() const { return m_stepsStarted->load(); }
 
 signals:
     void opened(attn::ui::DecodeInfoPtr info);
@@ -53,20 +69,31 @@ signals:
     void branchesChanged();
 
 private:
+    /// What a timeline job hands back: the first `keep` positions stayed, `added` follow (keep -1: the timeline did
+    /// not change); `ended` says why step() found nothing more to decode (empty when it did not end).
+    struct Change {
+        int64_t keep = -1;
+        std::vector<DecodeStepPtr> added;
+        QString ended;
+    };
+    /// Runs `edit` on the engine thread's timeline, then applies its change here; `then` runs after it applied.
+    template <class Edit> void edit(Edit&& edit, std::function<void(const Change&)> then = {});
+    void apply(const Change& change);
+    void runNext(quint64 generation);
     /// Keeps `timeline` as a branch unless it is empty or already one; returns whether it did.
     bool keepBranch(const std::vector<DecodeStepPtr>& timeline);
     void clearBranches();
     /// Ends a running chain before the next step; returns whether one was running.
     bool stopRun();
-    template <class Fn> void post(Fn&& fn);
 
-    QThread m_thread;
-    DecodeWorker* m_worker = nullptr;
-    std::shared_ptr<DecodeRunState> m_run;
+    EngineController* m_engine;
+    std::shared_ptr<std::atomic<quint64>> m_stepsStarted;
     DecodeInfoPtr m_info;
     std::vector<DecodeStepPtr> m_steps;
     std::vector<std::vector<DecodeStepPtr>> m_branches;
     bool m_running = false;
+    quint64 m_generation = 0; ///< a run chain goes on only while its generation is current
+    quint64 m_opened = 0; ///< jobs sent for an earlier open() are not applied
     quint64 m_latestSnapshot = 0;
 };
 

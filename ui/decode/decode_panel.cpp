@@ -27,9 +27,9 @@
 
 namespace attn::ui {
 
-DecodePanel::DecodePanel(QWidget* parent)
+DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
-    , m_controller(new DecodeController(this))
+    , m_controller(new DecodeController(engine, this))
 {
     setObjectName("decodePanel");
     m_status = new QLabel;
@@ -233,6 +233,16 @@ void DecodePanel::openModel(const QString& path)
     m_current = -1;
     m_follow = true;
     m_controller->open(path);
+}
+
+void DecodePanel::closeModel()
+{
+    m_controller->close();
+    m_current = -1;
+    m_follow = true;
+    m_heatmapPositions = m_requestedPositions = -1;
+    m_heatmap->setSnapshot(nullptr);
+    m_status->setText(tr("Open a decoder model (File > Open) to decode step by step"));
 }
 
 void DecodePanel::setPromptText(const QString& text)

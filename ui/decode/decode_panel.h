@@ -14,6 +14,8 @@ class QSpinBox;
 
 namespace attn::ui {
 
+class EngineController;
+
 class AttentionStripView;
 class HeatmapView;
 class KvCacheView;
@@ -31,10 +33,13 @@ public:
     /// Token chips shown above the views: the newest ones (the heatmap shows every position).
     static constexpr int kChipsShown = 96;
 
-    explicit DecodePanel(QWidget* parent = nullptr);
+    /// `engine`: the app's engine (null: one of its own, for a panel used alone).
+    explicit DecodePanel(EngineController* engine = nullptr, QWidget* parent = nullptr);
     ~DecodePanel() override;
 
     void openModel(const QString& path);
+    /// The open model cannot decode (or another is being opened): the panel empties and Step does nothing.
+    void closeModel();
     void setPromptText(const QString& text);
     QString promptText() const;
     /// Shows step `index` of the timeline (scrubbing); the newest index follows new steps again.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-#include "decode/decode_step.h"
+#include "session/decode_step.h"
 
 #include <QWidget>
 

@@ -2,8 +2,8 @@
 #include "export/decode_figure.h"
 
 #include "core/error.h"
-#include "decode/decode_engine.h"
 #include "decode/probability_chart.h"
+#include "session/decode_timeline.h"
 
 #include <qcustomplot.h>
 
@@ -11,7 +11,8 @@ namespace attn::ui {
 
 void renderDecodeFigure(const FigureRecipe& recipe, const QString& path, FigureFormat format)
 {
-    DecodeEngine engine(recipe.model);
+    const auto timeline = openDecodeTimeline(recipe.model);
+    DecodeTimeline& engine = *timeline;
     const std::vector<int64_t> ids = recipe.tokens.empty() ? engine.encode(recipe.prompt) : recipe.tokens;
     if (engine.prompt(ids).empty()) throw Error("export: the decode view needs an input (--prompt or --tokens)");
     // A step's candidates are the distribution its token was drawn from: the next (greedy) step shows what follows.

@@ -6,6 +6,7 @@
 #include "export/figure_recipe.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+#include "service/model_registry.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -55,7 +56,8 @@ SnapshotPtr computeRecipeSnapshot(const FigureRecipe& recipe)
                     "tokenizer) and target text (--target), not --tokens");
     if (!recipe.tokens.empty()) return runTokenIds(recipe);
     if (recipe.prompt.empty()) throw Error("no input given (--prompt, --tokens or the recipe's \"prompt\"/\"tokens\")");
-    const auto provider = openEngineProvider(recipe.model, keepGoing);
+    ModelRegistry models; // a headless export: this run alone holds the model
+    const auto provider = openEngineProvider(recipe.model, models, keepGoing);
     if (!twoSided) return provider->run(recipe.prompt, keepGoing);
     const RunPtr run = provider->runPair(recipe.prompt, recipe.target, keepGoing);
     const AttentionKind kind = recipe.attention == AttentionKind::Self ? AttentionKind::Cross : recipe.attention;

@@ -5,6 +5,7 @@
 #include "attention/attention.h"
 #include "attention_source/attention_source.h"
 #include "core/tensor.h"
+#include "model/token_chip.h"
 
 #include <cstdint>
 #include <memory>
@@ -12,13 +13,6 @@
 #include <vector>
 
 namespace attn::ui {
-
-/// One input token as shown in the token chips and on the heatmap axes.
-struct TokenChip {
-    std::string text;
-    int64_t id = -1;
-    bool special = false;
-};
 
 /// Self-attention probabilities of one forward pass: per layer [heads, q, k], the structural mask and per-head stats.
 /// Built once on the engine thread, then shared read-only with the GUI thread. Short inputs hold the matrices; long

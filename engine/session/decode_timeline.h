@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The decode loop behind the decode panel: one Session, the run.c-exact Sampler and the timeline of steps. Lives on
-// the engine thread only. Prompt tokens are run one position at a time and the sampler is called once per new token,
-// exactly as `attnscope-cli generate` does, so the same options give the same tokens.
-#include "decode/decode_step.h"
+// The one decode loop: the Decode tab and `attnscope-cli generate` both drive it. One Session, the run.c-exact
+// Sampler and the timeline of steps. Prompt tokens are run one position at a time and the sampler is called once per
+// new token, as llama2.c's run.c does. Used by one thread at a time (the engine thread in the GUI).
+#include "model/model.h"
+#include "model/model_source.h"
+#include "session/decode_step.h"
 #include "session/sampler.h"
 
 #include <memory>
@@ -11,26 +13,32 @@
 #include <vector>
 
 namespace attn {
-class Model;
+class ModelRegistry;
 class Session;
 class Tokenizer;
-} // namespace attn
 
-namespace attn::ui {
+/// The token that ends decoding (run.c's rule: the model starts a new sequence): BOS for llama2.c, EOS for HF models.
+int64_t decodeStopToken(const ModelSource& source);
 
-class DecodeEngine {
+class DecodeTimeline {
 public:
     static constexpr int64_t kCandidates = 10;
 
-    /// Opens a decoder (anything probeModel accepts); a missing tokenizer is allowed (tokens show as "#id").
-    /// Throws Error naming the path for anything else.
-    explicit DecodeEngine(const std::string& path);
-    ~DecodeEngine();
+    /// Decodes with `model` (a decoder: Error naming `source` otherwise) loaded from `source`; without a tokenizer
+    /// tokens show as "#id". Forward steps use `options` (backend, head mask).
+    DecodeTimeline(const ModelSource& source, std::shared_ptr<const Model> model,
+        std::shared_ptr<const Tokenizer> tokenizer, const ForwardOptions& options = {});
+    ~DecodeTimeline();
 
     const DecodeModelInfo& info() const { return m_info; }
     /// Replaces the sampler (its generator starts again from options.seed). Throws Error on invalid options.
     void setSampling(const SamplerOptions& options);
     const SamplerOptions& sampling() const;
+    /// Later forward steps use `options` (the backend chosen since); the timeline stays.
+    void setForwardOptions(const ForwardOptions& options);
+    /// Room in the KV cache for `positions` positions, so that decoding does not reallocate it.
+    void reserve(int64_t positions);
+    const std::shared_ptr<const Model>& model() const { return m_model; }
 
     /// Tokenizes `text` (BOS added as the tokenizer does; empty text = just BOS). Throws Error without a tokenizer.
     std::vector<int64_t> encode(const std::string& text) const;
@@ -39,6 +47,9 @@ public:
     /// Draws the next token and runs it. Null when decoding has ended (the stop token was drawn or the model's
     /// context is full); then nothing changes.
     DecodeStepPtr step();
+    /// The token step() would draw, without running it (the generator advances as in step()): run.c prints the token
+    /// sampled from the last position's logits even when the context has no room left to run it. -1 before a prompt.
+    int64_t draw();
     /// Drops the last position (at least one stays) and rewinds the sampler's generator with it, so that step()
     /// draws the same token again under the same options.
     void back();
@@ -55,8 +66,6 @@ public:
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }
     /// True when step() would return null.
     bool finished() const;
-    /// Every layer's attention over the first `positions` positions ([heads, n, n] per layer, rows of the steps).
-    SnapshotPtr snapshot(int64_t positions) const;
     TokenChip chip(int64_t id) const;
 
 private:
@@ -65,7 +74,7 @@ private:
     DecodeStepPtr append(int64_t token, TokenOrigin origin);
 
     std::shared_ptr<const Model> m_model;
-    std::unique_ptr<Tokenizer> m_tokenizer;
+    std::shared_ptr<const Tokenizer> m_tokenizer;
     std::unique_ptr<Session> m_session;
     std::unique_ptr<Sampler> m_sampler;
     DecodeModelInfo m_info;
@@ -73,4 +82,10 @@ private:
     std::vector<float> m_nextLogits; ///< logits after the last position
 };
 
-} // namespace attn::ui
+/// A timeline for the decoder at `path` (anything probeModel accepts), its weights from `models` when given (the
+/// copy the other tabs share) or loaded for it alone; a missing tokenizer is allowed (tokens show as "#id"). Throws
+/// Error naming the path for anything that cannot decode, before loading any weights.
+std::unique_ptr<DecodeTimeline> openDecodeTimeline(
+    const std::string& path, ModelRegistry* models = nullptr, const ForwardOptions& options = {});
+
+} // namespace attn

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: MIT
-#include "decode/decode_engine.h"
+#include "session/decode_timeline.h"
 
 #include "core/error.h"
 #include "model/kv_cache.h"
 #include "model/model_loader.h"
-#include "model/model_source.h"
+#include "service/model_registry.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
-namespace attn::ui {
+namespace attn {
 
 namespace {
 
@@ -32,47 +31,74 @@ float rowNorm(const KvCache& cache, int64_t layer, int64_t position, bool keys)
 
 } // namespace
 
-DecodeEngine::DecodeEngine(const std::string& path)
+int64_t decodeStopToken(const ModelSource& source)
+{
+    return source.format == ModelFormat::Llama2c ? 1 : source.config.eosTokenId;
+}
+
+std::unique_ptr<DecodeTimeline> openDecodeTimeline(
+    const std::string& path, ModelRegistry* models, const ForwardOptions& options)
 {
     const ModelSource source = probeModel(path);
-    if (source.config.kind != ModelKind::Decoder)
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const Tokenizer> tokenizer;
+    if (source.config.kind == ModelKind::Decoder) { // others are refused by the constructor, without a load
+        try {
+            tokenizer = loadTokenizer(source);
+        } catch (const Error&) {
+            // ids only, as `attnscope-cli generate` without a tokenizer
+        }
+        model = models ? models->model(source) : loadModel(source);
+    }
+    return std::make_unique<DecodeTimeline>(source, std::move(model), std::move(tokenizer), options);
+}
+
+DecodeTimeline::DecodeTimeline(const ModelSource& source, std::shared_ptr<const Model> model,
+    std::shared_ptr<const Tokenizer> tokenizer, const ForwardOptions& options)
+    : m_model(std::move(model))
+    , m_tokenizer(std::move(tokenizer))
+{
+    if (source.config.kind != ModelKind::Decoder || !m_model)
         throw Error(source.config.source,
             "decoding needs a decoder model, not " + source.config.modelType + " (" + modelKindName(source.config.kind)
                 + ")");
-    try {
-        m_tokenizer = loadTokenizer(source);
-    } catch (const Error&) {
-        m_tokenizer.reset(); // ids only, as `attnscope-cli generate` without a tokenizer
-    }
-    m_model = loadModel(source);
-    m_session = std::make_unique<Session>(m_model);
+    m_session = std::make_unique<Session>(m_model, options);
     const ModelConfig& c = m_model->config();
-    m_info.path = path;
+    m_info.path = source.folder;
     m_info.numLayers = c.numLayers;
     m_info.numHeads = c.numHeads;
     m_info.numKvHeads = c.numKvHeads;
     m_info.slidingWindow = c.slidingWindow;
     m_info.maxPositions = c.maxPositions;
     m_info.vocabSize = c.vocabSize;
-    m_info.stopToken = source.format == ModelFormat::Llama2c ? 1 : c.eosTokenId;
+    m_info.stopToken = decodeStopToken(source);
     m_info.hasTokenizer = m_tokenizer != nullptr;
-    m_session->reserve(c.maxPositions);
     setSampling({});
 }
 
-DecodeEngine::~DecodeEngine() = default;
+DecodeTimeline::~DecodeTimeline() = default;
 
-void DecodeEngine::setSampling(const SamplerOptions& options)
+void DecodeTimeline::setSampling(const SamplerOptions& options)
 {
     m_sampler = std::make_unique<Sampler>(options);
 }
 
-const SamplerOptions& DecodeEngine::sampling() const
+const SamplerOptions& DecodeTimeline::sampling() const
 {
     return m_sampler->options();
 }
 
-std::vector<int64_t> DecodeEngine::encode(const std::string& text) const
+void DecodeTimeline::setForwardOptions(const ForwardOptions& options)
+{
+    m_session->setOptions(options);
+}
+
+void DecodeTimeline::reserve(int64_t positions)
+{
+    m_session->reserve(positions);
+}
+
+std::vector<int64_t> DecodeTimeline::encode(const std::string& text) const
 {
     if (!m_tokenizer) throw Error(m_info.path + ": the model has no tokenizer; give token ids");
     std::vector<int64_t> ids = tokenIds(m_tokenizer->encode(text));
@@ -80,13 +106,13 @@ std::vector<int64_t> DecodeEngine::encode(const std::string& text) const
     return ids;
 }
 
-TokenChip DecodeEngine::chip(int64_t id) const
+TokenChip DecodeTimeline::chip(int64_t id) const
 {
     if (!m_tokenizer) return { std::string("#").append(std::to_string(id)), id, false };
     return { m_tokenizer->tokenText(id), id, m_tokenizer->isSpecial(id) };
 }
 
-std::vector<DecodeStepPtr> DecodeEngine::prompt(const std::vector<int64_t>& ids)
+std::vector<DecodeStepPtr> DecodeTimeline::prompt(const std::vector<int64_t>& ids)
 {
     if (ids.empty()) throw Error("the prompt has no tokens");
     if (static_cast<int64_t>(ids.size()) > m_info.maxPositions)
@@ -104,27 +130,33 @@ std::vector<DecodeStepPtr> DecodeEngine::prompt(const std::vector<int64_t>& ids)
     return m_steps;
 }
 
-bool DecodeEngine::finished() const
+bool DecodeTimeline::finished() const
 {
     return m_steps.empty() || length() >= m_info.maxPositions;
 }
 
-DecodeStepPtr DecodeEngine::step()
+int64_t DecodeTimeline::draw()
+{
+    if (m_nextLogits.empty()) return -1;
+    return m_sampler->sample(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()));
+}
+
+DecodeStepPtr DecodeTimeline::step()
 {
     if (m_steps.empty()) throw Error("decode: give a prompt first");
     if (finished()) return nullptr;
-    const int64_t next = m_sampler->sample(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()));
+    const int64_t next = draw();
     if (next == m_info.stopToken) return nullptr;
     return append(next, m_sampler->options().temperature > 0.0f ? TokenOrigin::Sampled : TokenOrigin::Greedy);
 }
 
-void DecodeEngine::back()
+void DecodeTimeline::back()
 {
     if (length() < 2) throw Error("back: the first position cannot be removed (use Reset)");
     truncate(length() - 1);
 }
 
-DecodeStepPtr DecodeEngine::force(int64_t position, int64_t token)
+DecodeStepPtr DecodeTimeline::force(int64_t position, int64_t token)
 {
     if (position < 1 || position > length())
         throw Error("force: position " + std::to_string(position) + " is outside 1.." + std::to_string(length()));
@@ -139,7 +171,7 @@ DecodeStepPtr DecodeEngine::force(int64_t position, int64_t token)
     return append(token, TokenOrigin::Forced);
 }
 
-std::vector<DecodeStepPtr> DecodeEngine::restore(int64_t keep, const std::vector<DecodeStepPtr>& steps)
+std::vector<DecodeStepPtr> DecodeTimeline::restore(int64_t keep, const std::vector<DecodeStepPtr>& steps)
 {
     if (keep < 1 || keep > length())
         throw Error("restore: a branch must keep 1.." + std::to_string(length()) + " positions, not " + std::to_string(keep));
@@ -152,14 +184,14 @@ std::vector<DecodeStepPtr> DecodeEngine::restore(int64_t keep, const std::vector
     return added;
 }
 
-void DecodeEngine::clear()
+void DecodeTimeline::clear()
 {
     m_session->reset();
     m_steps.clear();
     m_nextLogits.clear();
 }
 
-void DecodeEngine::truncate(int64_t positions)
+void DecodeTimeline::truncate(int64_t positions)
 {
     // The logits after the new last position are not kept per position (a vocabulary-wide row each); running that
     // position again (same cache prefix, same token) reproduces them exactly.
@@ -170,7 +202,7 @@ void DecodeEngine::truncate(int64_t positions)
     m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
 }
 
-DecodeStepPtr DecodeEngine::append(int64_t token, TokenOrigin origin)
+DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)
 {
     auto s = std::make_shared<DecodeStep>();
     s->position = length();
@@ -202,31 +234,4 @@ DecodeStepPtr DecodeEngine::append(int64_t token, TokenOrigin origin)
     return s;
 }
 
-SnapshotPtr DecodeEngine::snapshot(int64_t positions) const
-{
-    if (positions < 1 || positions > length())
-        throw Error("decode snapshot: " + std::to_string(positions) + " positions requested, "
-            + std::to_string(length()) + " decoded");
-    const int64_t n = positions, heads = m_info.numHeads;
-    std::vector<Tensor> layers;
-    layers.reserve(static_cast<size_t>(m_info.numLayers));
-    for (int64_t l = 0; l < m_info.numLayers; ++l) {
-        Tensor t({ heads, n, n });
-        for (int64_t q = 0; q < n; ++q) {
-            const Tensor& row = m_steps[static_cast<size_t>(q)]->attention[static_cast<size_t>(l)];
-            for (int64_t h = 0; h < heads; ++h)
-                std::memcpy(t.data() + (h * n + q) * n, row.data() + h * (q + 1), sizeof(float) * (q + 1));
-        }
-        layers.push_back(std::move(t));
-    }
-    std::vector<TokenChip> tokens;
-    for (int64_t i = 0; i < n; ++i)
-        tokens.push_back(m_steps[static_cast<size_t>(i)]->token);
-    MaskSpec mask;
-    mask.causal = true;
-    mask.slidingWindow = m_info.slidingWindow;
-    return std::make_shared<const AttentionSnapshot>(std::move(tokens), std::move(layers), m_info.numKvHeads, mask,
-        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip); // built ~25 times a second during Run
-}
-
-} // namespace attn::ui
+} // namespace attn

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "decode/decode_step.h"
+#include "session/decode_step.h"
 
 #include "core/error.h"
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numeric>
 
-namespace attn::ui {
+namespace attn {
 
 NextTokenDistribution nextTokenDistribution(const float* logits, int64_t n, int64_t k)
 {
@@ -40,4 +40,4 @@ NextTokenDistribution nextTokenDistribution(const float* logits, int64_t n, int6
     return d;
 }
 
-} // namespace attn::ui
+} // namespace attn

@@ -3,13 +3,13 @@
 // One position of a decode timeline as the decode panel shows it. Built once on the engine thread, then shared
 // read-only: later steps never change it (the KV cache is append-only), so scrubbing back shows it as it was.
 #include "core/tensor.h"
-#include "model/attention_snapshot.h"
+#include "model/token_chip.h"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-namespace attn::ui {
+namespace attn {
 
 struct TokenCandidate {
     TokenChip token;
@@ -61,4 +61,4 @@ struct NextTokenDistribution {
 };
 NextTokenDistribution nextTokenDistribution(const float* logits, int64_t n, int64_t k);
 
-} // namespace attn::ui
+} // namespace attn
