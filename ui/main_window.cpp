@@ -94,10 +94,11 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->addTab(scrolled(m_lines), tr("Head &view"));
     m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
     m_tabs->addTab(m_stats, tr("&Statistics"));
-    m_decode = new DecodePanel;
+    // Every tab is a client of the one engine (m_controller): one thread, one copy of each model, one backend.
+    m_decode = new DecodePanel(m_controller); // enabled for models that generate
     m_decode->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_decode, tr("&Decode"));
-    m_vision = new VisionView;
+    m_vision = new VisionView(m_controller);
     m_vision->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_vision, tr("V&ision"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_vision), false);
@@ -108,7 +109,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_router = new RouterView; // enabled for mixture-of-experts runs
     m_tabs->addTab(m_router, tr("&Router"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_router), false);
-    m_align = new AlignmentPanel; // enabled once it has opened an encoder-decoder or RNN seq2seq model
+    m_align = new AlignmentPanel(m_controller); // enabled once it has opened an encoder-decoder or RNN seq2seq model
     m_align->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_align, tr("A&lignment"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
@@ -174,7 +175,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
         addRecent(QString::fromStdString(m_summary->path));
-        if (m_summary->config.capabilities & kGenerate) m_decode->openModel(QString::fromStdString(m_summary->path));
+        const bool generates = (m_summary->config.capabilities & kGenerate) != 0;
+        m_tabs->setTabEnabled(m_tabs->indexOf(m_decode), generates);
+        if (generates) m_decode->openModel(QString::fromStdString(m_summary->path));
         if (m_summary->config.capabilities & kCaption) m_caption->modelReady(QString::fromStdString(m_summary->path));
         m_mechanisms->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
@@ -393,23 +396,30 @@ void MainWindow::chooseModelFile() {
 
 void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
+    // No tab keeps showing or stepping the previous model: each empties now and opens the new one if it can.
+    m_decode->closeModel();
+    m_vision->closeModel();
+    m_align->closeModel();
     setVisionMode(isVisionModelPath(path));
     if (m_vision->isEnabled()) {
         m_summary.reset();
         m_info->clear();
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(path).fileName()));
         addRecent(path);
+        m_controller->closeModel(); // the engine frees the text model before the image model loads
         return m_vision->controller()->openModel(path);
     }
     setCaptionMode(isCaptionModelPath(path.toStdString()));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_decode), false); // until the model says it generates
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
+    m_controller->loadModel(path);
+    // After the load request: the engine opens the model once, and the Alignment tab's job then shares that copy.
     if (!m_caption->isEnabled()) m_align->openModel(path);
     // An RNN seq2seq model's cross-attention is its alignment: the Alignment tab shows it first.
     if (isRnnSeq2SeqFolder(path.toStdString())) {
         m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure
         m_tabs->setCurrentWidget(m_align);
     }
-    m_controller->loadModel(path);
 }
 
 void MainWindow::setInputText(const QString& text) {

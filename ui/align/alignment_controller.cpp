@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "align/alignment_controller.h"
 
+#include "controller/engine_controller.h"
 #include "core/error.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
-
-#include <exception>
 #include <variant>
 
 namespace attn::ui {
@@ -21,18 +18,9 @@ struct AlignmentController::Decoding {
 template <typename T, typename Job, typename Done> void AlignmentController::runJob(Job job, Done done)
 {
     using Outcome = std::variant<T, QString>;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [watcher, done] {
-        done(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run(&m_engine, [job]() -> Outcome {
-        try {
-            return job();
-        } catch (const std::exception& e) {
-            return QString::fromStdString(e.what());
-        }
-    }));
+    m_engine->post<T>(
+        this, [job](EngineContext& context) -> T { return job(context); },
+        [done](T value) { done(Outcome(std::move(value))); }, [done](const QString& error) { done(Outcome(error)); });
 }
 
 void AlignmentController::deliver(quint64 id, const std::variant<AlignmentRunPtr, QString>& outcome)
@@ -44,17 +32,24 @@ void AlignmentController::deliver(quint64 id, const std::variant<AlignmentRunPtr
         emit ready(std::get<0>(outcome));
 }
 
-AlignmentController::AlignmentController(QObject* parent)
+AlignmentController::AlignmentController(EngineController* engine, QObject* parent)
     : QObject(parent)
+    , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
 {
     qRegisterMetaType<AlignmentRunPtr>("attn::ui::AlignmentRunPtr");
-    m_engine.setMaxThreadCount(1);
 }
 
-AlignmentController::~AlignmentController()
+AlignmentController::~AlignmentController() = default;
+
+void AlignmentController::close()
 {
-    m_engine.clear(); // a Run in progress: drop the queued steps, finish the current one
-    m_engine.waitForDone();
+    ++m_openId;
+    ++m_reverseId;
+    ++m_alignId; // results for the model are stale
+    m_translator.reset();
+    m_reverse.reset();
+    m_decoding.reset();
+    m_running = false;
 }
 
 void AlignmentController::open(const QString& path)
@@ -66,9 +61,9 @@ void AlignmentController::open(const QString& path)
     m_running = false;
     const std::string file = path.toStdString();
     runJob<std::shared_ptr<const Translator>>(
-        [file]() -> std::shared_ptr<const Translator> {
+        [file](EngineContext& context) -> std::shared_ptr<const Translator> {
             if (!Translator::accepts(file)) return nullptr;
-            return std::make_shared<const Translator>(file);
+            return std::make_shared<const Translator>(file, context.models()); // the main views' copy
         },
         [this, id](const auto& outcome) {
             if (id != m_openId) return;
@@ -90,9 +85,9 @@ void AlignmentController::openReverse(const QString& path)
     if (path.isEmpty()) return;
     const std::string file = path.toStdString();
     runJob<std::shared_ptr<const Translator>>(
-        [file]() -> std::shared_ptr<const Translator> {
+        [file](EngineContext& context) -> std::shared_ptr<const Translator> {
             if (!Translator::accepts(file)) throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
-            return std::make_shared<const Translator>(file);
+            return std::make_shared<const Translator>(file, context.models());
         },
         [this, id](const auto& outcome) {
             if (id != m_reverseId) return;
@@ -115,7 +110,7 @@ void AlignmentController::align(const QString& source, const QString& reference,
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
         [translator = m_translator, reverse = m_reverse, src = source.toStdString(),
-            ref = reference.trimmed().toStdString(), beamWidth]() -> AlignmentRunPtr {
+            ref = reference.trimmed().toStdString(), beamWidth](EngineContext&) -> AlignmentRunPtr {
             AlignmentRunPtr run = runAlignment(*translator, src, ref, beamWidth);
             if (!reverse) return run;
             auto withReverse = std::make_shared<AlignmentRun>(*run);
@@ -130,7 +125,7 @@ void AlignmentController::addReverse(AlignmentRunPtr run)
     if (!m_reverse || !run || run->empty()) return;
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [reverse = m_reverse, run]() -> AlignmentRunPtr {
+        [reverse = m_reverse, run](EngineContext&) -> AlignmentRunPtr {
             auto withReverse = std::make_shared<AlignmentRun>(*run);
             if (run->stepwise && !run->hypotheses[0].finished) return withReverse; // its words are not all there yet
             addReverseLinks(*withReverse, *reverse);
@@ -181,7 +176,7 @@ void AlignmentController::decode(const QString& source, Move move)
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
         [translator = m_translator, reverse = m_reverse, decoding = m_decoding, src = source.toStdString(),
-            move]() -> AlignmentRunPtr {
+            move](EngineContext&) -> AlignmentRunPtr {
             if (!decoding->translation) {
                 decoding->source = translator->source(src);
                 decoding->translation = std::make_unique<StepwiseTranslation>(translator->decoder(decoding->source.ids),

@@ -4,21 +4,27 @@
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <memory>
 #include <variant>
 
 namespace attn::ui {
 
-/// Loads a seq2seq model (and optionally a reverse-direction one) and runs alignments and step-by-step decoding on
-/// one engine thread (a single-thread pool, so jobs run one after another, never on the GUI thread); results of
-/// superseded requests are dropped. Errors arrive as failed(message), never thrown.
+class EngineController;
+
+/// Opens a seq2seq model (and optionally a reverse-direction one) and runs alignments and step-by-step decoding as
+/// jobs of the app's one engine (EngineController::post): never on the GUI thread, on the model copy the main views
+/// share. The translators it holds are immutable and used by those jobs only. Results of superseded requests are
+/// dropped. Errors arrive as failed(message), never thrown.
 class AlignmentController : public QObject {
     Q_OBJECT
 public:
-    explicit AlignmentController(QObject* parent = nullptr);
+    /// `engine`: the app's engine; null gives this controller an engine of its own (a tab used alone, in tests).
+    explicit AlignmentController(EngineController* engine = nullptr, QObject* parent = nullptr);
     ~AlignmentController() override;
+
+    /// Forgets the models (another model is being opened): nothing more runs until open().
+    void close();
 
     /// Probes `path`; an encoder-decoder or RNN seq2seq model is loaded (opened), anything else gives
     /// available(false) and no error (other views handle other models).
@@ -63,7 +69,7 @@ private:
     /// Emits ready or failed for alignment request `id`, unless a newer one superseded it.
     void deliver(quint64 id, const std::variant<AlignmentRunPtr, QString>& outcome);
 
-    QThreadPool m_engine; ///< one thread: the engine thread of this tab
+    EngineController* m_engine;
     std::shared_ptr<const Translator> m_translator, m_reverse;
     /// Touched only by engine-thread jobs (the GUI thread just hands the pointer over).
     std::shared_ptr<Decoding> m_decoding;

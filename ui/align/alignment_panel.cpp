@@ -25,9 +25,9 @@ namespace {
 enum class Rule { PerTarget, PerSource, Intersection, GrowDiag, GrowDiagFinal, Reverse };
 } // namespace
 
-AlignmentPanel::AlignmentPanel(QWidget* parent)
+AlignmentPanel::AlignmentPanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
-    , m_controller(new AlignmentController(this))
+    , m_controller(new AlignmentController(engine, this))
     , m_view(new AlignmentView)
     , m_source(new QLineEdit)
     , m_reference(new QLineEdit)
@@ -184,6 +184,18 @@ void AlignmentPanel::openModel(const QString& path)
     m_list->clear();
     m_controller->open(path);
     showDecoding(0, false, false);
+}
+
+void AlignmentPanel::closeModel()
+{
+    const bool wasOpen = m_controller->isOpen();
+    m_run.reset();
+    m_list->clear();
+    m_controller->close();
+    m_view->setMatrix(Tensor(), {}, {});
+    m_view->setLinks({});
+    showDecoding(0, false, false);
+    if (wasOpen) emit availableChanged(false);
 }
 
 void AlignmentPanel::setSourceText(const QString& text)

@@ -18,6 +18,7 @@ namespace attn::ui {
 
 class AlignmentController;
 class AlignmentView;
+class EngineController;
 
 /// The Alignment tab: source (and optional reference) text, beam width, optional gold file, optional other direction
 /// (a reverse model or its Pharaoh file); a layer / head aggregation, the hard-alignment rule, step-by-step greedy
@@ -26,9 +27,12 @@ class AlignmentView;
 class AlignmentPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit AlignmentPanel(QWidget* parent = nullptr);
+    /// `engine`: the app's engine (null: one of its own, for a panel used alone).
+    explicit AlignmentPanel(EngineController* engine = nullptr, QWidget* parent = nullptr);
 
     void openModel(const QString& path);
+    /// The open model is not a translation model: the panel empties and reports itself unavailable.
+    void closeModel();
     void setSourceText(const QString& text);
     void setReferenceText(const QString& text);
     void setBeamWidth(int width);

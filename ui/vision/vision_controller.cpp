@@ -2,11 +2,9 @@
 #include "vision/vision_controller.h"
 
 #include "core/error.h"
-#include "model/model_loader.h"
+#include "controller/engine_controller.h"
 #include "model/model_source.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <exception>
 #include <variant>
@@ -31,55 +29,43 @@ bool isVisionModelPath(const QString& path)
     }
 }
 
-VisionController::VisionController(QObject* parent)
+VisionController::VisionController(EngineController* engine, QObject* parent)
     : QObject(parent)
+    , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
 {
-    m_pool.setMaxThreadCount(1); // one engine thread: jobs run in the order they were asked for
 }
 
-VisionController::~VisionController()
-{
-    m_pool.waitForDone();
-}
+VisionController::~VisionController() = default;
 
-void VisionController::waitForIdle()
-{
-    m_pool.waitForDone();
-}
-
-template <typename T>
-void VisionController::runJob(std::function<T()> job, std::function<void(T)> done, std::function<void(QString)> error)
-{
-    using Outcome = std::variant<T, QString>;
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    const uint64_t generation = m_generation;
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, done, error] {
-        Outcome outcome = watcher->result();
-        watcher->deleteLater();
-        if (generation != m_generation) return;
-        if (auto* value = std::get_if<T>(&outcome))
-            done(std::move(*value));
-        else
-            error(std::get<QString>(outcome));
-    });
-    watcher->setFuture(QtConcurrent::run(&m_pool, [job]() -> Outcome {
-        try {
-            return job();
-        } catch (const std::exception& e) { // the boundary: every engine error becomes a message
-            return QString::fromStdString(e.what());
-        }
-    }));
-}
-
-void VisionController::openModel(const QString& path)
+void VisionController::close()
 {
     ++m_generation;
     m_model.reset();
     m_modelPath.clear();
+}
+
+template <typename T>
+void VisionController::runJob(
+    std::function<T(EngineContext&)> job, std::function<void(T)> done, std::function<void(QString)> error)
+{
+    const uint64_t generation = m_generation;
+    m_engine->post<T>(
+        this, std::move(job),
+        [this, generation, done](T value) {
+            if (generation == m_generation) done(std::move(value));
+        },
+        [this, generation, error](const QString& message) {
+            if (generation == m_generation) error(message);
+        });
+}
+
+void VisionController::openModel(const QString& path)
+{
+    close();
     const std::string file = path.toStdString();
     runJob<std::shared_ptr<const VisionModel>>(
-        [file] {
-            auto vision = std::dynamic_pointer_cast<const VisionModel>(loadModel(file));
+        [file](EngineContext& context) {
+            auto vision = std::dynamic_pointer_cast<const VisionModel>(context.models().model(probeModel(file)));
             if (!vision) throw Error(file, "is not a vision model (ViT / DeiT image classifier)");
             return vision;
         },
@@ -95,7 +81,7 @@ void VisionController::classify(const QImage& image, const QString& source)
 {
     if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
     runJob<VisionResultPtr>(
-        [model = m_model, image, file = source.toStdString()] { return classifyImage(*model, image, file); },
+        [model = m_model, image, file = source.toStdString()](EngineContext&) { return classifyImage(*model, image, file); },
         [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
         [this](const QString& message) { emit failed(message); });
 }
@@ -104,21 +90,21 @@ void VisionController::classifyPixels(const Tensor& pixels, const QString& sourc
 {
     if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
     runJob<VisionResultPtr>([model = m_model, pixels,
-                                file = source.toStdString()] { return attn::ui::classifyPixels(*model, pixels, file); },
+                                file = source.toStdString()](EngineContext&) { return attn::ui::classifyPixels(*model, pixels, file); },
         [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
         [this](const QString& message) { emit failed(message); });
 }
 
 void VisionController::requestRollout(VisionResultPtr result, const RolloutOptions& options)
 {
-    runJob<Tensor>([result, options] { return attentionRollout(result->attention, options); },
+    runJob<Tensor>([result, options](EngineContext&) { return attentionRollout(result->attention, options); },
         [this, result, options](Tensor rollout) { emit rolloutReady(result, options, rollout); },
         [this](const QString& message) { emit failed(message); });
 }
 
 void VisionController::requestFlow(VisionResultPtr result, qint64 query, const RolloutOptions& options)
 {
-    runJob<std::vector<float>>([result, query, options] { return flowPatches(*result, query, options); },
+    runJob<std::vector<float>>([result, query, options](EngineContext&) { return flowPatches(*result, query, options); },
         [this, result, query, options](std::vector<float> patches) { emit flowReady(result, query, options, patches); },
         [this, result, query, options](const QString& message) { emit flowFailed(result, query, options, message); });
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Vision models on their own engine thread: the text Session does not take images, so the controller calls
-// VisionModel::classify directly, one job at a time, and reports back on the GUI thread.
+// Vision models as jobs of the app's one engine (EngineController::post): the text Session does not take images, so
+// the jobs call VisionModel::classify directly, and the answers come back on the GUI thread.
+#include "service/engine_context.h"
 #include "vision/vision_result.h"
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <functional>
 #include <memory>
@@ -17,11 +17,17 @@ namespace attn::ui {
 /// false for anything else, unreadable paths included (the text engine then reports the problem).
 bool isVisionModelPath(const QString& path);
 
+class EngineController;
+
 class VisionController : public QObject {
     Q_OBJECT
 public:
-    explicit VisionController(QObject* parent = nullptr);
+    /// `engine`: the app's engine; null gives this controller an engine of its own (a tab used alone, in tests).
+    explicit VisionController(EngineController* engine = nullptr, QObject* parent = nullptr);
     ~VisionController() override;
+
+    /// Forgets the model (another model is being opened); answers still on their way are dropped.
+    void close();
 
     /// Loads a model asynchronously: modelOpened, or failed when it cannot be loaded or is not a vision model.
     void openModel(const QString& path);
@@ -37,8 +43,6 @@ public:
     bool hasModel() const { return m_model != nullptr; }
     /// The path the current model was opened from (empty before one is open).
     const QString& modelPath() const { return m_modelPath; }
-    /// Waits for every queued job (tests, shutdown).
-    void waitForIdle();
 
 signals:
     void modelOpened(const QString& description);
@@ -54,9 +58,9 @@ signals:
 private:
     /// Runs `job` on the engine thread; `done` runs on the GUI thread with its value, `error` with an error message.
     template <typename T>
-    void runJob(std::function<T()> job, std::function<void(T)> done, std::function<void(QString)> error);
+    void runJob(std::function<T(EngineContext&)> job, std::function<void(T)> done, std::function<void(QString)> error);
 
-    QThreadPool m_pool;
+    EngineController* m_engine;
     std::shared_ptr<const VisionModel> m_model;
     QString m_modelPath;
     uint64_t m_generation = 0; ///< results of jobs started before the last openModel are dropped

@@ -71,6 +71,17 @@ void VisionFigure::setResult(VisionResultPtr result)
     setFlowMessage(tr("Computing…"));
 }
 
+void VisionFigure::clear()
+{
+    m_result.reset();
+    if (m_classes) m_classes->setClasses({});
+    for (PatchMapView* view : m_headViews)
+        delete view;
+    m_headViews.clear();
+    for (PatchMapView* view : { m_attention, m_rollout, m_flow })
+        if (view) view->setMessage(QString(), tr("Open an image (File > Open image, or drop one here)."));
+}
+
 void VisionFigure::setSelection(int64_t layer, int64_t head, int64_t query)
 {
     if (!m_result) return;

@@ -24,6 +24,8 @@ public:
     explicit VisionFigure(VisionPanel panel, QWidget* parent = nullptr);
 
     /// A new result: its mean-fusion rollout is shown until setRollout; the flow map says it is pending.
+    /// Shows nothing (another model was opened): no image, no classes, no head grid.
+    void clear();
     void setResult(VisionResultPtr result);
     /// The overlay's layer and head (-1: mean over heads) and the query token (0 = [CLS]; prefixTokens + patch for a
     /// patch). Throws Error for values outside the result.

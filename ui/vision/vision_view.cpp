@@ -32,9 +32,9 @@ namespace {
 constexpr int kDefaultOpacityPercent = 60;
 } // namespace
 
-VisionView::VisionView(QWidget* parent)
+VisionView::VisionView(EngineController* engine, QWidget* parent)
     : QWidget(parent)
-    , m_controller(new VisionController(this))
+    , m_controller(new VisionController(engine, this))
     , m_maps(new VisionFigure(VisionPanel::Maps))
     , m_heads(new VisionFigure(VisionPanel::Heads))
     , m_layerBox(new QSpinBox)
@@ -176,6 +176,15 @@ void VisionView::openImage(const QString& path)
     } catch (const std::exception& e) {
         emit errorShown(QString::fromStdString(e.what()));
     }
+}
+
+void VisionView::closeModel()
+{
+    m_controller->close();
+    m_flowReady = false;
+    for (VisionFigure* figure : { m_maps, m_heads })
+        figure->clear();
+    updateQueryLabel();
 }
 
 void VisionView::setResult(VisionResultPtr result)

@@ -21,6 +21,7 @@ namespace attn::ui {
 
 class ClassBarChart;
 class PatchMapView;
+class EngineController;
 class VisionController;
 
 /// The vision tab: an image (dialog or drag & drop; a preprocessed [C, H, W] .npy works too) classified by a ViT;
@@ -30,7 +31,10 @@ class VisionController;
 class VisionView : public QWidget {
     Q_OBJECT
 public:
-    explicit VisionView(QWidget* parent = nullptr);
+    /// `engine`: the app's engine (null: one of its own, for a view used alone).
+    explicit VisionView(EngineController* engine = nullptr, QWidget* parent = nullptr);
+    /// Another model is being opened: the model, image, classes and head grid go.
+    void closeModel();
 
     VisionController* controller() const { return m_controller; }
     /// Opens and classifies an image file, or a .npy of preprocessed pixels (asynchronously); errors go to
