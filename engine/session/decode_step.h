@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -34,6 +35,7 @@ struct DecodeStep {
     std::vector<float> keyNorms;
     std::vector<float> valueNorms;
     double seconds = 0.0; ///< wall time of the forward step
+    std::string backend; ///< what computed it (Backend::name(), or "cpu" for the reference attention core)
     uint64_t samplerState = 0; ///< the sampler's generator once this position was chosen (Back restores it)
 };
 

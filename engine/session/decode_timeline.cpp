@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "session/decode_timeline.h"
 
+#include "backend/backend.h"
 #include "core/error.h"
 #include "model/kv_cache.h"
 #include "model/model_loader.h"
@@ -220,6 +221,8 @@ DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)
     }
     const auto r = m_session->step(token);
     s->seconds = r->seconds;
+    const Backend* backend = m_session->options().backend;
+    s->backend = backend ? backend->name() : "cpu";
     s->samplerState = m_sampler->state();
     const int64_t keys = s->position + 1;
     for (const Tensor& layer : r->attention) // [heads, 1, keys]

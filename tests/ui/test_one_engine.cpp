@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The app has one engine (ARCHITECTURE.md decision 6): every tab is a client of the main window's EngineController,
+// shares its one copy of the model and its backend, and no tab keeps showing or stepping a model that is no longer
+// the open one.
+#include "controller/engine_controller.h"
+#include "decode/decode_controller.h"
+#include "decode/decode_panel.h"
+#include "demo_models.h"
+#include "main_window.h"
+#include "vision/class_bar_chart.h"
+#include "vision/vision_controller.h"
+#include "vision/vision_view.h"
+#include "support/long_context_model.h"
+#include "support/shared_data.h"
+
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace attn::ui {
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+
+/// Resident set size of this process in bytes (/proc/self/statm).
+double residentBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return static_cast<double>(resident) * 4096.0;
+}
+
+/// How many times the window's engine has loaded weights (its model registry's count).
+uint64_t weightLoads(MainWindow& window)
+{
+    uint64_t loads = 0;
+    bool answered = false;
+    window.controller()->post<uint64_t>(
+        &window, [](EngineContext& context) { return context.models().loads(); },
+        [&](uint64_t n) {
+            loads = n;
+            answered = true;
+        },
+        {});
+    EXPECT_TRUE(QTest::qWaitFor([&] { return answered; }, kTimeoutMs));
+    return loads;
+}
+
+QString demoPath(const QString& folder)
+{
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/" + folder)) return d.path;
+    ADD_FAILURE() << "no bundled demo " << folder.toStdString();
+    return {};
+}
+
+void decodeSteps(DecodePanel& panel, int steps)
+{
+    DecodeController& c = *panel.controller();
+    EXPECT_TRUE(QTest::qWaitFor([&] { return c.info() != nullptr; }, kTimeoutMs)) << "the Decode tab never opened";
+    c.promptIds({ 1 });
+    EXPECT_TRUE(QTest::qWaitFor([&] { return c.steps().size() == 1; }, kTimeoutMs));
+    for (int i = 0; i < steps; ++i) {
+        const size_t before = c.steps().size();
+        c.step();
+        EXPECT_TRUE(QTest::qWaitFor([&] { return c.steps().size() == before + 1; }, kTimeoutMs));
+    }
+}
+
+TEST(OneEngine, EveryTabSharesOneCopyOfTheWeights)
+{
+    // ~38 M parameters (150 MB of float32): a second copy would add far more than the 15 % allowed below.
+    const test::LongContextModel model
+        = test::makeLongContextModel("gpt2", 256, 48, "--layers 4 --heads 8 --width 512");
+    MainWindow window;
+    QSignalSpy loaded(window.controller(), &EngineController::modelLoaded);
+    QSignalSpy ran(window.controller(), &EngineController::runReady);
+    window.openModel(QString::fromStdString(model.dir));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    window.setInputText("The one engine holds one copy of the model");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ran.count() >= 1; }, kTimeoutMs));
+    const double afterFirst = residentBytes();
+
+    QTabWidget* tabs = window.tabs();
+    for (int i = 0; i < tabs->count(); ++i) {
+        if (!tabs->isTabEnabled(i)) continue;
+        tabs->setCurrentIndex(i);
+        QTest::qWait(50);
+    }
+    tabs->setCurrentWidget(window.decodePanel());
+    decodeSteps(*window.decodePanel(), 4);
+
+    EXPECT_EQ(weightLoads(window), 1u) << "the main views and the Decode tab must share one load";
+    EXPECT_LE(residentBytes(), 1.15 * afterFirst)
+        << "resident " << residentBytes() / 1e6 << " MB after every tab, " << afterFirst / 1e6 << " MB after the first";
+}
+
+TEST(OneEngine, OpeningATranslatorLeavesNothingToStepOfTheDecoder)
+{
+    MainWindow window;
+    QSignalSpy loaded(window.controller(), &EngineController::modelLoaded);
+    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    DecodePanel& panel = *window.decodePanel();
+    decodeSteps(panel, 3);
+    ASSERT_EQ(panel.controller()->steps().size(), 4u);
+
+    window.openModel(demoPath("demo-translate-marian"));
+    // At once, before the translator has loaded: the stories timeline is gone.
+    EXPECT_TRUE(panel.controller()->steps().empty());
+    EXPECT_EQ(panel.controller()->info(), nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 2; }, kTimeoutMs));
+    EXPECT_FALSE(window.tabs()->isTabEnabled(window.tabs()->indexOf(&panel))) << "a translator does not generate";
+
+    QSignalSpy failed(panel.controller(), &DecodeController::failed);
+    panel.controller()->step();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return failed.count() == 1; }, kTimeoutMs));
+    EXPECT_TRUE(failed.at(0).at(0).toString().contains("no model is open")) << failed.at(0).at(0).toString().toStdString();
+    QTest::qWait(100);
+    EXPECT_TRUE(panel.controller()->steps().empty()) << "Step ran the previous model";
+}
+
+TEST(OneEngine, OpeningAnotherImageModelKeepsNothingOfThePrevious)
+{
+    MainWindow window;
+    VisionView& vision = *window.visionView();
+    QSignalSpy shown(&vision, &VisionView::resultShown);
+    window.openDemo([] {
+        for (const DemoModel& d : bundledDemoModels())
+            if (d.path.endsWith("/demo-vit-shapes")) return d;
+        return DemoModel {};
+    }());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return shown.count() >= 1; }, kTimeoutMs)) << "the shapes demo showed no image";
+    ASSERT_NE(vision.result(), nullptr);
+    ASSERT_FALSE(vision.headViews().empty());
+
+    window.openModel(QString::fromStdString(test::sharedPath("models/vit-mnist-tiny/hf")));
+    EXPECT_EQ(vision.result(), nullptr) << "the shapes image is still shown";
+    EXPECT_TRUE(vision.headViews().empty()) << "the shapes head grid is still shown";
+    EXPECT_TRUE(vision.classChart()->classes().empty()) << "the shapes classes are still shown";
+    QSignalSpy opened(vision.controller(), &VisionController::modelOpened);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return opened.count() == 1; }, kTimeoutMs));
+    EXPECT_TRUE(opened.at(0).at(0).toString().contains("6 layers x 8 heads")) << opened.at(0).at(0).toString().toStdString();
+}
+
+TEST(OneEngine, TheBackendChoiceReachesTheDecodeTab)
+{
+    MainWindow window;
+    QSignalSpy backend(window.controller(), &EngineController::backendChanged);
+    window.controller()->setBackend(BackendChoice::Vulkan);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return backend.count() >= 1; }, kTimeoutMs));
+    ASSERT_TRUE(window.controller()->backendDescription().startsWith("vulkan"))
+        << "CI has lavapipe; got " << window.controller()->backendDescription().toStdString() << ": "
+        << backend.last().at(1).toString().toStdString();
+    QSignalSpy loaded(window.controller(), &EngineController::modelLoaded);
+    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return loaded.count() == 1; }, kTimeoutMs));
+    decodeSteps(*window.decodePanel(), 2);
+    const auto& steps = window.decodePanel()->controller()->steps();
+    ASSERT_EQ(steps.size(), 3u);
+    for (const DecodeStepPtr& s : steps)
+        EXPECT_NE(s->backend.find("vulkan"), std::string::npos) << "position " << s->position << " ran on " << s->backend;
+
+    // And back: the next steps run on the CPU, in the same timeline.
+    window.controller()->setBackend(BackendChoice::Cpu);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return backend.count() >= 2; }, kTimeoutMs));
+    window.decodePanel()->controller()->step();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return steps.size() == 4; }, kTimeoutMs));
+    EXPECT_EQ(steps.back()->backend.find("vulkan"), std::string::npos) << steps.back()->backend;
+}
+
+} // namespace
+} // namespace attn::ui
