@@ -7,6 +7,7 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "main_window.h"
+#include "model/model_loader.h"
 #include "vision/class_bar_chart.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
@@ -35,22 +36,6 @@ double residentBytes()
     return static_cast<double>(resident) * 4096.0;
 }
 
-/// How many times the window's engine has loaded weights (its model registry's count).
-uint64_t weightLoads(MainWindow& window)
-{
-    uint64_t loads = 0;
-    bool answered = false;
-    window.controller()->post<uint64_t>(
-        &window, [](EngineContext& context) { return context.models().loads(); },
-        [&](uint64_t n) {
-            loads = n;
-            answered = true;
-        },
-        {});
-    EXPECT_TRUE(QTest::qWaitFor([&] { return answered; }, kTimeoutMs));
-    return loads;
-}
-
 QString demoPath(const QString& folder)
 {
     for (const DemoModel& d : bundledDemoModels())
@@ -77,6 +62,7 @@ TEST(OneEngine, EveryTabSharesOneCopyOfTheWeights)
     // ~38 M parameters (150 MB of float32): a second copy would add far more than the 15 % allowed below.
     const test::LongContextModel model
         = test::makeLongContextModel("gpt2", 256, 48, "--layers 4 --heads 8 --width 512");
+    const uint64_t loadsBefore = modelLoads();
     MainWindow window;
     QSignalSpy loaded(window.controller(), &EngineController::modelLoaded);
     QSignalSpy ran(window.controller(), &EngineController::runReady);
@@ -95,7 +81,7 @@ TEST(OneEngine, EveryTabSharesOneCopyOfTheWeights)
     tabs->setCurrentWidget(window.decodePanel());
     decodeSteps(*window.decodePanel(), 4);
 
-    EXPECT_EQ(weightLoads(window), 1u) << "the main views and the Decode tab must share one load";
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the main views and the Decode tab must share one load";
     EXPECT_LE(residentBytes(), 1.15 * afterFirst)
         << "resident " << residentBytes() / 1e6 << " MB after every tab, " << afterFirst / 1e6 << " MB after the first";
 }
