@@ -196,6 +196,14 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_cancelButton->setEnabled(busy);
         if (busy) m_progress->setRange(0, 0);
     });
+    connect(m_controller, &EngineController::statsProgress, this, [this](int done, int total) {
+        // A long input's heads are summarized after its run: the grid and the statistics fill in a layer at a time.
+        const int heads = m_snapshot ? static_cast<int>(m_snapshot->numHeads()) : 1;
+        if (done % heads != 0 && done != total) return;
+        m_grid->setSnapshot(m_snapshot);
+        m_stats->setSnapshot(m_snapshot);
+        m_status->setText(done == total ? tr("Head statistics ready") : tr("Head statistics: %1 of %2 heads").arg(done).arg(total));
+    });
     connect(m_controller, &EngineController::progress, this, [this](int step, int total) {
         m_progress->setRange(0, total);
         m_progress->setValue(step);

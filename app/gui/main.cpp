@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "demo_models.h"
+#include "controller/engine_controller.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 namespace {
 
@@ -21,7 +23,9 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
         std::fprintf(stderr, "attnscope: %s\n", message.toUtf8().constData());
         QApplication::exit(1);
     });
-    QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&window, dir] {
+    const auto shoot = [&window, dir, taken = std::make_shared<bool>(false)] {
+        if (*taken) return; // snapshotShown and the statistics may both say "ready"
+        *taken = true;
         QTimer::singleShot(300, &window, [&window, dir] {
             const char* names[] = { "heatmap", "head-view", "all-heads", "statistics" };
             for (int i = 0; i < window.tabs()->count() && i < 4; ++i) {
@@ -37,6 +41,16 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
             }
             QApplication::quit();
         });
+    };
+    // A long input's head statistics arrive after its first view: the grid and statistics are shot once complete.
+    QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&window, shoot] {
+        const attn::ui::SnapshotPtr shown = window.snapshot();
+        if (!shown || !shown->source() || shown->statsReady(shown->numLayers() - 1, shown->numHeads() - 1))
+            return shoot();
+        QObject::connect(window.controller(), &attn::ui::EngineController::statsProgress, &window,
+            [shoot](int done, int total) {
+                if (done == total) shoot();
+            });
     });
 }
 

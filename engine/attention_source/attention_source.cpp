@@ -218,6 +218,12 @@ std::shared_ptr<const RowStats> AttentionSource::rowStats(int64_t layer, int64_t
     return m_rowStats[key] = stats;
 }
 
+bool AttentionSource::hasSummary(int64_t layer, int64_t head) const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_headStats.count({ layer, head }) != 0 && m_thumbnails.count({ layer, head }) != 0;
+}
+
 HeadStats AttentionSource::headStats(int64_t layer, int64_t head) const
 {
     (void)overview(layer, head, kThumbnailSide); // one streamed pass fills the head's statistics

@@ -61,6 +61,8 @@ public:
     /// level with Overview::levelFor). Throws Error for an empty matrix.
     std::shared_ptr<const Overview> overview(int64_t layer, int64_t head, int64_t maxSide = kOverviewSide) const;
     HeadStats headStats(int64_t layer, int64_t head) const;
+    /// Whether headStats() and the thumbnail overview of a head are known (else the first call streams the head).
+    bool hasSummary(int64_t layer, int64_t head) const;
 
     /// Calls fn(q0, rows, probs) for consecutive row blocks [q0, q0 + rows) x [0, numKeys) of one head, in order,
     /// each block at most ~4 MiB.

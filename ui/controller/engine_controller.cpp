@@ -55,6 +55,9 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
             emit backendChanged(description, notice);
         });
     connect(worker, &EngineWorker::backendNotice, this, &EngineController::backendNotice);
+    connect(worker, &EngineWorker::statsProgress, this, [this](quint64 id, int done, int total) {
+        if (id == m_latestRun && m_latestRun > m_latestLoad) emit statsProgress(done, total);
+    });
     connect(worker, &EngineWorker::failed, this, [this](quint64 id, const QString& message) {
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
             || id == m_latestTokenize[1] || id == m_latestBackend || id == m_latestCaption;

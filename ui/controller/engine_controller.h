@@ -63,6 +63,8 @@ signals:
     void failed(const QString& message);
     void cancelled();
     void progress(int step, int total);
+    /// The latest run's views hold no matrices: `done` of `total` heads now have their statistics and thumbnails.
+    void statsProgress(int done, int total);
     void busyChanged(bool busy);
     /// The backend now in use, and a plain notice such as "no Vulkan device (…): running on the CPU" or empty.
     void backendChanged(const QString& description, const QString& notice);

@@ -69,8 +69,9 @@ public:
         // (Models whose scores the tiles cannot follow are captured whole, whatever the size.)
         const bool derived = static_cast<uint64_t>(c.numLayers * c.numHeads) * n * n * sizeof(float) > kMaterializeBytes
             && Session::canDeriveAttention(c);
-        // Steps: 1 tokenized, then one per layer, then the statistics (per layer when derived).
-        const int layers = static_cast<int>(c.numLayers), total = layers + 2 + (derived ? layers : 0);
+        // Steps: 1 tokenized, then one per layer, then the snapshot. A derived run's head statistics are streamed
+        // afterwards, head by head (EngineWorker), so the first head is on screen as soon as the forward is done.
+        const int layers = static_cast<int>(c.numLayers), total = layers + 2;
         if (!progress(1, total)) throw Cancelled();
         ForwardOptions options;
         options.backend = backend();
@@ -90,14 +91,8 @@ public:
             ForwardOptions cpu = options;
             cpu.backend = nullptr;
             session->setOptions(cpu);
-            const auto source = session->attentionSource(session);
-            for (int64_t l = 0; l < c.numLayers; ++l) {
-                for (int64_t h = 0; h < c.numHeads; ++h)
-                    source->headStats(l, h); // streamed here, on the engine thread; also the grid's thumbnails
-                if (!progress(layers + 2 + static_cast<int>(l), total)) throw Cancelled();
-            }
-            run->views.emplace_back(
-                AttentionKind::Self, std::make_shared<const AttentionSnapshot>(run->source, source));
+            run->views.emplace_back(AttentionKind::Self,
+                std::make_shared<const AttentionSnapshot>(run->source, session->attentionSource(session)));
         } else {
             m_session = std::make_unique<Session>(model, options);
             const auto result = m_session->prefill(tokenIds(tokens));

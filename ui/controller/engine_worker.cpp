@@ -61,8 +61,27 @@ void EngineWorker::run(quint64 id, const QString& text, const QString& target) {
         if (!m_provider) throw Error("no model is open");
         const ProgressFn progress = progressFor(id, m_cancel->runsUpTo);
         if (!progress(0, 1)) throw Cancelled();
-        emit runReady(id, m_provider->runPair(text.toStdString(), target.toStdString(), progress));
+        RunPtr result = m_provider->runPair(text.toStdString(), target.toStdString(), progress);
+        emit runReady(id, result);
+        summarize(id, std::move(result), 0);
     });
+}
+
+void EngineWorker::summarize(quint64 id, RunPtr run, int index) {
+    std::vector<SnapshotPtr> derived;
+    for (const auto& [kind, snapshot] : run->views)
+        if (snapshot->source()) derived.push_back(snapshot);
+    if (derived.empty() || id <= m_cancel->runsUpTo.load()) return;
+    const int64_t heads = derived.front()->numHeads();
+    const int total = static_cast<int>(derived.front()->numLayers() * heads);
+    if (index >= total) return;
+    guarded(id, [&] {
+        for (const SnapshotPtr& s : derived)
+            (void)s->stats(index / heads, index % heads); // one streamed pass: statistics and thumbnail
+        emit statsProgress(id, index + 1, total);
+    });
+    QMetaObject::invokeMethod(
+        this, [this, id, run = std::move(run), index] { summarize(id, run, index + 1); }, Qt::QueuedConnection);
 }
 
 void EngineWorker::caption(quint64 id, const CaptionRequest& request) {

@@ -49,6 +49,8 @@ public slots:
     void runJob(const std::function<void(attn::EngineContext&)>& job);
 
 signals:
+    /// `done` of `total` heads of run `id` have their statistics and thumbnails (derived runs only).
+    void statsProgress(quint64 id, int done, int total);
     void modelLoaded(quint64 id, attn::ui::SummaryPtr summary);
     void tokenized(quint64 id, attn::ui::TokensPtr tokens, bool target);
     void runReady(quint64 id, attn::ui::RunPtr run);
@@ -63,6 +65,9 @@ signals:
     void backendNotice(const QString& message);
 
 private:
+    /// Streams the statistics of head `index` (layer-major) of every derived view of `run`, then posts itself for
+    /// the next head, so that other requests interleave; a newer run or load ends it.
+    void summarize(quint64 id, RunPtr run, int index);
     ProgressFn progressFor(quint64 id, const std::atomic<quint64>& cancelUpTo);
     /// Runs job(); turns Cancelled into cancelled(id) and any other exception into failed(id, message).
     template <class Job> void guarded(quint64 id, Job&& job);

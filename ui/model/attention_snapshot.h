@@ -64,6 +64,9 @@ public:
     /// The KV head that query head `head` reads (GQA/MQA groups).
     int64_t kvHeadOf(int64_t head) const { return head / (m_numHeads / m_numKvHeads); }
     bool hasStats() const { return !m_stats.empty() || m_source; }
+    /// Whether stats() and the thumbnail overview of a head are at hand: a derived snapshot's heads are summarized
+    /// on the engine thread after the run, and the views show the others as pending instead of computing them.
+    bool statsReady(int64_t layer, int64_t head) const { return !m_source || m_source->hasSummary(layer, head); }
     /// For cross-attention the positional statistics (mean distance, previous token, diagonal) are NaN: undefined.
     /// A source-backed snapshot streams a head's statistics on first use. Throws Error when out of range or when the
     /// snapshot was built with Stats::Skip.

@@ -16,6 +16,14 @@
 
 namespace attn::ui {
 
+namespace {
+/// Every metric undefined: a head whose statistics the engine has not streamed yet.
+HeadStats pendingStats() {
+    const double nan = std::nan("");
+    return { nan, nan, nan, nan, nan, nan, 0 };
+}
+} // namespace
+
 QString StatsView::metricName(Metric metric) {
     switch (metric) {
     case Entropy:
@@ -151,7 +159,9 @@ void StatsView::fillTable() {
     if (!m_snapshot) return;
     for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
         for (int64_t h = 0; h < m_snapshot->numHeads(); ++h) {
-            const HeadStats& s = m_snapshot->stats(l, h);
+            // Heads still summarized on the engine thread show as undefined until the next refresh.
+            const bool ready = m_snapshot->statsReady(l, h);
+            const HeadStats s = ready ? m_snapshot->stats(l, h) : pendingStats();
             QList<QStandardItem*> row;
             // Numbers go in as numbers so that sorting is numeric.
             const auto number = [](double v) {
@@ -166,7 +176,8 @@ void StatsView::fillTable() {
                 << number(static_cast<double>(m_snapshot->kvHeadOf(h)));
             for (int m = 0; m < MetricCount; ++m)
                 row << number(std::round(metricValue(s, static_cast<Metric>(m)) * 1e4) / 1e4);
-            row << new QStandardItem(QString::fromStdString(headRoleNames(classifyHead(s))));
+            row << new QStandardItem(
+                ready ? QString::fromStdString(headRoleNames(classifyHead(s))) : tr("computing…"));
             m_model->appendRow(row);
         }
     m_table->resizeColumnsToContents();
@@ -184,7 +195,8 @@ void StatsView::fillPlot() {
     data->setRange(QCPRange(0, static_cast<double>(heads - 1)), QCPRange(0, static_cast<double>(layers - 1)));
     for (int64_t l = 0; l < layers; ++l)
         for (int64_t h = 0; h < heads; ++h)
-            data->setCell(static_cast<int>(h), static_cast<int>(l), metricValue(m_snapshot->stats(l, h), m_metric));
+            data->setCell(static_cast<int>(h), static_cast<int>(l),
+                m_snapshot->statsReady(l, h) ? metricValue(m_snapshot->stats(l, h), m_metric) : std::nan(""));
     m_map->rescaleDataRange(true);
     m_map->colorScale()->axis()->setLabel(metricName(m_metric));
     m_map->rescaleAxes();

@@ -20,6 +20,11 @@ constexpr int kGap = 6;
 // Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
 // thumbnail ever needs a head's full matrix.
 QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map) {
+    if (!s.statsReady(layer, head)) { // still being summarized on the engine thread: a grey cell until it is
+        QImage pending(1, 1, QImage::Format_RGB32);
+        pending.fill(QColor(215, 215, 215));
+        return pending;
+    }
     return overviewImage(s.overview(layer, head, AttentionSource::kThumbnailSide)->levels.front(), map);
 }
 } // namespace
@@ -115,7 +120,9 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
             if (!event->rect().intersects(cell)) continue;
             painter.drawImage(cell, thumbnail(l, h));
             // Role tags (previous-token, sink, broad) from the engine's head statistics.
-            const QString roles = QString::fromStdString(headRoleNames(classifyHead(m_snapshot->stats(l, h))));
+            const QString roles = m_snapshot->statsReady(l, h)
+                ? QString::fromStdString(headRoleNames(classifyHead(m_snapshot->stats(l, h))))
+                : tr("computing…");
             if (!roles.isEmpty()) {
                 const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
                 painter.fillRect(tag, QColor(0, 0, 0, 150));
