@@ -13,9 +13,11 @@ usage: check_gguf_families.py CLI HF_TINY_DIR WORKDIR. Exit 0 only if every chec
 import json, os, subprocess, sys
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools', 'train'))
+import safetensors_io  # noqa: E402
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_writer_np  # noqa: E402
-import safetensors_np  # noqa: E402
 
 cli, root, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
@@ -64,7 +66,7 @@ def metadata(arch, cfg):
 def convert(arch):
     d = os.path.join(root, arch)
     cfg = json.load(open(os.path.join(d, 'config.json')))
-    weights = safetensors_np.read(os.path.join(d, 'model.safetensors'))
+    weights = safetensors_io.load_file(os.path.join(d, 'model.safetensors'))
     tensors = []
     for hf in sorted(weights):  # gguf-py writes in the checkpoint's order; any order is valid GGUF
         w = weights[hf]

@@ -13,8 +13,8 @@ usage: check_opt_post_ln.py CLI FIXTURE_DIR WORKDIR. Exit 0 only if every check 
 import json, os, shutil, subprocess, sys
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import safetensors_np  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools', 'train'))
+import safetensors_io  # noqa: E402
 
 cli, fixture, work = sys.argv[1:4]
 TOL_ATTENTION, TOL_LOGITS, STEPS = 1e-5, 1e-4, 8
@@ -78,7 +78,7 @@ def build(name, cfg, tensors):
         shutil.copy(os.path.join(fixture, f), d)
     with open(os.path.join(d, 'config.json'), 'w') as f:
         json.dump(cfg, f, indent=1)
-    safetensors_np.write(os.path.join(d, 'model.safetensors'), tensors)
+    safetensors_io.save_file(tensors, os.path.join(d, 'model.safetensors'))
     return d
 
 
@@ -140,7 +140,7 @@ def check(name, cfg, tensors, ids):
 
 
 cfg = json.load(open(os.path.join(fixture, 'config.json')))
-weights = safetensors_np.read(os.path.join(fixture, 'model.safetensors'))
+weights = safetensors_io.load_file(os.path.join(fixture, 'model.safetensors'))
 ids = [int(i) for i in np.load(os.path.join(fixture, 'golden', 'item0', 'input_ids.npy'))]
 
 # The pre-LN fixture itself first: the reference reproduces HF's goldens, so it is HF's semantics.
