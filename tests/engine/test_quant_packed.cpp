@@ -135,7 +135,10 @@ uint16_t halfBits(float f, GgmlType type)
     return static_cast<uint16_t>(nearest | (bits >> 31 << 15));
 }
 
-float widened(uint16_t half, GgmlType type) { return type == GgmlType::BF16 ? bf16ToFloat(half) : halfToFloat(half); }
+float widened(uint16_t half, GgmlType type)
+{
+    return type == GgmlType::BF16 ? bf16ToFloat(half) : halfToFloat(half);
+}
 
 /// A copy of an hf-tiny fixture folder whose float32 weights are rounded to `type` (F16 or BF16), stored half
 /// (`keepHalf`) or as their exact float32 widening: the same numbers, kept half or not.
@@ -212,9 +215,8 @@ std::vector<const Tensor*> matricesOf(const LlamaWeights& w)
 uint64_t weightBytes(const LlamaWeights& w)
 {
     uint64_t bytes = 0;
-    const auto add = [&](const Tensor& t) {
-        bytes += t.packed() ? t.packed()->bytes() : 4 * static_cast<uint64_t>(t.numel());
-    };
+    const auto add
+        = [&](const Tensor& t) { bytes += t.packed() ? t.packed()->bytes() : 4 * static_cast<uint64_t>(t.numel()); };
     for (const Tensor* t : matricesOf(w))
         add(*t);
     for (const LlamaLayerWeights& l : w.layers)
@@ -265,11 +267,10 @@ TEST_P(HalfFamily, LoadedModelKeepsEveryMatrixHalf)
 INSTANTIATE_TEST_SUITE_P(Families, HalfFamily,
     ::testing::Values(HalfCase { "llama", GgmlType::BF16 }, HalfCase { "llama", GgmlType::F16 },
         HalfCase { "qwen2", GgmlType::BF16 }, HalfCase { "mistral", GgmlType::F16 },
-        HalfCase { "gemma", GgmlType::BF16 }, HalfCase { "gemma2", GgmlType::BF16 },
-        HalfCase { "phi", GgmlType::F16 }, HalfCase { "phi3", GgmlType::BF16 },
-        HalfCase { "gpt_neox", GgmlType::F16 }, HalfCase { "olmo", GgmlType::BF16 },
-        HalfCase { "starcoder2", GgmlType::F16 }, HalfCase { "mixtral", GgmlType::BF16 },
-        HalfCase { "opt", GgmlType::F16 }),
+        HalfCase { "gemma", GgmlType::BF16 }, HalfCase { "gemma2", GgmlType::BF16 }, HalfCase { "phi", GgmlType::F16 },
+        HalfCase { "phi3", GgmlType::BF16 }, HalfCase { "gpt_neox", GgmlType::F16 },
+        HalfCase { "olmo", GgmlType::BF16 }, HalfCase { "starcoder2", GgmlType::F16 },
+        HalfCase { "mixtral", GgmlType::BF16 }, HalfCase { "opt", GgmlType::F16 }),
     [](const auto& info) {
         return std::string(info.param.fixture) + (info.param.type == GgmlType::BF16 ? "_bf16" : "_f16");
     });
