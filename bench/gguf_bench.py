@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Resident memory and decode speed of half-precision and quantized weights at Llama-3.2-1B's shape.
 
-usage: gguf_bench.py CLI DIR [--steps N]
+usage: gguf_bench.py CLI DIR [--steps N] [--bf16-only]
 Writes random weights at that shape (16 layers, width 2048, 32 query / 8 KV heads, FFN 8192, vocab 128256, tied
 embeddings) as DIR/llama1b-Q8_0.gguf, DIR/llama1b-Q4_K.gguf and DIR/llama1b-bf16/ (safetensors + config.json),
 then runs `CLI generate MODEL --tokens 1 --steps N --temperature 0 --backend cpu` on each under /usr/bin/time and
@@ -94,6 +94,8 @@ def bandwidth():  # bytes read + written per second by a large copy (best of 5)
 
 models = [(f'{out}/llama1b-Q8_0.gguf', lambda p: write_gguf(p, 'q8_0')),
           (f'{out}/llama1b-Q4_K.gguf', lambda p: write_gguf(p, 'q4_K')), (f'{out}/llama1b-bf16', write_bf16)]
+if '--bf16-only' in sys.argv:  # just the folder bench/pytorch_llama_eager.py times against the engine
+    models = models[2:]
 for path, make in models:
     if not os.path.exists(path): make(path)
 bw = bandwidth()

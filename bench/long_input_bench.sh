@@ -34,7 +34,7 @@ for n in $sizes; do
     --backend cpu --layers 5 --out "$work/cli-layer"
   rm -rf "$work/shots"
   start=$(date +%s.%N)
-  measure "gui $n tokens: run, stats, 4 screenshots" env QT_QPA_PLATFORM=offscreen "$build/app/attnscope" "$model" \
+  measure "gui $n tokens: run, head stats, 4 screenshots" env QT_QPA_PLATFORM=offscreen "$build/app/attnscope" "$model" \
     --input-file "$text" --size 1280x800 --screenshots "$work/shots"
   first=$(stat -c %.Y "$work/shots/heatmap.png")
   printf '%-44s %8.1f s\n' "gui $n tokens: first head on screen" "$(echo "$first - $start" | bc)"

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "model/decoder_weights.h"
 
-#include "core/error.h"
-
 #include <algorithm>
-#include <cstring>
+#include <numeric>
 
 namespace attn {
 
@@ -70,15 +68,11 @@ void takeLmHead(WeightReader& r, const ModelConfig& c, const std::string& name, 
         w.lmHead = r.takeMatrix(name, { c.vocabSize, c.embeddingDim > 0 ? c.embeddingDim : c.hiddenSize });
 }
 
-Tensor rowBlock(const Tensor& m, int64_t first, int64_t count)
+std::vector<int64_t> rowRange(int64_t first, int64_t count)
 {
-    const int64_t rows = m.dim(0), cols = m.rank() == 1 ? 1 : m.dim(1);
-    if (first < 0 || count < 0 || first + count > rows)
-        throw Error("rowBlock: rows [" + std::to_string(first) + ", " + std::to_string(first + count) + ") of "
-            + shapeToString(m.shape()));
-    Tensor out(m.rank() == 1 ? Shape { count } : Shape { count, cols });
-    std::memcpy(out.data(), m.data() + first * cols, sizeof(float) * static_cast<size_t>(count * cols));
-    return out;
+    std::vector<int64_t> rows(static_cast<size_t>(count));
+    std::iota(rows.begin(), rows.end(), first);
+    return rows;
 }
 
 } // namespace attn

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attn {
 
@@ -32,7 +33,7 @@ void takePlainFeedForward(WeightReader& r, const ModelConfig& c, const std::stri
 /// it even when a copy is stored).
 void takeLmHead(WeightReader& r, const ModelConfig& c, const std::string& name, LlamaWeights& w);
 
-/// Rows [first, first + count) of a [rows, cols] matrix or a [rows] vector (fused projections split at load).
-Tensor rowBlock(const Tensor& m, int64_t first, int64_t count);
+/// The row indices first .. first + count - 1 (a part of a fused projection, for WeightReader::takeMatrixRows).
+std::vector<int64_t> rowRange(int64_t first, int64_t count);
 
 } // namespace attn

@@ -52,9 +52,14 @@ ModelConfig ggufModelConfig(const GgufFile& g)
         c.partialRotaryFactor
             = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
-    c.activation = gpt2 ? "gelu_new" : "silu";
+    // llama.cpp's gemma graph: embeddings times sqrt(width), GeGLU with the tanh GELU; its norm weights are stored as
+    // 1 + w (convert_hf_to_gguf.py GemmaModel adds the 1), which is how NormWeights keeps them.
+    const bool gemma = *arch == "gemma";
+    c.activation = gpt2 ? "gelu_new" : gemma ? "gelu_pytorch_tanh" : "silu";
+    c.scaleEmbedding = gemma;
     c.attentionBias = g.findTensor("blk.0.attn_q.bias") != nullptr;
     c.tieWordEmbeddings = !g.tensors().empty() && !g.findTensor("output.weight");
+    c.capabilities = g.tensors().empty() ? 0u : static_cast<uint32_t>(kGenerate); // a vocab-only file only tokenizes
     const auto id = [&](const char* key) {
         const int64_t v = g.getInt(std::string("tokenizer.ggml.") + key).value_or(-1);
         return v == 0xFFFFFFFFll ? -1 : v; // llama.cpp writes "none" as uint32 -1

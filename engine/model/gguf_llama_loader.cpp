@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// GGUF llama / qwen2 (llama.cpp tensor names, llama-arch.cpp LLM_TENSOR_*) -> LlamaWeights, and the architecture
-// dispatch of GGUF models.
+// GGUF llama / qwen2 / gemma / phi3 (llama.cpp tensor names, llama-arch.cpp LLM_TENSOR_*) -> LlamaWeights, and the
+// architecture dispatch of GGUF models.
 #include "core/error.h"
 #include "io/gguf.h"
+#include "model/decoder_weights.h"
 #include "model/gguf_model.h"
 #include "model/gguf_weights.h"
 #include "model/gpt2_model.h"
 #include "model/llama_model.h"
+#include "quant/packed_matrix.h"
 
 namespace attn {
 namespace {
@@ -23,6 +25,8 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
     if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
     if (g.findTensor("rope_freqs.weight"))
         throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
+    if (g.findTensor("rope_factors_long.weight") || g.findTensor("rope_factors_short.weight"))
+        throw Error(g.path(), "rope_factors_long/short.weight (Phi-3 longrope scaling) is not supported");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),
@@ -34,6 +38,12 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
                 + " KV heads of even size " + std::to_string(c.headDim));
 }
 
+/// Rows [first, first + count) of a packed matrix: a part of phi3's fused attn_qkv / ffn_up, in place.
+Tensor packedRows(const Tensor& m, int64_t first, int64_t count)
+{
+    return Tensor::fromPacked(std::make_shared<const PackedMatrix>(m.packed()->rowSubset(rowRange(first, count))));
+}
+
 std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::shared_ptr<const GgufFile>& file)
 {
     const ModelConfig& c = source.config;
@@ -43,7 +53,9 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
     const int64_t I = c.intermediateSize, V = c.vocabSize;
     // convert_hf_to_gguf.py permutes Q and K of llama (not of qwen2, whose RoPE llama.cpp runs as NEOX = HF's
     // rotate-half); undoing it lets HF's rotate-half RoPE run on the weights.
+    // gemma and phi3 run llama.cpp's NEOX RoPE, rotate-half as HF: not permuted either.
     const bool permuted = c.modelType == "llama";
+    const bool fused = c.modelType == "phi3";
     const std::vector<int64_t> qOrder = permuted ? unpermuteRopeRows(c.numHeads, c.headDim) : std::vector<int64_t> {};
     const std::vector<int64_t> kOrder = permuted ? unpermuteRopeRows(c.numKvHeads, c.headDim) : std::vector<int64_t> {};
     LlamaWeights w;
@@ -52,9 +64,16 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
         const std::string p = "blk." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
         lw.attnNorm.weight = r.dense(p + "attn_norm.weight", { D });
-        lw.wq = r.matrix(p + "attn_q.weight", qDim, D, qOrder);
-        lw.wk = r.matrix(p + "attn_k.weight", kvDim, D, kOrder);
-        lw.wv = r.matrix(p + "attn_v.weight", kvDim, D);
+        if (fused) { // phi3: [q | k | v] and [gate | up], as in HF's checkpoint
+            const Tensor qkv = r.matrix(p + "attn_qkv.weight", qDim + 2 * kvDim, D);
+            lw.wq = packedRows(qkv, 0, qDim);
+            lw.wk = packedRows(qkv, qDim, kvDim);
+            lw.wv = packedRows(qkv, qDim + kvDim, kvDim);
+        } else {
+            lw.wq = r.matrix(p + "attn_q.weight", qDim, D, qOrder);
+            lw.wk = r.matrix(p + "attn_k.weight", kvDim, D, kOrder);
+            lw.wv = r.matrix(p + "attn_v.weight", kvDim, D);
+        }
         lw.wo = r.matrix(p + "attn_output.weight", D, qDim);
         if (c.attentionBias) {
             if (permuted) throw Error(file->path(), "Q/K biases of a permuted llama file are not supported");
@@ -63,8 +82,14 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
             lw.bv = r.dense(p + "attn_v.bias", { kvDim });
         }
         lw.ffnNorm.weight = r.dense(p + "ffn_norm.weight", { D });
-        lw.gate = r.matrix(p + "ffn_gate.weight", I, D);
-        lw.up = r.matrix(p + "ffn_up.weight", I, D);
+        if (fused) {
+            const Tensor gateUp = r.matrix(p + "ffn_up.weight", 2 * I, D);
+            lw.gate = packedRows(gateUp, 0, I);
+            lw.up = packedRows(gateUp, I, I);
+        } else {
+            lw.gate = r.matrix(p + "ffn_gate.weight", I, D);
+            lw.up = r.matrix(p + "ffn_up.weight", I, D);
+        }
         lw.down = r.matrix(p + "ffn_down.weight", D, I);
         w.layers.push_back(std::move(lw));
     }
@@ -118,12 +143,12 @@ std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
     if (file->tensors().empty())
         throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
     const std::string& arch = source.config.modelType;
-    if (arch == "llama" || arch == "qwen2") return loadGgufLlama(source, file);
+    if (arch == "llama" || arch == "qwen2" || arch == "gemma" || arch == "phi3") return loadGgufLlama(source, file);
     if (arch == "gpt2") return loadGgufGpt2(source, file);
     throw Error(source.weightsPath,
         "GGUF architecture \"" + arch
             + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral-style), "
-              "qwen2 and gpt2 files");
+              "qwen2, gemma, phi3 and gpt2 files");
 }
 
 } // namespace attn

@@ -18,9 +18,9 @@ ModelConfig ggufModelConfig(const GgufFile& file);
 /// probeModel() for a .gguf file.
 ModelSource probeGguf(const std::string& path);
 
-/// The model of a GGUF file: architectures llama (incl. Mistral-style dense files) and qwen2 run on the Llama
-/// forward, gpt2 on GPT-2's. Throws Error naming the file for other architectures, mixtures of experts, RoPE scaling and tensors
-/// that are missing, mis-shaped or left unused.
+/// The model of a GGUF file: architectures llama (incl. Mistral-style dense files), qwen2, gemma and phi3 run on the
+/// Llama forward, gpt2 on GPT-2's. Throws Error naming the file for other architectures, mixtures of experts, RoPE
+/// scaling and tensors that are missing, mis-shaped or left unused.
 std::shared_ptr<Model> loadGgufModel(const ModelSource& source);
 
 } // namespace attn

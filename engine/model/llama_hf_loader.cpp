@@ -22,7 +22,7 @@ void takeFeedForward(WeightReader& r, const ModelConfig& c, const std::string& p
         lw.down = r.takeMatrix(p + "mlp.down_proj.weight", { D, I });
         return;
     }
-    lw.router = r.take(p + "block_sparse_moe.gate.weight", { c.numExperts, D });
+    lw.router = r.takeMatrix(p + "block_sparse_moe.gate.weight", { c.numExperts, D });
     for (int64_t e = 0; e < c.numExperts; ++e) {
         const std::string ep = p + "block_sparse_moe.experts." + std::to_string(e) + ".";
         lw.experts.push_back({ .gate = r.takeMatrix(ep + "w1.weight", { I, D }),

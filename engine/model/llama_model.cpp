@@ -112,7 +112,8 @@ StepResult LlamaModel::forward(
             if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
             for (int64_t l = 0; l < c.numLayers; ++l) {
                 const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
-                const Value h = normed(s, x, w.attnNorm, c.normEps);
+                // Post-LN (opt-350m) normalizes after each residual add, so the sublayers read x itself.
+                const Value h = c.postNorm ? x : normed(s, x, w.attnNorm, c.normEps);
                 Value qkv[3] = { s.linear(h, w.wq, optional(w.bq)), s.linear(h, w.wk, optional(w.bk)),
                     s.linear(h, w.wv, optional(w.bv)) };
                 if (c.clipQkv > 0)
@@ -135,7 +136,8 @@ StepResult LlamaModel::forward(
 
                 // Parallel blocks read the layer input; sequential ones the input plus the attention output.
                 if (!c.parallelResidual) s.add(x, attended);
-                const Value h2 = w.ffnNorm.empty() ? h : normed(s, x, w.ffnNorm, c.normEps);
+                if (c.postNorm) x = normed(s, x, w.attnNorm, c.normEps);
+                const Value h2 = c.postNorm ? x : w.ffnNorm.empty() ? h : normed(s, x, w.ffnNorm, c.normEps);
                 if (c.parallelResidual) s.add(x, attended);
                 if (!w.experts.empty()) {
                     addExperts(s, x, h2, w, c.expertsPerToken, m_activation, &result.routerLogits[static_cast<size_t>(l)]);
@@ -145,6 +147,7 @@ StepResult LlamaModel::forward(
                     if (!w.postFfnNorm.empty()) m = normed(s, m, w.postFfnNorm, c.normEps);
                     s.add(x, m);
                 }
+                if (c.postNorm) x = normed(s, x, w.ffnNorm, c.normEps);
                 editResidual(s, options, l, x);
                 if (options.wantHiddenStates && l + 1 < c.numLayers) s.read(x, &result.hiddenStates.emplace_back());
                 s.flush();

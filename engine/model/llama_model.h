@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The pre-norm rotary decoder shared by HF llama / mistral / qwen2 / gemma / gemma2 / phi / phi3 / gpt_neox / olmo /
-// starcoder2 / mixtral / opt and llama2.c checkpoints. The families differ in which weights exist (a norm with a
-// bias is a LayerNorm, without one an RMSNorm; an FFN without a gate is a plain MLP; experts make it a sparse MoE;
-// sandwich norms exist only in gemma2) and in the config features read into ModelConfig (parallel residual,
-// scaled or learned position embeddings, RoPE scaling, windows, soft-capping, clip_qkv).
+// The rotary (or learned-position) decoder shared by HF llama / mistral / qwen2 / gemma / gemma2 / phi / phi3 /
+// gpt_neox / olmo / starcoder2 / mixtral / opt and llama2.c checkpoints. The families differ in which weights exist (a
+// norm with a bias is a LayerNorm, without one an RMSNorm; an FFN without a gate is a plain MLP; experts make it a
+// sparse MoE; sandwich norms exist only in gemma2) and in the config features read into ModelConfig (parallel
+// residual, OPT's post-LN, scaled or learned position embeddings, RoPE scaling, windows, soft-capping, clip_qkv).
 #include "model/layers.h"
 #include "model/model.h"
 #include "model/model_source.h"
@@ -55,6 +55,8 @@ public:
     LlamaModel(ModelConfig config, LlamaWeights weights);
     StepResult forward(
         KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override;
+    /// The weights as loaded (their storage: packed half or quantized, or float32).
+    const LlamaWeights& weights() const { return m_w; }
 
 private:
     LlamaWeights m_w;

@@ -153,6 +153,8 @@ std::string ModelConfig::toJson(int indent) const
     }
     if (parallelResidual)
         j["parallel_residual"] = true;
+    if (postNorm)
+        j["post_norm"] = true;
     if (clipQkv > 0)
         j["clip_qkv"] = clipQkv;
     if (attnLogitSoftcap > 0)

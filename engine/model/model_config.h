@@ -74,6 +74,7 @@ struct ModelConfig {
     int64_t slidingWindow = 0; ///< 0 = none
     bool alternatingWindow = false; ///< gemma2: the window applies to even layers only (odd layers are global)
     bool parallelResidual = false; ///< gpt_neox / phi: x + attn(norm(x)) + mlp(norm'(x))
+    bool postNorm = false; ///< opt do_layer_norm_before=false: x = norm(x + attn(x)), then norm'(x + mlp(x))
     int64_t positionOffset = 0; ///< opt: learned position rows start at this offset
     int64_t embeddingDim = 0; ///< opt: word_embed_proj_dim when it differs from hidden_size (project_in/out); else 0
     double clipQkv = 0.0; ///< olmo: q/k/v projection outputs clamped to [-clip, clip]; 0 = none

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "io/safetensors.h"
+#include "model/layers.h"
 #include "quant/packed_matrix.h"
 
 namespace attn {
@@ -33,6 +34,18 @@ Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
     const GgmlType type = info.dtype == DType::F16 ? GgmlType::F16 : GgmlType::BF16;
     return Tensor::fromPacked(
         std::make_shared<const PackedMatrix>(type, shape[0], shape[1], m_store->rawData(info), m_store));
+}
+
+std::vector<Tensor> WeightReader::takeMatrixRows(
+    const std::string& name, const Shape& shape, const std::vector<std::vector<int64_t>>& parts) {
+    const Tensor whole = takeMatrix(name, shape);
+    std::vector<Tensor> out;
+    for (const std::vector<int64_t>& rows : parts) {
+        const PackedMatrix* p = whole.packed();
+        out.push_back(p ? Tensor::fromPacked(std::make_shared<const PackedMatrix>(p->rowSubset(rows)))
+                        : gatherRows(whole, rows, name));
+    }
+    return out;
 }
 
 void WeightReader::skip(const std::string& name) {

@@ -23,6 +23,10 @@ public:
     /// A weight matrix [out, in] for linear() / gatherRows(): stored F16 or BF16 stays half, packed in place in the
     /// mapping (widened inside the products); other dtypes as take().
     Tensor takeMatrix(const std::string& name, const Shape& shape);
+    /// Row sets of one weight matrix (a fused projection split into its parts), each as takeMatrix() gives it: F16
+    /// and BF16 stay packed in place (the part lists its rows, no copy); other dtypes are copied out of the float32.
+    std::vector<Tensor> takeMatrixRows(
+        const std::string& name, const Shape& shape, const std::vector<std::vector<int64_t>>& parts);
     /// Marks a tensor as deliberately unused (tied duplicates, buffers), if present.
     void skip(const std::string& name);
     /// Throws Error listing the tensors of the file that were neither taken nor skipped.

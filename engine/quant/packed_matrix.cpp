@@ -24,6 +24,18 @@ PackedMatrix::PackedMatrix(GgmlType type, int64_t rows, int64_t cols, const uint
     m_rowBytes = static_cast<uint64_t>(cols / t.blockSize * t.blockBytes);
 }
 
+PackedMatrix PackedMatrix::rowSubset(const std::vector<int64_t>& rows) const
+{
+    std::vector<int64_t> order;
+    order.reserve(rows.size());
+    for (const int64_t r : rows) {
+        if (r < 0 || r >= m_rows)
+            throw Error("row " + std::to_string(r) + " of a packed matrix of " + std::to_string(m_rows) + " rows");
+        order.push_back(m_order.empty() ? r : m_order[static_cast<size_t>(r)]);
+    }
+    return PackedMatrix(m_type, static_cast<int64_t>(rows.size()), m_cols, m_data, m_owner, std::move(order));
+}
+
 void PackedMatrix::dequantizeRows(int64_t r0, int64_t count, float* dst) const
 {
     for (int64_t r = 0; r < count; ++r)

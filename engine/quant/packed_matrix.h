@@ -27,6 +27,9 @@ public:
     {
         return m_data + static_cast<uint64_t>(m_order.empty() ? r : m_order[static_cast<size_t>(r)]) * m_rowBytes;
     }
+    /// The rows `rows` of this matrix (a part of a fused projection) over the same bytes and owner; throws Error for
+    /// a row out of range.
+    PackedMatrix rowSubset(const std::vector<int64_t>& rows) const;
     /// Rows [r0, r0 + count) as float32 into dst [count, cols], exactly as ggml dequantizes them.
     void dequantizeRows(int64_t r0, int64_t count, float* dst) const;
 

@@ -73,6 +73,8 @@ TEST(FamilyRegistry, CapabilitiesFollowTheFamily)
     EXPECT_EQ(caps(test::sharedPath("fixtures/hf-tiny/bert")), kEncode);
     EXPECT_EQ(caps(test::sharedPath("fixtures/hf-tiny/whisper")), 0u);
     EXPECT_EQ(caps(test::sharedPath("models/stories260K/stories260K.bin")), kGenerate);
+    EXPECT_EQ(caps(test::sharedPath("fixtures/gguf/stories260K/stories260K-Q8_0.gguf")), kGenerate);
+    EXPECT_EQ(caps(test::sharedPath("models/gpt2-bpe-tokenizer/ggml-vocab-gpt-2.gguf")), 0u); // vocab only
     // Every registered model type maps back to its family, and no two families claim one type.
     for (const ModelFamily& f : modelFamilies())
         for (const std::string& t : f.modelTypes)

@@ -44,7 +44,7 @@ void expectHeatmapIsGolden(MainWindow& window, const std::string& model, int lay
     for (int64_t i = 0; i < m.rows; ++i)
         for (int64_t j = 0; j < m.cols; ++j) {
             const float engine = s->head(layer, head)[i * m.cols + j];
-            if (s->visible(i, j))
+            if (s->visible(layer, i, j))
                 EXPECT_EQ(m.at(i, j), static_cast<double>(engine)); // the view draws the engine's numbers
             else
                 EXPECT_TRUE(std::isnan(m.at(i, j)));
@@ -73,7 +73,7 @@ TEST(MainWindow, BertFixtureMarksSpecialTokens) {
     openAndRun(window, "bert");
     EXPECT_EQ(window.snapshot()->numKeys(), 12);
     EXPECT_GE(window.tokenChips()->specialCount(), 3); // [CLS], [MASK], [SEP]
-    EXPECT_FALSE(window.snapshot()->mask().causal);
+    EXPECT_FALSE(window.snapshot()->mask(0).causal);
     expectHeatmapIsGolden(window, "bert", 1, 3);
     EXPECT_EQ(window.gridView()->thumbnailCount(), 2 * 4);
 }

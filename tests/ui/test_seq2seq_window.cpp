@@ -74,7 +74,7 @@ void expectHeatmapIsGolden(
     for (int64_t i = 0; i < m.rows; ++i)
         for (int64_t j = 0; j < m.cols; ++j) {
             const float engine = s->head(layer, head)[i * m.cols + j];
-            if (s->visible(i, j)) {
+            if (s->visible(layer, i, j)) {
                 EXPECT_EQ(m.at(i, j), static_cast<double>(engine));
                 worst = std::max(worst, std::abs(static_cast<double>(engine) - g.at({ head, i, j })));
             } else {

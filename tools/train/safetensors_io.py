@@ -28,8 +28,8 @@ def save_file(tensors, path, metadata=None):
 
 
 def load_file(path):
-    """Reads a .safetensors file (F32/F16/I64) into numpy arrays."""
-    names = {v: k for k, v in DTYPES.items()}
+    """Reads a .safetensors file (F32/F16/I64, and BF16 as its uint16 bits) into numpy arrays."""
+    names = {v: k for k, v in DTYPES.items()} | {"BF16": np.dtype("uint16")}
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(n))

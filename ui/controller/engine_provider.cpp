@@ -102,8 +102,8 @@ public:
                 mask.slidingWindow = c.slidingWindow;
             }
             run->views.emplace_back(AttentionKind::Self,
-                std::make_shared<const AttentionSnapshot>(
-                    run->source, result->attention, c.numKvHeads, std::move(mask)));
+                std::make_shared<const AttentionSnapshot>(run->source, result->attention, c.numKvHeads,
+                    std::move(mask), std::vector<TokenChip> {}, AttentionSnapshot::Stats::Compute, layerWindows(c)));
         }
         if (!progress(total, total)) throw Cancelled();
         return run;

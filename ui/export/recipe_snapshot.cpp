@@ -39,8 +39,9 @@ SnapshotPtr runTokenIds(const FigureRecipe& recipe)
         mask.causal = true;
         mask.slidingWindow = session.model().config().slidingWindow;
     }
-    return std::make_shared<const AttentionSnapshot>(
-        std::move(chips), result->attention, session.model().config().numKvHeads, std::move(mask));
+    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention,
+        session.model().config().numKvHeads, std::move(mask), std::vector<TokenChip> {},
+        AttentionSnapshot::Stats::Compute, layerWindows(session.model().config()));
 }
 
 } // namespace

@@ -22,7 +22,7 @@ HeadStats crossStats(HeadStats s) {
 
 AttentionSnapshot::AttentionSnapshot(
     std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
-    std::vector<TokenChip> queryTokens, Stats stats)
+    std::vector<TokenChip> queryTokens, Stats stats, std::vector<int64_t> layerWindows)
     : m_tokens(std::move(tokens))
     , m_queryTokens(std::move(queryTokens))
     , m_layers(std::move(layers))
@@ -44,10 +44,19 @@ AttentionSnapshot::AttentionSnapshot(
     checkTokens();
     m_mask.keepMask = nullptr;
     m_mask.bias = nullptr;
+    if (!layerWindows.empty()) {
+        if (static_cast<int64_t>(layerWindows.size()) != m_numLayers)
+            throw Error("attention snapshot: " + std::to_string(layerWindows.size()) + " layer windows for "
+                + std::to_string(m_numLayers) + " layers");
+        for (const int64_t window : layerWindows) {
+            m_layerMasks.push_back(m_mask);
+            m_layerMasks.back().slidingWindow = window;
+        }
+    }
     if (stats == Stats::Skip) return;
     m_stats.reserve(m_layers.size());
-    for (const Tensor& layer : m_layers)
-        m_stats.push_back(computeLayerHeadStats(layer, m_mask));
+    for (int64_t l = 0; l < m_numLayers; ++l)
+        m_stats.push_back(computeLayerHeadStats(m_layers[static_cast<size_t>(l)], this->mask(l)));
     if (!isCross()) return;
     for (std::vector<HeadStats>& layer : m_stats)
         for (HeadStats& head : layer)
@@ -122,6 +131,14 @@ HeadStats AttentionSnapshot::stats(int64_t layer, int64_t head) const {
     if (m_source) return isCross() ? crossStats(m_source->headStats(layer, head)) : m_source->headStats(layer, head);
     if (m_stats.empty()) throw Error("attention snapshot: head statistics were not computed for this snapshot");
     return m_stats[static_cast<size_t>(layer)][static_cast<size_t>(head)];
+}
+
+std::vector<int64_t> layerWindows(const ModelConfig& config) {
+    if (!config.alternatingWindow) return {};
+    std::vector<int64_t> windows;
+    for (int64_t l = 0; l < config.numLayers; ++l)
+        windows.push_back(config.windowOfLayer(l));
+    return windows;
 }
 
 } // namespace attn::ui

@@ -5,6 +5,7 @@
 #include "attention/attention.h"
 #include "attention_source/attention_source.h"
 #include "core/tensor.h"
+#include "model/model_config.h"
 #include "model/token_chip.h"
 
 #include <cstdint>
@@ -26,9 +27,10 @@ public:
     /// Takes `layers` ([heads, q, k] each, all the same shape) and computes the head statistics. `tokens` label the
     /// keys; `queryTokens` label the queries when they differ (cross-attention: target queries, source keys), else
     /// the keys label both. `mask` must not point at tensors (keepMask/bias are ignored). Throws Error on
-    /// inconsistent shapes.
+    /// inconsistent shapes. `layerWindows` (one per layer, see layerWindows()) replaces mask.slidingWindow layer by
+    /// layer where the window differs between layers; empty: `mask` holds for every layer.
     AttentionSnapshot(std::vector<TokenChip> tokens, std::vector<Tensor> layers, int64_t numKvHeads, MaskSpec mask,
-        std::vector<TokenChip> queryTokens = {}, Stats stats = Stats::Compute);
+        std::vector<TokenChip> queryTokens = {}, Stats stats = Stats::Compute, std::vector<int64_t> layerWindows = {});
     /// A snapshot that holds no matrix: `source` (not shared with a session that still runs) answers every read.
     /// Throws Error when the tokens do not match the source's shape.
     AttentionSnapshot(std::vector<TokenChip> tokens, std::shared_ptr<const AttentionSource> source,
@@ -49,7 +51,11 @@ public:
     int64_t numKvHeads() const { return m_numKvHeads; }
     int64_t numQueries() const { return m_numQueries; }
     int64_t numKeys() const { return m_numKeys; }
-    const MaskSpec& mask() const { return m_mask; }
+    /// The structural mask of one layer (gemma2 alternates a sliding window with global layers).
+    const MaskSpec& mask(int64_t layer) const
+    {
+        return m_layerMasks.empty() ? m_mask : m_layerMasks.at(static_cast<size_t>(layer));
+    }
 
     /// Row-major [q, k] probabilities of one head; throws Error when out of range or when !holdsMatrices().
     const float* head(int64_t layer, int64_t head) const;
@@ -59,8 +65,8 @@ public:
     /// Block max / mean pyramid of one head (AttentionSource::overview), in either kind of snapshot.
     std::shared_ptr<const Overview> overview(
         int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
-    /// True where the structural mask (causal, window, padding) lets query q see key k.
-    bool visible(int64_t q, int64_t k) const { return keyVisible(m_mask, q, k); }
+    /// True where the structural mask (causal, window, padding) of `layer` lets query q see key k.
+    bool visible(int64_t layer, int64_t q, int64_t k) const { return keyVisible(mask(layer), q, k); }
     /// The KV head that query head `head` reads (GQA/MQA groups).
     int64_t kvHeadOf(int64_t head) const { return head / (m_numHeads / m_numKvHeads); }
     bool hasStats() const { return !m_stats.empty() || m_source; }
@@ -86,9 +92,14 @@ private:
     int64_t m_numQueries = 0;
     int64_t m_numKeys = 0;
     MaskSpec m_mask;
+    std::vector<MaskSpec> m_layerMasks; ///< empty: m_mask for every layer
     std::vector<std::vector<HeadStats>> m_stats;
 };
 
 using SnapshotPtr = std::shared_ptr<const AttentionSnapshot>;
+
+/// The sliding window of every decoder layer where it differs between layers (gemma2's alternating local and global
+/// layers), for AttentionSnapshot's `layerWindows`; empty when one window (or none) holds for all.
+std::vector<int64_t> layerWindows(const ModelConfig& config);
 
 } // namespace attn::ui

@@ -48,7 +48,7 @@ HeatmapMatrix buildHeatmapWindow(const AttentionSnapshot& snapshot, int64_t laye
     if (options.showMask) {
         for (int64_t i = q0; i < q1; ++i)
             for (int64_t j = k0; j < k1; ++j)
-                m.values[static_cast<size_t>((i - q0) * m.cols + j - k0)] = snapshot.visible(i, j) ? 1.0 : 0.0;
+                m.values[static_cast<size_t>((i - q0) * m.cols + j - k0)] = snapshot.visible(layer, i, j) ? 1.0 : 0.0;
         return m;
     }
     const auto rows = snapshot.rows(layer, head, q0, q1);
@@ -63,7 +63,7 @@ HeatmapMatrix buildHeatmapWindow(const AttentionSnapshot& snapshot, int64_t laye
             rowMax = std::max(rowMax, static_cast<double>(row[j]));
         }
         for (int64_t j = std::max(k0, firstKey); j < k1; ++j) {
-            if (!snapshot.visible(i, j)) continue;
+            if (!snapshot.visible(layer, i, j)) continue;
             double v = row[j];
             if (firstKey > 0) v = rowSum > 0 ? v / rowSum : 0.0;
             switch (options.scale) {

@@ -333,7 +333,7 @@ QPoint HeatmapView::cellCenter(int64_t row, int64_t col) const {
 }
 
 QString HeatmapView::maskReason(int64_t row, int64_t col) const {
-    const MaskSpec& m = m_snapshot->mask();
+    const MaskSpec& m = m_snapshot->mask(m_layer);
     if (!m.keyKeep.empty() && m.keyKeep[static_cast<size_t>(col)] == 0) return tr("padding");
     if (m.causal && col > m.queryOffset + row) return tr("causal (future token)");
     return tr("sliding window");
@@ -346,7 +346,7 @@ QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
                        .arg(displayToken(m_snapshot->queryTokens()[static_cast<size_t>(row)]))
                        .arg(col)
                        .arg(displayToken(m_snapshot->tokens()[static_cast<size_t>(col)]));
-    if (!m_snapshot->visible(row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
+    if (!m_snapshot->visible(m_layer, row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
     const float w = m_snapshot->rows(m_layer, m_head, row, row + 1)->data()[col];
     return text
         + tr("weight: %1\nrank in row: %2 of %3")

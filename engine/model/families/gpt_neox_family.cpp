@@ -5,20 +5,25 @@
 #include "model/families/decoder_config.h"
 #include "model/families/families.h"
 
-#include <algorithm>
-
 namespace attn::families {
 namespace {
 
-/// Rows of part (0 q, 1 k, 2 v) of every head of a per-head fused [heads * 3 * hd (, in)] projection.
-Tensor perHeadPart(const Tensor& fused, int64_t heads, int64_t headDim, int64_t part)
+/// Row indices of part (0 q, 1 k, 2 v) of every head of a per-head fused [heads * 3 * hd (, in)] projection.
+std::vector<int64_t> perHeadRows(int64_t heads, int64_t headDim, int64_t part)
 {
-    const int64_t cols = fused.rank() == 1 ? 1 : fused.dim(1);
-    Tensor out(fused.rank() == 1 ? Shape { heads * headDim } : Shape { heads * headDim, cols });
+    std::vector<int64_t> rows;
     for (int64_t h = 0; h < heads; ++h) {
-        const Tensor rows = rowBlock(fused, (3 * h + part) * headDim, headDim);
-        std::copy(rows.storage().begin(), rows.storage().end(), out.data() + h * headDim * cols);
+        const std::vector<int64_t> head = rowRange((3 * h + part) * headDim, headDim);
+        rows.insert(rows.end(), head.begin(), head.end());
     }
+    return rows;
+}
+
+Tensor pickRows(const Tensor& vector, const std::vector<int64_t>& rows)
+{
+    Tensor out({ static_cast<int64_t>(rows.size()) });
+    for (size_t i = 0; i < rows.size(); ++i)
+        out.data()[i] = vector.data()[rows[i]];
     return out;
 }
 
@@ -29,20 +34,22 @@ std::shared_ptr<Model> loadGptNeox(const ModelSource& source)
     const int64_t D = c.hiddenSize, V = c.vocabSize, H = c.numHeads, hd = c.headDim;
     if (H * hd != D) throw Error(source.configPath, "gpt_neox hidden_size must equal num_attention_heads * head size");
     LlamaWeights w;
-    w.embed = r.take("gpt_neox.embed_in.weight", { V, D });
+    w.embed = r.takeMatrix("gpt_neox.embed_in.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "gpt_neox.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
         lw.attnNorm = takeNorm(r, p + "input_layernorm", D, NormStyle::Layer);
-        const Tensor qkv = r.take(p + "attention.query_key_value.weight", { 3 * D, D });
+        const std::vector<std::vector<int64_t>> parts
+            = { perHeadRows(H, hd, 0), perHeadRows(H, hd, 1), perHeadRows(H, hd, 2) };
+        std::vector<Tensor> qkv = r.takeMatrixRows(p + "attention.query_key_value.weight", { 3 * D, D }, parts);
         const Tensor qkvBias = r.take(p + "attention.query_key_value.bias", { 3 * D });
-        lw.wq = perHeadPart(qkv, H, hd, 0);
-        lw.wk = perHeadPart(qkv, H, hd, 1);
-        lw.wv = perHeadPart(qkv, H, hd, 2);
-        lw.bq = perHeadPart(qkvBias, H, hd, 0);
-        lw.bk = perHeadPart(qkvBias, H, hd, 1);
-        lw.bv = perHeadPart(qkvBias, H, hd, 2);
-        lw.wo = r.take(p + "attention.dense.weight", { D, D });
+        lw.wq = std::move(qkv[0]);
+        lw.wk = std::move(qkv[1]);
+        lw.wv = std::move(qkv[2]);
+        lw.bq = pickRows(qkvBias, parts[0]);
+        lw.bk = pickRows(qkvBias, parts[1]);
+        lw.bv = pickRows(qkvBias, parts[2]);
+        lw.wo = r.takeMatrix(p + "attention.dense.weight", { D, D });
         lw.bo = r.take(p + "attention.dense.bias", { D });
         for (const char* buffer : { "attention.bias", "attention.masked_bias", "attention.rotary_emb.inv_freq" })
             r.skip(p + buffer); // buffers older checkpoints carry

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// OPT (OPTForCausalLM): learned positions with offset 2, pre-LN blocks with a final layer norm, ReLU FFN, tied head,
-// project_in / project_out when word_embed_proj_dim differs from hidden_size.
+// OPT (OPTForCausalLM): learned positions with offset 2, ReLU FFN, tied head, project_in / project_out when
+// word_embed_proj_dim differs from hidden_size. Pre-LN blocks with a final layer norm (do_layer_norm_before=true), or
+// post-LN blocks without one (opt-350m: each norm follows its residual add, as HF's OPTDecoderLayer).
 #include "model/decoder_weights.h"
 #include "model/families/families.h"
 
@@ -15,11 +16,11 @@ std::shared_ptr<Model> loadOpt(const ModelSource& source)
     const int64_t E = c.embeddingDim > 0 ? c.embeddingDim : D;
     const std::string pre = "model.decoder.";
     LlamaWeights w;
-    w.embed = r.take(pre + "embed_tokens.weight", { V, E });
-    w.positions = r.take(pre + "embed_positions.weight", { c.maxPositions + c.positionOffset, D });
+    w.embed = r.takeMatrix(pre + "embed_tokens.weight", { V, E });
+    w.positions = r.takeMatrix(pre + "embed_positions.weight", { c.maxPositions + c.positionOffset, D });
     if (c.embeddingDim > 0) {
-        w.projectIn = r.take(pre + "project_in.weight", { D, E });
-        w.projectOut = r.take(pre + "project_out.weight", { E, D });
+        w.projectIn = r.takeMatrix(pre + "project_in.weight", { D, E });
+        w.projectOut = r.takeMatrix(pre + "project_out.weight", { E, D });
     }
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = pre + "layers." + std::to_string(l) + ".";
@@ -30,7 +31,7 @@ std::shared_ptr<Model> loadOpt(const ModelSource& source)
         takePlainFeedForward(r, c, p + "fc1", p + "fc2", c.attentionBias, lw);
         w.layers.push_back(std::move(lw));
     }
-    w.finalNorm = takeNorm(r, pre + "final_layer_norm", D, NormStyle::Layer);
+    if (!c.postNorm) w.finalNorm = takeNorm(r, pre + "final_layer_norm", D, NormStyle::Layer);
     r.skip("lm_head.weight"); // tied to embed_tokens
     r.expectAllUsed();
     return std::make_shared<LlamaModel>(c, std::move(w));
@@ -59,12 +60,12 @@ ModelFamily opt()
         c.attentionBias = f.optBool("enable_bias", true);
         c.tieWordEmbeddings = true;
         c.normEps = 1e-5; // torch.nn.LayerNorm's default, as OPT builds its norms
-        // Variants whose wiring differs from the pre-LN blocks are refused rather than computed wrongly.
-        if (!f.optBool("do_layer_norm_before", true))
-            throw Error(f.source(), "opt do_layer_norm_before=false (post-LN, e.g. opt-350m) is not supported yet");
-        if (f.optBool("_remove_final_layer_norm", false) || !f.optBool("layer_norm_elementwise_affine", true))
-            throw Error(
-                f.source(), "opt _remove_final_layer_norm / layer_norm_elementwise_affine=false are not supported");
+        c.postNorm = !f.optBool("do_layer_norm_before", true);
+        // Variants without a golden are refused rather than computed wrongly (post-LN has no final norm anyway).
+        if (!c.postNorm && f.optBool("_remove_final_layer_norm", false))
+            throw Error(f.source(), "opt _remove_final_layer_norm is not supported");
+        if (!f.optBool("layer_norm_elementwise_affine", true))
+            throw Error(f.source(), "opt layer_norm_elementwise_affine=false is not supported");
     };
     f.load = loadOpt;
     return f;

@@ -15,21 +15,23 @@ std::shared_ptr<Model> loadPhi3(const ModelSource& source)
     const int64_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize;
     const int64_t qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
     LlamaWeights w;
-    w.embed = r.take("model.embed_tokens.weight", { V, D });
+    w.embed = r.takeMatrix("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
         lw.attnNorm = takeNorm(r, p + "input_layernorm", D, NormStyle::Rms);
-        const Tensor qkv = r.take(p + "self_attn.qkv_proj.weight", { qDim + 2 * kvDim, D });
-        lw.wq = rowBlock(qkv, 0, qDim);
-        lw.wk = rowBlock(qkv, qDim, kvDim);
-        lw.wv = rowBlock(qkv, qDim + kvDim, kvDim);
-        lw.wo = r.take(p + "self_attn.o_proj.weight", { D, qDim });
+        std::vector<Tensor> qkv = r.takeMatrixRows(p + "self_attn.qkv_proj.weight", { qDim + 2 * kvDim, D },
+            { rowRange(0, qDim), rowRange(qDim, kvDim), rowRange(qDim + kvDim, kvDim) });
+        lw.wq = std::move(qkv[0]);
+        lw.wk = std::move(qkv[1]);
+        lw.wv = std::move(qkv[2]);
+        lw.wo = r.takeMatrix(p + "self_attn.o_proj.weight", { D, qDim });
         lw.ffnNorm = takeNorm(r, p + "post_attention_layernorm", D, NormStyle::Rms);
-        const Tensor gateUp = r.take(p + "mlp.gate_up_proj.weight", { 2 * I, D });
-        lw.gate = rowBlock(gateUp, 0, I);
-        lw.up = rowBlock(gateUp, I, I);
-        lw.down = r.take(p + "mlp.down_proj.weight", { D, I });
+        std::vector<Tensor> gateUp
+            = r.takeMatrixRows(p + "mlp.gate_up_proj.weight", { 2 * I, D }, { rowRange(0, I), rowRange(I, I) });
+        lw.gate = std::move(gateUp[0]);
+        lw.up = std::move(gateUp[1]);
+        lw.down = r.takeMatrix(p + "mlp.down_proj.weight", { D, I });
         w.layers.push_back(std::move(lw));
     }
     w.finalNorm = takeNorm(r, "model.norm", D, NormStyle::Rms);

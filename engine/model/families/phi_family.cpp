@@ -14,7 +14,7 @@ std::shared_ptr<Model> loadPhi(const ModelSource& source)
     WeightReader r(source.weightsPath);
     const int64_t D = c.hiddenSize, V = c.vocabSize;
     LlamaWeights w;
-    w.embed = r.take("model.embed_tokens.weight", { V, D });
+    w.embed = r.takeMatrix("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
@@ -24,7 +24,7 @@ std::shared_ptr<Model> loadPhi(const ModelSource& source)
         w.layers.push_back(std::move(lw));
     }
     w.finalNorm = takeNorm(r, "model.final_layernorm", D, NormStyle::Layer);
-    w.lmHead = r.take("lm_head.weight", { V, D });
+    w.lmHead = r.takeMatrix("lm_head.weight", { V, D });
     w.lmHeadBias = r.take("lm_head.bias", { V });
     r.expectAllUsed();
     return std::make_shared<LlamaModel>(c, std::move(w));

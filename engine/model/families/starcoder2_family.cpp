@@ -13,7 +13,7 @@ std::shared_ptr<Model> loadStarcoder2(const ModelSource& source)
     WeightReader r(source.weightsPath);
     const int64_t D = c.hiddenSize, V = c.vocabSize;
     LlamaWeights w;
-    w.embed = r.take("model.embed_tokens.weight", { V, D });
+    w.embed = r.takeMatrix("model.embed_tokens.weight", { V, D });
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         LlamaLayerWeights lw;
