@@ -5,10 +5,13 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
+#include "cli/vision_input.h"
 #include "core/error.h"
 #include "core/npy.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/rnn_head_inputs.h"
 #include "model/model_loader.h"
+#include "model/rnn_seq2seq.h"
 #include "session/session.h"
 
 #include <nlohmann/json.hpp>
@@ -38,26 +41,60 @@ nlohmann::json number(double value)
     return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
+/// An RNN seq2seq model's cross-attention: the source from --prompt (its word vocabulary) or --tokens, the target
+/// greedy, one layer and one head.
+HeadInputs rnnHead(const Args& args, const std::string& path, int64_t layer, int64_t head, nlohmann::json& about)
+{
+    if (layer != 0 || head != 0) throw Error(path, "an RNN seq2seq model has one attention: give --layer 0 --head 0");
+    const auto model = loadRnnSeq2Seq(path);
+    const std::vector<int64_t> source
+        = args.has("prompt") ? model->sourceIds(args.require("prompt")) : readTokenInput(args, nullptr).ids;
+    RnnHead rnn = rnnHeadInputs(*model, source);
+    about["model"] = model->description();
+    about["tokens"] = source;
+    about["generated"] = rnn.generated;
+    about["translation"] = model->targetText(rnn.generated);
+    return std::move(rnn.inputs);
+}
+
+HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, int64_t head, nlohmann::json& about)
+{
+    const auto model = loadVisionModel(path);
+    ForwardOptions options;
+    options.wantAttention = false;
+    options.wantQueryKeys = true;
+    const StepResult pass = model->classify(pixelInput(args, *model), options);
+    about["model"] = model->description();
+    std::vector<HeadInputs> heads = encoderHeadInputs(pass, model->config(), layer, model->description());
+    if (head < 0 || head >= static_cast<int64_t>(heads.size()))
+        throw Error(path,
+            "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.size()) + " heads");
+    return std::move(heads[static_cast<size_t>(head)]);
+}
+
 HeadInputs modelHead(const Args& args, nlohmann::json& about)
 {
-    const ModelSource source = probeModel(args.positional(0, "MODEL"));
-    if (source.config.kind != ModelKind::Decoder)
-        throw Error(source.config.source,
-            "mechanisms read a head's q, k, v from the KV cache, which only decoders (GPT-2, Llama family, llama2.c) "
-            "keep; this is a "
-                + modelKindName(source.config.kind) + " model");
-    if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
+    const std::string path = args.positional(0, "MODEL");
     if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
+    const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
+    about["layer"] = layer;
+    about["head"] = head;
+    if (isRnnSeq2SeqFolder(path)) return rnnHead(args, path, layer, head, about);
+    const ModelSource source = probeModel(path);
+    if (source.config.kind == ModelKind::Vision) return visionHead(args, path, layer, head, about);
+    if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
+        throw Error(source.config.source,
+            "mechanisms read one head's q, k, v of a decoder (GPT-2, Llama family, llama2.c), an encoder (BERT), an "
+            "image model (ViT, DeiT; --image or --pixel-values) or an RNN seq2seq model; this model's kind is "
+                + modelKindName(source.config.kind));
+    if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
     const TokenInput input = readTokenInput(args, tokenizer.get());
     Session session(loadModel(source));
     session.prefill(input.ids);
-    const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
     about["model"] = session.model().description();
     about["tokens"] = input.ids;
-    about["layer"] = layer;
-    about["head"] = head;
     return headInputsFromSession(session, layer, head);
 }
 
@@ -77,8 +114,8 @@ HeadInputs syntheticHead(const Args& args, nlohmann::json& about)
 int runMechanisms(const std::vector<std::string>& words)
 {
     const Args args(words, { "synthetic" });
-    args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "layer", "head",
-        "variant", "out" });
+    args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "image",
+        "pixel-values", "layer", "head", "variant", "out" });
     const bool synthetic = args.has("synthetic");
     if (synthetic && !args.positionals().empty()) throw UsageError("--synthetic takes no MODEL");
     const MechanismSpec spec = parseMechanism(args.require("variant"));
@@ -94,6 +131,7 @@ int runMechanisms(const std::vector<std::string>& words)
     write("q", inputs.q);
     write("k", inputs.k);
     write("v", inputs.v);
+    if (inputs.learned.params.size()) write("learned", inputs.learned.params); // the RNN's trained score parameters
     write("exact", report.exact);
     write("exact_out", report.exactOut);
     write("probs", report.variant.probs);
@@ -108,6 +146,7 @@ int runMechanisms(const std::vector<std::string>& words)
     metrics["input"]["causal"] = inputs.causal;
     metrics["input"]["sliding_window"] = inputs.slidingWindow;
     metrics["input"]["scale"] = inputs.scale;
+    metrics["input"]["learned_score"] = learnedScoreName(inputs.learned.kind);
     metrics["kl_mean"] = number(m.klMean);
     metrics["mass_kept"] = number(m.massKept);
     metrics["out_rel_err"] = number(m.outRelErr);

@@ -91,6 +91,13 @@ const std::vector<std::string>& mechanismForms()
 
 MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec)
 {
+    const bool scoring = spec.kind == MechanismKind::Exact || spec.kind == MechanismKind::Unscaled
+        || spec.kind == MechanismKind::General || spec.kind == MechanismKind::Concat
+        || spec.kind == MechanismKind::Additive;
+    if (!scoring && !inputs.isSelfAttention())
+        throw Error("variant '" + spec.text
+            + "' runs on a self-attention head; an RNN seq2seq model's cross-attention runs the scoring functions "
+              "only (exact, unscaled, general, concat, additive)");
     switch (spec.kind) {
     case MechanismKind::Exact:
     case MechanismKind::Unscaled:

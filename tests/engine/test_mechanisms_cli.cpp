@@ -6,6 +6,7 @@
 #include "mechanisms/sparse_patterns.h"
 #include "mechanisms_test_util.h"
 
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
@@ -53,6 +54,41 @@ TEST(MechanismsCli, ExactIsTheModelsAttentionGpt2)
 TEST(MechanismsCli, ExactIsTheModelsAttentionLlama)
 {
     EXPECT_LE(exactVersusAttention(test::sharedPath("fixtures/hf-tiny/llama"), "1,17,42,99,3,250,8,61", 1, 2), 1e-5);
+}
+
+/// Largest |exact.npy - HF's attentions.L{layer}.npy [heads, T, T] head `head`| for a fixture's golden item 0.
+double exactVersusGolden(const std::string& fixture, const std::string& input, int layer, int head)
+{
+    const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
+    const std::string out = test::runMechanismsCli(
+        dir + " " + input + " --layer " + std::to_string(layer) + " --head " + std::to_string(head), "exact");
+    const Tensor golden = readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy");
+    const Tensor exact = readNpy(out + "/exact.npy");
+    const int64_t T = exact.dim(0);
+    EXPECT_EQ(golden.dim(1), T);
+    if (golden.dim(1) != T) return INFINITY;
+    double worst = 0.0;
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+            worst = std::max(worst, static_cast<double>(std::abs(golden.at({ head, i, j }) - exact.at({ i, j }))));
+    return worst;
+}
+
+// Encoders (the q/k/v hook): exact.npy against HF transformers' eager attention at the manifests' tolerance (1e-5,
+// the floor for an fp32 engine).
+TEST(MechanismsCli, ExactIsHfAttentionBert)
+{
+    EXPECT_LE(exactVersusGolden("bert", "--tokens 2,99,100,101,102,4,104,99,105,106,18,3", 1, 3), 1e-5);
+    EXPECT_LE(exactVersusGolden("bert", "--prompt 'The quick brown fox [MASK] over the lazy dog.'", 0, 1), 1e-5);
+}
+
+TEST(MechanismsCli, ExactIsHfAttentionVit)
+{
+    const std::string pixels = test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy");
+    EXPECT_LE(exactVersusGolden("vit", "--pixel-values " + pixels, 1, 2), 1e-5);
+    const std::string m = test::runMechanismsCli(
+        test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values " + pixels + " --layer 0 --head 0", "window:2");
+    EXPECT_FALSE(test::readJsonFile(m + "/metrics.json")["input"]["causal"].get<bool>());
 }
 
 TEST(MechanismsCli, WritesTheContractFiles)
@@ -149,8 +185,9 @@ TEST(MechanismsCli, BadRequestsFailClearly)
     const std::string stories = test::sharedPath("models/stories260K/stories260K.bin");
     fails(stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
     fails(stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
-    fails(test::sharedPath("fixtures/hf-tiny/bert") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
-        "only decoders");
+    fails(test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
+        "this model's kind is encoder-decoder");
+    fails(test::sharedPath("fixtures/hf-tiny/vit") + " --layer 0 --head 0 --variant exact", "--image");
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Every `attnscope-cli mechanisms` variant against an independent NumPy computation (tests/mechanisms/reference.py)
-// from the q, k, v and parameters it wrote, on synthetic inputs and on real decoder heads (stories260K with RoPE and
-// GQA, the hf-tiny GPT-2 and Llama fixtures).
+// from the q, k, v and parameters it wrote, on synthetic inputs, on real decoder heads (stories260K with RoPE and
+// GQA, the hf-tiny GPT-2 and Llama fixtures) and on encoder heads (the hf-tiny BERT and ViT).
 //
 // Tolerances: both sides compute in float64 from the same float32 inputs and parameters (the engine rounds what it
 // draws or fits to float32 before using it), so they differ by float64 rounding (~1e-13) plus the float32 storage of
@@ -98,6 +98,13 @@ public:
                 test::sharedPath("fixtures/hf-tiny/llama")
                     + " --tokens 1,17,42,99,3,250,8,61,120,7,33,200 "
                       "--layer 0 --head 3" },
+            // Encoders, through the q/k/v hook: bidirectional heads.
+            { "bert",
+                test::sharedPath("fixtures/hf-tiny/bert")
+                    + " --tokens 2,99,100,101,102,4,104,99,105,106,18,3 --layer 1 --head 2" },
+            { "vit",
+                test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values "
+                    + test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy") + " --layer 0 --head 1" },
         };
     }
 };
@@ -121,7 +128,7 @@ std::vector<std::string> modelVariants()
 INSTANTIATE_TEST_SUITE_P(
     Synthetic, MechanismsReference, ::testing::Combine(::testing::Values(0), ::testing::ValuesIn(variants())));
 INSTANTIATE_TEST_SUITE_P(Models, MechanismsReference,
-    ::testing::Combine(::testing::Values(1, 2, 3), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
+    ::testing::Combine(::testing::Values(1, 2, 3, 4, 5), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
         std::string name
             = std::string(MechanismsReference::sources()[static_cast<size_t>(std::get<0>(info.param))].name) + "_"
             + std::get<1>(info.param);

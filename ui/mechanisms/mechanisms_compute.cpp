@@ -45,11 +45,16 @@ MechanismsPtr computeMechanisms(
     };
     auto r = std::make_shared<MechanismsResult>();
     r->request = request;
+    std::vector<HeadInputs> layer; // every head of the selected layer (model input)
     if (request.synthetic) {
         r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
     } else {
-        if (!session) throw Error("open a decoder model and run an input first (or pick synthetic input)");
-        r->inputs = headInputsFromSession(*session, request.layer, request.head);
+        if (!session) throw Error("open a decoder or encoder model and run an input first (or pick synthetic input)");
+        layer = layerHeadInputs(*session, request.layer);
+        if (request.head < 0 || request.head >= static_cast<int64_t>(layer.size()))
+            throw Error("head " + std::to_string(request.head) + " is outside the model's "
+                + std::to_string(layer.size()) + " heads");
+        r->inputs = layer[static_cast<size_t>(request.head)];
         r->tokenIds = session->tokens();
     }
     const HeadInputs& in = r->inputs;
@@ -60,6 +65,7 @@ MechanismsPtr computeMechanisms(
     for (int64_t T = 64; T <= 8192; T *= 2)
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
     r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
+    r->headAtDk = headScaledAs(in, powersOfTwo(1024));
     r->head = headScalePoint(in);
     r->temperature = temperatureSweep(in);
     checkpoint();
@@ -70,8 +76,7 @@ MechanismsPtr computeMechanisms(
     if (!request.synthetic) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runMechanism(in, gqa);
-        for (int64_t h = 0; h < in.numHeads; ++h) {
-            const HeadInputs other = headInputsFromSession(*session, request.layer, h);
+        for (const HeadInputs& other : layer) {
             const Mat exact = exactProbabilities(other);
             r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
         }

@@ -51,6 +51,7 @@ struct MechanismsResult {
     MechanismResult flash; ///< flash:BQ:BK (running max / sum per key block)
     std::vector<std::pair<int64_t, AttentionIo>> io; ///< bytes moved against T at the flash tiles
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
+    std::vector<TemperaturePoint> headAtDk; ///< the head's own q, k scaled by 1/sqrt(d_k) at each sweep d_k
     /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
     std::vector<SweepPoint> linformerSweep, performerSweep;
     std::vector<TemperaturePoint> temperature; ///< the head's own q, k at temperatures 1/8 .. 8
