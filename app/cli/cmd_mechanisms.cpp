@@ -63,13 +63,18 @@ HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, 
     ForwardOptions options;
     options.wantAttention = false;
     options.wantQueryKeys = true;
-    const StepResult pass = model->classify(pixelInput(args, *model), options);
+    const Tensor pixels = pixelInput(args, *model);
+    const StepResult pass = model->classify(pixels, options);
     about["model"] = model->description();
     std::vector<HeadInputs> heads = encoderHeadInputs(pass, model->config(), layer, model->description());
     if (head < 0 || head >= static_cast<int64_t>(heads.size()))
         throw Error(path,
             "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.size()) + " heads");
-    return std::move(heads[static_cast<size_t>(head)]);
+    HeadInputs in = std::move(heads[static_cast<size_t>(head)]);
+    const PatchGrid grid = model->patchGrid(pixels.dim(1), pixels.dim(2)); // the Swin windows' grid
+    in.gridRows = grid.rows;
+    in.gridCols = grid.cols;
+    return in;
 }
 
 HeadInputs modelHead(const Args& args, nlohmann::json& about)

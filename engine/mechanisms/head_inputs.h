@@ -34,6 +34,8 @@ struct HeadInputs {
     int64_t layer = -1, head = -1; ///< -1 for synthetic inputs
     int64_t numHeads = 1; ///< query heads of the layer
     int64_t kvHead = 0; ///< the KV head this query head reads
+    /// Image models: the patch grid after the prefix tokens ([CLS], [DIST]); 0 otherwise.
+    int64_t gridRows = 0, gridCols = 0;
     std::vector<Mat> layerKeys, layerValues; ///< every KV head of the layer [T, d] (GQA pooling); empty for synthetic
     std::string origin; ///< "synthetic (seed S)" or the model description
     int64_t tokens() const { return q.rows(); }

@@ -27,6 +27,7 @@ const Form kForms[] = {
     { "bigbird", MechanismKind::BigBird, 4, "bigbird:W:G:R:SEED" },
     { "strided", MechanismKind::Strided, 1, "strided:S" },
     { "lsh", MechanismKind::Lsh, 2, "lsh:BUCKETS:SEED" },
+    { "swin", MechanismKind::Swin, 2, "swin:W:S" },
     { "linformer", MechanismKind::Linformer, 2, "linformer:K:SEED" },
     { "performer", MechanismKind::Performer, 2, "performer:M:SEED" },
     { "flash", MechanismKind::Flash, 2, "flash:BQ:BK" },
@@ -111,6 +112,7 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
     case MechanismKind::BigBird:
     case MechanismKind::Strided:
     case MechanismKind::Lsh:
+    case MechanismKind::Swin:
         return runSparsePattern(inputs, spec);
     case MechanismKind::Linformer:
     case MechanismKind::Performer:

@@ -22,7 +22,8 @@ enum class MechanismKind {
     Longformer,
     BigBird,
     Strided,
-    Lsh, // sparsity patterns (sparse_patterns.cpp)
+    Lsh,
+    Swin, // sparsity patterns (sparse_patterns.cpp)
     Linformer,
     Performer, // linear attention (linear_attention.cpp)
     Flash, // tiled online softmax (flash_attention.cpp)

@@ -153,6 +153,20 @@ TEST(MechanismsPatterns, LongformerGlobalRowsAndColumns)
     EXPECT_EQ(keep.cast<int>().sum(), 10 + 2 * (2 * 10 - 1) - 2 - 2); // diagonal + two crosses, overlaps once each
 }
 
+TEST(MechanismsPatterns, SwinWindowsShiftAcrossTheGrid)
+{
+    // A [CLS] token and a 4 x 4 grid, windows of 2 x 2 shifted by 1: rows {0}, {1, 2}, {3} and the same for columns.
+    const KeepMask keep = swinPattern({ 1, 4, 4 }, 2, 1);
+    auto patch = [](int r, int c) { return 1 + 4 * r + c; };
+    EXPECT_TRUE(keep(0, patch(3, 3)) && keep(patch(3, 3), 0)); // [CLS] global
+    EXPECT_TRUE(keep(patch(1, 1), patch(2, 2)));
+    EXPECT_FALSE(keep(patch(0, 0), patch(1, 1))); // unshifted, these would share a window
+    EXPECT_FALSE(keep(patch(3, 3), patch(0, 0))); // the wrapped strips are masked apart, as Swin's mask does
+    // [CLS] row and column (17 + 16) plus windows of 1 x 1, 1 x 2, 2 x 1 and 2 x 2 patches, each seeing itself whole:
+    // sizes 1, 2, 1, 2, 4, 2, 1, 2, 1, squared and summed: 36.
+    EXPECT_EQ(keep.cast<int>().sum(), 17 + 16 + 36);
+}
+
 TEST(MechanismsPatterns, StridedSeesTheLastSAndEverySth)
 {
     const KeepMask keep = stridedPattern(12, 4, true);
@@ -179,6 +193,8 @@ TEST(MechanismsCli, BadRequestsFailClearly)
     fails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
     fails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
     fails(synthetic + " --variant gqa:2", "needs a model");
+    fails(synthetic + " --variant swin:2:1", "needs a patch grid");
+    fails("--synthetic --tokens-count 9 --d-k 4 --seed 1 --variant swin:2:2", "shift S must be below the window W");
     fails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
     fails("--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
     fails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");

@@ -117,6 +117,24 @@ TEST_P(MechanismsReference, MatchesNumPy)
     expectMatchesReference(test::numpyReference(dir));
 }
 
+// Swin's shifted windows need a patch grid: the ViT fixture's 4 x 4 patches after [CLS], and synthetic input with a
+// square number of tokens (6 x 6). reference.py replays Swin's own cyclic shift, window partition and region mask.
+TEST(MechanismsReferenceSwin, MatchesSwinsShiftAndMask)
+{
+    const std::string vit = test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values "
+        + test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy") + " --layer 1 --head 0";
+    for (const char* variant : { "swin:2:0", "swin:2:1" }) {
+        const std::string dir = test::runMechanismsCli(vit, variant);
+        const nlohmann::json m = test::readJsonFile(dir + "/metrics.json");
+        EXPECT_EQ(m["grid_rows"], 4);
+        EXPECT_EQ(m["prefix_tokens"], 1);
+        expectMatchesReference(test::numpyReference(dir));
+    }
+    for (const char* variant : { "swin:3:0", "swin:3:1", "swin:2:1", "swin:6:5" })
+        expectMatchesReference(
+            test::numpyReference(test::runMechanismsCli("--synthetic --tokens-count 36 --d-k 8 --seed 4", variant)));
+}
+
 std::vector<std::string> modelVariants()
 {
     std::vector<std::string> all = variants();

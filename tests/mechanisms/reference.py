@@ -85,6 +85,33 @@ def strided_pattern(T, s, causal):
     return local | ((np.abs(i - j) % s == 0) & ((j <= i) if causal else True))
 
 
+def swin_pattern(prefix, rows, cols, w, s):
+    """Swin's cyclic shift by s, window partition and attention mask, replayed on the grid (prefix tokens global)."""
+    T = prefix + rows * cols
+    keep = np.zeros((T, T), bool)
+    keep[:prefix, :] = True
+    keep[:, :prefix] = True
+    # torch.roll(x, (-s, -s)): rolled position (a, b) holds patch ((a + s) % rows, (b + s) % cols).
+    region = np.zeros((rows, cols), int)  # Swin's img_mask regions in rolled coordinates
+    cnt = 0
+    for hs in (slice(0, -w), slice(-w, -s), slice(-s, None)) if s else (slice(0, None),):
+        for ws in (slice(0, -w), slice(-w, -s), slice(-s, None)) if s else (slice(0, None),):
+            region[hs, ws] = cnt
+            cnt += 1
+    win = np.zeros((rows, cols), int)
+    for a in range(rows):
+        for b in range(cols):
+            win[a, b] = (a // w) * ((cols + w - 1) // w) + b // w
+    label = {}
+    for a in range(rows):
+        for b in range(cols):
+            label[((a + s) % rows, (b + s) % cols)] = (win[a, b], region[a, b])
+    for i in range(rows * cols):
+        for j in range(rows * cols):
+            keep[prefix + i, prefix + j] = label[divmod(i, cols)] == label[divmod(j, cols)]
+    return keep
+
+
 def alibi_slopes(n):
     def power_of_2(n):
         start = 2 ** (-(2 ** -(math.log2(n) - 3)))
@@ -182,8 +209,10 @@ def main(folder):
         i = np.arange(T)[:, None]
         j = np.arange(T)[None, :]
         probs = masked_softmax(raw * scale + slope * (j - i), keep)
-    elif name in ("window", "longformer", "bigbird", "strided", "lsh"):
-        if name == "window":
+    elif name in ("window", "longformer", "bigbird", "strided", "lsh", "swin"):
+        if name == "swin":
+            pattern = swin_pattern(int(m["prefix_tokens"]), int(m["grid_rows"]), int(m["grid_cols"]), *nums)
+        elif name == "window":
             pattern = window_pattern(T, nums[0], causal)
         elif name == "longformer":
             pattern = window_pattern(T, nums[0], causal).copy()

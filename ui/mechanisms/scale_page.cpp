@@ -26,12 +26,14 @@ ScalePage::ScalePage(QWidget* parent)
     // The unscaled curve falls from the top left and the max weight rises to the top right: legends go where they
     // are not.
     m_entropy->setLegendCorner(Qt::AlignBottom | Qt::AlignLeft);
-    m_max->setLegendCorner(Qt::AlignTop | Qt::AlignLeft);
+    m_max->setLegendCorner(Qt::AlignVCenter | Qt::AlignRight); // between the rising and the falling curves
     m_temperature->setLegendCorner(Qt::AlignTop | Qt::AlignHCenter);
     m_dk->setObjectName("dkSlider");
     m_dk->setToolTip(tr("The d_k the scores are scaled with: synthetic q, k of that width, and this head's own q, k "
                         "scaled by 1/√d_k (a temperature)"));
     m_dk->setPageStep(1);
+    m_dk->setTickPosition(QSlider::TicksBelow);
+    m_dk->setTickInterval(1);
     m_dk->setEnabled(false);
     m_readout->setWordWrap(true);
     m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
