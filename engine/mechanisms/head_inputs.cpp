@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/head_inputs.h"
 
+#include "attention/rope_scaling.h"
 #include "core/error.h"
 #include "mechanisms/random_stream.h"
 #include "model/kv_cache.h"
@@ -52,6 +53,12 @@ std::vector<HeadInputs> decoderHeadInputs(const Session& session, const KvCache&
     in.causal = true;
     in.slidingWindow = c.slidingWindow;
     in.origin = session.model().description();
+    if (c.ropeStyle != RopeStyle::None) {
+        // As the Llama family rotates (llama_model.cpp): the first head_dim * partial_rotary_factor dims, even.
+        int64_t rotaryDims = static_cast<int64_t>(static_cast<double>(c.headDim) * c.partialRotaryFactor);
+        rotaryDims -= rotaryDims % 2;
+        in.rotary = rotaryEmbedding(c, rotaryDims, T);
+    }
     std::vector<HeadInputs> heads;
     for (int64_t h = 0; h < c.numHeads; ++h) {
         HeadInputs& head = heads.emplace_back(in);

@@ -2,6 +2,7 @@
 #pragma once
 // One attention head's queries, keys and values, the input every mechanism runs on: read from a session's KV cache
 // (after RoPE, as the model attends) or drawn as synthetic unit-variance vectors.
+#include "attention/rope.h"
 #include "mechanisms/learned_score.h"
 
 #include <Eigen/Core>
@@ -34,6 +35,8 @@ struct HeadInputs {
     int64_t layer = -1, head = -1; ///< -1 for synthetic inputs
     int64_t numHeads = 1; ///< query heads of the layer
     int64_t kvHead = 0; ///< the KV head this query head reads
+    /// The model's RoPE at positions 0 .. T - 1 (style None: the head has none); q and k are stored after it.
+    RotaryEmbedding rotary;
     /// Image models: the patch grid after the prefix tokens ([CLS], [DIST]); 0 otherwise.
     int64_t gridRows = 0, gridCols = 0;
     std::vector<Mat> layerKeys, layerValues; ///< every KV head of the layer [T, d] (GQA pooling); empty for synthetic

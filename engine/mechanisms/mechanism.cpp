@@ -33,6 +33,7 @@ const Form kForms[] = {
     { "flash", MechanismKind::Flash, 2, "flash:BQ:BK" },
     { "gqa", MechanismKind::Gqa, 1, "gqa:G" },
     { "alibi", MechanismKind::Alibi, 0, "alibi" },
+    { "rope", MechanismKind::Rope, 1, "rope:THETA" },
 };
 
 std::vector<std::string> split(const std::string& text, char sep)
@@ -121,6 +122,8 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
         return runFlashAttention(inputs, spec);
     case MechanismKind::Gqa:
         return runGroupedKv(inputs, spec);
+    case MechanismKind::Rope:
+        return runRopeWhatIf(inputs, spec);
     }
     throw Error("variant '" + spec.text + "' has no implementation");
 }

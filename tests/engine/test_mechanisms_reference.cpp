@@ -70,6 +70,12 @@ void expectMatchesReference(const nlohmann::json& r)
         EXPECT_LE(r["running_final_err"].get<double>(), kProbTol);
         EXPECT_EQ(r["bytes_err"].get<double>(), 0.0);
     }
+    if (r.contains("unrotate_err")) {
+        // The model's own table re-applied in NumPy to q_unrotated / k_unrotated gives back q and k, relative to
+        // their largest entry: the unrotated values are stored as float32 (half an ulp, 6e-8 relative), the rest is
+        // float64 rounding.
+        EXPECT_LE(r["unrotate_err"].get<double>(), kProbTol);
+    }
     if (r.contains("cache_err")) {
         EXPECT_EQ(r["cache_err"].get<double>(), 0.0);
         EXPECT_EQ(r["own_kv_err"].get<double>(), 0.0);
@@ -135,11 +141,26 @@ TEST(MechanismsReferenceSwin, MatchesSwinsShiftAndMask)
             test::numpyReference(test::runMechanismsCli("--synthetic --tokens-count 36 --d-k 8 --seed 4", variant)));
 }
 
+// rope:THETA at the model's own base re-rotates the head as the model did (float64 angles instead of its float32
+// ones: at these positions the angles agree to ~1e-6 rad), so it reproduces the exact attention; another base or no
+// rotary changes it.
+TEST(MechanismsReferenceRope, TheModelsOwnBaseGivesTheExactHead)
+{
+    const std::string stories = test::sharedPath("models/stories260K/stories260K.bin")
+        + " --tokens 1,403,407,261,378,426,65,442,381,284,12,268,30 --layer 2 --head 5";
+    auto kl = [&](const char* variant) {
+        return test::readJsonFile(test::runMechanismsCli(stories, variant) + "/metrics.json")["kl_mean"].get<double>();
+    };
+    EXPECT_LE(kl("rope:10000"), 1e-9);
+    EXPECT_GT(kl("rope:0"), 1e-3);
+    EXPECT_GT(kl("rope:100"), 1e-3);
+}
+
 std::vector<std::string> modelVariants()
 {
     std::vector<std::string> all = variants();
     // GQA pools a model layer's KV heads: stories260K and the Llama fixture have 4 and 2; GPT-2 4 (multi-head).
-    all.insert(all.end(), { "gqa:1", "gqa:2" });
+    all.insert(all.end(), { "gqa:1", "gqa:2", "rope:0", "rope:10000", "rope:500000", "rope:100" });
     return all;
 }
 

@@ -112,6 +112,18 @@ def swin_pattern(prefix, rows, cols, w, s):
     return keep
 
 
+def rope_rotate(x, cos, sin, interleaved):
+    """Rotate-half pairs (i, i + half) or interleaved pairs (2i, 2i + 1) of every row by its angles."""
+    half = cos.shape[1]
+    out = x.copy()
+    ia = np.arange(half) * (2 if interleaved else 1)
+    ib = ia + (1 if interleaved else half)
+    a, b = x[:, ia], x[:, ib]
+    out[:, ia] = a * cos - b * sin
+    out[:, ib] = b * cos + a * sin
+    return out
+
+
 def alibi_slopes(n):
     def power_of_2(n):
         start = 2 ** (-(2 ** -(math.log2(n) - 3)))
@@ -272,6 +284,27 @@ def main(folder):
         report["flash_out_err"] = float(np.abs(load(folder, "out") - load(folder, "exact_out")).max())
         report["flash_probs_err"] = float(np.abs(load(folder, "probs") - load(folder, "exact")).max())
         report["out_scale"] = float(max(1.0, np.abs(load(folder, "exact_out")).max()))
+    elif name == "rope":
+        theta, rd, inter = nums[0], int(m["rotary_dims"]), bool(m["rope_interleaved"])
+        qu, ku = load(folder, "q_unrotated"), load(folder, "k_unrotated")
+        pos = np.arange(T)
+        try:  # the model's own float32 table re-applied to the unrotated q, k must give back the head's q, k
+            inv = np.load(f"{folder}/inv_freq.npy").astype(np.float32)[0]
+            angle = (pos.astype(np.float32)[:, None] * inv[None, :]).astype(np.float64)
+            f = np.float32(m["cos_sin_scale"])
+            mc = (np.cos(angle).astype(np.float32) * f).astype(np.float64)
+            ms = (np.sin(angle).astype(np.float32) * f).astype(np.float64)
+            report["unrotate_err"] = float(max(np.abs(rope_rotate(qu, mc, ms, inter) - q).max() / np.abs(q).max(),
+                                               np.abs(rope_rotate(ku, mc, ms, inter) - k).max() / np.abs(k).max()))
+        except FileNotFoundError:  # no RoPE in the model: the head's own q, k are rotated
+            report["unrotate_err"] = float(max(np.abs(qu - q).max(), np.abs(ku - k).max()))
+        if theta > 0:
+            angle = pos[:, None] * float(theta) ** (-2.0 * np.arange(rd // 2) / rd)[None, :]
+            qr = rope_rotate(qu, np.cos(angle), np.sin(angle), inter)
+            kr = rope_rotate(ku, np.cos(angle), np.sin(angle), inter)
+        else:
+            qr, kr = qu, ku
+        probs = masked_softmax(qr @ kr.T * scale, keep)
     elif name == "gqa":
         kh, vh = load(folder, "k_heads"), load(folder, "v_heads")
         groups, hkv = nums[0], kh.shape[0]
