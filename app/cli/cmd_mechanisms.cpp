@@ -8,6 +8,7 @@
 #include "cli/vision_input.h"
 #include "core/error.h"
 #include "core/npy.h"
+#include "mechanisms/learned_positions.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/rnn_head_inputs.h"
 #include "model/model_loader.h"
@@ -77,7 +78,8 @@ HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, 
     return in;
 }
 
-HeadInputs modelHead(const Args& args, nlohmann::json& about)
+/// `positions`: the cosine similarity of the model's learned position rows 0 .. T - 1 (empty when it has none).
+HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
 {
     const std::string path = args.positional(0, "MODEL");
     if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
@@ -100,6 +102,8 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about)
     session.prefill(input.ids);
     about["model"] = session.model().description();
     about["tokens"] = input.ids;
+    const Mat table = learnedPositionTable(source, static_cast<int64_t>(input.ids.size()));
+    if (table.size()) positions = cosineSimilarity(table);
     return headInputsFromSession(session, layer, head);
 }
 
@@ -126,7 +130,9 @@ int runMechanisms(const std::vector<std::string>& words)
     const MechanismSpec spec = parseMechanism(args.require("variant"));
     const fs::path out = args.require("out");
     nlohmann::json metrics;
-    const HeadInputs inputs = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"]);
+    Mat positions;
+    const HeadInputs inputs
+        = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"], positions);
     const MechanismReport report = analyzeMechanism(inputs, spec);
 
     fs::create_directories(out);
@@ -142,6 +148,7 @@ int runMechanisms(const std::vector<std::string>& words)
     write("probs", report.variant.probs);
     write("out", report.variant.out);
     if (report.variant.unmaskedReference) write("reference_out", report.referenceOut);
+    if (positions.size()) write("learned_positions", positions); // GPT-2 wpe / BERT position embeddings
     for (const NamedArray& a : report.variant.arrays)
         write(a.name, a.values, a.shape);
 

@@ -91,6 +91,31 @@ TEST(MechanismsCli, ExactIsHfAttentionVit)
     EXPECT_FALSE(test::readJsonFile(m + "/metrics.json")["input"]["causal"].get<bool>());
 }
 
+// The learned position table (GPT-2 wpe, BERT position embeddings) as the cosine similarity of the input's rows,
+// against NumPy reading the table from the safetensors file itself. Both compute in float64 from the same float32
+// table; the result is stored as float32 (values <= 1): 1e-6.
+TEST(MechanismsCli, LearnedPositionSimilarityMatchesNumPy)
+{
+    for (const auto& [fixture, tensor] : std::vector<std::pair<std::string, std::string>> {
+             { "gpt2", "transformer.wpe.weight" }, { "bert", "bert.embeddings.position_embeddings.weight" } }) {
+        const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
+        const std::string out = test::runMechanismsCli(dir + " --tokens 5,17,42,99,3,25,8 --layer 0 --head 0", "exact");
+        std::string output;
+        ASSERT_EQ(test::runCommand(test::pythonPath() + " " + AS_SOURCE_DIR + "/tests/mechanisms/learned_positions.py "
+                          + dir + "/model.safetensors " + tensor + " " + out + " 2>&1",
+                      &output),
+            0)
+            << output;
+        const nlohmann::json r = nlohmann::json::parse(output);
+        EXPECT_EQ(r["rows"], 7) << fixture;
+        EXPECT_LE(r["err"].get<double>(), 1e-6) << fixture;
+    }
+    // Rotary models have no table.
+    const std::string llama = test::runMechanismsCli(
+        test::sharedPath("fixtures/hf-tiny/llama") + " --tokens 1,17,42 --layer 0 --head 0", "exact");
+    EXPECT_FALSE(std::filesystem::exists(llama + "/learned_positions.npy"));
+}
+
 TEST(MechanismsCli, WritesTheContractFiles)
 {
     const std::string dir = test::runMechanismsCli("--synthetic --tokens-count 9 --d-k 4 --seed 1", "flash:4:3");

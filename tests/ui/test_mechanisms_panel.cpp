@@ -299,6 +299,14 @@ TEST(MechanismsPanel, RunsAnEncoderHead)
     expectViewShows(*panel.comparePage()->exactView(), expected.exact);
     expectViewShows(*panel.comparePage()->variantView(), expected.variant.probs);
     EXPECT_GT(expected.exact(0, r->inputs.tokens() - 1), 0.0); // bidirectional: the first query sees the last key
+
+    // BERT's learned position table on the Positions page: cos(p_i, p_j) of the input's positions, ones on the
+    // diagonal.
+    const int64_t T = r->inputs.tokens();
+    ASSERT_EQ(r->positions.learned.rows(), T);
+    expectViewShows(*panel.positionsPage()->learnedView(), r->positions.learned);
+    for (int64_t i = 0; i < T; ++i)
+        EXPECT_NEAR(r->positions.learned(i, i), 1.0, 1e-12);
 }
 
 } // namespace

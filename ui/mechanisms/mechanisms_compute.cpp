@@ -3,8 +3,12 @@
 
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
+#include "mechanisms/learned_positions.h"
 #include "mechanisms/position_tables.h"
+#include "model/model_source.h"
 #include "session/session.h"
+
+#include <filesystem>
 
 namespace attn::ui {
 
@@ -15,8 +19,19 @@ PositionTables positionTables(const HeadInputs& in, const Session* session)
     PositionTables p;
     const int64_t T = in.tokens(), d = in.dim();
     if (session) {
-        p.modelHasRope = session->model().config().ropeStyle != RopeStyle::None;
-        p.ropeTheta = session->model().config().ropeTheta;
+        const ModelConfig& c = session->model().config();
+        p.modelHasRope = c.ropeStyle != RopeStyle::None;
+        p.ropeTheta = c.ropeTheta;
+        if (c.modelType == "gpt2" || c.modelType == "bert") {
+            // The table lives in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
+            try {
+                const Mat table
+                    = learnedPositionTable(probeModel(std::filesystem::path(c.source).parent_path().string()), T);
+                if (table.size()) p.learned = cosineSimilarity(table);
+            } catch (const Error& e) {
+                p.learnedNote = e.what();
+            }
+        }
     }
     p.sinusoid = sinusoidalTable(T, d);
     p.ropeAngles = ropeAngles(T, d, p.ropeTheta);

@@ -37,6 +37,8 @@ struct PositionTables {
     std::vector<double> ropeDecay; ///< distance 0 .. T - 1
     Mat t5Buckets; ///< [T, T]
     Mat alibi; ///< [T, T]
+    Mat learned; ///< [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT); empty otherwise
+    std::string learnedNote; ///< why `learned` is empty when the model should have one
     bool modelHasRope = false;
     double ropeTheta = 10000.0;
 };
