@@ -13,6 +13,20 @@
 namespace attn {
 namespace {
 
+/// Largest |all[head] - exact.npy| for attention [heads, T, T]; infinity when T differs.
+double headVersusExact(const Tensor& all, int64_t head, const std::string& dir)
+{
+    const Tensor exact = readNpy(dir + "/exact.npy");
+    const int64_t T = exact.dim(0);
+    EXPECT_EQ(all.dim(1), T);
+    if (all.dim(1) != T) return INFINITY;
+    double worst = 0.0;
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
+    return worst;
+}
+
 /// Largest |a - b| over head `head` of attn.L{layer}.npy [heads, T, T] and exact.npy [T, T].
 double exactVersusAttention(const std::string& model, const std::string& tokens, int layer, int head)
 {
@@ -26,15 +40,7 @@ double exactVersusAttention(const std::string& model, const std::string& tokens,
     const std::string dir = test::runMechanismsCli(
         model + " --tokens " + tokens + " --layer " + std::to_string(layer) + " --head " + std::to_string(head),
         "exact");
-    const Tensor all = readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy");
-    const Tensor exact = readNpy(dir + "/exact.npy");
-    const int64_t T = exact.dim(0);
-    EXPECT_EQ(all.dim(1), T);
-    double worst = 0.0;
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
-            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
-    return worst;
+    return headVersusExact(readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy"), head, dir);
 }
 
 // The model computes in float32 (scores of magnitude up to ~20 rounded at ~1e-6 by its GEMM), the mechanisms in
@@ -62,16 +68,7 @@ double exactVersusGolden(const std::string& fixture, const std::string& input, i
     const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
     const std::string out = test::runMechanismsCli(
         dir + " " + input + " --layer " + std::to_string(layer) + " --head " + std::to_string(head), "exact");
-    const Tensor golden = readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy");
-    const Tensor exact = readNpy(out + "/exact.npy");
-    const int64_t T = exact.dim(0);
-    EXPECT_EQ(golden.dim(1), T);
-    if (golden.dim(1) != T) return INFINITY;
-    double worst = 0.0;
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
-            worst = std::max(worst, static_cast<double>(std::abs(golden.at({ head, i, j }) - exact.at({ i, j }))));
-    return worst;
+    return headVersusExact(readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy"), head, out);
 }
 
 // Encoders (the q/k/v hook): exact.npy against HF transformers' eager attention at the manifests' tolerance (1e-5,
@@ -202,33 +199,31 @@ TEST(MechanismsPatterns, StridedSeesTheLastSAndEverySth)
 
 TEST(MechanismsCli, BadRequestsFailClearly)
 {
-    auto fails = [](const std::string& args, const std::string& needle) {
-        std::string output;
-        const int rc = test::runCommand(
-            test::cliPath() + " mechanisms " + args + " --out " + test::makeTempDir("mechanisms-bad") + " 2>&1",
-            &output);
-        EXPECT_NE(rc, 0) << args;
-        EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;
-    };
     const std::string synthetic = "--synthetic --tokens-count 8 --d-k 4 --seed 1";
-    fails(synthetic + " --variant sparse:3", "unknown variant 'sparse:3'");
-    fails(synthetic + " --variant window:x", "not a non-negative integer");
-    fails(synthetic + " --variant window:0", "at least 1");
-    fails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
-    fails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
-    fails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
-    fails(synthetic + " --variant gqa:2", "needs a model");
-    fails(synthetic + " --variant swin:2:1", "needs a patch grid");
-    fails("--synthetic --tokens-count 9 --d-k 4 --seed 1 --variant swin:2:2", "shift S must be below the window W");
-    fails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
-    fails("--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
-    fails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
+    test::expectMechanismsFails(synthetic + " --variant sparse:3", "unknown variant 'sparse:3'");
+    test::expectMechanismsFails(synthetic + " --variant window:x", "not a non-negative integer");
+    test::expectMechanismsFails(synthetic + " --variant window:0", "at least 1");
+    test::expectMechanismsFails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
+    test::expectMechanismsFails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
+    test::expectMechanismsFails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
+    test::expectMechanismsFails(synthetic + " --variant gqa:2", "needs a model");
+    test::expectMechanismsFails(synthetic + " --variant swin:2:1", "needs a patch grid");
+    test::expectMechanismsFails(
+        "--synthetic --tokens-count 9 --d-k 4 --seed 1 --variant swin:2:2", "shift S must be below the window W");
+    test::expectMechanismsFails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
+    test::expectMechanismsFails(
+        "--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
+    test::expectMechanismsFails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
     const std::string stories = test::sharedPath("models/stories260K/stories260K.bin");
-    fails(stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
-    fails(stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
-    fails(test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
+    test::expectMechanismsFails(
+        stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
+    test::expectMechanismsFails(
+        stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
+    test::expectMechanismsFails(
+        test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
         "this model's kind is encoder-decoder");
-    fails(test::sharedPath("fixtures/hf-tiny/vit") + " --layer 0 --head 0 --variant exact", "--image");
+    test::expectMechanismsFails(
+        test::sharedPath("fixtures/hf-tiny/vit") + " --layer 0 --head 0 --variant exact", "--image");
 }
 
 } // namespace

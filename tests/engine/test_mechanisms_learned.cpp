@@ -173,19 +173,12 @@ TEST(MechanismsLearned, MatchingFunctionUsesTheTrainedParameters)
 
 TEST(MechanismsLearned, NonScoringVariantsAndOtherHeadsFailClearly)
 {
-    auto fails = [](const std::string& args, const std::string& needle) {
-        std::string output;
-        const int rc = test::runCommand(
-            test::cliPath() + " mechanisms " + args + " --out " + test::makeTempDir("mechanisms-bad") + " 2>&1",
-            &output);
-        EXPECT_NE(rc, 0) << args;
-        EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;
-    };
     const std::vector<RnnSource> sources = rnnSources();
-    fails(sources[0].args + " --variant window:2", "runs the scoring functions only");
-    fails(sources[1].args + " --variant unscaled", "one width");
+    test::expectMechanismsFails(sources[0].args + " --variant window:2", "runs the scoring functions only");
+    test::expectMechanismsFails(sources[1].args + " --variant unscaled", "one width");
     const std::string toy = test::sharedPath("models/seq2seq-attn-de-en-toy");
-    fails(toy + " --prompt 'man wei' --layer 1 --head 0 --variant exact", "give --layer 0 --head 0");
+    test::expectMechanismsFails(
+        toy + " --prompt 'man wei' --layer 1 --head 0 --variant exact", "give --layer 0 --head 0");
 }
 
 } // namespace

@@ -45,14 +45,20 @@ std::string storiesPath()
     return test::sharedPath("models/stories260K/stories260K.bin");
 }
 
-void openStories(MainWindow& window)
+/// Opens `model` in the window and runs `text` on it.
+void openAndRun(MainWindow& window, const std::string& model, const QString& text)
 {
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(storiesPath()));
+    window.openModel(QString::fromStdString(model));
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
+    window.setInputText(text);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+void openStories(MainWindow& window)
+{
+    openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
 }
 
 /// Asks the panel for `variant` and waits for its answer.
@@ -278,12 +284,7 @@ TEST(MechanismsPanel, RunsAnEncoderHead)
     MainWindow window;
     window.resize(1280, 800);
     window.show();
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(bert));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText("The quick brown fox [MASK] over the lazy dog.");
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
-    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    openAndRun(window, bert, "The quick brown fox [MASK] over the lazy dog.");
     MechanismsPanel& panel = *window.mechanismsPanel();
     window.tabs()->setCurrentWidget(&panel);
     window.setCurrentHead(1, 3);

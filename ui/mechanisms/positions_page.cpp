@@ -74,7 +74,7 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .value = tr("cosine similarity") });
     } else {
         m_learned->setSnapshot(nullptr);
-        m_learned->setCaption({ .title = tr("Learned positions: none") });
+        m_learned->setCaption({ .title = tr("Learned positions: none in this model") });
     }
     std::vector<double> distance, decay;
     for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
