@@ -26,7 +26,7 @@ ScalePage::ScalePage(QWidget* parent)
     // The unscaled curve falls from the top left and the max weight rises to the top right: legends go where they
     // are not.
     m_entropy->setLegendCorner(Qt::AlignBottom | Qt::AlignLeft);
-    m_max->setLegendCorner(Qt::AlignVCenter | Qt::AlignRight); // between the rising and the falling curves
+    m_max->setLegendVisible(false); // the same series, colours and names as the entropy plot's legend
     m_temperature->setLegendCorner(Qt::AlignTop | Qt::AlignHCenter);
     m_dk->setObjectName("dkSlider");
     m_dk->setToolTip(tr("The d_k the scores are scaled with: synthetic q, k of that width, and this head's own q, k "
