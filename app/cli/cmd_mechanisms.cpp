@@ -5,10 +5,14 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
+#include "cli/vision_input.h"
 #include "core/error.h"
 #include "core/npy.h"
+#include "mechanisms/learned_positions.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/rnn_head_inputs.h"
 #include "model/model_loader.h"
+#include "model/rnn_seq2seq.h"
 #include "session/session.h"
 
 #include <nlohmann/json.hpp>
@@ -38,26 +42,68 @@ nlohmann::json number(double value)
     return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
-HeadInputs modelHead(const Args& args, nlohmann::json& about)
+/// An RNN seq2seq model's cross-attention: the source from --prompt (its word vocabulary) or --tokens, the target
+/// greedy, one layer and one head.
+HeadInputs rnnHead(const Args& args, const std::string& path, int64_t layer, int64_t head, nlohmann::json& about)
 {
-    const ModelSource source = probeModel(args.positional(0, "MODEL"));
-    if (source.config.kind != ModelKind::Decoder)
-        throw Error(source.config.source,
-            "mechanisms read a head's q, k, v from the KV cache, which only decoders (GPT-2, Llama family, llama2.c) "
-            "keep; this is a "
-                + modelKindName(source.config.kind) + " model");
-    if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
+    if (layer != 0 || head != 0) throw Error(path, "an RNN seq2seq model has one attention: give --layer 0 --head 0");
+    const auto model = loadRnnSeq2Seq(path);
+    const std::vector<int64_t> source
+        = args.has("prompt") ? model->sourceIds(args.require("prompt")) : readTokenInput(args, nullptr).ids;
+    RnnHead rnn = rnnHeadInputs(*model, source);
+    about["model"] = model->description();
+    about["tokens"] = source;
+    about["generated"] = rnn.generated;
+    about["translation"] = model->targetText(rnn.generated);
+    return std::move(rnn.inputs);
+}
+
+HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, int64_t head, nlohmann::json& about)
+{
+    const auto model = loadVisionModel(path);
+    ForwardOptions options;
+    options.wantAttention = false;
+    options.wantQueryKeys = true;
+    const Tensor pixels = pixelInput(args, *model);
+    const StepResult pass = model->classify(pixels, options);
+    about["model"] = model->description();
+    std::vector<HeadInputs> heads = encoderHeadInputs(pass, model->config(), layer, model->description());
+    if (head < 0 || head >= static_cast<int64_t>(heads.size()))
+        throw Error(path,
+            "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.size()) + " heads");
+    HeadInputs in = std::move(heads[static_cast<size_t>(head)]);
+    const PatchGrid grid = model->patchGrid(pixels.dim(1), pixels.dim(2)); // the Swin windows' grid
+    in.gridRows = grid.rows;
+    in.gridCols = grid.cols;
+    return in;
+}
+
+/// `positions`: the cosine similarity of the model's learned position rows 0 .. T - 1 (empty when it has none).
+HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
+{
+    const std::string path = args.positional(0, "MODEL");
     if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
+    const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
+    about["layer"] = layer;
+    about["head"] = head;
+    if (isRnnSeq2SeqFolder(path)) return rnnHead(args, path, layer, head, about);
+    const ModelSource source = probeModel(path);
+    if (source.config.kind == ModelKind::Vision) return visionHead(args, path, layer, head, about);
+    if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
+        throw Error(source.config.source,
+            "mechanisms read one head's q, k, v of a decoder (GPT-2, Llama family, llama2.c), an encoder (BERT), an "
+            "image model (ViT, DeiT; --image or --pixel-values) or an RNN seq2seq model; this model's kind is "
+                + modelKindName(source.config.kind));
+    if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
     std::string noTokenizer;
     const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
     const TokenInput input = readTokenInput(args, tokenizer.get());
     Session session(loadModel(source));
     session.prefill(input.ids);
-    const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
     about["model"] = session.model().description();
     about["tokens"] = input.ids;
-    about["layer"] = layer;
-    about["head"] = head;
+    const Mat table = learnedPositionTable(source, static_cast<int64_t>(input.ids.size()));
+    if (table.size()) positions = cosineSimilarity(table);
     return headInputsFromSession(session, layer, head);
 }
 
@@ -77,14 +123,16 @@ HeadInputs syntheticHead(const Args& args, nlohmann::json& about)
 int runMechanisms(const std::vector<std::string>& words)
 {
     const Args args(words, { "synthetic" });
-    args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "layer", "head",
-        "variant", "out" });
+    args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "image",
+        "pixel-values", "layer", "head", "variant", "out" });
     const bool synthetic = args.has("synthetic");
     if (synthetic && !args.positionals().empty()) throw UsageError("--synthetic takes no MODEL");
     const MechanismSpec spec = parseMechanism(args.require("variant"));
     const fs::path out = args.require("out");
     nlohmann::json metrics;
-    const HeadInputs inputs = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"]);
+    Mat positions;
+    const HeadInputs inputs
+        = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"], positions);
     const MechanismReport report = analyzeMechanism(inputs, spec);
 
     fs::create_directories(out);
@@ -94,11 +142,13 @@ int runMechanisms(const std::vector<std::string>& words)
     write("q", inputs.q);
     write("k", inputs.k);
     write("v", inputs.v);
+    if (inputs.learned.params.size()) write("learned", inputs.learned.params); // the RNN's trained score parameters
     write("exact", report.exact);
     write("exact_out", report.exactOut);
     write("probs", report.variant.probs);
     write("out", report.variant.out);
     if (report.variant.unmaskedReference) write("reference_out", report.referenceOut);
+    if (positions.size()) write("learned_positions", positions); // GPT-2 wpe / BERT position embeddings
     for (const NamedArray& a : report.variant.arrays)
         write(a.name, a.values, a.shape);
 
@@ -108,6 +158,7 @@ int runMechanisms(const std::vector<std::string>& words)
     metrics["input"]["causal"] = inputs.causal;
     metrics["input"]["sliding_window"] = inputs.slidingWindow;
     metrics["input"]["scale"] = inputs.scale;
+    metrics["input"]["learned_score"] = learnedScoreName(inputs.learned.kind);
     metrics["kl_mean"] = number(m.klMean);
     metrics["mass_kept"] = number(m.massKept);
     metrics["out_rel_err"] = number(m.outRelErr);

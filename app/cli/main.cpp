@@ -58,10 +58,11 @@ const std::vector<Command>& commands()
             "JSON recipe",
             runExport },
         { "mechanisms",
-            "mechanisms MODEL (--prompt TEXT | --tokens IDS) --layer L --head H --variant V --out DIR | "
+            "mechanisms MODEL (--prompt TEXT | --tokens IDS | --image FILE | --pixel-values FILE.npy) --layer L "
+            "--head H --variant V --out DIR | "
             "mechanisms --synthetic --tokens-count T --d-k D --seed S --variant V --out DIR  (V: exact, unscaled, "
             "general, concat, additive, window:W, longformer:W:G1,G2,..., bigbird:W:G:R:SEED, strided:S, "
-            "lsh:BUCKETS:SEED, linformer:K:SEED, performer:M:SEED, flash:BQ:BK, gqa:G, alibi)",
+            "lsh:BUCKETS:SEED, swin:W:S, linformer:K:SEED, performer:M:SEED, flash:BQ:BK, gqa:G, alibi, rope:THETA)",
             "run one head's q, k, v through an attention variant; write q/k/v, exact, probs, out, its parameters "
             "(.npy) and metrics.json to DIR",
             runMechanisms },

@@ -32,9 +32,15 @@ Mat maskedSoftmax(const Mat& scores, const KeepMask& keep)
     return (keep.array() != 0).select(maskedLogSoftmax(scores, keep).array().exp(), 0.0);
 }
 
+Mat exactScores(const HeadInputs& inputs)
+{
+    if (inputs.learned.kind != LearnedScoreKind::None) return learnedScores(inputs.learned, inputs.q, inputs.k);
+    return inputs.q * inputs.k.transpose() * inputs.scale;
+}
+
 Mat exactProbabilities(const HeadInputs& inputs)
 {
-    return maskedSoftmax(inputs.q * inputs.k.transpose() * inputs.scale, modelKeepMask(inputs));
+    return maskedSoftmax(exactScores(inputs), modelKeepMask(inputs));
 }
 
 KeepMask fullKeepMask(int64_t tokens)

@@ -12,7 +12,10 @@ Mat maskedSoftmax(const Mat& scores, const KeepMask& keep);
 /// log of maskedSoftmax, -inf where masked (the exact log-probabilities the KL divergences are measured against).
 Mat maskedLogSoftmax(const Mat& scores, const KeepMask& keep);
 
-/// The head as the model runs it: softmax(q k^T * scale) under the model's mask.
+/// The head's scores as the model computes them: q k^T * scale, or its learned score function (RNN seq2seq).
+Mat exactScores(const HeadInputs& inputs);
+
+/// The head as the model runs it: softmax of exactScores under the model's mask.
 Mat exactProbabilities(const HeadInputs& inputs);
 
 /// Every key visible to every query (for mechanisms that ignore the mask by design).

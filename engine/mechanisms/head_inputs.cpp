@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/head_inputs.h"
 
+#include "attention/rope_scaling.h"
 #include "core/error.h"
 #include "mechanisms/random_stream.h"
 #include "model/kv_cache.h"
@@ -10,51 +11,125 @@
 
 namespace attn {
 
+Mat matrixOf(const float* data, int64_t rows, int64_t cols)
+{
+    using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    return Eigen::Map<const RowMajorF>(data, rows, cols).cast<double>();
+}
+
 namespace {
 
 /// A [1, T, d] cache tensor as a [T, d] double matrix.
 Mat cacheRows(const Tensor& t, int64_t rows)
 {
-    const int64_t d = t.dim(2);
-    using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    return Eigen::Map<const RowMajorF>(t.data(), rows, d).cast<double>();
+    return matrixOf(t.data(), rows, t.dim(2));
+}
+
+void checkLayer(const ModelConfig& c, int64_t layer)
+{
+    if (layer < 0 || layer >= c.numLayers)
+        throw Error(c.source,
+            "layer " + std::to_string(layer) + " is outside the model's " + std::to_string(c.numLayers) + " layers");
+}
+
+/// Head `head` of a [heads, T, d] tensor as a [T, d] matrix.
+Mat headRows(const Tensor& t, int64_t head)
+{
+    const int64_t T = t.dim(1), d = t.dim(2);
+    return matrixOf(t.data() + head * T * d, T, d);
+}
+
+std::vector<HeadInputs> decoderHeadInputs(const Session& session, const KvCache& cache, int64_t layer)
+{
+    const ModelConfig& c = session.model().config();
+    const int64_t T = session.length();
+    HeadInputs in;
+    in.layer = layer;
+    in.numHeads = c.numHeads;
+    for (int64_t g = 0; g < c.numKvHeads; ++g) {
+        in.layerKeys.push_back(cacheRows(cache.keys(layer, g), T));
+        in.layerValues.push_back(cacheRows(cache.values(layer, g), T));
+    }
+    in.causal = true;
+    in.slidingWindow = c.slidingWindow;
+    in.origin = session.model().description();
+    if (c.ropeStyle != RopeStyle::None) {
+        // As the Llama family rotates (llama_model.cpp): the first head_dim * partial_rotary_factor dims, even.
+        int64_t rotaryDims = static_cast<int64_t>(static_cast<double>(c.headDim) * c.partialRotaryFactor);
+        rotaryDims -= rotaryDims % 2;
+        in.rotary = rotaryEmbedding(c, rotaryDims, T);
+    }
+    std::vector<HeadInputs> heads;
+    for (int64_t h = 0; h < c.numHeads; ++h) {
+        HeadInputs& head = heads.emplace_back(in);
+        head.head = h;
+        head.kvHead = h / (c.numHeads / c.numKvHeads);
+        head.q = cacheRows(cache.queries(layer, h), T);
+        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
+        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
+        // Every decoder family read here scores with 1/sqrt(head_dim) (CachedAttentionSpec's default).
+        head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim()));
+    }
+    return heads;
 }
 
 } // namespace
 
+std::vector<HeadInputs> encoderHeadInputs(
+    const StepResult& pass, const ModelConfig& c, int64_t layer, const std::string& origin)
+{
+    checkLayer(c, layer);
+    const auto l = static_cast<size_t>(layer);
+    if (l >= pass.queries.size() || l >= pass.keys.size() || l >= pass.values.size())
+        throw Error(c.source, "the encoder pass kept no queries, keys and values for layer " + std::to_string(layer));
+    HeadInputs in;
+    in.layer = layer;
+    in.numHeads = c.numHeads;
+    const int64_t kvHeads = pass.keys[l].dim(0);
+    for (int64_t g = 0; g < kvHeads; ++g) {
+        in.layerKeys.push_back(headRows(pass.keys[l], g));
+        in.layerValues.push_back(headRows(pass.values[l], g));
+    }
+    in.origin = origin;
+    std::vector<HeadInputs> heads;
+    for (int64_t h = 0; h < c.numHeads; ++h) {
+        HeadInputs& head = heads.emplace_back(in);
+        head.head = h;
+        head.kvHead = h / (c.numHeads / kvHeads);
+        head.q = headRows(pass.queries[l], h);
+        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
+        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
+        head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim())); // BERT's and ViT's self-attention
+    }
+    return heads;
+}
+
+std::vector<HeadInputs> layerHeadInputs(const Session& session, int64_t layer)
+{
+    const ModelConfig& c = session.model().config();
+    checkLayer(c, layer);
+    if (session.length() == 0) throw Error(c.source, "no input has run yet");
+    if (const KvCache* cache = session.cache()) return decoderHeadInputs(session, *cache, layer);
+    const auto* encoder = dynamic_cast<const EncoderModel*>(&session.model());
+    if (!encoder)
+        throw Error(c.source,
+            "mechanisms read a head's queries, keys and values from a decoder's KV cache or an encoder's pass, not a "
+                + modelKindName(c.kind) + " model");
+    ForwardOptions options;
+    options.wantAttention = false;
+    options.wantQueryKeys = true;
+    const StepResult pass = encoder->encode(session.tokens(), {}, {}, options);
+    return encoderHeadInputs(pass, c, layer, session.model().description());
+}
+
 HeadInputs headInputsFromSession(const Session& session, int64_t layer, int64_t head)
 {
     const ModelConfig& c = session.model().config();
-    const KvCache* cache = session.cache();
-    if (!cache)
-        throw Error(c.source,
-            "mechanisms read a head's queries, keys and values from the KV cache: only decoders (GPT-2, Llama family, "
-            "llama2.c) keep them, not a "
-                + modelKindName(c.kind) + " model");
-    if (layer < 0 || layer >= c.numLayers || head < 0 || head >= c.numHeads)
+    if (head < 0 || head >= c.numHeads || layer < 0 || layer >= c.numLayers)
         throw Error(c.source,
             "layer " + std::to_string(layer) + " head " + std::to_string(head) + " is outside the model's "
                 + std::to_string(c.numLayers) + " layers x " + std::to_string(c.numHeads) + " heads");
-    const int64_t T = session.length();
-    if (T == 0) throw Error(c.source, "no input has run yet");
-    HeadInputs in;
-    in.layer = layer;
-    in.head = head;
-    in.numHeads = c.numHeads;
-    in.kvHead = head / (c.numHeads / c.numKvHeads);
-    in.q = cacheRows(cache->queries(layer, head), T);
-    for (int64_t g = 0; g < c.numKvHeads; ++g) {
-        in.layerKeys.push_back(cacheRows(cache->keys(layer, g), T));
-        in.layerValues.push_back(cacheRows(cache->values(layer, g), T));
-    }
-    in.k = in.layerKeys[static_cast<size_t>(in.kvHead)];
-    in.v = in.layerValues[static_cast<size_t>(in.kvHead)];
-    in.causal = true;
-    in.slidingWindow = c.slidingWindow;
-    // Every decoder family read here scores with 1/sqrt(head_dim) (CachedAttentionSpec's default).
-    in.scale = 1.0 / std::sqrt(static_cast<double>(in.dim()));
-    in.origin = session.model().description();
-    return in;
+    return layerHeadInputs(session, layer)[static_cast<size_t>(head)];
 }
 
 HeadInputs syntheticHeadInputs(int64_t tokens, int64_t dim, uint64_t seed)
@@ -82,10 +157,10 @@ HeadInputs syntheticHeadInputs(int64_t tokens, int64_t dim, uint64_t seed)
 
 KeepMask modelKeepMask(const HeadInputs& inputs)
 {
-    const int64_t T = inputs.tokens();
-    KeepMask keep(T, T);
+    const int64_t T = inputs.tokens(), S = inputs.keyCount();
+    KeepMask keep(T, S);
     for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j) {
+        for (int64_t j = 0; j < S; ++j) {
             const int64_t back = i - j;
             bool visible = !inputs.causal || back >= 0;
             if (visible && inputs.slidingWindow > 0)

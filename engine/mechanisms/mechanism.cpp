@@ -27,11 +27,13 @@ const Form kForms[] = {
     { "bigbird", MechanismKind::BigBird, 4, "bigbird:W:G:R:SEED" },
     { "strided", MechanismKind::Strided, 1, "strided:S" },
     { "lsh", MechanismKind::Lsh, 2, "lsh:BUCKETS:SEED" },
+    { "swin", MechanismKind::Swin, 2, "swin:W:S" },
     { "linformer", MechanismKind::Linformer, 2, "linformer:K:SEED" },
     { "performer", MechanismKind::Performer, 2, "performer:M:SEED" },
     { "flash", MechanismKind::Flash, 2, "flash:BQ:BK" },
     { "gqa", MechanismKind::Gqa, 1, "gqa:G" },
     { "alibi", MechanismKind::Alibi, 0, "alibi" },
+    { "rope", MechanismKind::Rope, 1, "rope:THETA" },
 };
 
 std::vector<std::string> split(const std::string& text, char sep)
@@ -91,6 +93,13 @@ const std::vector<std::string>& mechanismForms()
 
 MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec)
 {
+    const bool scoring = spec.kind == MechanismKind::Exact || spec.kind == MechanismKind::Unscaled
+        || spec.kind == MechanismKind::General || spec.kind == MechanismKind::Concat
+        || spec.kind == MechanismKind::Additive;
+    if (!scoring && !inputs.isSelfAttention())
+        throw Error("variant '" + spec.text
+            + "' runs on a self-attention head; an RNN seq2seq model's cross-attention runs the scoring functions "
+              "only (exact, unscaled, general, concat, additive)");
     switch (spec.kind) {
     case MechanismKind::Exact:
     case MechanismKind::Unscaled:
@@ -104,6 +113,7 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
     case MechanismKind::BigBird:
     case MechanismKind::Strided:
     case MechanismKind::Lsh:
+    case MechanismKind::Swin:
         return runSparsePattern(inputs, spec);
     case MechanismKind::Linformer:
     case MechanismKind::Performer:
@@ -112,6 +122,8 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
         return runFlashAttention(inputs, spec);
     case MechanismKind::Gqa:
         return runGroupedKv(inputs, spec);
+    case MechanismKind::Rope:
+        return runRopeWhatIf(inputs, spec);
     }
     throw Error("variant '" + spec.text + "' has no implementation");
 }

@@ -22,11 +22,13 @@ enum class MechanismKind {
     Longformer,
     BigBird,
     Strided,
-    Lsh, // sparsity patterns (sparse_patterns.cpp)
+    Lsh,
+    Swin, // sparsity patterns (sparse_patterns.cpp)
     Linformer,
     Performer, // linear attention (linear_attention.cpp)
     Flash, // tiled online softmax (flash_attention.cpp)
     Gqa, // KV heads pooled into groups (grouped_kv.cpp)
+    Rope, // the head re-rotated with another RoPE base, or none (rope_what_if.cpp)
 };
 
 /// A parsed `--variant`: the kind plus its integer fields in the order the contract lists them.
@@ -73,5 +75,6 @@ MechanismResult runSparsePattern(const HeadInputs& inputs, const MechanismSpec& 
 MechanismResult runLinearAttention(const HeadInputs& inputs, const MechanismSpec& spec);
 MechanismResult runFlashAttention(const HeadInputs& inputs, const MechanismSpec& spec);
 MechanismResult runGroupedKv(const HeadInputs& inputs, const MechanismSpec& spec);
+MechanismResult runRopeWhatIf(const HeadInputs& inputs, const MechanismSpec& spec);
 
 } // namespace attn

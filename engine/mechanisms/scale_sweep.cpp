@@ -21,17 +21,32 @@ std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& d
     return points;
 }
 
-std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in)
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in, const std::vector<double>& temperatures)
 {
     const Mat scaled = in.q * in.k.transpose() * in.scale;
     const KeepMask keep = modelKeepMask(in);
     std::vector<TemperaturePoint> points;
-    for (int e = -3; e <= 3; ++e) {
-        const double t = std::ldexp(1.0, e);
+    for (double t : temperatures) {
         const Mat p = maskedSoftmax(scaled / t, keep);
         points.push_back({ t, meanRowEntropy(p), meanRowMax(p) });
     }
     return points;
+}
+
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in)
+{
+    std::vector<double> temperatures;
+    for (int e = -3; e <= 3; ++e)
+        temperatures.push_back(std::ldexp(1.0, e));
+    return temperatureSweep(in, temperatures);
+}
+
+std::vector<TemperaturePoint> headScaledAs(const HeadInputs& in, const std::vector<int64_t>& dks)
+{
+    std::vector<double> temperatures;
+    for (int64_t dk : dks)
+        temperatures.push_back(in.scale * std::sqrt(static_cast<double>(dk)));
+    return temperatureSweep(in, temperatures);
 }
 
 std::vector<int64_t> powersOfTwo(int64_t largest)

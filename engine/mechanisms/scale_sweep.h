@@ -27,6 +27,14 @@ struct TemperaturePoint {
 /// The head's own q, k at temperatures 2^-3 .. 2^3 (1 = as the model runs it).
 std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& inputs);
 
+/// The head's own q, k at each of `temperatures`.
+std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& inputs, const std::vector<double>& temperatures);
+
+/// The head's own q, k scored as if its width were each of `dks`: softmax(q k^T / sqrt(d_k)) under its mask, i.e.
+/// temperature scale * sqrt(d_k) (sqrt(d_k / d) for the usual scale; the point at the head's own d is the model's
+/// attention). The scale page's d_k slider.
+std::vector<TemperaturePoint> headScaledAs(const HeadInputs& inputs, const std::vector<int64_t>& dks);
+
 /// 1, 2, 4, ... up to `largest` (the d_k axis of the plot).
 std::vector<int64_t> powersOfTwo(int64_t largest);
 

@@ -16,55 +16,54 @@ namespace attn {
 
 namespace {
 
-/// Luong general, score = q W k^T: W is the minimum-norm least-squares fit to the model's scaled scores over every
-/// [T, T] entry, W = pinv(q) S pinv(k)^T. The scaled dot product is the special case W = I / sqrt(d), so where q and
+/// Luong general, score = q W k^T: W is the minimum-norm least-squares fit to the head's own scores over every
+/// [T, keys] entry, W = pinv(q) S pinv(k)^T. The scaled dot product is the special case W = I / sqrt(d), so where q and
 /// k span their space the fit recovers it; what it changes shows what the head's few tokens leave undetermined.
-Mat fitGeneral(const HeadInputs& in, const Mat& scaledScores)
+Mat fitGeneral(const HeadInputs& in, const Mat& exactScores)
 {
     const Mat qPinv = in.q.completeOrthogonalDecomposition().pseudoInverse();
     const Mat kPinv = in.k.completeOrthogonalDecomposition().pseudoInverse();
-    return roundedToFloat(qPinv * scaledScores * kPinv.transpose());
+    return roundedToFloat(qPinv * exactScores * kPinv.transpose());
 }
 
-/// Luong concat / Bahdanau additive, score = v^T tanh(W_q q + W_k k) with h = 2d hidden units. W_q and W_k are
-/// seeded random with entries N(0, 1 / (2d rms^2)), rms the inputs' root mean square, so the tanh sees unit-variance
-/// arguments; v is then the least-squares fit to the model's scaled scores over the visible entries. Returns
-/// [h, 2d + 1]: columns W_q | W_k | v.
-Mat fitTanhScores(const HeadInputs& in, const Mat& scaledScores, const KeepMask& keep, uint64_t seed)
+/// Luong concat / Bahdanau additive, score = v^T tanh(W_q q + W_k k) with h = dq + dk hidden units (2d for a
+/// transformer head). W_q and W_k are seeded random with entries N(0, 1 / (h rms^2)), rms the inputs' root mean
+/// square, so the tanh sees unit-variance arguments; v is then the least-squares fit to the head's own scores over
+/// the visible entries. Returns [h, dq + dk + 1]: columns W_q | W_k | v.
+Mat fitTanhScores(const HeadInputs& in, const Mat& exactScores, const KeepMask& keep, uint64_t seed)
 {
-    const int64_t T = in.tokens(), d = in.dim(), h = 2 * d;
-    const double rms = std::sqrt((in.q.squaredNorm() + in.k.squaredNorm()) / static_cast<double>(2 * T * d));
-    const double sigma = 1.0 / (std::sqrt(static_cast<double>(2 * d)) * (rms > 0.0 ? rms : 1.0));
+    const int64_t T = in.tokens(), S = in.keyCount(), dq = in.dim(), dk = in.k.cols(), h = dq + dk;
+    const double entries = static_cast<double>(T * dq + S * dk);
+    const double rms = std::sqrt((in.q.squaredNorm() + in.k.squaredNorm()) / entries);
+    const double sigma = 1.0 / (std::sqrt(static_cast<double>(h)) * (rms > 0.0 ? rms : 1.0));
     RandomStream rng(seed);
-    Mat params(h, 2 * d + 1);
+    Mat params(h, h + 1);
     for (int64_t r = 0; r < h; ++r)
-        for (int64_t c = 0; c < 2 * d; ++c)
+        for (int64_t c = 0; c < h; ++c)
             params(r, c) = static_cast<float>(sigma * rng.normal());
-    const Mat qh = in.q * params.leftCols(d).transpose(), kh = in.k * params.middleCols(d, d).transpose();
+    const Mat qh = in.q * params.leftCols(dq).transpose(), kh = in.k * params.middleCols(dq, dk).transpose();
     const int64_t visible = keep.cast<int64_t>().sum();
     Mat features(visible, h);
     Eigen::VectorXd target(visible);
     int64_t row = 0;
     for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
+        for (int64_t j = 0; j < S; ++j)
             if (keep(i, j)) {
                 features.row(row) = (qh.row(i) + kh.row(j)).array().tanh().matrix();
-                target(row++) = scaledScores(i, j);
+                target(row++) = exactScores(i, j);
             }
-    params.col(2 * d) = roundedToFloat(features.completeOrthogonalDecomposition().solve(target));
+    params.col(h) = roundedToFloat(features.completeOrthogonalDecomposition().solve(target));
     return params;
 }
 
-Mat tanhScores(const HeadInputs& in, const Mat& params)
+/// The head's learned parameters when its trained score function is `kind`, with the note saying so.
+bool useLearned(const HeadInputs& in, LearnedScoreKind kind, MechanismResult& r)
 {
-    const int64_t T = in.tokens(), d = in.dim();
-    const Mat qh = in.q * params.leftCols(d).transpose(), kh = in.k * params.middleCols(d, d).transpose();
-    const Eigen::VectorXd v = params.col(2 * d);
-    Mat scores(T, T);
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
-            scores(i, j) = (qh.row(i) + kh.row(j)).array().tanh().matrix().dot(v);
-    return scores;
+    if (kind == LearnedScoreKind::None || in.learned.kind != kind) return false;
+    if (in.learned.params.size()) r.arrays.push_back({ "params", in.learned.params, {} });
+    r.notes["params"]
+        = "learned: the model's own trained " + learnedScoreName(kind) + " parameters, used as they are (not fitted)";
+    return true;
 }
 
 } // namespace
@@ -72,47 +71,59 @@ Mat tanhScores(const HeadInputs& in, const Mat& params)
 MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec)
 {
     const KeepMask keep = modelKeepMask(in);
-    const Mat raw = in.q * in.k.transpose();
-    const Mat scaled = raw * in.scale;
+    const Mat own = exactScores(in);
+    const bool learned = in.learned.kind != LearnedScoreKind::None;
+    const std::string target
+        = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " scores" : "the model's scaled scores";
     MechanismResult r;
     Mat scores;
     switch (spec.kind) {
     case MechanismKind::Exact:
-        scores = scaled;
-        r.notes["scores"] = "q k^T * scale (the model's own)";
+        scores = own;
+        r.notes["scores"] = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " score"
+                                    : "q k^T * scale (the model's own)";
+        useLearned(in, in.learned.kind, r);
         break;
     case MechanismKind::Unscaled:
-        scores = raw;
+        if (in.q.cols() != in.k.cols())
+            throw Error("variant 'unscaled' needs queries and keys of one width; this head's are "
+                + std::to_string(in.q.cols()) + " and " + std::to_string(in.k.cols()));
+        scores = in.q * in.k.transpose();
         r.notes["scores"] = "q k^T without the 1/sqrt(d_k) scale";
         break;
     case MechanismKind::General: {
-        const Mat w = fitGeneral(in, scaled);
-        scores = in.q * w * in.k.transpose();
-        r.arrays.push_back({ "params", w, {} });
         r.notes["scores"] = "Luong general q W k^T";
-        r.notes["params"] = "fitted: W [d, d] = pinv(q) (q k^T * scale) pinv(k)^T, the minimum-norm least-squares fit "
-                            "to the model's scaled scores over all T x T entries";
+        if (!useLearned(in, LearnedScoreKind::General, r)) {
+            r.arrays.push_back({ "params", fitGeneral(in, own), {} });
+            r.notes["params"] = "fitted: W [dq, dk] = pinv(q) S pinv(k)^T, the minimum-norm least-squares fit to "
+                + target + " S over every entry";
+        }
+        scores = in.q * r.arrays.back().values * in.k.transpose();
         break;
     }
     case MechanismKind::Concat:
     case MechanismKind::Additive: {
         // The two are one function family (W_a [q; k] = W_q q + W_k k); they differ here only in their seed.
         const bool concat = spec.kind == MechanismKind::Concat;
-        const Mat params = fitTanhScores(in, scaled, keep, concat ? 1 : 2);
-        scores = tanhScores(in, params);
-        r.arrays.push_back({ "params", params, {} });
         r.notes["scores"] = concat ? "Luong concat v^T tanh(W_a [q; k]) with W_a = [W_q | W_k]"
                                    : "Bahdanau additive v^T tanh(W_q q + W_k k)";
-        r.notes["params"] = std::string("params [2d, 2d + 1] = W_q | W_k | v: W_q, W_k seeded random (RandomStream(")
-            + (concat ? "1" : "2")
-            + "), entries N(0, 1 / (2d rms^2)) with rms the root mean square of q and k; v fitted by least squares to "
-              "the model's scaled scores over the visible entries";
+        if (!useLearned(in, concat ? LearnedScoreKind::Concat : LearnedScoreKind::Additive, r)) {
+            r.arrays.push_back({ "params", fitTanhScores(in, own, keep, concat ? 1 : 2), {} });
+            r.notes["params"]
+                = std::string("params [h, h + 1] = W_q | W_k | v with h = dq + dk: W_q, W_k seeded random "
+                              "(RandomStream(")
+                + (concat ? "1" : "2")
+                + "), entries N(0, 1 / (h rms^2)) with rms the root mean square of q and k; v fitted by least "
+                  "squares to "
+                + target + " over the visible entries";
+        }
+        scores = tanhScores(r.arrays.back().values, in.q, in.k);
         break;
     }
     case MechanismKind::Alibi: {
         const int64_t head = std::max<int64_t>(in.head, 0);
         const Mat bias = alibiMatrix(in.tokens(), in.numHeads, head);
-        scores = scaled + bias;
+        scores = own + bias;
         r.arrays.push_back({ "bias", bias, {} });
         r.numbers["alibi_slope"] = alibiSlopes(in.numHeads)[static_cast<size_t>(head)];
         r.notes["scores"] = "q k^T * scale + slope * (j - i), ALiBi (Press et al.) added to the head's own q, k "

@@ -6,8 +6,10 @@
 #include "mechanisms/mechanism.h"
 #include "mechanisms/random_stream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <utility>
 
 namespace attn {
 
@@ -100,6 +102,22 @@ Mat lshRotations(int64_t dim, int64_t buckets, uint64_t seed)
     return r;
 }
 
+KeepMask swinPattern(const PatchLayout& layout, int64_t w, int64_t s)
+{
+    const int64_t T = layout.prefix + layout.rows * layout.cols;
+    KeepMask keep = KeepMask::Zero(T, T);
+    keep.topRows(layout.prefix).setOnes();
+    keep.leftCols(layout.prefix).setOnes();
+    auto window = [&](int64_t patch) {
+        const int64_t r = patch / layout.cols, c = patch % layout.cols;
+        return std::pair((r + w - s) / w, (c + w - s) / w);
+    };
+    for (int64_t i = layout.prefix; i < T; ++i)
+        for (int64_t j = layout.prefix; j < T; ++j)
+            keep(i, j) = window(i - layout.prefix) == window(j - layout.prefix);
+    return keep;
+}
+
 KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations)
 {
     const Eigen::VectorXi bq = bucketsOf(q, rotations), bk = bucketsOf(k, rotations);
@@ -109,6 +127,21 @@ KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations)
             keep(i, j) = bq(i) == bk(j) || i == j;
     return keep;
 }
+
+namespace {
+
+/// The head's patch grid: an image model's, or for synthetic input a square sqrt(T) x sqrt(T) grid.
+PatchLayout patchLayout(const HeadInputs& in, const MechanismSpec& spec)
+{
+    if (in.gridRows > 0) return { in.tokens() - in.gridRows * in.gridCols, in.gridRows, in.gridCols };
+    const auto side = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(in.tokens()))));
+    if (in.layer < 0 && side * side == in.tokens()) return { 0, side, side };
+    throw Error("variant '" + spec.text
+        + "' needs a patch grid: an image model's input (ViT, DeiT), or synthetic input with a square number of "
+          "tokens");
+}
+
+} // namespace
 
 MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec)
 {
@@ -148,6 +181,21 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
         r.arrays.push_back({ "features", rotations, {} });
         r.notes["pattern"] = "query i sees key j when argmax([q_i R, -q_i R]) == argmax([k_j R, -k_j R]), or j == i; "
                              "R = features.npy [d, BUCKETS / 2] N(0, 1) from RandomStream(SEED)";
+        break;
+    }
+    case MechanismKind::Swin: {
+        checkPositive(n[0], "the window W", spec.text);
+        if (n[1] >= n[0]) throw Error("variant '" + spec.text + "': the shift S must be below the window W");
+        const PatchLayout grid = patchLayout(in, spec);
+        pattern = swinPattern(grid, n[0], n[1]);
+        r.numbers["grid_rows"] = static_cast<double>(grid.rows);
+        r.numbers["grid_cols"] = static_cast<double>(grid.cols);
+        r.numbers["prefix_tokens"] = static_cast<double>(grid.prefix);
+        r.notes["pattern"] = "Swin windows of W x W patches shifted by S on the " + std::to_string(grid.rows) + " x "
+            + std::to_string(grid.cols)
+            + " patch grid: patch (r, c) in window (floor((r + W - S) / W), floor((c + W "
+              "- S) / W)); the "
+            + std::to_string(grid.prefix) + " prefix token(s) global";
         break;
     }
     default:

@@ -22,6 +22,17 @@ KeepMask bigBirdPattern(int64_t tokens, int64_t w, int64_t globals, int64_t rand
 /// Sparse Transformer strided: the last s positions (|i - j| < s when bidirectional) and every s-th one before.
 KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal);
 
+/// The tokens of an image model: `prefix` tokens ([CLS], [DIST]) then a rows x cols patch grid, row-major.
+struct PatchLayout {
+    int64_t prefix = 0, rows = 0, cols = 0;
+};
+
+/// Swin shifted windows on the patch grid: patch (r, c) is in window (floor((r + w - s) / w), floor((c + w - s) / w))
+/// and a query patch sees the key patches of its window; 0 <= s < w. With s > 0 this is exactly what Swin's cyclic
+/// shift by s and its attention mask leave (the wrapped strips are windows of their own). Prefix tokens, which Swin
+/// does not have, stay global (full rows and columns).
+KeepMask swinPattern(const PatchLayout& layout, int64_t w, int64_t s);
+
 /// Reformer angular LSH: bucket(x) = argmax([x R, -x R]) with R [d, buckets / 2] N(0, 1) from RandomStream(seed);
 /// query i sees key j when both hash to the same bucket, and always itself so no row is empty.
 KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations);

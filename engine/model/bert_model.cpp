@@ -76,6 +76,7 @@ public:
                 if (options.wantQueryKeys) {
                     s.read(q, &result.queries.emplace_back());
                     s.read(k, &result.keys.emplace_back());
+                    s.read(v, &result.values.emplace_back());
                 }
                 const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
                     options.wantAttention ? &result.attention[l] : nullptr);

@@ -40,6 +40,7 @@ StepResult Model::startResult(
     if (options.wantQueryKeys) {
         result.queries.reserve(static_cast<size_t>(m_config.numLayers));
         result.keys.reserve(static_cast<size_t>(m_config.numLayers));
+        result.values.reserve(static_cast<size_t>(m_config.numLayers));
     }
     return result;
 }

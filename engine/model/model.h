@@ -24,8 +24,8 @@ struct Intervention;
 struct ForwardOptions {
     bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
     bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
-    /// Encoders: per layer the queries and keys, so attention can be derived later without wantAttention (decoders
-    /// keep them in the KV cache anyway).
+    /// Encoders: per layer the queries, keys and values, so attention can be derived later without wantAttention and
+    /// the Mechanisms tab can rerun a head (decoders keep them in the KV cache anyway).
     bool wantQueryKeys = false;
     /// Decoders: logits of the last new row only ([1, vocab]): a long prefill whose logits nobody reads (the GUI's
     /// attention views) then never holds [q, vocab] (0.8 GB for GPT-2 at 4,096 tokens).
@@ -54,9 +54,10 @@ struct StepResult {
     /// Per layer [heads, q, keys], one row per query head. Decoders: keys = firstPosition + q (every key so far,
     /// masked entries exactly 0). Encoders: keys = q.
     std::vector<Tensor> attention;
-    /// Encoders with ForwardOptions::wantQueryKeys: per layer queries [heads, q, d] and keys [kvHeads, q, d].
+    /// Encoders with ForwardOptions::wantQueryKeys: per layer queries [heads, q, d], keys and values [kvHeads, q, d].
     std::vector<Tensor> queries;
     std::vector<Tensor> keys;
+    std::vector<Tensor> values;
     /// numLayers + 1 entries [q, hidden] when asked: 0 = embeddings, i = output of layer i - 1; the last has the
     /// final norm applied where the family has one (GPT-2 ln_f, Llama norm), as HF reports it.
     std::vector<Tensor> hiddenStates;

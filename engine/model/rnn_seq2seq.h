@@ -64,6 +64,8 @@ public:
     /// The generation cap (the tutorial's MAX_LENGTH).
     int64_t maxLength() const { return m_maxLength; }
     RnnScore score() const { return m_w.score; }
+    /// The trained parameters (the Mechanisms tab uses the attention's as they are).
+    const RnnSeq2SeqWeights& weights() const { return m_w; }
 
     /// Words of `text` after the tutorial's normalizeString (lowercase, NFD without marks, space before .!?, runs
     /// outside [a-zA-Z.!?] -> one space), mapped to source ids, EOS appended. Throws Error naming an unknown word.

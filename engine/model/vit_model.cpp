@@ -99,6 +99,11 @@ private:
                 const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
                 const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
                 const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
+                if (options.wantQueryKeys) {
+                    s.read(q, &result.queries.emplace_back());
+                    s.read(k, &result.keys.emplace_back());
+                    s.read(v, &result.values.emplace_back());
+                }
                 const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
                     options.wantAttention ? &result.attention[l] : nullptr);
                 s.add(xs, s.linear(heads, w.oW, &w.oB));

@@ -23,6 +23,16 @@ inline std::string runMechanismsCli(const std::string& args, const std::string& 
     return dir;
 }
 
+/// `attnscope-cli mechanisms ARGS --out DIR` must fail with a message containing `needle`.
+inline void expectMechanismsFails(const std::string& args, const std::string& needle)
+{
+    std::string output;
+    const int rc
+        = runCommand(cliPath() + " mechanisms " + args + " --out " + makeTempDir("mechanisms-bad") + " 2>&1", &output);
+    EXPECT_NE(rc, 0) << args;
+    EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;
+}
+
 inline nlohmann::json readJsonFile(const std::string& path)
 {
     std::ifstream in(path);

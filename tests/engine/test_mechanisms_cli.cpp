@@ -6,11 +6,26 @@
 #include "mechanisms/sparse_patterns.h"
 #include "mechanisms_test_util.h"
 
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
 namespace attn {
 namespace {
+
+/// Largest |all[head] - exact.npy| for attention [heads, T, T]; infinity when T differs.
+double headVersusExact(const Tensor& all, int64_t head, const std::string& dir)
+{
+    const Tensor exact = readNpy(dir + "/exact.npy");
+    const int64_t T = exact.dim(0);
+    EXPECT_EQ(all.dim(1), T);
+    if (all.dim(1) != T) return INFINITY;
+    double worst = 0.0;
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
+    return worst;
+}
 
 /// Largest |a - b| over head `head` of attn.L{layer}.npy [heads, T, T] and exact.npy [T, T].
 double exactVersusAttention(const std::string& model, const std::string& tokens, int layer, int head)
@@ -25,15 +40,7 @@ double exactVersusAttention(const std::string& model, const std::string& tokens,
     const std::string dir = test::runMechanismsCli(
         model + " --tokens " + tokens + " --layer " + std::to_string(layer) + " --head " + std::to_string(head),
         "exact");
-    const Tensor all = readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy");
-    const Tensor exact = readNpy(dir + "/exact.npy");
-    const int64_t T = exact.dim(0);
-    EXPECT_EQ(all.dim(1), T);
-    double worst = 0.0;
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
-            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
-    return worst;
+    return headVersusExact(readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy"), head, dir);
 }
 
 // The model computes in float32 (scores of magnitude up to ~20 rounded at ~1e-6 by its GEMM), the mechanisms in
@@ -53,6 +60,57 @@ TEST(MechanismsCli, ExactIsTheModelsAttentionGpt2)
 TEST(MechanismsCli, ExactIsTheModelsAttentionLlama)
 {
     EXPECT_LE(exactVersusAttention(test::sharedPath("fixtures/hf-tiny/llama"), "1,17,42,99,3,250,8,61", 1, 2), 1e-5);
+}
+
+/// Largest |exact.npy - HF's attentions.L{layer}.npy [heads, T, T] head `head`| for a fixture's golden item 0.
+double exactVersusGolden(const std::string& fixture, const std::string& input, int layer, int head)
+{
+    const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
+    const std::string out = test::runMechanismsCli(
+        dir + " " + input + " --layer " + std::to_string(layer) + " --head " + std::to_string(head), "exact");
+    return headVersusExact(readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy"), head, out);
+}
+
+// Encoders (the q/k/v hook): exact.npy against HF transformers' eager attention at the manifests' tolerance (1e-5,
+// the floor for an fp32 engine).
+TEST(MechanismsCli, ExactIsHfAttentionBert)
+{
+    EXPECT_LE(exactVersusGolden("bert", "--tokens 2,99,100,101,102,4,104,99,105,106,18,3", 1, 3), 1e-5);
+    EXPECT_LE(exactVersusGolden("bert", "--prompt 'The quick brown fox [MASK] over the lazy dog.'", 0, 1), 1e-5);
+}
+
+TEST(MechanismsCli, ExactIsHfAttentionVit)
+{
+    const std::string pixels = test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy");
+    EXPECT_LE(exactVersusGolden("vit", "--pixel-values " + pixels, 1, 2), 1e-5);
+    const std::string m = test::runMechanismsCli(
+        test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values " + pixels + " --layer 0 --head 0", "window:2");
+    EXPECT_FALSE(test::readJsonFile(m + "/metrics.json")["input"]["causal"].get<bool>());
+}
+
+// The learned position table (GPT-2 wpe, BERT position embeddings) as the cosine similarity of the input's rows,
+// against NumPy reading the table from the safetensors file itself. Both compute in float64 from the same float32
+// table; the result is stored as float32 (values <= 1): 1e-6.
+TEST(MechanismsCli, LearnedPositionSimilarityMatchesNumPy)
+{
+    for (const auto& [fixture, tensor] : std::vector<std::pair<std::string, std::string>> {
+             { "gpt2", "transformer.wpe.weight" }, { "bert", "bert.embeddings.position_embeddings.weight" } }) {
+        const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
+        const std::string out = test::runMechanismsCli(dir + " --tokens 5,17,42,99,3,25,8 --layer 0 --head 0", "exact");
+        std::string output;
+        ASSERT_EQ(test::runCommand(test::pythonPath() + " " + AS_SOURCE_DIR + "/tests/mechanisms/learned_positions.py "
+                          + dir + "/model.safetensors " + tensor + " " + out + " 2>&1",
+                      &output),
+            0)
+            << output;
+        const nlohmann::json r = nlohmann::json::parse(output);
+        EXPECT_EQ(r["rows"], 7) << fixture;
+        EXPECT_LE(r["err"].get<double>(), 1e-6) << fixture;
+    }
+    // Rotary models have no table.
+    const std::string llama = test::runMechanismsCli(
+        test::sharedPath("fixtures/hf-tiny/llama") + " --tokens 1,17,42 --layer 0 --head 0", "exact");
+    EXPECT_FALSE(std::filesystem::exists(llama + "/learned_positions.npy"));
 }
 
 TEST(MechanismsCli, WritesTheContractFiles)
@@ -117,6 +175,20 @@ TEST(MechanismsPatterns, LongformerGlobalRowsAndColumns)
     EXPECT_EQ(keep.cast<int>().sum(), 10 + 2 * (2 * 10 - 1) - 2 - 2); // diagonal + two crosses, overlaps once each
 }
 
+TEST(MechanismsPatterns, SwinWindowsShiftAcrossTheGrid)
+{
+    // A [CLS] token and a 4 x 4 grid, windows of 2 x 2 shifted by 1: rows {0}, {1, 2}, {3} and the same for columns.
+    const KeepMask keep = swinPattern({ 1, 4, 4 }, 2, 1);
+    auto patch = [](int r, int c) { return 1 + 4 * r + c; };
+    EXPECT_TRUE(keep(0, patch(3, 3)) && keep(patch(3, 3), 0)); // [CLS] global
+    EXPECT_TRUE(keep(patch(1, 1), patch(2, 2)));
+    EXPECT_FALSE(keep(patch(0, 0), patch(1, 1))); // unshifted, these would share a window
+    EXPECT_FALSE(keep(patch(3, 3), patch(0, 0))); // the wrapped strips are masked apart, as Swin's mask does
+    // [CLS] row and column (17 + 16) plus windows of 1 x 1, 1 x 2, 2 x 1 and 2 x 2 patches, each seeing itself whole:
+    // sizes 1, 2, 1, 2, 4, 2, 1, 2, 1, squared and summed: 36.
+    EXPECT_EQ(keep.cast<int>().sum(), 17 + 16 + 36);
+}
+
 TEST(MechanismsPatterns, StridedSeesTheLastSAndEverySth)
 {
     const KeepMask keep = stridedPattern(12, 4, true);
@@ -127,30 +199,31 @@ TEST(MechanismsPatterns, StridedSeesTheLastSAndEverySth)
 
 TEST(MechanismsCli, BadRequestsFailClearly)
 {
-    auto fails = [](const std::string& args, const std::string& needle) {
-        std::string output;
-        const int rc = test::runCommand(
-            test::cliPath() + " mechanisms " + args + " --out " + test::makeTempDir("mechanisms-bad") + " 2>&1",
-            &output);
-        EXPECT_NE(rc, 0) << args;
-        EXPECT_NE(output.find(needle), std::string::npos) << args << "\n" << output;
-    };
     const std::string synthetic = "--synthetic --tokens-count 8 --d-k 4 --seed 1";
-    fails(synthetic + " --variant sparse:3", "unknown variant 'sparse:3'");
-    fails(synthetic + " --variant window:x", "not a non-negative integer");
-    fails(synthetic + " --variant window:0", "at least 1");
-    fails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
-    fails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
-    fails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
-    fails(synthetic + " --variant gqa:2", "needs a model");
-    fails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
-    fails("--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
-    fails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
+    test::expectMechanismsFails(synthetic + " --variant sparse:3", "unknown variant 'sparse:3'");
+    test::expectMechanismsFails(synthetic + " --variant window:x", "not a non-negative integer");
+    test::expectMechanismsFails(synthetic + " --variant window:0", "at least 1");
+    test::expectMechanismsFails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
+    test::expectMechanismsFails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
+    test::expectMechanismsFails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
+    test::expectMechanismsFails(synthetic + " --variant gqa:2", "needs a model");
+    test::expectMechanismsFails(synthetic + " --variant swin:2:1", "needs a patch grid");
+    test::expectMechanismsFails(
+        "--synthetic --tokens-count 9 --d-k 4 --seed 1 --variant swin:2:2", "shift S must be below the window W");
+    test::expectMechanismsFails(synthetic + " --variant performer:100000:1", "must lie in [1, 4096]");
+    test::expectMechanismsFails(
+        "--synthetic --tokens-count 0 --d-k 4 --seed 1 --variant exact", "must each lie in [1, 4096]");
+    test::expectMechanismsFails("--synthetic --d-k 4 --seed 1 --variant exact", "--tokens-count");
     const std::string stories = test::sharedPath("models/stories260K/stories260K.bin");
-    fails(stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
-    fails(stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
-    fails(test::sharedPath("fixtures/hf-tiny/bert") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
-        "only decoders");
+    test::expectMechanismsFails(
+        stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
+    test::expectMechanismsFails(
+        stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
+    test::expectMechanismsFails(
+        test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
+        "this model's kind is encoder-decoder");
+    test::expectMechanismsFails(
+        test::sharedPath("fixtures/hf-tiny/vit") + " --layer 0 --head 0 --variant exact", "--image");
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Every `attnscope-cli mechanisms` variant against an independent NumPy computation (tests/mechanisms/reference.py)
-// from the q, k, v and parameters it wrote, on synthetic inputs and on real decoder heads (stories260K with RoPE and
-// GQA, the hf-tiny GPT-2 and Llama fixtures).
+// from the q, k, v and parameters it wrote, on synthetic inputs, on real decoder heads (stories260K with RoPE and
+// GQA, the hf-tiny GPT-2 and Llama fixtures) and on encoder heads (the hf-tiny BERT and ViT).
 //
 // Tolerances: both sides compute in float64 from the same float32 inputs and parameters (the engine rounds what it
 // draws or fits to float32 before using it), so they differ by float64 rounding (~1e-13) plus the float32 storage of
@@ -70,6 +70,12 @@ void expectMatchesReference(const nlohmann::json& r)
         EXPECT_LE(r["running_final_err"].get<double>(), kProbTol);
         EXPECT_EQ(r["bytes_err"].get<double>(), 0.0);
     }
+    if (r.contains("unrotate_err")) {
+        // The model's own table re-applied in NumPy to q_unrotated / k_unrotated gives back q and k, relative to
+        // their largest entry: the unrotated values are stored as float32 (half an ulp, 6e-8 relative), the rest is
+        // float64 rounding.
+        EXPECT_LE(r["unrotate_err"].get<double>(), kProbTol);
+    }
     if (r.contains("cache_err")) {
         EXPECT_EQ(r["cache_err"].get<double>(), 0.0);
         EXPECT_EQ(r["own_kv_err"].get<double>(), 0.0);
@@ -98,6 +104,13 @@ public:
                 test::sharedPath("fixtures/hf-tiny/llama")
                     + " --tokens 1,17,42,99,3,250,8,61,120,7,33,200 "
                       "--layer 0 --head 3" },
+            // Encoders, through the q/k/v hook: bidirectional heads.
+            { "bert",
+                test::sharedPath("fixtures/hf-tiny/bert")
+                    + " --tokens 2,99,100,101,102,4,104,99,105,106,18,3 --layer 1 --head 2" },
+            { "vit",
+                test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values "
+                    + test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy") + " --layer 0 --head 1" },
         };
     }
 };
@@ -110,18 +123,51 @@ TEST_P(MechanismsReference, MatchesNumPy)
     expectMatchesReference(test::numpyReference(dir));
 }
 
+// Swin's shifted windows need a patch grid: the ViT fixture's 4 x 4 patches after [CLS], and synthetic input with a
+// square number of tokens (6 x 6). reference.py replays Swin's own cyclic shift, window partition and region mask.
+TEST(MechanismsReferenceSwin, MatchesSwinsShiftAndMask)
+{
+    const std::string vit = test::sharedPath("fixtures/hf-tiny/vit") + " --pixel-values "
+        + test::sharedPath("fixtures/hf-tiny/vit/golden/item0/pixel_values.npy") + " --layer 1 --head 0";
+    for (const char* variant : { "swin:2:0", "swin:2:1" }) {
+        const std::string dir = test::runMechanismsCli(vit, variant);
+        const nlohmann::json m = test::readJsonFile(dir + "/metrics.json");
+        EXPECT_EQ(m["grid_rows"], 4);
+        EXPECT_EQ(m["prefix_tokens"], 1);
+        expectMatchesReference(test::numpyReference(dir));
+    }
+    for (const char* variant : { "swin:3:0", "swin:3:1", "swin:2:1", "swin:6:5" })
+        expectMatchesReference(
+            test::numpyReference(test::runMechanismsCli("--synthetic --tokens-count 36 --d-k 8 --seed 4", variant)));
+}
+
+// rope:THETA at the model's own base re-rotates the head as the model did (float64 angles instead of its float32
+// ones: at these positions the angles agree to ~1e-6 rad), so it reproduces the exact attention; another base or no
+// rotary changes it.
+TEST(MechanismsReferenceRope, TheModelsOwnBaseGivesTheExactHead)
+{
+    const std::string stories = test::sharedPath("models/stories260K/stories260K.bin")
+        + " --tokens 1,403,407,261,378,426,65,442,381,284,12,268,30 --layer 2 --head 5";
+    auto kl = [&](const char* variant) {
+        return test::readJsonFile(test::runMechanismsCli(stories, variant) + "/metrics.json")["kl_mean"].get<double>();
+    };
+    EXPECT_LE(kl("rope:10000"), 1e-9);
+    EXPECT_GT(kl("rope:0"), 1e-3);
+    EXPECT_GT(kl("rope:100"), 1e-3);
+}
+
 std::vector<std::string> modelVariants()
 {
     std::vector<std::string> all = variants();
     // GQA pools a model layer's KV heads: stories260K and the Llama fixture have 4 and 2; GPT-2 4 (multi-head).
-    all.insert(all.end(), { "gqa:1", "gqa:2" });
+    all.insert(all.end(), { "gqa:1", "gqa:2", "rope:0", "rope:10000", "rope:500000", "rope:100" });
     return all;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Synthetic, MechanismsReference, ::testing::Combine(::testing::Values(0), ::testing::ValuesIn(variants())));
 INSTANTIATE_TEST_SUITE_P(Models, MechanismsReference,
-    ::testing::Combine(::testing::Values(1, 2, 3), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
+    ::testing::Combine(::testing::Values(1, 2, 3, 4, 5), ::testing::ValuesIn(modelVariants())), [](const auto& info) {
         std::string name
             = std::string(MechanismsReference::sources()[static_cast<size_t>(std::get<0>(info.param))].name) + "_"
             + std::get<1>(info.param);

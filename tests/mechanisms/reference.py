@@ -85,6 +85,45 @@ def strided_pattern(T, s, causal):
     return local | ((np.abs(i - j) % s == 0) & ((j <= i) if causal else True))
 
 
+def swin_pattern(prefix, rows, cols, w, s):
+    """Swin's cyclic shift by s, window partition and attention mask, replayed on the grid (prefix tokens global)."""
+    T = prefix + rows * cols
+    keep = np.zeros((T, T), bool)
+    keep[:prefix, :] = True
+    keep[:, :prefix] = True
+    # torch.roll(x, (-s, -s)): rolled position (a, b) holds patch ((a + s) % rows, (b + s) % cols).
+    region = np.zeros((rows, cols), int)  # Swin's img_mask regions in rolled coordinates
+    cnt = 0
+    for hs in (slice(0, -w), slice(-w, -s), slice(-s, None)) if s else (slice(0, None),):
+        for ws in (slice(0, -w), slice(-w, -s), slice(-s, None)) if s else (slice(0, None),):
+            region[hs, ws] = cnt
+            cnt += 1
+    win = np.zeros((rows, cols), int)
+    for a in range(rows):
+        for b in range(cols):
+            win[a, b] = (a // w) * ((cols + w - 1) // w) + b // w
+    label = {}
+    for a in range(rows):
+        for b in range(cols):
+            label[((a + s) % rows, (b + s) % cols)] = (win[a, b], region[a, b])
+    for i in range(rows * cols):
+        for j in range(rows * cols):
+            keep[prefix + i, prefix + j] = label[divmod(i, cols)] == label[divmod(j, cols)]
+    return keep
+
+
+def rope_rotate(x, cos, sin, interleaved):
+    """Rotate-half pairs (i, i + half) or interleaved pairs (2i, 2i + 1) of every row by its angles."""
+    half = cos.shape[1]
+    out = x.copy()
+    ia = np.arange(half) * (2 if interleaved else 1)
+    ib = ia + (1 if interleaved else half)
+    a, b = x[:, ia], x[:, ib]
+    out[:, ia] = a * cos - b * sin
+    out[:, ib] = b * cos + a * sin
+    return out
+
+
 def alibi_slopes(n):
     def power_of_2(n):
         start = 2 ** (-(2 ** -(math.log2(n) - 3)))
@@ -109,15 +148,43 @@ def entropy(p):
     return h[rows].mean()
 
 
+def tanh_scores(p, q, k):
+    dq, dk = q.shape[1], k.shape[1]
+    wq, wk, vv = p[:, :dq], p[:, dq:dq + dk], p[:, dq + dk]
+    feats = np.tanh((q @ wq.T)[:, None, :] + (k @ wk.T)[None, :, :])
+    return feats, feats @ vv
+
+
+def learned_scores(kind, folder, q, k):
+    """An RNN seq2seq model's own score (engine/mechanisms/learned_score.h layouts), from learned.npy."""
+    if kind == "dot":
+        return q @ k.T
+    p = load(folder, "learned")
+    if kind in ("bahdanau", "concat"):
+        return tanh_scores(p, q, k)[1]
+    if kind == "general":
+        return q @ p @ k.T
+    if kind == "location":
+        return q @ p[:, :q.shape[1]].T + p[:, q.shape[1]][None, :]
+    raise SystemExit(f"reference.py: unknown learned score {kind}")
+
+
 def main(folder):
     m = json.load(open(f"{folder}/metrics.json"))
     q, k, v = load(folder, "q"), load(folder, "k"), load(folder, "v")
     T, d = q.shape
     inp = m["input"]
     causal, window, scale = inp["causal"], inp["sliding_window"], inp["scale"]
-    keep = model_mask(T, causal, window)
-    raw = q @ k.T
-    exact = masked_softmax(raw * scale, keep)
+    learned = inp.get("learned_score", "none")
+    if learned == "none":
+        keep = model_mask(T, causal, window)
+        raw = q @ k.T
+        own = raw * scale
+    else:  # an RNN's cross-attention [T, S]: no mask, its trained score
+        keep = np.ones((T, k.shape[0]), bool)
+        raw = q @ k.T if q.shape[1] == k.shape[1] else None
+        own = learned_scores(learned, folder, q, k)
+    exact = masked_softmax(own, keep)
     name, *fields = m["variant"].split(":")
     nums = [int(x) for x in fields] if name != "longformer" else [int(fields[0])]
     report = {"variant": m["variant"]}
@@ -132,26 +199,32 @@ def main(folder):
     elif name == "general":
         w = load(folder, "params")
         probs = masked_softmax(q @ w @ k.T, keep)
-        w_fit = np.linalg.pinv(q) @ (raw * scale) @ np.linalg.pinv(k).T
-        report["fit_rel_err"] = float(np.abs(q @ w_fit @ k.T - q @ w @ k.T).max() / max(1.0, np.abs(raw * scale).max()))
+        if learned == "general":
+            report["learned_err"] = float(np.abs(w - load(folder, "learned")).max())
+        else:
+            w_fit = np.linalg.pinv(q) @ own @ np.linalg.pinv(k).T
+            report["fit_rel_err"] = float(np.abs(q @ w_fit @ k.T - q @ w @ k.T).max() / max(1.0, np.abs(own).max()))
     elif name in ("concat", "additive"):
         p = load(folder, "params")
-        wq, wk, vv = p[:, :d], p[:, d:2 * d], p[:, 2 * d]
-        feats = np.tanh((q @ wq.T)[:, None, :] + (k @ wk.T)[None, :, :])
-        scores = feats @ vv
+        feats, scores = tanh_scores(p, q, k)
         probs = masked_softmax(scores, keep)
-        phi = feats[keep]
-        target = (raw * scale)[keep]
-        v_fit = np.linalg.lstsq(phi, target, rcond=None)[0]
-        report["fit_rel_err"] = float(np.abs(phi @ v_fit - phi @ vv).max() / max(1.0, np.abs(target).max()))
+        if learned == {"concat": "concat", "additive": "bahdanau"}[name]:
+            report["learned_err"] = float(np.abs(p - load(folder, "learned")).max())
+        else:
+            phi = feats[keep]
+            target = own[keep]
+            v_fit = np.linalg.lstsq(phi, target, rcond=None)[0]
+            report["fit_rel_err"] = float(np.abs(phi @ v_fit - phi @ p[:, -1]).max() / max(1.0, np.abs(target).max()))
     elif name == "alibi":
         slope = alibi_slopes(m["heads"])[m["input"].get("head", 0)]
         report["slope_err"] = abs(slope - m["alibi_slope"])
         i = np.arange(T)[:, None]
         j = np.arange(T)[None, :]
         probs = masked_softmax(raw * scale + slope * (j - i), keep)
-    elif name in ("window", "longformer", "bigbird", "strided", "lsh"):
-        if name == "window":
+    elif name in ("window", "longformer", "bigbird", "strided", "lsh", "swin"):
+        if name == "swin":
+            pattern = swin_pattern(int(m["prefix_tokens"]), int(m["grid_rows"]), int(m["grid_cols"]), *nums)
+        elif name == "window":
             pattern = window_pattern(T, nums[0], causal)
         elif name == "longformer":
             pattern = window_pattern(T, nums[0], causal).copy()
@@ -211,6 +284,27 @@ def main(folder):
         report["flash_out_err"] = float(np.abs(load(folder, "out") - load(folder, "exact_out")).max())
         report["flash_probs_err"] = float(np.abs(load(folder, "probs") - load(folder, "exact")).max())
         report["out_scale"] = float(max(1.0, np.abs(load(folder, "exact_out")).max()))
+    elif name == "rope":
+        theta, rd, inter = nums[0], int(m["rotary_dims"]), bool(m["rope_interleaved"])
+        qu, ku = load(folder, "q_unrotated"), load(folder, "k_unrotated")
+        pos = np.arange(T)
+        try:  # the model's own float32 table re-applied to the unrotated q, k must give back the head's q, k
+            inv = np.load(f"{folder}/inv_freq.npy").astype(np.float32)[0]
+            angle = (pos.astype(np.float32)[:, None] * inv[None, :]).astype(np.float64)
+            f = np.float32(m["cos_sin_scale"])
+            mc = (np.cos(angle).astype(np.float32) * f).astype(np.float64)
+            ms = (np.sin(angle).astype(np.float32) * f).astype(np.float64)
+            report["unrotate_err"] = float(max(np.abs(rope_rotate(qu, mc, ms, inter) - q).max() / np.abs(q).max(),
+                                               np.abs(rope_rotate(ku, mc, ms, inter) - k).max() / np.abs(k).max()))
+        except FileNotFoundError:  # no RoPE in the model: the head's own q, k are rotated
+            report["unrotate_err"] = float(max(np.abs(qu - q).max(), np.abs(ku - k).max()))
+        if theta > 0:
+            angle = pos[:, None] * float(theta) ** (-2.0 * np.arange(rd // 2) / rd)[None, :]
+            qr = rope_rotate(qu, np.cos(angle), np.sin(angle), inter)
+            kr = rope_rotate(ku, np.cos(angle), np.sin(angle), inter)
+        else:
+            qr, kr = qu, ku
+        probs = masked_softmax(qr @ kr.T * scale, keep)
     elif name == "gqa":
         kh, vh = load(folder, "k_heads"), load(folder, "v_heads")
         groups, hkv = nums[0], kh.shape[0]
@@ -235,7 +329,7 @@ def main(folder):
     report["out_scale"] = float(max(1.0, np.abs(out).max()))
     report["out_rel_err_err"] = abs(m["out_rel_err"] - np.linalg.norm(out - ref_out) / np.linalg.norm(ref_out))
     report["entropy_err"] = abs(m["entropy_mean"] - entropy(probs))
-    if probs.shape == (T, T):
+    if probs.shape == exact.shape and name != "linformer":
         kl, kept = kl_rows(probs, reference)
         report["kl_err"] = abs(m["kl_mean"] - kl)
         report["mass_kept_err"] = abs(m["mass_kept"] - kept)

@@ -2,7 +2,9 @@
 // The Mechanisms tab driven offscreen on stories260K through the one engine thread: what each page shows is the
 // engine's numbers for that head (recomputed here through the engine API), stale answers are dropped, and
 // ATTN_MECHANISMS_SCREENSHOTS=DIR writes every page at 1024x700 and 1280x800.
+#include "core/npy.h"
 #include "main_window.h"
+#include "mechanisms/attention_math.h"
 #include "mechanisms/compare_page.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/flash_page.h"
@@ -10,6 +12,7 @@
 #include "mechanisms/line_plot.h"
 #include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/mechanisms_export.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
@@ -19,6 +22,7 @@
 #include "session/session.h"
 #include "support/shared_data.h"
 
+#include <QFile>
 #include <QLabel>
 #include <QLayout>
 #include <QSignalSpy>
@@ -41,14 +45,20 @@ std::string storiesPath()
     return test::sharedPath("models/stories260K/stories260K.bin");
 }
 
-void openStories(MainWindow& window)
+/// Opens `model` in the window and runs `text` on it.
+void openAndRun(MainWindow& window, const std::string& model, const QString& text)
 {
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(storiesPath()));
+    window.openModel(QString::fromStdString(model));
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
+    window.setInputText(text);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+void openStories(MainWindow& window)
+{
+    openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
 }
 
 /// Asks the panel for `variant` and waits for its answer.
@@ -184,6 +194,45 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     ASSERT_GE(unscaled.y.size(), 5u);
     EXPECT_LT(unscaled.y.back(), unscaled.y.front());
 
+    // The d_k slider starts at the head's own d_k (8 = 2^3), where the head's curve "scaled by 1/sqrt(d_k)" is the
+    // model's attention; moved to 1024 it marks that d_k and reads out the synthetic sweep and the head there.
+    ScalePage& scale = *panel.scalePage();
+    EXPECT_EQ(scale.dkSlider()->value(), 3);
+    EXPECT_EQ(scale.entropyPlot()->markerX(), 8.0);
+    const std::vector<TemperaturePoint> atDk = headScaledAs(in, powersOfTwo(1024));
+    const PlotSeries& headCurve = scale.entropyPlot()->series().at(2);
+    ASSERT_EQ(headCurve.y.size(), atDk.size());
+    for (size_t i = 0; i < atDk.size(); ++i)
+        EXPECT_EQ(headCurve.y[i], atDk[i].entropy) << i;
+    EXPECT_NEAR(headCurve.y[3], meanRowEntropy(expected.exact), 1e-12);
+    scale.dkSlider()->setValue(scale.dkSlider()->maximum());
+    EXPECT_EQ(scale.entropyPlot()->markerX(), 1024.0);
+    EXPECT_EQ(scale.maxPlot()->markerX(), 1024.0);
+    EXPECT_NEAR(scale.temperaturePlot()->markerX(), std::sqrt(1024.0 / 8.0), 1e-12);
+    EXPECT_TRUE(scale.readout()->text().contains("d_k = 1024")) << scale.readout()->text().toStdString();
+    EXPECT_TRUE(scale.readout()->text().contains(QString::number(r->sweep.back().entropyUnscaled, 'f', 3)));
+    EXPECT_TRUE(scale.readout()->text().contains(QString::number(atDk.back().entropy, 'f', 3)));
+
+    // Export: every panel of every page; the heatmaps' .npy hold the engine's numbers (float32), plots become CSV.
+    const QString dir = QString::fromStdString(test::makeTempDir("mechanisms-export"));
+    const QStringList files = exportMechanismsData(*panel.pages(), dir);
+    const Tensor exactFile = readNpy((dir + "/mechanisms_exact-vs-variant_exact.npy").toStdString());
+    ASSERT_EQ(exactFile.shape(), (Shape { T, T }));
+    for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+            EXPECT_EQ(exactFile.at({ i, j }), static_cast<float>(expected.exact(i, j))) << i << "," << j;
+    EXPECT_TRUE(files.contains(dir + "/mechanisms_exact-vs-variant_variant-exact.csv"));
+    EXPECT_TRUE(files.contains(
+        dir + "/mechanisms_head-entropy_" + fileStem(panel.entropyPage()->map()->caption().title) + ".npy"));
+    QFile entropyCsv(dir + "/mechanisms_" + fileStem(panel.pages()->tabText(1)) + "_"
+        + fileStem(scale.entropyPlot()->title()) + ".csv");
+    ASSERT_TRUE(entropyCsv.open(QIODevice::ReadOnly)) << entropyCsv.fileName().toStdString() << "\n"
+                                                      << files.join("\n").toStdString();
+    size_t points = 0;
+    for (const PlotSeries& series : scale.entropyPlot()->series())
+        points += series.x.size();
+    EXPECT_EQ(static_cast<size_t>(entropyCsv.readAll().count('\n')), points + 1); // a header, then series,x,y rows
+
     // Linear attention: the plot shows the engine's sweeps; Linformer's mean error falls as k grows. (Performer does
     // not converge by m = 1024 on this head: its q, k norms make the estimator's log-normal variance enormous.)
     const PlotSeries& linformer = panel.linearPage()->errorPlot()->series().at(0);
@@ -226,6 +275,39 @@ TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
     panel.compute();
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
     EXPECT_TRUE(panel.status().contains("at least 1"));
+}
+
+TEST(MechanismsPanel, RunsAnEncoderHead)
+{
+    // BERT through the q/k/v hook: the tab offers its heads and shows the engine's bidirectional attention.
+    const std::string bert = test::sharedPath("fixtures/hf-tiny/bert");
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    openAndRun(window, bert, "The quick brown fox [MASK] over the lazy dog.");
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    window.setCurrentHead(1, 3);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "window:2");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->inputs.layer, 1);
+    ASSERT_EQ(r->inputs.head, 3);
+    EXPECT_FALSE(r->inputs.causal);
+    Session session(loadModel(probeModel(bert)));
+    session.prefill(r->tokenIds);
+    const MechanismReport expected = analyzeMechanism(headInputsFromSession(session, 1, 3), parseMechanism("window:2"));
+    expectViewShows(*panel.comparePage()->exactView(), expected.exact);
+    expectViewShows(*panel.comparePage()->variantView(), expected.variant.probs);
+    EXPECT_GT(expected.exact(0, r->inputs.tokens() - 1), 0.0); // bidirectional: the first query sees the last key
+
+    // BERT's learned position table on the Positions page: cos(p_i, p_j) of the input's positions, ones on the
+    // diagonal.
+    const int64_t T = r->inputs.tokens();
+    ASSERT_EQ(r->positions.learned.rows(), T);
+    expectViewShows(*panel.positionsPage()->learnedView(), r->positions.learned);
+    for (int64_t i = 0; i < T; ++i)
+        EXPECT_NEAR(r->positions.learned(i, i), 1.0, 1e-12);
 }
 
 } // namespace

@@ -37,6 +37,10 @@ ComparePage::ComparePage(QWidget* parent)
         v->setMinimumSize(200, 160);
         mapsLayout->addWidget(v, 1);
     }
+    // Short titles before the first result: the generic placeholder is too long for a third of the page.
+    m_exact->setCaption({ .title = tr("exact") });
+    m_variant->setCaption({ .title = tr("variant") });
+    m_difference->setCaption({ .title = tr("variant − exact"), .value = tr("difference") });
     maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
 
     auto* colormap = new QComboBox;

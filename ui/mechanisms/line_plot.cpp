@@ -25,11 +25,26 @@ LinePlot::LinePlot(QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // Explicit, so that the title's length does not set the width of the page.
     setMinimumSize(240, 200);
+    m_marker = new QCPItemStraightLine(m_plot);
+    m_marker->setPen(QPen(QColor("#555555"), 1, Qt::DotLine));
+    m_marker->setVisible(false);
+}
+
+void LinePlot::setMarkerX(double x)
+{
+    m_markerX = x;
+    m_marker->setVisible(std::isfinite(x));
+    if (std::isfinite(x)) {
+        m_marker->point1->setCoords(x, 0.0);
+        m_marker->point2->setCoords(x, 1.0);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void LinePlot::setAxes(
     const QString& title, const QString& x, const QString& left, const QString& right, bool logX, bool logY)
 {
+    m_title = title;
     static_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))->setText(title);
     m_plot->xAxis->setLabel(x);
     m_plot->yAxis->setLabel(left);

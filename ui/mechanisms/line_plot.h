@@ -6,9 +6,11 @@
 #include <QString>
 #include <QWidget>
 
+#include <cmath>
 #include <vector>
 
 class QCustomPlot;
+class QCPItemStraightLine;
 
 namespace attn::ui {
 
@@ -32,13 +34,20 @@ public:
     void setLegendVisible(bool visible);
     /// Where the legend sits inside the axes (the corner the data leaves free).
     void setLegendCorner(Qt::Alignment corner);
+    /// A vertical line at x (a slider's position); NaN hides it.
+    void setMarkerX(double x);
+    double markerX() const { return m_markerX; }
     const std::vector<PlotSeries>& series() const { return m_series; }
+    const QString& title() const { return m_title; }
     QCustomPlot* plot() const { return m_plot; }
 
 private:
     QCustomPlot* m_plot = nullptr;
     std::vector<PlotSeries> m_series;
+    QString m_title;
     bool m_logX = false, m_logY = false;
+    QCPItemStraightLine* m_marker = nullptr;
+    double m_markerX = std::nan("");
 };
 
 } // namespace attn::ui

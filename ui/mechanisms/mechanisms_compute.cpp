@@ -3,8 +3,12 @@
 
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
+#include "mechanisms/learned_positions.h"
 #include "mechanisms/position_tables.h"
+#include "model/model_source.h"
 #include "session/session.h"
+
+#include <filesystem>
 
 namespace attn::ui {
 
@@ -15,8 +19,19 @@ PositionTables positionTables(const HeadInputs& in, const Session* session)
     PositionTables p;
     const int64_t T = in.tokens(), d = in.dim();
     if (session) {
-        p.modelHasRope = session->model().config().ropeStyle != RopeStyle::None;
-        p.ropeTheta = session->model().config().ropeTheta;
+        const ModelConfig& c = session->model().config();
+        p.modelHasRope = c.ropeStyle != RopeStyle::None;
+        p.ropeTheta = c.ropeTheta;
+        if (c.modelType == "gpt2" || c.modelType == "bert") {
+            // The table lives in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
+            try {
+                const Mat table
+                    = learnedPositionTable(probeModel(std::filesystem::path(c.source).parent_path().string()), T);
+                if (table.size()) p.learned = cosineSimilarity(table);
+            } catch (const Error& e) {
+                p.learnedNote = e.what();
+            }
+        }
     }
     p.sinusoid = sinusoidalTable(T, d);
     p.ropeAngles = ropeAngles(T, d, p.ropeTheta);
@@ -45,11 +60,16 @@ MechanismsPtr computeMechanisms(
     };
     auto r = std::make_shared<MechanismsResult>();
     r->request = request;
+    std::vector<HeadInputs> layer; // every head of the selected layer (model input)
     if (request.synthetic) {
         r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
     } else {
-        if (!session) throw Error("open a decoder model and run an input first (or pick synthetic input)");
-        r->inputs = headInputsFromSession(*session, request.layer, request.head);
+        if (!session) throw Error("open a decoder or encoder model and run an input first (or pick synthetic input)");
+        layer = layerHeadInputs(*session, request.layer);
+        if (request.head < 0 || request.head >= static_cast<int64_t>(layer.size()))
+            throw Error("head " + std::to_string(request.head) + " is outside the model's "
+                + std::to_string(layer.size()) + " heads");
+        r->inputs = layer[static_cast<size_t>(request.head)];
         r->tokenIds = session->tokens();
     }
     const HeadInputs& in = r->inputs;
@@ -60,6 +80,7 @@ MechanismsPtr computeMechanisms(
     for (int64_t T = 64; T <= 8192; T *= 2)
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
     r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
+    r->headAtDk = headScaledAs(in, powersOfTwo(1024));
     r->head = headScalePoint(in);
     r->temperature = temperatureSweep(in);
     checkpoint();
@@ -70,8 +91,7 @@ MechanismsPtr computeMechanisms(
     if (!request.synthetic) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runMechanism(in, gqa);
-        for (int64_t h = 0; h < in.numHeads; ++h) {
-            const HeadInputs other = headInputsFromSession(*session, request.layer, h);
+        for (const HeadInputs& other : layer) {
             const Mat exact = exactProbabilities(other);
             r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
         }

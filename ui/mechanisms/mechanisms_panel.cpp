@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/mechanisms_panel.h"
 
+#include "core/error.h"
 #include "mechanisms/compare_page.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/flash_page.h"
 #include "mechanisms/gqa_page.h"
 #include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism.h"
+#include "mechanisms/mechanisms_export.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QGridLayout>
 #include <QHash>
 #include <QLabel>
@@ -32,10 +35,16 @@ constexpr int kCoalesceMs = 150;
 /// Example parameters for each family's fields (what the parameter field starts with).
 QString defaultParameters(const QString& family)
 {
-    static const QHash<QString, QString> defaults
-        = { { "window", "4" }, { "longformer", "4:0" }, { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" },
-              { "linformer", "8:0" }, { "performer", "64:0" }, { "flash", "4:4" }, { "gqa", "1" } };
+    static const QHash<QString, QString> defaults = { { "window", "4" }, { "longformer", "4:0" },
+        { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" }, { "linformer", "8:0" }, { "performer", "64:0" },
+        { "flash", "4:4" }, { "gqa", "1" }, { "swin", "2:1" }, { "rope", "10000" } };
     return defaults.value(family);
+}
+
+/// Models whose heads the tab reads from the session of the last run: decoders (KV cache) and encoders (BERT).
+bool hasSessionHeads(const ModelSummary* summary)
+{
+    return summary && (summary->config.kind == ModelKind::Decoder || summary->config.kind == ModelKind::Encoder);
 }
 
 QSpinBox* spin(int low, int high, int value)
@@ -76,6 +85,9 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_params->setMaximumWidth(140);
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
+    m_export = new QPushButton(tr("Export data…"));
+    m_export->setToolTip(tr("Every panel of every page into a folder: heatmaps as .npy and CSV, plots as CSV"));
+    m_export->setEnabled(false);
     m_status = new QLabel;
     m_status->setObjectName("mechanismStatus");
     m_status->setWordWrap(true);
@@ -99,6 +111,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     add(1, tr("Parameters"), m_params);
     add(1, QString(), m_run);
     add(1, QString(), m_cancel);
+    add(1, QString(), m_export);
     controls->addWidget(m_status, 1, col, 1, -1);
 
     m_pages = new QTabWidget;
@@ -137,6 +150,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     connect(m_params, &QLineEdit::returnPressed, this, &MechanismsPanel::compute);
     connect(m_run, &QPushButton::clicked, this, &MechanismsPanel::compute);
     connect(m_cancel, &QPushButton::clicked, m_controller, &EngineController::cancel);
+    connect(m_export, &QPushButton::clicked, this, &MechanismsPanel::chooseExport);
     connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
     connect(m_gqa, &GqaPage::groupsChanged, this, &MechanismsPanel::compute);
     connect(m_controller, &EngineController::mechanismsReady, this, &MechanismsPanel::showResult);
@@ -149,13 +163,13 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
 void MechanismsPanel::setModel(SummaryPtr summary)
 {
     m_summary = std::move(summary);
-    const bool decoder = m_summary && m_summary->config.kind == ModelKind::Decoder;
+    const bool headed = hasSessionHeads(m_summary.get());
     const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
-    if (decoder) {
+    if (headed) {
         m_layer->setRange(0, static_cast<int>(m_summary->config.numLayers) - 1);
         m_head->setRange(0, static_cast<int>(m_summary->config.numHeads) - 1);
     }
-    m_source->setCurrentIndex(decoder ? 0 : 1);
+    m_source->setCurrentIndex(headed ? 0 : 1);
     m_result.reset();
     updateInputControls();
 }
@@ -201,10 +215,10 @@ QString MechanismsPanel::status() const
 
 void MechanismsPanel::updateInputControls()
 {
-    const bool decoder = m_summary && m_summary->config.kind == ModelKind::Decoder;
+    const bool headed = hasSessionHeads(m_summary.get());
     const bool synthetic = m_source->currentIndex() == 1;
     auto* item = qobject_cast<QStandardItemModel*>(m_source->model());
-    if (item && item->item(0)) item->item(0)->setEnabled(decoder);
+    if (item && item->item(0)) item->item(0)->setEnabled(headed);
     m_layer->setEnabled(!synthetic);
     m_head->setEnabled(!synthetic);
     m_tokensCount->setEnabled(synthetic);
@@ -264,11 +278,24 @@ void MechanismsPanel::showResult(MechanismsPtr result)
     m_linear->showResult(*m_result);
     m_positions->showResult(*m_result, tokens);
     m_entropy->showResult(*m_result);
+    m_export->setEnabled(true);
     const MechanismMetrics& m = m_result->report.metrics;
     m_status->setText(tr("%1: mass kept %2, KL %3, output error %4")
                           .arg(QString::fromStdString(m_result->request.variant), metricText(m.massKept),
                               metricText(m.klMean), metricText(m.outRelErr)));
     emit resultShown();
+}
+
+void MechanismsPanel::chooseExport()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the Mechanisms data into a folder"));
+    if (dir.isEmpty()) return;
+    try {
+        const QStringList files = exportMechanismsData(*m_pages, dir);
+        m_status->setText(tr("wrote %1 files (.npy, .csv) to %2").arg(files.size()).arg(dir.toHtmlEscaped()));
+    } catch (const Error& e) {
+        showFailure(QString::fromStdString(e.what()));
+    }
 }
 
 void MechanismsPanel::showFailure(const QString& message)

@@ -30,7 +30,7 @@ class MechanismsPanel : public QWidget {
 public:
     explicit MechanismsPanel(EngineController* controller, QWidget* parent = nullptr);
 
-    /// A model opened: decoders offer their heads, other models only synthetic input.
+    /// A model opened: decoders and encoders (BERT) offer their heads, other models only synthetic input.
     void setModel(SummaryPtr summary);
     /// A run finished: its tokens label the heatmaps, and a model-head request runs again on it.
     void runChanged(const std::vector<TokenChip>& tokens);
@@ -66,6 +66,7 @@ private:
     void showFailure(const QString& message);
     std::vector<TokenChip> labels(const MechanismsResult& result) const;
     void updateInputControls();
+    void chooseExport();
 
     EngineController* m_controller;
     SummaryPtr m_summary;
@@ -82,6 +83,7 @@ private:
     QLineEdit* m_params = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
+    QPushButton* m_export = nullptr;
     QLabel* m_status = nullptr;
     QTabWidget* m_pages = nullptr;
     ComparePage* m_compare = nullptr;

@@ -37,6 +37,8 @@ struct PositionTables {
     std::vector<double> ropeDecay; ///< distance 0 .. T - 1
     Mat t5Buckets; ///< [T, T]
     Mat alibi; ///< [T, T]
+    Mat learned; ///< [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT); empty otherwise
+    std::string learnedNote; ///< why `learned` is empty when the model should have one
     bool modelHasRope = false;
     double ropeTheta = 10000.0;
 };
@@ -51,6 +53,7 @@ struct MechanismsResult {
     MechanismResult flash; ///< flash:BQ:BK (running max / sum per key block)
     std::vector<std::pair<int64_t, AttentionIo>> io; ///< bytes moved against T at the flash tiles
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
+    std::vector<TemperaturePoint> headAtDk; ///< the head's own q, k scaled by 1/sqrt(d_k) at each sweep d_k
     /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
     std::vector<SweepPoint> linformerSweep, performerSweep;
     std::vector<TemperaturePoint> temperature; ///< the head's own q, k at temperatures 1/8 .. 8

@@ -17,9 +17,12 @@ PositionsPage::PositionsPage(QWidget* parent)
     m_rope = new HeatmapView;
     m_t5 = new HeatmapView;
     m_alibi = new HeatmapView;
+    m_learned = new HeatmapView;
     m_sinusoid->setColormap(Colormap::Diverging);
     m_alibi->setColormap(Colormap::Diverging);
-    for (HeatmapView* v : { m_sinusoid, m_rope, m_t5, m_alibi }) {
+    m_learned->setColormap(Colormap::Diverging);
+    m_learned->setCaption({ .title = tr("Learned positions") });
+    for (HeatmapView* v : { m_sinusoid, m_rope, m_t5, m_alibi, m_learned }) {
         v->setControlsVisible(false); // tables, not attention: no per-row or mask options
         v->setMinimumWidth(200); // the plot's title would otherwise set the width of the whole tab
     }
@@ -34,7 +37,8 @@ PositionsPage::PositionsPage(QWidget* parent)
     layout->addWidget(m_decay, 0, 2);
     layout->addWidget(m_t5, 1, 0);
     layout->addWidget(m_alibi, 1, 1);
-    layout->addWidget(m_note, 1, 2);
+    layout->addWidget(m_learned, 1, 2);
+    layout->addWidget(m_note, 2, 0, 1, 3);
     for (int c = 0; c < 3; ++c)
         layout->setColumnStretch(c, 1);
 }
@@ -62,6 +66,16 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .x = tr("key j"),
             .y = tr("query i"),
             .value = tr("bias") });
+    if (p.learned.size()) {
+        m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
+        m_learned->setCaption({ .title = tr("Learned positions: cos(p_i, p_j)"),
+            .x = tr("position j"),
+            .y = tr("position i"),
+            .value = tr("cosine similarity") });
+    } else {
+        m_learned->setSnapshot(nullptr);
+        m_learned->setCaption({ .title = tr("Learned positions: none in this model") });
+    }
     std::vector<double> distance, decay;
     for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
         distance.push_back(static_cast<double>(i));
@@ -81,7 +95,11 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
                 ? tr("This model applies RoPE: q and k on the other pages are already rotated. Try the "
                      "alibi variant for ALiBi's bias on the same head.")
                 : tr("This model has no RoPE (learned or no position embeddings). Try the alibi variant for "
-                     "ALiBi's bias on the same head.")));
+                     "ALiBi's bias on the same head."))
+        + (p.learnedNote.empty()
+                ? QString()
+                : tr("<br>Learned table: %1").arg(QString::fromStdString(p.learnedNote).toHtmlEscaped()))
+        + tr(" The rope:THETA variant re-rotates the head with another base (0: none)."));
 }
 
 } // namespace attn::ui

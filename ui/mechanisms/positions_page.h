@@ -23,6 +23,7 @@ public:
     HeatmapView* ropeView() const { return m_rope; }
     HeatmapView* t5View() const { return m_t5; }
     HeatmapView* alibiView() const { return m_alibi; }
+    HeatmapView* learnedView() const { return m_learned; }
     LinePlot* decayPlot() const { return m_decay; }
 
 private:
@@ -30,6 +31,7 @@ private:
     HeatmapView* m_rope = nullptr;
     HeatmapView* m_t5 = nullptr;
     HeatmapView* m_alibi = nullptr;
+    HeatmapView* m_learned = nullptr;
     LinePlot* m_decay = nullptr;
     QLabel* m_note = nullptr;
 };

@@ -4,7 +4,12 @@
 #include "mechanisms/line_plot.h"
 
 #include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::ui {
@@ -14,18 +19,37 @@ ScalePage::ScalePage(QWidget* parent)
     , m_entropy(new LinePlot)
     , m_max(new LinePlot)
     , m_temperature(new LinePlot)
+    , m_dk(new QSlider(Qt::Horizontal))
+    , m_readout(new QLabel)
 {
     m_entropy->setObjectName("exportFigure");
     // The unscaled curve falls from the top left and the max weight rises to the top right: legends go where they
     // are not.
     m_entropy->setLegendCorner(Qt::AlignBottom | Qt::AlignLeft);
-    m_max->setLegendCorner(Qt::AlignTop | Qt::AlignLeft);
+    m_max->setLegendVisible(false); // the same series, colours and names as the entropy plot's legend
     m_temperature->setLegendCorner(Qt::AlignTop | Qt::AlignHCenter);
-    auto* layout = new QHBoxLayout(this);
+    m_dk->setObjectName("dkSlider");
+    m_dk->setToolTip(tr("The d_k the scores are scaled with: synthetic q, k of that width, and this head's own q, k "
+                        "scaled by 1/√d_k (a temperature)"));
+    m_dk->setPageStep(1);
+    m_dk->setTickPosition(QSlider::TicksBelow);
+    m_dk->setTickInterval(1);
+    m_dk->setEnabled(false);
+    m_readout->setWordWrap(true);
+    m_readout->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(m_dk, &QSlider::valueChanged, this, &ScalePage::showDk);
+    auto* slider = new QHBoxLayout;
+    slider->addWidget(new QLabel(tr("d_k")));
+    slider->addWidget(m_dk, 1);
+    auto* plots = new QHBoxLayout;
+    plots->addWidget(m_entropy);
+    plots->addWidget(m_max);
+    plots->addWidget(m_temperature);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_entropy);
-    layout->addWidget(m_max);
-    layout->addWidget(m_temperature);
+    layout->addLayout(slider);
+    layout->addWidget(m_readout);
+    layout->addLayout(plots, 1);
 }
 
 void ScalePage::showResult(const MechanismsResult& r)
@@ -39,12 +63,18 @@ void ScalePage::showResult(const MechanismsResult& r)
         mu.push_back(p.maxUnscaled);
     }
     const double T = static_cast<double>(r.inputs.tokens()), x = static_cast<double>(r.head.dk);
-    const QColor scaled("#1f77b4"), unscaled("#d62728");
+    const QColor scaled("#1f77b4"), unscaled("#d62728"), head("#2ca02c");
+    std::vector<double> headEntropy, headMax;
+    for (const TemperaturePoint& p : r.headAtDk) {
+        headEntropy.push_back(p.entropy);
+        headMax.push_back(p.maxWeight);
+    }
     const QString who = r.inputs.layer >= 0 ? tr("this head") : tr("this input");
     m_entropy->setAxes(tr("Entropy vs d_k (T = %1, ln T = %2)").arg(T).arg(std::log(T), 0, 'f', 2), tr("d_k"),
         tr("mean row entropy (nats)"), {}, true);
     m_entropy->setSeries(
         { { tr("scaled 1/√d_k (synthetic)"), dk, hs, scaled }, { tr("unscaled (synthetic)"), dk, hu, unscaled },
+            { tr("%1, scaled 1/√d_k").arg(who), dk, headEntropy, head, true },
             { tr("%1, scaled").arg(who), { x }, { r.head.entropyScaled }, scaled, false, false, true },
             { tr("%1, unscaled").arg(who), { x }, { r.head.entropyUnscaled }, unscaled, false, false, true } });
     std::vector<double> t, ht, mt;
@@ -59,8 +89,46 @@ void ScalePage::showResult(const MechanismsResult& r)
     m_max->setAxes(tr("Max weight vs d_k"), tr("d_k"), tr("mean max weight"), {}, true);
     m_max->setSeries({ { tr("scaled 1/√d_k (synthetic)"), dk, ms, scaled, true },
         { tr("unscaled (synthetic)"), dk, mu, unscaled, true },
+        { tr("%1, scaled 1/√d_k").arg(who), dk, headMax, head, true },
         { tr("%1, scaled").arg(who), { x }, { r.head.maxScaled }, scaled, false, false, true },
         { tr("%1, unscaled").arg(who), { x }, { r.head.maxUnscaled }, unscaled, false, false, true } });
+
+    m_sweep = r.sweep;
+    m_headAtDk = r.headAtDk;
+    m_headDk = r.head.dk;
+    m_tokens = r.inputs.tokens();
+    const int last = static_cast<int>(m_sweep.size()) - 1;
+    int at = m_dk->value();
+    if (!m_placed) { // first result: the head's own d_k (or the nearest d_k below it)
+        at = 0;
+        while (at < last && m_sweep[static_cast<size_t>(at + 1)].dk <= m_headDk)
+            ++at;
+        m_placed = true;
+    }
+    const QSignalBlocker block(m_dk);
+    m_dk->setRange(0, last);
+    m_dk->setValue(std::clamp(at, 0, last));
+    m_dk->setEnabled(last >= 0);
+    showDk(m_dk->value());
+}
+
+void ScalePage::showDk(int index)
+{
+    if (index < 0 || index >= static_cast<int>(m_sweep.size()) || m_headAtDk.size() != m_sweep.size()) return;
+    const ScalePoint& p = m_sweep[static_cast<size_t>(index)];
+    const TemperaturePoint& h = m_headAtDk[static_cast<size_t>(index)];
+    const double dk = static_cast<double>(p.dk);
+    m_entropy->setMarkerX(dk);
+    m_max->setMarkerX(dk);
+    m_temperature->setMarkerX(h.temperature);
+    auto n = [](double v) { return QString::number(v, 'f', 3); };
+    m_readout->setText(tr("<b>d_k = %1</b> (ln T = %2). Synthetic q, k: scaled entropy %3, max %4; unscaled "
+                          "entropy %5, max %6. This head (d_k %7) scaled by 1/√%1, i.e. τ = %8: entropy %9, max %10.")
+                           .arg(p.dk)
+                           .arg(n(std::log(static_cast<double>(m_tokens))))
+                           .arg(n(p.entropyScaled), n(p.maxScaled), n(p.entropyUnscaled), n(p.maxUnscaled))
+                           .arg(m_headDk)
+                           .arg(n(h.temperature), n(h.entropy), n(h.maxWeight)));
 }
 
 } // namespace attn::ui

@@ -235,7 +235,9 @@ void HeatmapView::rebuild() {
         m_matrix = {};
         m_map->data()->clear();
         m_side->hide();
-        m_title->setText(tr("No attention yet: open a model and type an input"));
+        // A view that names what it will show (a caption) says that instead of the long generic placeholder.
+        m_title->setText(
+            m_caption.title.isEmpty() ? tr("No attention yet: open a model and type an input") : m_caption.title);
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }

@@ -47,6 +47,8 @@ public:
 
     Colormap colormap() const { return m_colormap; }
     const HeatmapOptions& options() const { return m_options; }
+    const SnapshotPtr& snapshot() const { return m_snapshot; }
+    const HeatmapCaption& caption() const { return m_caption; }
     int64_t layer() const { return m_layer; }
     int64_t head() const { return m_head; }
     /// What is drawn now (after flushRedraw()).
