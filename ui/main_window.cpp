@@ -7,6 +7,7 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
+#include "help/first_run_hint.h"
 #include "help/help_menu.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
@@ -15,6 +16,8 @@
 #include "widgets/backend_menu.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
+#include "widgets/model_view.h"
+#include "widgets/token_link.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 #include "widgets/token_chips_view.h"
@@ -92,6 +95,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->setObjectName("viewTabs");
     m_tabs->addTab(m_heatmap, tr("&Heatmap"));
     m_tabs->addTab(scrolled(m_lines), tr("Head &view"));
+    m_model = new ModelView;
+    m_tabs->addTab(scrolled(m_model), tr("M&odel view"));
     m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
     m_tabs->addTab(m_stats, tr("&Statistics"));
     m_decode = new DecodePanel;
@@ -224,6 +229,17 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
     });
+    connect(m_model, &ModelView::headActivated, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_tabs->setCurrentIndex(m_tabs->indexOf(m_lines->parentWidget()->parentWidget())); // its scroll area
+    });
+    // Linked hover: the token under the mouse in any of these is highlighted in all of them.
+    m_link = new TokenLink(this);
+    m_chips->setLink(m_link, TokenChipsView::Side::Source);
+    m_targetChips->setLink(m_link, TokenChipsView::Side::Target);
+    m_heatmap->setLink(m_link);
+    m_lines->setLink(m_link);
+    m_model->setLink(m_link);
 }
 
 MainWindow::~MainWindow() = default;
@@ -309,6 +325,7 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::openDemo(const DemoModel& demo) {
+    FirstRunHint::showOnce(this, demo.title);
     // Models load on worker threads: the sample runs once its tab says the model is there.
     if (!demo.sampleImage.isEmpty()) {
         connect(m_vision->controller(), &VisionController::modelOpened, this,
@@ -475,6 +492,8 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_heatmap->setSnapshot(m_snapshot);
     m_grid->setSnapshot(m_snapshot);
     m_lines->setSnapshot(m_snapshot);
+    m_model->setSnapshot(m_snapshot);
+    m_link->setCross(m_snapshot->isCross());
     m_stats->setSnapshot(m_snapshot);
     setCurrentHead(m_layerBox->value(), m_headBox->value());
     const QString tokens = m_snapshot->isCross()
@@ -501,6 +520,7 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
     m_grid->setCurrent(layer, head);
     m_lines->setLayer(layer);
     m_lines->setHeads({ head });
+    m_model->setCurrent(layer, head);
     m_decode->setHead(layer, head);
 }
 

@@ -23,8 +23,8 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
     });
     QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&window, dir] {
         QTimer::singleShot(300, &window, [&window, dir] {
-            const char* names[] = { "heatmap", "head-view", "all-heads", "statistics" };
-            for (int i = 0; i < window.tabs()->count() && i < 4; ++i) {
+            const char* names[] = { "heatmap", "head-view", "model-view", "all-heads", "statistics" };
+            for (int i = 0; i < window.tabs()->count() && i < 5; ++i) {
                 window.tabs()->setCurrentIndex(i);
                 window.heatmapView()->flushRedraw();
                 QApplication::processEvents(); // lay out the new tab before grabbing (not inside compute)
