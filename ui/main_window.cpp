@@ -263,17 +263,22 @@ void MainWindow::buildDocks() {
     m_live = new QCheckBox(tr("&Live"));
     m_live->setChecked(true);
     m_live->setToolTip(tr("Run the model whenever the input changes"));
+    m_input->setToolTip(tr("The model's input text; it is tokenized as you type, Enter runs it"));
     m_runButton = new QPushButton(tr("&Run"));
     m_cancelButton = new QPushButton(tr("&Cancel"));
     m_cancelButton->setEnabled(false);
+    m_runButton->setToolTip(tr("Run the model on the input (Ctrl+Return)"));
+    m_cancelButton->setToolTip(tr("Stop the run in progress (Esc)"));
     m_chips = new TokenChipsView;
     m_chips->setObjectName("sourceChips");
     // Encoder-decoders only: the teacher-forced target and which attention the views show.
     m_target = new QLineEdit;
     m_target->setObjectName("targetText");
+    m_target->setToolTip(tr("The decoder's side, teacher-forced after the source"));
     m_target->setPlaceholderText(tr("Target (decoder) text, teacher-forced: empty runs the start token alone"));
     m_kindBox = new QComboBox;
     m_kindBox->setObjectName("attentionKind");
+    m_kindBox->setToolTip(tr("Which attention the views show: cross, encoder self or decoder self"));
     fillAttentionKinds(m_kindBox, true);
     m_targetChips = new TokenChipsView;
     m_targetChips->setObjectName("targetChips");
@@ -314,9 +319,11 @@ void MainWindow::buildDocks() {
     m_layerBox = new QSpinBox;
     m_layerBox->setObjectName("layerBox");
     m_layerBox->setPrefix(tr("layer "));
+    m_layerBox->setToolTip(tr("The layer every view shows (Ctrl+[ / Ctrl+])"));
     m_headBox = new QSpinBox;
     m_headBox->setObjectName("headBox");
     m_headBox->setPrefix(tr("head "));
+    m_headBox->setToolTip(tr("The head every view shows ([ / ])"));
     headBar->addWidget(m_layerBox);
     headBar->addWidget(m_headBox);
     const auto apply = [this] { setCurrentHead(m_layerBox->value(), m_headBox->value()); };

@@ -68,17 +68,21 @@ HeatmapView::HeatmapView(QWidget* parent)
     , m_redraw(new RedrawCoalescer(this, [this] { rebuild(); })) {
     m_colormapBox = new QComboBox(this);
     m_colormapBox->setObjectName("heatmapColormap");
+    m_colormapBox->setToolTip(tr("How weights map to colours"));
     for (Colormap map : allColormaps())
         m_colormapBox->addItem(colormapName(map), static_cast<int>(map));
     m_scaleBox = new QComboBox(this);
     m_scaleBox->setObjectName("heatmapScale");
+    m_scaleBox->setToolTip(tr("Linear, log10 (small weights visible) or each row stretched to its maximum"));
     m_scaleBox->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
     m_scaleBox->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
     m_scaleBox->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));
     m_excludeFirst = new QCheckBox(tr("E&xclude first token"), this);
     m_excludeFirst->setToolTip(tr("Hide key 0 (often an attention sink) and renormalize the other keys"));
     m_showMask = new QCheckBox(tr("Show &mask"), this);
+    m_showMask->setToolTip(tr("Show where the structural mask (causal, padding, window) lets a query see a key"));
     auto* reset = new QPushButton(tr("&Reset zoom"), this);
+    reset->setToolTip(tr("Show the whole matrix again (the wheel zooms, dragging pans)"));
 
     m_controls = new QWidget(this);
     auto* controls = new QHBoxLayout(m_controls);
