@@ -4,7 +4,8 @@
 // decoding (Run for a few seconds from a prompt of that length) and exporting a figure. A 2 ms precise timer records
 // the gaps; a stall is the longest gap from the action until the tab has drawn (the head view's worker lines
 // included) and settled.
-// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3]
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--export-tabs 0,1]
+// (--export-tabs: the tab indices exported; a head view export draws every line of the input, minutes at 2,048)
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QString modelDir, textPath;
     QList<int> sizes { 512, 2048 };
+    QList<int> exportTabs { 0, 1 };
     double decodeSeconds = 3.0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const QString flag = argv[i], value = argv[i + 1];
@@ -80,10 +82,11 @@ int main(int argc, char** argv)
             textPath = value;
         else if (flag == "--decode-seconds")
             decodeSeconds = value.toDouble();
-        else if (flag == "--tokens") {
-            sizes.clear();
+        else if (flag == "--tokens" || flag == "--export-tabs") {
+            QList<int>& list = flag == "--tokens" ? sizes : exportTabs;
+            list.clear();
             for (const QString& s : value.split(','))
-                sizes.append(s.toInt());
+                list.append(s.toInt());
         }
     }
     QFile file(textPath);
@@ -136,7 +139,7 @@ int main(int argc, char** argv)
             controller->pause();
             return !controller->running();
         });
-        for (int tab : { 0, 1 }) {
+        for (int tab : exportTabs) {
             tabs->setCurrentIndex(tab);
             waitFor([] { return true; }, 1000);
             const QString name = "export PNG of " + tabs->tabText(tab).remove('&');

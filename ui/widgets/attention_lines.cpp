@@ -95,7 +95,10 @@ bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& c
                 if (lines.empty()) continue;
                 QColor c = m.color;
                 c.setAlphaF(static_cast<float>(alpha * (level + 0.5) / kAlphaLevels));
-                p.setPen(QPen(c, 1.0 + r.maxExtraWidth * width / (kWidthLevels - 1), Qt::SolidLine, Qt::RoundCap));
+                // Hairlines (most lines of a long input) take Qt's cosmetic stroker, far cheaper than stroking a path.
+                QPen pen(c, 1.0 + r.maxExtraWidth * width / (kWidthLevels - 1), Qt::SolidLine, Qt::FlatCap);
+                pen.setCosmetic(width == 0);
+                p.setPen(pen);
                 p.drawLines(lines.data(), static_cast<int>(lines.size()));
             }
     }

@@ -24,8 +24,9 @@ QRect cellRectFor(int size, int64_t layer, int64_t head) {
     return QRect(kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
 }
 
-/// One head's matrix as a cell draws it: the snapshot's rows, or for a long input the block maxima of the finest
-/// overview level with at most kMaxRows blocks per side.
+/// One head's matrix as a cell draws it: the snapshot's rows, or for a long input the block means of the finest
+/// overview level with at most kMaxRows blocks per side (means: a line shows the mass between two blocks, where a
+/// block's maximum would be its diagonal in nearly every row).
 struct CellMatrix {
     int64_t rows = 0, cols = 0, block = 1;
     LinesRowsFn read;
@@ -42,7 +43,7 @@ CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head) {
             break;
         }
     return { level->rows, level->cols, level->block, [overview, level](int64_t q0, int64_t q1) {
-                const auto begin = level->max.begin() + q0 * level->cols, end = level->max.begin() + q1 * level->cols;
+                const auto begin = level->mean.begin() + q0 * level->cols, end = level->mean.begin() + q1 * level->cols;
                 return std::make_shared<const Tensor>(Shape { q1 - q0, level->cols }, std::vector<float>(begin, end));
             } };
 }

@@ -60,7 +60,8 @@ int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const {
     if (rects) rects->assign(static_cast<size_t>(slotCount), QRect());
     int x = 0, y = 0;
     for (int s = 0; s < slotCount; ++s) {
-        const int w = std::min(std::max(1, width), fm.horizontalAdvance(label(s)) + 2 * kPad);
+        // +2: horizontalAdvance rounds, and a text a fraction wider than its chip would be elided
+        const int w = std::min(std::max(1, width), fm.horizontalAdvance(label(s)) + 2 * kPad + 2);
         if (x > 0 && x + w > width) {
             x = 0;
             y += h + kLineGap;
@@ -76,7 +77,13 @@ int TokenChipsView::heightForWidth(int width) const {
 }
 
 QSize TokenChipsView::sizeHint() const {
-    return QSize(400, heightForWidth(400));
+    // At the width it has once laid out: a scroll area around it asks for no more height than the chips take.
+    const int w = width() > 100 ? width() : 400;
+    return QSize(w, heightForWidth(w));
+}
+
+void TokenChipsView::resizeEvent(QResizeEvent*) {
+    if (heightForWidth(width()) != height()) updateGeometry();
 }
 
 QSize TokenChipsView::minimumSizeHint() const {
