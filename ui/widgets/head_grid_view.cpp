@@ -2,6 +2,7 @@
 #include "widgets/head_grid_view.h"
 
 #include "plots/overview_image.h"
+#include "widgets/head_grid_keys.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -143,27 +144,15 @@ void HeadGridView::mousePressEvent(QMouseEvent* event) {
 void HeadGridView::keyPressEvent(QKeyEvent* event) {
     if (!m_snapshot) return QWidget::keyPressEvent(event);
     int64_t l = m_layer, h = m_head;
-    switch (event->key()) {
-    case Qt::Key_Left:
-        h = std::max<int64_t>(0, h - 1);
-        break;
-    case Qt::Key_Right:
-        h = std::min(m_snapshot->numHeads() - 1, h + 1);
-        break;
-    case Qt::Key_Up:
-        l = std::max<int64_t>(0, l - 1);
-        break;
-    case Qt::Key_Down:
-        l = std::min(m_snapshot->numLayers() - 1, l + 1);
-        break;
-    case Qt::Key_Return:
-    case Qt::Key_Enter:
+    switch (gridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), l, h)) {
+    case GridKey::Moved:
+        return setCurrent(l, h);
+    case GridKey::Activated:
         emit headActivated(m_layer, m_head);
         return;
-    default:
+    case GridKey::Ignored:
         return QWidget::keyPressEvent(event);
     }
-    setCurrent(l, h);
 }
 
 } // namespace attn::ui

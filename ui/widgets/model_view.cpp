@@ -3,6 +3,7 @@
 
 #include "core/tensor.h"
 #include "widgets/attention_lines.h"
+#include "widgets/head_grid_keys.h"
 #include "widgets/head_lines_view.h"
 
 #include <QKeyEvent>
@@ -203,20 +204,14 @@ void ModelView::mousePressEvent(QMouseEvent* event) {
 
 void ModelView::keyPressEvent(QKeyEvent* event) {
     if (!m_snapshot) return QWidget::keyPressEvent(event);
-    switch (event->key()) {
-    case Qt::Key_Left:
-        return setCurrent(m_layer, std::max<int64_t>(0, m_head - 1));
-    case Qt::Key_Right:
-        return setCurrent(m_layer, std::min(m_snapshot->numHeads() - 1, m_head + 1));
-    case Qt::Key_Up:
-        return setCurrent(std::max<int64_t>(0, m_layer - 1), m_head);
-    case Qt::Key_Down:
-        return setCurrent(std::min(m_snapshot->numLayers() - 1, m_layer + 1), m_head);
-    case Qt::Key_Return:
-    case Qt::Key_Enter:
+    int64_t l = m_layer, h = m_head;
+    switch (gridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), l, h)) {
+    case GridKey::Moved:
+        return setCurrent(l, h);
+    case GridKey::Activated:
         emit headActivated(m_layer, m_head);
         return;
-    default:
+    case GridKey::Ignored:
         return QWidget::keyPressEvent(event);
     }
 }
