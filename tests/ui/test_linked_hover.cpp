@@ -127,6 +127,16 @@ TEST_F(LinkedHover, ModelViewOpensAHeadInTheHeadView)
     EXPECT_TRUE(window.tabs()->currentWidget()->isAncestorOf(window.linesView()));
     EXPECT_EQ(window.linesView()->layer(), layer);
     EXPECT_EQ(window.linesView()->heads(), (std::set<int64_t> { head }));
+    // The keyboard: arrows move the current cell (within the grid), Enter opens it.
+    window.setCurrentHead(0, 0);
+    showTab(model);
+    model->setFocus();
+    for (Qt::Key key : { Qt::Key_Right, Qt::Key_Right, Qt::Key_Down, Qt::Key_Left, Qt::Key_Up, Qt::Key_Up, Qt::Key_Down })
+        QTest::keyClick(model, key);
+    QTest::keyClick(model, Qt::Key_Return);
+    EXPECT_TRUE(window.tabs()->currentWidget()->isAncestorOf(window.linesView()));
+    EXPECT_EQ(window.linesView()->layer(), 1);
+    EXPECT_EQ(window.linesView()->heads(), (std::set<int64_t> { 1 }));
 }
 
 /// Pixels of `image` within 3 px of (x, y) that are not transparent.

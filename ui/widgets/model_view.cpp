@@ -203,17 +203,10 @@ void ModelView::mousePressEvent(QMouseEvent* event) {
 }
 
 void ModelView::keyPressEvent(QKeyEvent* event) {
-    if (!m_snapshot) return QWidget::keyPressEvent(event);
-    int64_t l = m_layer, h = m_head;
-    switch (gridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), l, h)) {
-    case GridKey::Moved:
-        return setCurrent(l, h);
-    case GridKey::Activated:
-        emit headActivated(m_layer, m_head);
-        return;
-    case GridKey::Ignored:
-        return QWidget::keyPressEvent(event);
-    }
+    if (!m_snapshot
+        || !handleGridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
+            [this](int64_t l, int64_t h) { setCurrent(l, h); }, [this] { emit headActivated(m_layer, m_head); }))
+        QWidget::keyPressEvent(event);
 }
 
 } // namespace attn::ui
