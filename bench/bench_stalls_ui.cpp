@@ -48,8 +48,8 @@ struct Probe {
     int tokens = 0;
 
     /// `act` is posted into the event loop (so that its own time counts as a stall), then waits for `done`.
-    void measure(const char* what, const std::function<void()>& act, const std::function<bool()>& done,
-        int timeoutMs = 600000)
+    void measure(
+        const char* what, const std::function<void()>& act, const std::function<bool()>& done, int timeoutMs = 600000)
     {
         stalls.start();
         QTimer::singleShot(0, act);
@@ -111,48 +111,60 @@ int main(int argc, char** argv)
         const auto shown = [&window, n] { return window.snapshot() && window.snapshot()->numKeys() == n; };
         tabs->setCurrentIndex(0);
         if (!window.summary())
-            probe.measure("open model", [&] { window.openModel(modelDir); }, [&] { return window.summary() != nullptr; });
-        probe.measure("run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
+            probe.measure(
+                "open model", [&] { window.openModel(modelDir); }, [&] { return window.summary() != nullptr; });
+        probe.measure(
+            "run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
         for (int i = 1; i < tabs->count(); ++i) {
             if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode) continue;
             const QString name = "switch to " + tabs->tabText(i).remove('&');
             const bool lines = tabs->widget(i)->isAncestorOf(window.linesView());
-            probe.measure(name.toUtf8().constData(), [tabs, i] { tabs->setCurrentIndex(i); },
+            probe.measure(
+                name.toUtf8().constData(), [tabs, i] { tabs->setCurrentIndex(i); },
                 [&] { return !lines || window.linesView()->linesReady(); });
         }
-        probe.measure("switch to Decode", [&] { tabs->setCurrentWidget(decode); }, [] { return true; });
+        probe.measure(
+            "switch to Decode", [&] { tabs->setCurrentWidget(decode); }, [] { return true; });
         attn::ui::DecodeController* controller = decode->controller();
         // A prompt of n - 64 tokens, then Run until decodeSeconds have passed (the context holds n + 128 positions).
         decode->setPromptText(firstWords(text, n - 64));
         bool prompted = false;
         const auto connection = QObject::connect(
             controller, &attn::ui::DecodeController::timelineChanged, [&prompted] { prompted = true; });
-        probe.measure("decode: prompt", [&] { decode->findChild<QPushButton*>("promptButton")->click(); },
+        probe.measure(
+            "decode: prompt", [&] { decode->findChild<QPushButton*>("promptButton")->click(); },
             [&] { return prompted; });
         QObject::disconnect(connection);
         QDeadlineTimer runFor;
-        probe.measure("decode: Run", [&] {
-            runFor = QDeadlineTimer(static_cast<qint64>(decodeSeconds * 1000));
-            decode->runButton()->click();
-        }, [&] {
-            if (!runFor.hasExpired()) return false;
-            controller->pause();
-            return !controller->running();
-        });
+        probe.measure(
+            "decode: Run",
+            [&] {
+                runFor = QDeadlineTimer(static_cast<qint64>(decodeSeconds * 1000));
+                decode->runButton()->click();
+            },
+            [&] {
+                if (!runFor.hasExpired()) return false;
+                controller->pause();
+                return !controller->running();
+            });
         for (int tab : exportTabs) {
             tabs->setCurrentIndex(tab);
             waitFor([] { return true; }, 1000);
             const QString name = "export PNG of " + tabs->tabText(tab).remove('&');
             const QString path = QDir(exports.path()).filePath(QString("figure-%1-%2.png").arg(n).arg(tab));
             QString failure;
-            probe.measure(name.toUtf8().constData(), [&] {
-                try {
-                    exportMenu->exportFigure(path, 96);
-                } catch (const std::exception& e) {
-                    failure = QString::fromUtf8(e.what()); // the window would show it; the probe says so
-                }
-            }, [&] { return QFile::exists(path) || !failure.isEmpty(); });
-            if (!failure.isEmpty()) std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
+            probe.measure(
+                name.toUtf8().constData(),
+                [&] {
+                    try {
+                        exportMenu->exportFigure(path, 96);
+                    } catch (const std::exception& e) {
+                        failure = QString::fromUtf8(e.what()); // the window would show it; the probe says so
+                    }
+                },
+                [&] { return QFile::exists(path) || !failure.isEmpty(); });
+            if (!failure.isEmpty())
+                std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
         }
     }
     return 0;

@@ -120,7 +120,10 @@ TEST_F(LinkedHover, ModelViewOpensAHeadInTheHeadView)
         for (int x = cell.left(); x <= cell.right(); ++x) {
             const QColor p = image.pixelColor(x, y);
             coloured += std::abs(p.red() - color.red()) + std::abs(p.green() - color.green())
-                    + std::abs(p.blue() - color.blue()) < 120 ? 1 : 0;
+                        + std::abs(p.blue() - color.blue())
+                    < 120
+                ? 1
+                : 0;
         }
     EXPECT_GT(coloured, 20);
     QTest::mouseClick(model, Qt::LeftButton, {}, cell.center());
@@ -131,7 +134,8 @@ TEST_F(LinkedHover, ModelViewOpensAHeadInTheHeadView)
     window.setCurrentHead(0, 0);
     showTab(model);
     model->setFocus();
-    for (Qt::Key key : { Qt::Key_Right, Qt::Key_Right, Qt::Key_Down, Qt::Key_Left, Qt::Key_Up, Qt::Key_Up, Qt::Key_Down })
+    for (Qt::Key key :
+        { Qt::Key_Right, Qt::Key_Right, Qt::Key_Down, Qt::Key_Left, Qt::Key_Up, Qt::Key_Up, Qt::Key_Down })
         QTest::keyClick(model, key);
     QTest::keyClick(model, Qt::Key_Return);
     EXPECT_TRUE(window.tabs()->currentWidget()->isAncestorOf(window.linesView()));

@@ -72,8 +72,7 @@ TEST_P(Tooltips, EveryVisibleControlInEveryTabHasOne)
         tabs->setCurrentIndex(i);
         QTest::qWait(100);
         const QStringList missing = controlsWithoutTooltip(window);
-        EXPECT_TRUE(missing.isEmpty()) << tabs->tabText(i).toStdString() << ": "
-                                       << missing.join(", ").toStdString();
+        EXPECT_TRUE(missing.isEmpty()) << tabs->tabText(i).toStdString() << ": " << missing.join(", ").toStdString();
     }
 }
 

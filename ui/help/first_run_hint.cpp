@@ -15,7 +15,8 @@ constexpr int kMargin = 12;
 constexpr int kWidth = 360;
 }
 
-void FirstRunHint::showOnce(QWidget* window, const QString& demoTitle) {
+void FirstRunHint::showOnce(QWidget* window, const QString& demoTitle)
+{
     auto* main = qobject_cast<QMainWindow*>(window);
     QWidget* over = main && main->centralWidget() ? main->centralWidget() : window;
     if (QSettings().value(kSettingsKey).toBool() || over->findChild<FirstRunHint*>()) return;
@@ -25,7 +26,8 @@ void FirstRunHint::showOnce(QWidget* window, const QString& demoTitle) {
 }
 
 FirstRunHint::FirstRunHint(QWidget* over, const QString& demoTitle)
-    : QFrame(over) {
+    : QFrame(over)
+{
     setObjectName("firstRunHint");
     setFrameShape(QFrame::StyledPanel);
     setAutoFillBackground(true);
@@ -46,20 +48,23 @@ FirstRunHint::FirstRunHint(QWidget* over, const QString& demoTitle)
     place();
 }
 
-void FirstRunHint::dismiss() {
+void FirstRunHint::dismiss()
+{
     QSettings().setValue(kSettingsKey, true);
     hide();
     deleteLater();
 }
 
-void FirstRunHint::place() {
+void FirstRunHint::place()
+{
     const QWidget* over = parentWidget();
     const int width = std::min(kWidth, over->width() - 2 * kMargin);
     const int height = heightForWidth(width) > 0 ? heightForWidth(width) : sizeHint().height();
     setGeometry(over->width() - width - kMargin, over->height() - height - kMargin, width, height);
 }
 
-bool FirstRunHint::eventFilter(QObject* watched, QEvent* event) {
+bool FirstRunHint::eventFilter(QObject* watched, QEvent* event)
+{
     if (watched == parentWidget() && event->type() == QEvent::Resize) place();
     return QFrame::eventFilter(watched, event);
 }

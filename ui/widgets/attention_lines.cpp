@@ -20,7 +20,8 @@ constexpr int kWidthLevels = 10;
 constexpr int64_t kRowBlock = 64;
 
 /// Liang-Barsky: clips the segment a-b to `box`; false when nothing of it is inside.
-bool clip(QPointF& a, QPointF& b, const QRectF& box) {
+bool clip(QPointF& a, QPointF& b, const QRectF& box)
+{
     double t0 = 0.0, t1 = 1.0;
     const double dx = b.x() - a.x(), dy = b.y() - a.y();
     const double p[] = { -dx, dx, -dy, dy };
@@ -44,7 +45,8 @@ bool clip(QPointF& a, QPointF& b, const QRectF& box) {
 }
 
 /// The query rows whose lines the request draws.
-std::pair<int64_t, int64_t> queryRange(const LinesRequest& r) {
+std::pair<int64_t, int64_t> queryRange(const LinesRequest& r)
+{
     if (r.focus.query >= 0) return { r.focus.query, std::min(r.focus.query + 1, r.numQueries) };
     if (r.focus.key >= 0) return { 0, r.numQueries };
     const double h = r.layout.rowHeight;
@@ -55,7 +57,8 @@ std::pair<int64_t, int64_t> queryRange(const LinesRequest& r) {
 
 } // namespace
 
-bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& cancel) {
+bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& cancel)
+{
     const auto [q0, q1] = queryRange(r);
     if (q1 <= q0 || r.numKeys <= 0) return true;
     const double alpha = r.focus.any() ? r.focusAlpha : r.alpha;

@@ -9,20 +9,24 @@
 namespace attn::ui {
 
 BackgroundPicture::BackgroundPicture(QObject* parent)
-    : QObject(parent) {
+    : QObject(parent)
+{
     m_pool.setMaxThreadCount(1);
     connect(&m_watcher, &QFutureWatcher<QImage>::finished, this, &BackgroundPicture::finished);
 }
 
-BackgroundPicture::~BackgroundPicture() {
+BackgroundPicture::~BackgroundPicture()
+{
     ++*m_generation; // the drawing in progress stops at its next check; m_pool waits for it
 }
 
-bool BackgroundPicture::covers(PictureKey key, const QRectF& visible) const {
+bool BackgroundPicture::covers(PictureKey key, const QRectF& visible) const
+{
     return m_key == key && !m_image.isNull() && m_area.contains(visible);
 }
 
-void BackgroundPicture::request(const QRectF& area, double dpr, PictureKey key, Draw draw) {
+void BackgroundPicture::request(const QRectF& area, double dpr, PictureKey key, Draw draw)
+{
     const bool drawing = m_watcher.isRunning() || m_pending;
     if (covers(key, area) || (drawing && m_wantedKey == key && m_wantedArea.contains(area))) return;
     m_wantedArea = area;
@@ -37,13 +41,14 @@ void BackgroundPicture::request(const QRectF& area, double dpr, PictureKey key, 
     startNext();
 }
 
-void BackgroundPicture::startNext() {
+void BackgroundPicture::startNext()
+{
     m_pending = false;
     const uint64_t mine = m_generation->load();
     m_watcher.setFuture(QtConcurrent::run(&m_pool,
         [area = m_wantedArea, dpr = m_wantedDpr, draw = m_wantedDraw, generation = m_generation, mine]() -> QImage {
-            const QSize pixels(static_cast<int>(std::ceil(area.width() * dpr)),
-                static_cast<int>(std::ceil(area.height() * dpr)));
+            const QSize pixels(
+                static_cast<int>(std::ceil(area.width() * dpr)), static_cast<int>(std::ceil(area.height() * dpr)));
             if (pixels.isEmpty()) return {};
             QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
             image.setDevicePixelRatio(dpr);
@@ -59,7 +64,8 @@ void BackgroundPicture::startNext() {
         }));
 }
 
-void BackgroundPicture::finished() {
+void BackgroundPicture::finished()
+{
     if (m_pending) return startNext(); // what just finished was cancelled
     QImage image = m_watcher.result();
     if (image.isNull()) return;

@@ -37,8 +37,8 @@ inline GridKey gridKey(const QKeyEvent& event, int64_t layers, int64_t heads, in
 /// A grid view's keyPressEvent: `move(layer, head)` for the arrows, `activate()` for Enter; false for other keys
 /// (the caller passes those on).
 template <class Move, class Activate>
-bool handleGridKey(const QKeyEvent& event, int64_t layers, int64_t heads, int64_t layer, int64_t head, Move move,
-    Activate activate)
+bool handleGridKey(
+    const QKeyEvent& event, int64_t layers, int64_t heads, int64_t layer, int64_t head, Move move, Activate activate)
 {
     switch (gridKey(event, layers, heads, layer, head)) {
     case GridKey::Moved:

@@ -3,9 +3,9 @@
 
 #include "model/token_text.h"
 
+#include <QBackingStore>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QBackingStore>
 
 #include <algorithm>
 
@@ -22,21 +22,24 @@ constexpr int kLeft = 10;
 HeadLinesView::HeadLinesView(QWidget* parent)
     : QWidget(parent)
     , m_link(new TokenLink(this))
-    , m_picture(new BackgroundPicture(this)) {
+    , m_picture(new BackgroundPicture(this))
+{
     setObjectName("headLines");
     setMouseTracking(true);
     connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
     connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
 }
 
-QColor HeadLinesView::headColor(int64_t head) {
+QColor HeadLinesView::headColor(int64_t head)
+{
     static const QColor colors[] = { QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
         QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
         QColor(188, 189, 34), QColor(23, 190, 207) };
     return colors[head % 10];
 }
 
-void HeadLinesView::setSnapshot(SnapshotPtr snapshot) {
+void HeadLinesView::setSnapshot(SnapshotPtr snapshot)
+{
     m_snapshot = std::move(snapshot);
     if (m_snapshot && m_pinned.query >= m_snapshot->numQueries()) m_pinned.query = -1;
     if (m_snapshot && m_pinned.key >= m_snapshot->numKeys()) m_pinned.key = -1;
@@ -44,41 +47,48 @@ void HeadLinesView::setSnapshot(SnapshotPtr snapshot) {
     changed(true);
 }
 
-void HeadLinesView::setLayer(int64_t layer) {
+void HeadLinesView::setLayer(int64_t layer)
+{
     m_layer = layer;
     changed(true);
 }
 
-void HeadLinesView::setHeads(const std::set<int64_t>& heads) {
+void HeadLinesView::setHeads(const std::set<int64_t>& heads)
+{
     m_heads = heads;
     changed(true);
 }
 
-void HeadLinesView::setSelectedToken(int64_t token) {
+void HeadLinesView::setSelectedToken(int64_t token)
+{
     m_pinned = { token, -1 };
     changed(false);
 }
 
-void HeadLinesView::setSelectedKey(int64_t key) {
+void HeadLinesView::setSelectedKey(int64_t key)
+{
     m_pinned = { -1, key };
     changed(false);
 }
 
-void HeadLinesView::setLink(TokenLink* link) {
+void HeadLinesView::setLink(TokenLink* link)
+{
     disconnect(m_link, nullptr, this, nullptr);
     m_link = link;
     connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
     changed(false);
 }
 
-LinesFocus HeadLinesView::focus() const {
+LinesFocus HeadLinesView::focus() const
+{
     const LinkedTokens hovered = m_link->hovered();
     if (hovered.query >= 0) return { hovered.query, -1 };
     if (hovered.key >= 0) return { -1, hovered.key };
     return m_pinned;
 }
 
-void HeadLinesView::changed(bool content) {
+void HeadLinesView::changed(bool content)
+{
     if (content) ++m_key.content;
     if (focus() != m_drawnFocus) {
         m_drawnFocus = focus();
@@ -87,32 +97,38 @@ void HeadLinesView::changed(bool content) {
     update();
 }
 
-bool HeadLinesView::linesReady() const {
+bool HeadLinesView::linesReady() const
+{
     return m_picture->covers(m_key, QRectF(visibleRegion().boundingRect()));
 }
 
-QRect HeadLinesView::tokenRect(bool left, int64_t index) const {
+QRect HeadLinesView::tokenRect(bool left, int64_t index) const
+{
     const int x = left ? kLeft : kLeft + kColumnWidth + kSpan;
     return QRect(x, kTop + static_cast<int>(index) * kRowHeight, kColumnWidth, kRowHeight);
 }
 
-QRect HeadLinesView::swatchRect(int64_t head) const {
+QRect HeadLinesView::swatchRect(int64_t head) const
+{
     return QRect(kLeft + static_cast<int>(head) * 52, 8, 48, 22);
 }
 
-QSize HeadLinesView::sizeHint() const {
+QSize HeadLinesView::sizeHint() const
+{
     const int rows = m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
     return QSize(2 * kLeft + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
 }
 
-LinesRequest HeadLinesView::request(const QRectF& area) const {
+LinesRequest HeadLinesView::request(const QRectF& area) const
+{
     LinesRequest r;
     r.numQueries = m_snapshot->numQueries();
     r.numKeys = m_snapshot->numKeys();
     for (int64_t h : m_heads)
         if (h < m_snapshot->numHeads())
-            r.matrices.push_back({ [s = m_snapshot, l = m_layer, h](int64_t q0, int64_t q1) { return s->rows(l, h, q0, q1); },
-                headColor(h) });
+            r.matrices.push_back(
+                { [s = m_snapshot, l = m_layer, h](int64_t q0, int64_t q1) { return s->rows(l, h, q0, q1); },
+                    headColor(h) });
     r.focus = focus();
     r.layout = { kLeft + kColumnWidth + 4.0, kLeft + kColumnWidth + kSpan - 4.0, static_cast<double>(kTop),
         static_cast<double>(kRowHeight) };
@@ -120,7 +136,8 @@ LinesRequest HeadLinesView::request(const QRectF& area) const {
     return r;
 }
 
-void HeadLinesView::paintEvent(QPaintEvent* event) {
+void HeadLinesView::paintEvent(QPaintEvent* event)
+{
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());
     if (!m_snapshot || m_layer >= m_snapshot->numLayers()) {
@@ -148,7 +165,8 @@ void HeadLinesView::paintEvent(QPaintEvent* event) {
         if (!visible.isEmpty())
             m_picture->request(visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
                 devicePixelRatioF(), m_key,
-                [r = request(QRectF())](QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
+                [r = request(QRectF())](
+                    QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
                     r.area = area;
                     return drawAttentionLines(painter, r, cancelled);
                 });
@@ -175,13 +193,15 @@ void HeadLinesView::paintEvent(QPaintEvent* event) {
     }
 }
 
-bool HeadLinesView::paintsToScreen() const {
+bool HeadLinesView::paintsToScreen() const
+{
     // On screen a widget paints into its window's backing store; grab() and render() redirect it elsewhere.
     QBackingStore* store = backingStore();
     return store && redirected(nullptr) == store->paintDevice();
 }
 
-LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const {
+LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const
+{
     if (!m_snapshot || pos.y() < kTop) return {};
     const int64_t row = (pos.y() - kTop) / kRowHeight;
     if (tokenRect(true, 0).left() <= pos.x() && pos.x() <= tokenRect(true, 0).right() && row < m_snapshot->numQueries())
@@ -191,16 +211,19 @@ LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const {
     return {};
 }
 
-void HeadLinesView::mouseMoveEvent(QMouseEvent* event) {
+void HeadLinesView::mouseMoveEvent(QMouseEvent* event)
+{
     const LinesFocus f = tokenAt(event->pos());
     m_link->setHovered({ f.query, f.key });
 }
 
-void HeadLinesView::leaveEvent(QEvent*) {
+void HeadLinesView::leaveEvent(QEvent*)
+{
     m_link->setHovered({});
 }
 
-void HeadLinesView::mousePressEvent(QMouseEvent* event) {
+void HeadLinesView::mousePressEvent(QMouseEvent* event)
+{
     if (!m_snapshot) return;
     for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
         if (swatchRect(h).contains(event->pos())) {

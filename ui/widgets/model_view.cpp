@@ -21,8 +21,10 @@ constexpr int kTop = 20; // room for "H12"
 constexpr int kGap = 6;
 constexpr int kInset = 4; // between a cell's edge and its token columns
 
-QRect cellRectFor(int size, int64_t layer, int64_t head) {
-    return QRect(kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
+QRect cellRectFor(int size, int64_t layer, int64_t head)
+{
+    return QRect(
+        kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
 }
 
 /// One head's matrix as a cell draws it: the snapshot's rows, or for a long input the block means of the finest
@@ -33,9 +35,11 @@ struct CellMatrix {
     LinesRowsFn read;
 };
 
-CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head) {
+CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head)
+{
     if (s->numQueries() <= ModelView::kMaxRows && s->numKeys() <= ModelView::kMaxRows)
-        return { s->numQueries(), s->numKeys(), 1, [s, layer, head](int64_t q0, int64_t q1) { return s->rows(layer, head, q0, q1); } };
+        return { s->numQueries(), s->numKeys(), 1,
+            [s, layer, head](int64_t q0, int64_t q1) { return s->rows(layer, head, q0, q1); } };
     const auto overview = s->overview(layer, head, AttentionSource::kThumbnailSide);
     const OverviewLevel* level = &overview->levels.back();
     for (const OverviewLevel& l : overview->levels)
@@ -51,7 +55,8 @@ CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head) {
 
 /// Every cell's lines that fall in `area`; with a hovered token only that token's lines.
 bool drawModelLines(QPainter& p, const QRectF& area, const std::function<bool()>& cancelled, const SnapshotPtr& s,
-    int size, LinkedTokens hovered) {
+    int size, LinkedTokens hovered)
+{
     for (int64_t l = 0; l < s->numLayers(); ++l)
         for (int64_t h = 0; h < s->numHeads(); ++h) {
             const QRectF cell = cellRectFor(size, l, h);
@@ -81,31 +86,36 @@ bool drawModelLines(QPainter& p, const QRectF& area, const std::function<bool()>
 ModelView::ModelView(QWidget* parent)
     : QWidget(parent)
     , m_link(new TokenLink(this))
-    , m_picture(new BackgroundPicture(this)) {
+    , m_picture(new BackgroundPicture(this))
+{
     setObjectName("modelView");
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
 }
 
-void ModelView::setSnapshot(SnapshotPtr snapshot) {
+void ModelView::setSnapshot(SnapshotPtr snapshot)
+{
     m_snapshot = std::move(snapshot);
     updateGeometry();
     changed(true);
 }
 
-void ModelView::setCurrent(int64_t layer, int64_t head) {
+void ModelView::setCurrent(int64_t layer, int64_t head)
+{
     m_layer = layer;
     m_head = head;
     update();
 }
 
-void ModelView::setLink(TokenLink* link) {
+void ModelView::setLink(TokenLink* link)
+{
     m_link = link;
     connect(link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
 }
 
-void ModelView::changed(bool content) {
+void ModelView::changed(bool content)
+{
     if (content) ++m_key.content;
     if (m_link->hovered() != m_drawnHover) {
         m_drawnHover = m_link->hovered();
@@ -114,27 +124,32 @@ void ModelView::changed(bool content) {
     update();
 }
 
-int ModelView::cellSize() const {
+int ModelView::cellSize() const
+{
     if (!m_snapshot) return 64;
     const int fit = static_cast<int>((width() - kLeft) / m_snapshot->numHeads()) - kGap;
     return std::clamp(fit, 48, 110);
 }
 
-QRect ModelView::cellRect(int64_t layer, int64_t head) const {
+QRect ModelView::cellRect(int64_t layer, int64_t head) const
+{
     return cellRectFor(cellSize(), layer, head);
 }
 
-bool ModelView::linesReady() const {
+bool ModelView::linesReady() const
+{
     return m_picture->covers(m_key, QRectF(visibleRegion().boundingRect()));
 }
 
-QSize ModelView::sizeHint() const {
+QSize ModelView::sizeHint() const
+{
     if (!m_snapshot) return QSize(400, 300);
     const QRect last = cellRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
     return QSize(last.right() + kGap, last.bottom() + kGap);
 }
 
-std::pair<int64_t, int64_t> ModelView::cellAt(const QPoint& pos) const {
+std::pair<int64_t, int64_t> ModelView::cellAt(const QPoint& pos) const
+{
     if (!m_snapshot) return { -1, -1 };
     const int c = cellSize();
     const int64_t l = (pos.y() - kTop) / (c + kGap), h = (pos.x() - kLeft) / (c + kGap);
@@ -144,7 +159,8 @@ std::pair<int64_t, int64_t> ModelView::cellAt(const QPoint& pos) const {
     return { l, h };
 }
 
-void ModelView::paintEvent(QPaintEvent* event) {
+void ModelView::paintEvent(QPaintEvent* event)
+{
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());
     if (!m_snapshot) {
@@ -176,7 +192,8 @@ void ModelView::paintEvent(QPaintEvent* event) {
     p.drawRect(cellRect(m_layer, m_head).adjusted(-3, -3, 2, 2));
 }
 
-void ModelView::mouseMoveEvent(QMouseEvent* event) {
+void ModelView::mouseMoveEvent(QMouseEvent* event)
+{
     const auto [l, h] = cellAt(event->pos());
     if (l < 0) return m_link->setHovered({});
     setToolTip(tr("Layer %1 · Head %2: click to open it in the head view").arg(l).arg(h));
@@ -186,25 +203,30 @@ void ModelView::mouseMoveEvent(QMouseEvent* event) {
     const bool left = event->pos().x() < cell.center().x();
     const int64_t n = left ? m.rows : m.cols;
     const int64_t slot = std::clamp<int64_t>(
-        static_cast<int64_t>((event->pos().y() - cell.top() - kInset) * n / std::max(1, cell.height() - 2 * kInset)), 0, n - 1);
+        static_cast<int64_t>((event->pos().y() - cell.top() - kInset) * n / std::max(1, cell.height() - 2 * kInset)), 0,
+        n - 1);
     const int64_t token = std::min(slot * m.block, (left ? m_snapshot->numQueries() : m_snapshot->numKeys()) - 1);
     m_link->setHovered(left ? LinkedTokens { token, -1 } : LinkedTokens { -1, token });
 }
 
-void ModelView::leaveEvent(QEvent*) {
+void ModelView::leaveEvent(QEvent*)
+{
     m_link->setHovered({});
 }
 
-void ModelView::mousePressEvent(QMouseEvent* event) {
+void ModelView::mousePressEvent(QMouseEvent* event)
+{
     const auto [l, h] = cellAt(event->pos());
     if (l < 0) return;
     setCurrent(l, h);
     emit headActivated(l, h);
 }
 
-void ModelView::keyPressEvent(QKeyEvent* event) {
+void ModelView::keyPressEvent(QKeyEvent* event)
+{
     if (!m_snapshot
-        || !handleGridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
+        || !handleGridKey(
+            *event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
             [this](int64_t l, int64_t h) { setCurrent(l, h); }, [this] { emit headActivated(m_layer, m_head); }))
         QWidget::keyPressEvent(event);
 }

@@ -21,7 +21,8 @@ const QColor kSpecial(0xf4, 0xc2, 0x7a), kSpecialText(0x5a, 0x33, 0x00);
 } // namespace
 
 TokenChipsView::TokenChipsView(QWidget* parent)
-    : QWidget(parent) {
+    : QWidget(parent)
+{
     setObjectName("tokenChips");
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
@@ -30,30 +31,34 @@ TokenChipsView::TokenChipsView(QWidget* parent)
     setSizePolicy(policy);
 }
 
-void TokenChipsView::setTokens(const std::vector<TokenChip>& tokens) {
+void TokenChipsView::setTokens(const std::vector<TokenChip>& tokens)
+{
     m_tokens = tokens;
     m_tokenized = true;
-    m_special = static_cast<int>(std::count_if(tokens.begin(), tokens.end(), [](const TokenChip& t) { return t.special; }));
+    m_special
+        = static_cast<int>(std::count_if(tokens.begin(), tokens.end(), [](const TokenChip& t) { return t.special; }));
     m_first = m_maxShown > 0 && count() > m_maxShown ? count() - m_maxShown : 0;
     m_rectsWidth = -1;
     updateGeometry();
     update();
 }
 
-void TokenChipsView::setLink(TokenLink* link, Side side) {
+void TokenChipsView::setLink(TokenLink* link, Side side)
+{
     m_link = link;
     m_side = side;
     connect(link, &TokenLink::hoveredChanged, this, qOverload<>(&QWidget::update));
 }
 
-QString TokenChipsView::label(int slot) const {
-    if (m_tokens.empty())
-        return m_tokenized ? tr("(no tokens)") : tr("Tokens appear here as you type.");
+QString TokenChipsView::label(int slot) const
+{
+    if (m_tokens.empty()) return m_tokenized ? tr("(no tokens)") : tr("Tokens appear here as you type.");
     if (m_first > 0 && slot == 0) return tr("… %n earlier token(s)", nullptr, m_first);
     return displayToken(m_tokens[static_cast<size_t>(m_first + slot - (m_first > 0 ? 1 : 0))]);
 }
 
-int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const {
+int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const
+{
     const QFontMetrics fm = fontMetrics();
     const int h = fm.height() + 4;
     const int slotCount = m_tokens.empty() ? 1 : shownCount() + (m_first > 0 ? 1 : 0);
@@ -72,25 +77,30 @@ int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const {
     return y + h;
 }
 
-int TokenChipsView::heightForWidth(int width) const {
+int TokenChipsView::heightForWidth(int width) const
+{
     return layoutChips(width, nullptr);
 }
 
-QSize TokenChipsView::sizeHint() const {
+QSize TokenChipsView::sizeHint() const
+{
     // At the width it has once laid out: a scroll area around it asks for no more height than the chips take.
     const int w = width() > 100 ? width() : 400;
     return QSize(w, heightForWidth(w));
 }
 
-void TokenChipsView::resizeEvent(QResizeEvent*) {
+void TokenChipsView::resizeEvent(QResizeEvent*)
+{
     if (heightForWidth(width()) != height()) updateGeometry();
 }
 
-QSize TokenChipsView::minimumSizeHint() const {
+QSize TokenChipsView::minimumSizeHint() const
+{
     return QSize(40, fontMetrics().height() + 4);
 }
 
-const std::vector<QRect>& TokenChipsView::rects() const {
+const std::vector<QRect>& TokenChipsView::rects() const
+{
     if (m_rectsWidth != width()) {
         layoutChips(width(), &m_rects);
         m_rectsWidth = width();
@@ -98,26 +108,30 @@ const std::vector<QRect>& TokenChipsView::rects() const {
     return m_rects;
 }
 
-QRect TokenChipsView::chipRect(int index) const {
+QRect TokenChipsView::chipRect(int index) const
+{
     const int slot = index - m_first + (m_first > 0 ? 1 : 0);
     if (m_tokens.empty() || index < m_first || index >= count()) return {};
     return rects()[static_cast<size_t>(slot)];
 }
 
-bool TokenChipsView::isHighlighted(int index) const {
+bool TokenChipsView::isHighlighted(int index) const
+{
     if (!m_link) return false;
     const LinkedTokens h = m_link->hovered();
     if (m_side == Side::Target) return m_link->cross() && index == h.query;
     return index == h.key || (!m_link->cross() && index == h.query);
 }
 
-int TokenChipsView::chipAt(const QPoint& pos) const {
+int TokenChipsView::chipAt(const QPoint& pos) const
+{
     for (int i = m_first; i < count(); ++i)
         if (chipRect(i).contains(pos)) return i;
     return -1;
 }
 
-void TokenChipsView::paintEvent(QPaintEvent* event) {
+void TokenChipsView::paintEvent(QPaintEvent* event)
+{
     QPainter p(this);
     if (m_tokens.empty() || m_first > 0) {
         QFont italic = font();
@@ -139,7 +153,8 @@ void TokenChipsView::paintEvent(QPaintEvent* event) {
     }
 }
 
-bool TokenChipsView::event(QEvent* event) {
+bool TokenChipsView::event(QEvent* event)
+{
     if (event->type() != QEvent::ToolTip) return QWidget::event(event);
     auto* help = static_cast<QHelpEvent*>(event);
     const int i = chipAt(help->pos());
@@ -153,7 +168,8 @@ bool TokenChipsView::event(QEvent* event) {
     return true;
 }
 
-void TokenChipsView::mouseMoveEvent(QMouseEvent* event) {
+void TokenChipsView::mouseMoveEvent(QMouseEvent* event)
+{
     if (!m_link) return;
     const int i = chipAt(event->pos());
     if (i < 0) return m_link->setHovered({});
@@ -161,7 +177,8 @@ void TokenChipsView::mouseMoveEvent(QMouseEvent* event) {
     m_link->setHovered(m_link->cross() ? LinkedTokens { -1, i } : LinkedTokens { i, i });
 }
 
-void TokenChipsView::leaveEvent(QEvent*) {
+void TokenChipsView::leaveEvent(QEvent*)
+{
     if (m_link) m_link->setHovered({});
 }
 
