@@ -9,9 +9,9 @@
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
+#include "support/shared_data.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
-#include "support/shared_data.h"
 
 #include <QFile>
 #include <QImage>
@@ -385,7 +385,8 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
     ASSERT_NE(menu, nullptr);
     const std::string dir = test::makeTempDir("ui-export-menu");
     // The four views a recipe reproduces (the model view's tab exports as a picture of the widget).
-    const std::vector<QWidget*> views { window.heatmapView(), window.linesView(), window.gridView(), window.statsView() };
+    const std::vector<QWidget*> views { window.heatmapView(), window.linesView(), window.gridView(),
+        window.statsView() };
     for (QWidget* view : views) {
         for (int i = 0; i < window.tabs()->count(); ++i)
             if (window.tabs()->widget(i) == view || window.tabs()->widget(i)->isAncestorOf(view))

@@ -13,11 +13,11 @@
 #include "vision/vision_view.h"
 #include "support/shared_data.h"
 
-#include <QCoreApplication>
 #include <QAbstractButton>
 #include <QApplication>
-#include <QPushButton>
+#include <QCoreApplication>
 #include <QDir>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -89,7 +89,8 @@ void checkEveryTab(MainWindow& window, const QString& model)
         QTest::qWait(50); // the new tab's layout requests first
         window.resize(requested);
         QTest::qWait(100); // layouts and coalesced redraws settle
-        const QString scale = window.devicePixelRatio() > 1 ? QString("@%1x").arg(window.devicePixelRatio()) : QString();
+        const QString scale
+            = window.devicePixelRatio() > 1 ? QString("@%1x").arg(window.devicePixelRatio()) : QString();
         const QString name = QString("%1x%2%3-%4-%5")
                                  .arg(requested.width())
                                  .arg(requested.height())
@@ -170,8 +171,7 @@ TEST(LayoutScale, TabsHoldAtTwiceTheScale)
 {
     std::string output;
     const int rc = test::runCommand("QT_SCALE_FACTOR=2 AS_EXPECT_SCALE=2 timeout 900 '"
-            + QCoreApplication::applicationFilePath().toStdString()
-            + "' --gtest_filter='Sizes/Layout.*/1280x800' 2>&1",
+            + QCoreApplication::applicationFilePath().toStdString() + "' --gtest_filter='Sizes/Layout.*/1280x800' 2>&1",
         &output);
     EXPECT_EQ(rc, 0) << output;
     EXPECT_NE(output.find("[  PASSED  ] 3 tests."), std::string::npos) << output;

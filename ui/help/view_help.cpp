@@ -37,7 +37,8 @@ QHash<QString, QString> pages()
         { "Model view",
             tr("<h3>Model view</h3><p>Every layer (rows) by every head (columns) as a small head view: queries on "
                "each cell's left edge, keys on its right, lines for the strongest weights of each row. Long inputs "
-               "are drawn in blocks of tokens (each line joins two blocks, weighted by the mean attention between them). Hover a cell's "
+               "are drawn in blocks of tokens (each line joins two blocks, weighted by the mean attention between "
+               "them). Hover a cell's "
                "left or right half to follow one token's lines through the whole model; click a cell to open that "
                "head in the head view.</p>") },
         { "All heads",

@@ -201,22 +201,26 @@ void HeatmapView::setOptions(const HeatmapOptions& options) {
     m_redraw->schedule();
 }
 
-void HeatmapView::setLink(TokenLink* link) {
+void HeatmapView::setLink(TokenLink* link)
+{
     m_link = link;
     connect(link, &TokenLink::hoveredChanged, this, &HeatmapView::showLinked);
 }
 
-void HeatmapView::showLinked() {
+void HeatmapView::showLinked()
+{
     const LinkedTokens t = m_link ? m_link->hovered() : LinkedTokens {};
     const bool row = m_snapshot && t.query >= 0 && t.query < m_snapshot->numQueries();
     const bool column = m_snapshot && t.key >= 0 && t.key < m_snapshot->numKeys();
     if (row) {
         m_rowBand->topLeft->setCoords(-0.5, static_cast<double>(t.query) - 0.5);
-        m_rowBand->bottomRight->setCoords(static_cast<double>(m_snapshot->numKeys()) - 0.5, static_cast<double>(t.query) + 0.5);
+        m_rowBand->bottomRight->setCoords(
+            static_cast<double>(m_snapshot->numKeys()) - 0.5, static_cast<double>(t.query) + 0.5);
     }
     if (column) {
         m_columnBand->topLeft->setCoords(static_cast<double>(t.key) - 0.5, -0.5);
-        m_columnBand->bottomRight->setCoords(static_cast<double>(t.key) + 0.5, static_cast<double>(m_snapshot->numQueries()) - 0.5);
+        m_columnBand->bottomRight->setCoords(
+            static_cast<double>(t.key) + 0.5, static_cast<double>(m_snapshot->numQueries()) - 0.5);
     }
     if (!row && !column && !m_rowBand->visible() && !m_columnBand->visible()) return;
     m_rowBand->setVisible(row);
@@ -224,7 +228,8 @@ void HeatmapView::showLinked() {
     m_plot->layer("linked")->replot();
 }
 
-std::pair<int64_t, int64_t> HeatmapView::linkedBands() const {
+std::pair<int64_t, int64_t> HeatmapView::linkedBands() const
+{
     const auto middle = [](double a, double b) { return static_cast<int64_t>(std::lround((a + b) / 2)); };
     const QPointF rowA = m_rowBand->topLeft->coords(), rowB = m_rowBand->bottomRight->coords();
     const QPointF colA = m_columnBand->topLeft->coords(), colB = m_columnBand->bottomRight->coords();
@@ -232,7 +237,8 @@ std::pair<int64_t, int64_t> HeatmapView::linkedBands() const {
         m_columnBand->visible() ? middle(colA.x(), colB.x()) : -1 };
 }
 
-bool HeatmapView::eventFilter(QObject* watched, QEvent* event) {
+bool HeatmapView::eventFilter(QObject* watched, QEvent* event)
+{
     if (watched == m_plot && event->type() == QEvent::Leave && m_link) m_link->setHovered({});
     return QWidget::eventFilter(watched, event);
 }

@@ -143,7 +143,8 @@ void HeadGridView::mousePressEvent(QMouseEvent* event) {
 
 void HeadGridView::keyPressEvent(QKeyEvent* event) {
     if (!m_snapshot
-        || !handleGridKey(*event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
+        || !handleGridKey(
+            *event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
             [this](int64_t l, int64_t h) { setCurrent(l, h); }, [this] { emit headActivated(m_layer, m_head); }))
         QWidget::keyPressEvent(event);
 }
