@@ -25,10 +25,16 @@ bool BackgroundPicture::covers(PictureKey key, const QRectF& visible) const
     return m_key == key && !m_image.isNull() && m_area.contains(visible);
 }
 
-void BackgroundPicture::request(const QRectF& area, double dpr, PictureKey key, Draw draw)
+void BackgroundPicture::requestFor(const QRectF& visible, const QRectF& area, double dpr, PictureKey key, Draw draw)
 {
     const bool drawing = m_watcher.isRunning() || m_pending;
-    if (covers(key, area) || (drawing && m_wantedKey == key && m_wantedArea.contains(area))) return;
+    if (visible.isEmpty() || covers(key, visible) || (drawing && m_wantedKey == key && m_wantedArea.contains(visible)))
+        return;
+    request(area, dpr, key, std::move(draw));
+}
+
+void BackgroundPicture::request(const QRectF& area, double dpr, PictureKey key, Draw draw)
+{
     m_wantedArea = area;
     m_wantedDpr = dpr;
     m_wantedKey = key;

@@ -33,8 +33,10 @@ public:
     explicit BackgroundPicture(QObject* parent = nullptr);
     ~BackgroundPicture() override;
 
-    /// Draws `area` (logical pixels) at `dpr` on the worker, unless that is already drawn or being drawn.
-    void request(const QRectF& area, double dpr, PictureKey key, Draw draw);
+    /// Draws `area` (logical pixels) at `dpr` on the worker, superseding a drawing in progress, unless the picture of
+    /// `key` covers `visible` or one that will is being drawn (so scrolling within the margin of the last drawing
+    /// starts none).
+    void requestFor(const QRectF& visible, const QRectF& area, double dpr, PictureKey key, Draw draw);
     /// The picture for `key` covers `visible`.
     bool covers(PictureKey key, const QRectF& visible) const;
     const QImage& image() const { return m_image; }
@@ -46,6 +48,7 @@ signals:
     void drawn();
 
 private:
+    void request(const QRectF& area, double dpr, PictureKey key, Draw draw);
     void startNext();
     void finished();
 

@@ -162,14 +162,14 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
         if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
         const QRectF visible = visibleRegion().boundingRect();
         // A screen above and below as well, so that scrolling a little needs no new drawing.
-        if (!visible.isEmpty())
-            m_picture->request(visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
-                devicePixelRatioF(), m_key,
-                [r = request(QRectF())](
-                    QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
-                    r.area = area;
-                    return drawAttentionLines(painter, r, cancelled);
-                });
+        m_picture->requestFor(visible,
+            visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
+            devicePixelRatioF(), m_key,
+            [r = request(QRectF())](
+                QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
+                r.area = area;
+                return drawAttentionLines(painter, r, cancelled);
+            });
     }
     // Queries on the left, keys on the right (they differ for cross-attention); the focus tokens highlighted.
     const int64_t lines = std::max(m_snapshot->numQueries(), m_snapshot->numKeys());

@@ -180,13 +180,14 @@ void ModelView::paintEvent(QPaintEvent* event)
     }
     const QRectF visible = visibleRegion().boundingRect();
     if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
-    if (!visible.isEmpty())
-        m_picture->request(visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
-            devicePixelRatioF(), m_key,
-            [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
-                QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
-                return drawModelLines(painter, area, cancelled, s, size, hovered);
-            });
+    // A screen above and below as well, so that scrolling a little needs no new drawing.
+    m_picture->requestFor(visible,
+        visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())), devicePixelRatioF(),
+        m_key,
+        [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
+            QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
+            return drawModelLines(painter, area, cancelled, s, size, hovered);
+        });
     p.setPen(QPen(palette().highlight().color(), 3));
     p.setBrush(Qt::NoBrush);
     p.drawRect(cellRect(m_layer, m_head).adjusted(-3, -3, 2, 2));
