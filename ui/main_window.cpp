@@ -7,6 +7,7 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
+#include "help/first_run_hint.h"
 #include "help/help_menu.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
@@ -15,6 +16,8 @@
 #include "widgets/backend_menu.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
+#include "widgets/model_view.h"
+#include "widgets/token_link.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 #include "widgets/token_chips_view.h"
@@ -92,6 +95,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_tabs->setObjectName("viewTabs");
     m_tabs->addTab(m_heatmap, tr("&Heatmap"));
     m_tabs->addTab(scrolled(m_lines), tr("Head &view"));
+    m_model = new ModelView;
+    m_tabs->addTab(scrolled(m_model), tr("M&odel view"));
     m_tabs->addTab(scrolled(m_grid), tr("&All heads"));
     m_tabs->addTab(m_stats, tr("&Statistics"));
     // Every tab is a client of the one engine (m_controller): one thread, one copy of each model, one backend.
@@ -235,6 +240,17 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
     });
+    connect(m_model, &ModelView::headActivated, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_tabs->setCurrentIndex(m_tabs->indexOf(m_lines->parentWidget()->parentWidget())); // its scroll area
+    });
+    // Linked hover: the token under the mouse in any of these is highlighted in all of them.
+    m_link = new TokenLink(this);
+    m_chips->setLink(m_link, TokenChipsView::Side::Source);
+    m_targetChips->setLink(m_link, TokenChipsView::Side::Target);
+    m_heatmap->setLink(m_link);
+    m_lines->setLink(m_link);
+    m_model->setLink(m_link);
 }
 
 MainWindow::~MainWindow() = default;
@@ -258,17 +274,22 @@ void MainWindow::buildDocks() {
     m_live = new QCheckBox(tr("&Live"));
     m_live->setChecked(true);
     m_live->setToolTip(tr("Run the model whenever the input changes"));
+    m_input->setToolTip(tr("The model's input text; it is tokenized as you type, Enter runs it"));
     m_runButton = new QPushButton(tr("&Run"));
     m_cancelButton = new QPushButton(tr("&Cancel"));
     m_cancelButton->setEnabled(false);
+    m_runButton->setToolTip(tr("Run the model on the input (Ctrl+Return)"));
+    m_cancelButton->setToolTip(tr("Stop the run in progress (Esc)"));
     m_chips = new TokenChipsView;
     m_chips->setObjectName("sourceChips");
     // Encoder-decoders only: the teacher-forced target and which attention the views show.
     m_target = new QLineEdit;
     m_target->setObjectName("targetText");
+    m_target->setToolTip(tr("The decoder's side, teacher-forced after the source"));
     m_target->setPlaceholderText(tr("Target (decoder) text, teacher-forced: empty runs the start token alone"));
     m_kindBox = new QComboBox;
     m_kindBox->setObjectName("attentionKind");
+    m_kindBox->setToolTip(tr("Which attention the views show: cross, encoder self or decoder self"));
     fillAttentionKinds(m_kindBox, true);
     m_targetChips = new TokenChipsView;
     m_targetChips->setObjectName("targetChips");
@@ -309,9 +330,11 @@ void MainWindow::buildDocks() {
     m_layerBox = new QSpinBox;
     m_layerBox->setObjectName("layerBox");
     m_layerBox->setPrefix(tr("layer "));
+    m_layerBox->setToolTip(tr("The layer every view shows (Ctrl+[ / Ctrl+])"));
     m_headBox = new QSpinBox;
     m_headBox->setObjectName("headBox");
     m_headBox->setPrefix(tr("head "));
+    m_headBox->setToolTip(tr("The head every view shows ([ / ])"));
     headBar->addWidget(m_layerBox);
     headBar->addWidget(m_headBox);
     const auto apply = [this] { setCurrentHead(m_layerBox->value(), m_headBox->value()); };
@@ -320,6 +343,7 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::openDemo(const DemoModel& demo) {
+    FirstRunHint::showOnce(this, demo.title);
     // Models load on worker threads: the sample runs once its tab says the model is there.
     if (!demo.sampleImage.isEmpty()) {
         connect(m_vision->controller(), &VisionController::modelOpened, this,
@@ -493,6 +517,8 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_heatmap->setSnapshot(m_snapshot);
     m_grid->setSnapshot(m_snapshot);
     m_lines->setSnapshot(m_snapshot);
+    m_model->setSnapshot(m_snapshot);
+    m_link->setCross(m_snapshot->isCross());
     m_stats->setSnapshot(m_snapshot);
     setCurrentHead(m_layerBox->value(), m_headBox->value());
     const QString tokens = m_snapshot->isCross()
@@ -519,6 +545,7 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
     m_grid->setCurrent(layer, head);
     m_lines->setLayer(layer);
     m_lines->setHeads({ head });
+    m_model->setCurrent(layer, head);
     m_decode->setHead(layer, head);
 }
 

@@ -31,6 +31,8 @@ class HeatmapView;
 class MechanismsPanel;
 class HeadGridView;
 class HeadLinesView;
+class ModelView;
+class TokenLink;
 class StatsView;
 class TokenChipsView;
 class VisionView;
@@ -70,6 +72,8 @@ public:
     HeatmapView* heatmapView() const { return m_heatmap; }
     HeadGridView* gridView() const { return m_grid; }
     HeadLinesView* linesView() const { return m_lines; }
+    ModelView* modelView() const { return m_model; }
+    TokenLink* tokenLink() const { return m_link; }
     StatsView* statsView() const { return m_stats; }
     DecodePanel* decodePanel() const { return m_decode; }
     AlignmentPanel* alignmentPanel() const { return m_align; }
@@ -127,6 +131,8 @@ private:
     HeatmapView* m_heatmap = nullptr;
     HeadGridView* m_grid = nullptr;
     HeadLinesView* m_lines = nullptr;
+    ModelView* m_model = nullptr;
+    TokenLink* m_link = nullptr;
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
     AlignmentPanel* m_align = nullptr;

@@ -25,7 +25,7 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
     // Saves the view tabs [first, last) and quits after the last one.
     const auto shoot = [&window, dir](int first, int last) {
         QTimer::singleShot(300, &window, [&window, dir, first, last] {
-            const char* names[] = { "heatmap", "head-view", "all-heads", "statistics" };
+            const char* names[] = { "heatmap", "head-view", "model-view", "all-heads", "statistics" };
             for (int i = first; i < window.tabs()->count() && i < last; ++i) {
                 window.tabs()->setCurrentIndex(i);
                 window.heatmapView()->flushRedraw();
@@ -37,7 +37,7 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
                     return;
                 }
             }
-            if (last == 4) QApplication::quit();
+            if (last == 5) QApplication::quit();
         });
     };
     // The heatmap is saved as soon as the first view is on screen (its time is the first-head latency that
@@ -47,11 +47,11 @@ void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) 
         [&window, shoot] {
             const attn::ui::SnapshotPtr shown = window.snapshot();
             if (!shown || !shown->source() || shown->statsReady(shown->numLayers() - 1, shown->numHeads() - 1))
-                return shoot(0, 4);
+                return shoot(0, 5);
             shoot(0, 1);
             QObject::connect(window.controller(), &attn::ui::EngineController::statsProgress, &window,
                 [shoot](int done, int total) {
-                    if (done == total) shoot(1, 4);
+                    if (done == total) shoot(1, 5);
                 });
         },
         Qt::SingleShotConnection);

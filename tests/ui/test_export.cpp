@@ -8,7 +8,10 @@
 #include "main_window.h"
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
+#include "plots/stats_view.h"
 #include "support/shared_data.h"
+#include "widgets/head_grid_view.h"
+#include "widgets/head_lines_view.h"
 
 #include <QFile>
 #include <QImage>
@@ -381,10 +384,15 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
     auto* menu = window.findChild<ExportMenu*>("exportMenu");
     ASSERT_NE(menu, nullptr);
     const std::string dir = test::makeTempDir("ui-export-menu");
-    for (int tab = 0; tab < 4; ++tab) {
-        window.tabs()->setCurrentIndex(tab);
+    // The four views a recipe reproduces (the model view's tab exports as a picture of the widget).
+    const std::vector<QWidget*> views { window.heatmapView(), window.linesView(), window.gridView(),
+        window.statsView() };
+    for (QWidget* view : views) {
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            if (window.tabs()->widget(i) == view || window.tabs()->widget(i)->isAncestorOf(view))
+                window.tabs()->setCurrentIndex(i);
         FigureRecipe recipe;
-        ASSERT_TRUE(menu->currentRecipe(&recipe)) << tab;
+        ASSERT_TRUE(menu->currentRecipe(&recipe)) << view->objectName().toStdString();
         EXPECT_EQ(recipe.layer, 3);
         EXPECT_EQ(recipe.head, 5);
         EXPECT_EQ(recipe.text, kPrompt); // beside the ids, for people reading the recipe

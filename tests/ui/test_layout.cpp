@@ -2,7 +2,8 @@
 // Layout at the sizes people use (1024x700, 1280x800, 2560x1440), every tab, on stories260K with a long input:
 // the window fits, plots keep a readable size, no two buttons overlap, no visible widget is squeezed below its
 // minimum size hint. The demos cover the Vision and Alignment tabs.
-// AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at.
+// AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at. LayoutScale runs the 1280x800
+// cases again in a child process at QT_SCALE_FACTOR=2 (a 2560x1600 HiDPI screen): the same geometry must hold.
 #include "align/alignment_panel.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -14,8 +15,9 @@
 
 #include <QAbstractButton>
 #include <QApplication>
-#include <QPushButton>
+#include <QCoreApplication>
 #include <QDir>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -87,8 +89,12 @@ void checkEveryTab(MainWindow& window, const QString& model)
         QTest::qWait(50); // the new tab's layout requests first
         window.resize(requested);
         QTest::qWait(100); // layouts and coalesced redraws settle
-        const QString name
-            = QString("%1x%2-%3-%4").arg(requested.width()).arg(requested.height()).arg(model, tabName(*tabs, i));
+        const QString scale
+            = window.devicePixelRatio() > 1 ? QString("@%1x").arg(window.devicePixelRatio()) : QString();
+        const QString name = QString("%1x%2%3-%4-%5")
+                                 .arg(requested.width())
+                                 .arg(requested.height())
+                                 .arg(scale, model, tabName(*tabs, i));
         EXPECT_LE(window.minimumSizeHint().width(), requested.width()) << name.toStdString() << ": too wide";
         EXPECT_LE(window.minimumSizeHint().height(), requested.height()) << name.toStdString() << ": too tall";
         EXPECT_EQ(window.width(), requested.width()) << name.toStdString() << " min " << window.minimumSize().width() << " layout min " << window.layout()->minimumSize().width() << " hint " << window.minimumSizeHint().width();
@@ -113,6 +119,10 @@ protected:
         window.setProperty("requestedSize", GetParam());
         window.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        // In LayoutScale's child process the window must really be at that scale.
+        if (qEnvironmentVariableIsSet("AS_EXPECT_SCALE")) {
+            ASSERT_EQ(window.devicePixelRatio(), qEnvironmentVariable("AS_EXPECT_SCALE").toDouble());
+        }
     }
 };
 
@@ -155,6 +165,16 @@ TEST_P(Layout, TranslationTabsHoldAtThisSize)
     QTRY_VERIFY_WITH_TIMEOUT(window.findChild<AlignmentPanel*>()->score().has_value() || window.snapshot(), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->isCross(), 60000);
     checkEveryTab(window, "marian");
+}
+
+TEST(LayoutScale, TabsHoldAtTwiceTheScale)
+{
+    std::string output;
+    const int rc = test::runCommand("QT_SCALE_FACTOR=2 AS_EXPECT_SCALE=2 timeout 900 '"
+            + QCoreApplication::applicationFilePath().toStdString() + "' --gtest_filter='Sizes/Layout.*/1280x800' 2>&1",
+        &output);
+    EXPECT_EQ(rc, 0) << output;
+    EXPECT_NE(output.find("[  PASSED  ] 3 tests."), std::string::npos) << output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Layout, ::testing::Values(QSize(1024, 700), QSize(1280, 800), QSize(2560, 1440)),

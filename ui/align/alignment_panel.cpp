@@ -58,6 +58,14 @@ AlignmentPanel::AlignmentPanel(EngineController* engine, QWidget* parent)
     m_goldPath->setPlaceholderText(tr("Gold alignment file (optional: Pharaoh i-j / i?j or NAACL)"));
     m_goldSentence->setPrefix(tr("sentence "));
     m_goldSentence->setRange(0, 1000000);
+    m_goldSentence->setToolTip(tr("Which sentence of the gold file is the shown pair (0-based)"));
+    m_source->setToolTip(tr("The sentence to translate"));
+    m_reference->setToolTip(tr("A translation to align teacher-forced; empty: the model's own (beam) translation"));
+    m_goldPath->setToolTip(tr("Human word alignments to score the attention against (AER, precision, recall)"));
+    m_reversePath->setToolTip(tr("The target-to-source direction, for the symmetrized rules"));
+    m_layer->setToolTip(tr("The layer whose cross-attention aligns (or the mean of layers)"));
+    m_heads->setToolTip(tr("The head, or the mean of the layer's heads"));
+    m_alignButton->setToolTip(tr("Translate (or teacher-force the reference) and align"));
     m_beamWidth->setObjectName("beamWidth");
     m_beamWidth->setPrefix(tr("beams "));
     m_beamWidth->setRange(0, 16);
@@ -91,6 +99,7 @@ AlignmentPanel::AlignmentPanel(EngineController* engine, QWidget* parent)
     m_message->setStyleSheet("QLabel { color: #8a1111; }");
 
     auto* browse = new QPushButton(tr("Gold…"));
+    browse->setToolTip(tr("Choose a gold alignment file"));
     auto* inputs = new QFormLayout;
     auto* sourceRow = new QHBoxLayout;
     sourceRow->addWidget(m_source, 1);
@@ -105,6 +114,8 @@ AlignmentPanel::AlignmentPanel(EngineController* engine, QWidget* parent)
     inputs->addRow(tr("Gold"), goldRow);
     auto* reverseModel = new QPushButton(tr("Model…"));
     auto* reverseFile = new QPushButton(tr("File…"));
+    reverseModel->setToolTip(tr("Choose a reverse-direction model folder"));
+    reverseFile->setToolTip(tr("Choose a Pharaoh file of reverse-direction links"));
     auto* reverseRow = new QHBoxLayout;
     reverseRow->addWidget(m_reversePath, 1);
     reverseRow->addWidget(reverseModel);

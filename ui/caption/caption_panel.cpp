@@ -134,6 +134,13 @@ QWidget* CaptionPanel::buildControls()
     m_stepButton->setToolTip(tr("One more word (Right)"));
     m_backButton->setToolTip(tr("Drop the last word (Left)"));
     m_runButton->setToolTip(tr("Generate to the end of the caption / pause (Space)"));
+    open->setToolTip(tr("Open an image to caption (or drop one on the window)"));
+    m_strategy->setToolTip(tr("Greedy, beam search or sampling"));
+    m_beam->setToolTip(tr("Beam search width"));
+    m_temperature->setToolTip(tr("Sampling temperature: below 1 sharper, above 1 flatter"));
+    m_seed->setToolTip(tr("Random seed of the sampler"));
+    m_maxWords->setToolTip(tr("Stop after this many words"));
+    m_resetButton->setToolTip(tr("Back to no word"));
     auto* bar = new QWidget;
     auto* h = new QHBoxLayout(bar);
     h->setContentsMargins(0, 0, 0, 0);
@@ -153,6 +160,11 @@ QWidget* CaptionPanel::buildViewBar()
     m_opacity->setMaximumWidth(100);
     m_opacity->setToolTip(tr("Overlay opacity"));
     auto* exportButton = new QToolButton;
+    exportButton->setToolTip(tr("Export the word strip as a figure or its data"));
+    m_layer->setToolTip(tr("The decoder layer whose cross-attention the overlays show (or the mean)"));
+    m_head->setToolTip(tr("The head, or the mean of the layer's heads"));
+    m_colormap->setToolTip(tr("How weights map to colours"));
+    m_smooth->setToolTip(tr("Interpolate between patches instead of drawing one block per patch"));
     exportButton->setText(tr("Export"));
     exportButton->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(exportButton);

@@ -124,6 +124,7 @@ QWidget* DecodePanel::buildControls()
 {
     m_prompt = new QLineEdit;
     m_prompt->setObjectName("decodePrompt");
+    m_prompt->setToolTip(tr("The prompt to decode from; Enter starts it"));
     m_promptButton = new QPushButton(tr("Pro&mpt"));
     m_promptButton->setObjectName("promptButton");
     m_promptButton->setToolTip(tr("Start over from the prompt"));
@@ -134,11 +135,13 @@ QWidget* DecodePanel::buildControls()
     m_backButton = new QPushButton(tr("&Back"));
     m_backButton->setToolTip(tr("Remove the last token (Left)"));
     m_resetButton = new QPushButton(tr("Rese&t"));
+    m_resetButton->setToolTip(tr("Clear the timeline and its branches"));
     for (QPushButton* b : { m_promptButton, m_stepButton, m_runButton, m_backButton, m_resetButton })
         b->setFocusPolicy(Qt::TabFocus); // clicks must not steal the arrow keys from the panel
 
     m_greedy = new QCheckBox(tr("&Greedy"));
     m_greedy->setChecked(true);
+    m_greedy->setToolTip(tr("Always take the most likely token; off: sample with the settings beside"));
     m_temperature = new QDoubleSpinBox;
     m_temperature->setPrefix(tr("T "));
     m_temperature->setRange(0.01, 5.0);
@@ -157,6 +160,10 @@ QWidget* DecodePanel::buildControls()
     m_seed->setPrefix(tr("seed "));
     m_seed->setRange(1, INT_MAX);
     m_seed->setValue(42);
+    m_temperature->setToolTip(tr("Sampling temperature: below 1 sharper, above 1 flatter"));
+    m_topK->setToolTip(tr("Sample among the k most likely tokens only (0: off)"));
+    m_topP->setToolTip(tr("Sample among the most likely tokens that make up this probability (nucleus)"));
+    m_seed->setToolTip(tr("Random seed of the sampler: the same seed gives the same tokens"));
     for (QWidget* w : std::initializer_list<QWidget*> { m_temperature, m_topK, m_topP, m_seed })
         w->setEnabled(false);
 

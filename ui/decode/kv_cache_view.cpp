@@ -21,6 +21,7 @@ KvCacheView::KvCacheView(QWidget* parent)
 {
     setObjectName("kvCacheView");
     m_layerBox->setPrefix(tr("layer "));
+    m_layerBox->setToolTip(tr("The layer whose key and value norms are plotted"));
     m_label->setObjectName("kvCacheSummary");
     m_label->setWordWrap(true); // a sentence; unwrapped it set the panel's minimum width
     auto* row = new QHBoxLayout;

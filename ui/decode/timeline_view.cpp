@@ -19,6 +19,7 @@ TimelineView::TimelineView(QWidget* parent)
 {
     setObjectName("timelineView");
     m_slider->setObjectName("timelineSlider");
+    m_slider->setToolTip(tr("Scrub through the decoded steps: every view shows that step as it was"));
     m_slider->setRange(0, 0);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

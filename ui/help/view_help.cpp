@@ -30,7 +30,17 @@ QHash<QString, QString> pages()
         { "Head view",
             tr("<h3>Head view</h3><p>BertViz's picture: the tokens twice, queries on the left and keys on the "
                "right, with a line from each query to each key whose width and opacity grow with the attention "
-               "weight. Each selected head has its own colour; click a token to show only its lines.</p>") },
+               "weight (opacity relative to the row's strongest key). Each selected head has its own colour; click "
+               "a swatch to add or remove a head.</p><p><b>Hover</b> a left token to see what it attends to, a right "
+               "token to see what attends to it (attended by); <b>click</b> to keep that token's lines. The "
+               "hovered token is highlighted in the token chips, the heatmap and the model view too.</p>") },
+        { "Model view",
+            tr("<h3>Model view</h3><p>Every layer (rows) by every head (columns) as a small head view: queries on "
+               "each cell's left edge, keys on its right, lines for the strongest weights of each row. Long inputs "
+               "are drawn in blocks of tokens (each line joins two blocks, weighted by the mean attention between "
+               "them). Hover a cell's "
+               "left or right half to follow one token's lines through the whole model; click a cell to open that "
+               "head in the head view.</p>") },
         { "All heads",
             tr("<h3>All heads</h3><p>Every layer (rows) by every head (columns) as a small heatmap of the same "
                "input, to spot patterns at a glance: a diagonal band is a previous-token head, a bright first column "

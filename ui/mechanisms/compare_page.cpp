@@ -47,6 +47,8 @@ ComparePage::ComparePage(QWidget* parent)
     for (Colormap map : allColormaps())
         colormap->addItem(colormapName(map), static_cast<int>(map));
     auto* scale = new QComboBox;
+    colormap->setToolTip(tr("How weights map to colours, in both maps"));
+    scale->setToolTip(tr("Linear, log10 or per-row scaling, in both maps"));
     scale->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
     scale->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
     scale->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));

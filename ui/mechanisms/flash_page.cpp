@@ -29,6 +29,8 @@ FlashPage::FlashPage(QWidget* parent)
 {
     m_bq = new QSpinBox;
     m_bk = new QSpinBox;
+    m_bq->setToolTip(tr("Query rows per tile"));
+    m_bk->setToolTip(tr("Key columns per tile"));
     for (QSpinBox* box : { m_bq, m_bk }) {
         box->setRange(1, 512);
         box->setValue(4);
@@ -36,6 +38,7 @@ FlashPage::FlashPage(QWidget* parent)
     }
     m_step = new QSlider(Qt::Horizontal);
     m_step->setObjectName("flashStep");
+    m_step->setToolTip(tr("Step through the tiles in the order the kernel visits them"));
     m_stepLabel = new QLabel;
     m_summary = new QLabel;
     m_summary->setWordWrap(true);

@@ -18,6 +18,7 @@ GqaPage::GqaPage(QWidget* parent)
     m_groups = new QSpinBox;
     m_groups->setRange(1, 256);
     m_groups->setValue(1);
+    m_groups->setToolTip(tr("Key/value heads shared by the query heads (1: multi-query)"));
     connect(m_groups, &QSpinBox::editingFinished, this, &GqaPage::groupsChanged);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);

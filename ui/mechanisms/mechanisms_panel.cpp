@@ -91,6 +91,16 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_status = new QLabel;
     m_status->setObjectName("mechanismStatus");
     m_status->setWordWrap(true);
+    m_source->setToolTip(tr("Compare on a model head's q, k, v or on random ones"));
+    m_layer->setToolTip(tr("The model head's layer"));
+    m_head->setToolTip(tr("The model head"));
+    m_tokensCount->setToolTip(tr("Number of synthetic tokens"));
+    m_dk->setToolTip(tr("Head dimension of the synthetic q and k"));
+    m_seed->setToolTip(tr("Random seed of the synthetic input and of randomized variants"));
+    m_family->setToolTip(tr("The attention variant compared with exact softmax attention"));
+    m_params->setToolTip(tr("The variant's parameters, e.g. k=16 or m=64 (empty: its defaults)"));
+    m_run->setToolTip(tr("Compute the variant and its error against exact attention"));
+    m_cancel->setToolTip(tr("Stop the computation in progress"));
 
     auto* controls = new QGridLayout;
     controls->setContentsMargins(4, 4, 4, 0);

@@ -6,6 +6,7 @@
 #include "plots/heatmap_minimap.h"
 #include "plots/overview_image.h"
 #include "widgets/redraw_coalescer.h"
+#include "widgets/token_link.h"
 
 #include <qcustomplot.h>
 
@@ -67,17 +68,21 @@ HeatmapView::HeatmapView(QWidget* parent)
     , m_redraw(new RedrawCoalescer(this, [this] { rebuild(); })) {
     m_colormapBox = new QComboBox(this);
     m_colormapBox->setObjectName("heatmapColormap");
+    m_colormapBox->setToolTip(tr("How weights map to colours"));
     for (Colormap map : allColormaps())
         m_colormapBox->addItem(colormapName(map), static_cast<int>(map));
     m_scaleBox = new QComboBox(this);
     m_scaleBox->setObjectName("heatmapScale");
+    m_scaleBox->setToolTip(tr("Linear, log10 (small weights visible) or each row stretched to its maximum"));
     m_scaleBox->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
     m_scaleBox->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
     m_scaleBox->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));
     m_excludeFirst = new QCheckBox(tr("E&xclude first token"), this);
     m_excludeFirst->setToolTip(tr("Hide key 0 (often an attention sink) and renormalize the other keys"));
     m_showMask = new QCheckBox(tr("Show &mask"), this);
+    m_showMask->setToolTip(tr("Show where the structural mask (causal, padding, window) lets a query see a key"));
     auto* reset = new QPushButton(tr("&Reset zoom"), this);
+    reset->setToolTip(tr("Show the whole matrix again (the wheel zooms, dragging pans)"));
 
     m_controls = new QWidget(this);
     auto* controls = new QHBoxLayout(m_controls);
@@ -109,6 +114,17 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_plot->yAxis->setRangeReversed(true);
+    // The linked-hover bands live on their own buffered layer: moving them repaints that layer alone.
+    m_plot->addLayer("linked", m_plot->layer("main"), QCustomPlot::limAbove);
+    m_plot->layer("linked")->setMode(QCPLayer::lmBuffered);
+    for (QCPItemRect** band : { &m_rowBand, &m_columnBand }) {
+        *band = new QCPItemRect(m_plot);
+        (*band)->setLayer("linked");
+        (*band)->setPen(QPen(QColor(255, 255, 255, 220), 1.5));
+        (*band)->setBrush(QColor(255, 255, 255, 60));
+        (*band)->setVisible(false);
+    }
+    m_plot->installEventFilter(this);
 
     m_minimap = new HeatmapMinimap(this);
     m_jump = new QSpinBox(this);
@@ -183,6 +199,48 @@ void HeatmapView::setOptions(const HeatmapOptions& options) {
     m_excludeFirst->setChecked(options.excludeFirstToken);
     m_showMask->setChecked(options.showMask);
     m_redraw->schedule();
+}
+
+void HeatmapView::setLink(TokenLink* link)
+{
+    m_link = link;
+    connect(link, &TokenLink::hoveredChanged, this, &HeatmapView::showLinked);
+}
+
+void HeatmapView::showLinked()
+{
+    const LinkedTokens t = m_link ? m_link->hovered() : LinkedTokens {};
+    const bool row = m_snapshot && t.query >= 0 && t.query < m_snapshot->numQueries();
+    const bool column = m_snapshot && t.key >= 0 && t.key < m_snapshot->numKeys();
+    if (row) {
+        m_rowBand->topLeft->setCoords(-0.5, static_cast<double>(t.query) - 0.5);
+        m_rowBand->bottomRight->setCoords(
+            static_cast<double>(m_snapshot->numKeys()) - 0.5, static_cast<double>(t.query) + 0.5);
+    }
+    if (column) {
+        m_columnBand->topLeft->setCoords(static_cast<double>(t.key) - 0.5, -0.5);
+        m_columnBand->bottomRight->setCoords(
+            static_cast<double>(t.key) + 0.5, static_cast<double>(m_snapshot->numQueries()) - 0.5);
+    }
+    if (!row && !column && !m_rowBand->visible() && !m_columnBand->visible()) return;
+    m_rowBand->setVisible(row);
+    m_columnBand->setVisible(column);
+    m_plot->layer("linked")->replot();
+}
+
+std::pair<int64_t, int64_t> HeatmapView::linkedBands() const
+{
+    const auto middle = [](double a, double b) { return static_cast<int64_t>(std::lround((a + b) / 2)); };
+    const QPointF rowA = m_rowBand->topLeft->coords(), rowB = m_rowBand->bottomRight->coords();
+    const QPointF colA = m_columnBand->topLeft->coords(), colB = m_columnBand->bottomRight->coords();
+    return { m_rowBand->visible() ? middle(rowA.y(), rowB.y()) : -1,
+        m_columnBand->visible() ? middle(colA.x(), colB.x()) : -1 };
+}
+
+bool HeatmapView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::Leave && m_link) m_link->setHovered({});
+    return QWidget::eventFilter(watched, event);
 }
 
 void HeatmapView::setControlsVisible(bool visible) { m_controls->setVisible(visible); }
@@ -360,11 +418,13 @@ QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
 void HeatmapView::onMouseMove(QMouseEvent* event) {
     if (m_matrix.values.empty() || !m_plot->axisRect()->rect().contains(event->pos())) {
         QToolTip::hideText();
+        if (m_link) m_link->setHovered({});
         return;
     }
     const auto col = static_cast<int64_t>(std::lround(m_plot->xAxis->pixelToCoord(event->pos().x())));
     const auto row = static_cast<int64_t>(std::lround(m_plot->yAxis->pixelToCoord(event->pos().y())));
     const QString text = cellToolTip(row, col);
+    if (m_link) m_link->setHovered(text.isEmpty() ? LinkedTokens {} : LinkedTokens { row, col });
     if (text.isEmpty())
         QToolTip::hideText();
     else

@@ -9,6 +9,7 @@
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
+class QCPItemRect;
 class QCPTextElement;
 class QComboBox;
 class QCheckBox;
@@ -19,6 +20,7 @@ namespace attn::ui {
 
 class HeatmapMinimap;
 class RedrawCoalescer;
+class TokenLink;
 
 /// Names for a heatmap of something other than one head's attention (empty fields keep the defaults).
 struct HeatmapCaption {
@@ -42,6 +44,11 @@ public:
     void setOptions(const HeatmapOptions& options);
     /// Renames the title, axes and colour bar (panels that show other matrices).
     void setCaption(const HeatmapCaption& caption);
+    /// Linked hover: the hovered cell's query and key go to `link`; the tokens hovered anywhere get a row and a column
+    /// band here.
+    void setLink(TokenLink* link);
+    /// The query row and key column the linked-hover bands mark now (-1: that band is hidden).
+    std::pair<int64_t, int64_t> linkedBands() const;
     /// Hides the colormap / scale / mask row (panels that set those for several views at once).
     void setControlsVisible(bool visible);
 
@@ -64,8 +71,13 @@ public:
     /// Lays the plot out at `size` without showing it and fits the token labels to that size (offscreen exports).
     void layoutPlot(const QSize& size);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild();
+    /// Places the row and column bands of the linked tokens.
+    void showLinked();
     /// More tokens than one window draws token by token.
     bool isLong() const;
     /// The matrix, window or overview level the current zoom shows.
@@ -90,6 +102,9 @@ private:
     QWidget* m_side = nullptr;
     HeatmapMinimap* m_minimap = nullptr;
     QSpinBox* m_jump = nullptr;
+    TokenLink* m_link = nullptr;
+    QCPItemRect* m_rowBand = nullptr;
+    QCPItemRect* m_columnBand = nullptr;
 
     SnapshotPtr m_snapshot;
     int64_t m_layer = 0;

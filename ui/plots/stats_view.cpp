@@ -71,6 +71,7 @@ bool StatsView::isPositional(Metric metric) {
 StatsView::StatsView(QWidget* parent)
     : QWidget(parent) {
     m_metricBox = new QComboBox(this);
+    m_metricBox->setToolTip(tr("The statistic the layers x heads map shows"));
     m_metricBox->setObjectName("statsMetric");
     for (int m = 0; m < MetricCount; ++m)
         m_metricBox->addItem(metricName(static_cast<Metric>(m)), m);

@@ -76,6 +76,12 @@ VisionView::VisionView(EngineController* engine, QWidget* parent)
     m_opacity->setMaximumWidth(100);
     m_opacity->setToolTip(tr("Overlay opacity"));
     m_showGrid->setChecked(true);
+    openButton->setToolTip(tr("Open an image to classify (or drop one on the window)"));
+    m_layerBox->setToolTip(tr("The layer whose attention the overlay shows"));
+    m_headBox->setToolTip(tr("The head, or the mean of the layer's heads"));
+    m_colormapBox->setToolTip(tr("How weights map to colours"));
+    m_smooth->setToolTip(tr("Interpolate between patches instead of drawing one block per patch"));
+    m_showGrid->setToolTip(tr("Draw the patch grid over the image"));
     m_style.opacity = kDefaultOpacityPercent / 100.0;
     m_queryLabel->setMinimumWidth(80);
     m_queryLabel->setToolTip(tr("The token whose attention is shown: click a patch in a map to select it"));

@@ -2,6 +2,7 @@
 #include "widgets/head_grid_view.h"
 
 #include "plots/overview_image.h"
+#include "widgets/head_grid_keys.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -148,29 +149,11 @@ void HeadGridView::mousePressEvent(QMouseEvent* event) {
 }
 
 void HeadGridView::keyPressEvent(QKeyEvent* event) {
-    if (!m_snapshot) return QWidget::keyPressEvent(event);
-    int64_t l = m_layer, h = m_head;
-    switch (event->key()) {
-    case Qt::Key_Left:
-        h = std::max<int64_t>(0, h - 1);
-        break;
-    case Qt::Key_Right:
-        h = std::min(m_snapshot->numHeads() - 1, h + 1);
-        break;
-    case Qt::Key_Up:
-        l = std::max<int64_t>(0, l - 1);
-        break;
-    case Qt::Key_Down:
-        l = std::min(m_snapshot->numLayers() - 1, l + 1);
-        break;
-    case Qt::Key_Return:
-    case Qt::Key_Enter:
-        emit headActivated(m_layer, m_head);
-        return;
-    default:
-        return QWidget::keyPressEvent(event);
-    }
-    setCurrent(l, h);
+    if (!m_snapshot
+        || !handleGridKey(
+            *event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
+            [this](int64_t l, int64_t h) { setCurrent(l, h); }, [this] { emit headActivated(m_layer, m_head); }))
+        QWidget::keyPressEvent(event);
 }
 
 } // namespace attn::ui

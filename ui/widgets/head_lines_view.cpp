@@ -3,9 +3,9 @@
 
 #include "model/token_text.h"
 
+#include <QBackingStore>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
 
 #include <algorithm>
 
@@ -16,60 +16,130 @@ constexpr int kRowHeight = 20;
 constexpr int kTop = 44; // head swatches above the token columns
 constexpr int kColumnWidth = 130;
 constexpr int kSpan = 260; // distance between the two columns, where the lines go
+constexpr int kLeft = 10;
 }
 
 HeadLinesView::HeadLinesView(QWidget* parent)
-    : QWidget(parent) {
+    : QWidget(parent)
+    , m_link(new TokenLink(this))
+    , m_picture(new BackgroundPicture(this))
+{
     setObjectName("headLines");
-    setMouseTracking(false);
+    setMouseTracking(true);
+    connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
+    connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
 }
 
-QColor HeadLinesView::headColor(int64_t head) {
+QColor HeadLinesView::headColor(int64_t head)
+{
     static const QColor colors[] = { QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
         QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
         QColor(188, 189, 34), QColor(23, 190, 207) };
     return colors[head % 10];
 }
 
-void HeadLinesView::setSnapshot(SnapshotPtr snapshot) {
+void HeadLinesView::setSnapshot(SnapshotPtr snapshot)
+{
     m_snapshot = std::move(snapshot);
-    if (m_snapshot && m_selected >= m_snapshot->numQueries()) m_selected = -1;
+    if (m_snapshot && m_pinned.query >= m_snapshot->numQueries()) m_pinned.query = -1;
+    if (m_snapshot && m_pinned.key >= m_snapshot->numKeys()) m_pinned.key = -1;
     updateGeometry();
-    update();
+    changed(true);
 }
 
-void HeadLinesView::setLayer(int64_t layer) {
+void HeadLinesView::setLayer(int64_t layer)
+{
     m_layer = layer;
-    update();
+    changed(true);
 }
 
-void HeadLinesView::setHeads(const std::set<int64_t>& heads) {
+void HeadLinesView::setHeads(const std::set<int64_t>& heads)
+{
     m_heads = heads;
+    changed(true);
+}
+
+void HeadLinesView::setSelectedToken(int64_t token)
+{
+    m_pinned = { token, -1 };
+    changed(false);
+}
+
+void HeadLinesView::setSelectedKey(int64_t key)
+{
+    m_pinned = { -1, key };
+    changed(false);
+}
+
+void HeadLinesView::setLink(TokenLink* link)
+{
+    disconnect(m_link, nullptr, this, nullptr);
+    m_link = link;
+    connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
+    changed(false);
+}
+
+LinesFocus HeadLinesView::focus() const
+{
+    const LinkedTokens hovered = m_link->hovered();
+    if (hovered.query >= 0) return { hovered.query, -1 };
+    if (hovered.key >= 0) return { -1, hovered.key };
+    return m_pinned;
+}
+
+void HeadLinesView::changed(bool content)
+{
+    if (content) ++m_key.content;
+    if (focus() != m_drawnFocus) {
+        m_drawnFocus = focus();
+        ++m_key.focus;
+    }
     update();
 }
 
-void HeadLinesView::setSelectedToken(int64_t token) {
-    m_selected = token;
-    update();
+bool HeadLinesView::linesReady() const
+{
+    return m_picture->covers(m_key, QRectF(visibleRegion().boundingRect()));
 }
 
-QRect HeadLinesView::tokenRect(bool left, int64_t index) const {
-    const int x = left ? 10 : 10 + kColumnWidth + kSpan;
+QRect HeadLinesView::tokenRect(bool left, int64_t index) const
+{
+    const int x = left ? kLeft : kLeft + kColumnWidth + kSpan;
     return QRect(x, kTop + static_cast<int>(index) * kRowHeight, kColumnWidth, kRowHeight);
 }
 
-QRect HeadLinesView::swatchRect(int64_t head) const {
-    return QRect(10 + static_cast<int>(head) * 52, 8, 48, 22);
+QRect HeadLinesView::swatchRect(int64_t head) const
+{
+    return QRect(kLeft + static_cast<int>(head) * 52, 8, 48, 22);
 }
 
-QSize HeadLinesView::sizeHint() const {
+QSize HeadLinesView::sizeHint() const
+{
     const int rows = m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
-    return QSize(20 + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
+    return QSize(2 * kLeft + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
 }
 
-void HeadLinesView::paintEvent(QPaintEvent* event) {
+LinesRequest HeadLinesView::request(const QRectF& area) const
+{
+    LinesRequest r;
+    r.numQueries = m_snapshot->numQueries();
+    r.numKeys = m_snapshot->numKeys();
+    for (int64_t h : m_heads)
+        if (h < m_snapshot->numHeads())
+            r.matrices.push_back(
+                { [s = m_snapshot, l = m_layer, h](int64_t q0, int64_t q1) { return s->rows(l, h, q0, q1); },
+                    headColor(h) });
+    r.focus = focus();
+    r.layout = { kLeft + kColumnWidth + 4.0, kLeft + kColumnWidth + kSpan - 4.0, static_cast<double>(kTop),
+        static_cast<double>(kRowHeight) };
+    r.area = area;
+    return r;
+}
+
+void HeadLinesView::paintEvent(QPaintEvent* event)
+{
     QPainter p(this);
-    p.fillRect(rect(), palette().base());
+    p.fillRect(event->rect(), palette().base());
     if (!m_snapshot || m_layer >= m_snapshot->numLayers()) {
         p.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
         return;
@@ -84,60 +154,88 @@ void HeadLinesView::paintEvent(QPaintEvent* event) {
         p.setPen(on ? Qt::white : palette().text().color());
         p.drawText(r, Qt::AlignCenter, tr("H%1").arg(h));
     }
-    // Only the query rows in the painted area are read (through the snapshot's rows: a long input's heads are
-    // never held whole); a selected query is always drawn.
-    const int64_t q = m_snapshot->numQueries(), k = m_snapshot->numKeys();
-    const int64_t lines = std::max(q, k);
+    if (!paintsToScreen()) {
+        // An export or a grab: the picture must be complete (and vector in SVG/PDF), so the lines are drawn here.
+        drawAttentionLines(p, request(event->rect()));
+    } else {
+        // Until the new lines arrive the previous ones stand in when only the focus token changed.
+        if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
+        const QRectF visible = visibleRegion().boundingRect();
+        // A screen above and below as well, so that scrolling a little needs no new drawing.
+        m_picture->requestFor(visible,
+            visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
+            devicePixelRatioF(), m_key,
+            [r = request(QRectF())](
+                QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
+                r.area = area;
+                return drawAttentionLines(painter, r, cancelled);
+            });
+    }
+    // Queries on the left, keys on the right (they differ for cross-attention); the focus tokens highlighted.
+    const int64_t lines = std::max(m_snapshot->numQueries(), m_snapshot->numKeys());
     const int64_t firstRow = std::clamp<int64_t>((event->rect().top() - kTop) / kRowHeight - 1, 0, lines);
     const int64_t lastRow = std::clamp<int64_t>((event->rect().bottom() - kTop) / kRowHeight + 2, firstRow, lines);
-    const int64_t q0 = m_selected >= 0 ? m_selected : std::min(firstRow, q);
-    const int64_t q1 = m_selected >= 0 ? m_selected + 1 : std::min(lastRow, q);
-    for (int64_t h : m_heads) {
-        if (h >= m_snapshot->numHeads() || q1 <= q0) continue;
-        const auto rows = m_snapshot->rows(m_layer, h, q0, q1);
-        QColor c = headColor(h);
-        for (int64_t i = q0; i < q1; ++i) {
-            const QPointF from(tokenRect(true, i).right() + 4, tokenRect(true, i).center().y());
-            const float* row = rows->data() + (i - q0) * k;
-            const float rowMax = std::max(1e-12f, *std::max_element(row, row + k));
-            for (int64_t j = 0; j < k; ++j) {
-                // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows the weight.
-                const float relative = row[j] / rowMax;
-                if (relative < 0.02f) continue;
-                c.setAlphaF(relative * (m_selected >= 0 ? 0.9f : 0.45f));
-                p.setPen(QPen(c, 1.0 + 4.0 * row[j]));
-                p.drawLine(from, QPointF(tokenRect(false, j).left() - 4, tokenRect(false, j).center().y()));
-            }
-        }
-    }
-    // Queries on the left, keys on the right (they differ for cross-attention).
+    const LinkedTokens hovered = m_link->hovered();
+    const int64_t markedQuery = hovered.any() ? hovered.query : m_pinned.query;
+    const int64_t markedKey = hovered.any() ? hovered.key : m_pinned.key;
     for (bool left : { true, false }) {
         const std::vector<TokenChip>& tokens = left ? m_snapshot->queryTokens() : m_snapshot->tokens();
+        const int64_t marked = left ? markedQuery : markedKey;
         const int64_t last = std::min<int64_t>(static_cast<int64_t>(tokens.size()), lastRow + 1);
         for (int64_t i = std::min(firstRow, last); i < last; ++i) {
             const QString text = displayToken(tokens[static_cast<size_t>(i)]);
             const QRect r = tokenRect(left, i);
-            if (left && i == m_selected) p.fillRect(r, palette().highlight());
-            p.setPen(left && i == m_selected ? palette().highlightedText().color() : palette().text().color());
+            if (i == marked) p.fillRect(r, palette().highlight());
+            p.setPen(i == marked ? palette().highlightedText().color() : palette().text().color());
             p.drawText(r.adjusted(4, 0, -4, 0), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
                 fontMetrics().elidedText(text, Qt::ElideRight, r.width() - 8));
         }
     }
 }
 
-void HeadLinesView::mousePressEvent(QMouseEvent* event) {
+bool HeadLinesView::paintsToScreen() const
+{
+    // On screen a widget paints into its window's backing store; grab() and render() redirect it elsewhere.
+    QBackingStore* store = backingStore();
+    return store && redirected(nullptr) == store->paintDevice();
+}
+
+LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const
+{
+    if (!m_snapshot || pos.y() < kTop) return {};
+    const int64_t row = (pos.y() - kTop) / kRowHeight;
+    if (tokenRect(true, 0).left() <= pos.x() && pos.x() <= tokenRect(true, 0).right() && row < m_snapshot->numQueries())
+        return { row, -1 };
+    if (tokenRect(false, 0).left() <= pos.x() && pos.x() <= tokenRect(false, 0).right() && row < m_snapshot->numKeys())
+        return { -1, row };
+    return {};
+}
+
+void HeadLinesView::mouseMoveEvent(QMouseEvent* event)
+{
+    const LinesFocus f = tokenAt(event->pos());
+    m_link->setHovered({ f.query, f.key });
+}
+
+void HeadLinesView::leaveEvent(QEvent*)
+{
+    m_link->setHovered({});
+}
+
+void HeadLinesView::mousePressEvent(QMouseEvent* event)
+{
     if (!m_snapshot) return;
     for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
         if (swatchRect(h).contains(event->pos())) {
             if (!m_heads.erase(h)) m_heads.insert(h);
-            update();
+            changed(true);
             return;
         }
-    for (int64_t i = 0; i < m_snapshot->numQueries(); ++i)
-        if (tokenRect(true, i).contains(event->pos())) {
-            setSelectedToken(i == m_selected ? -1 : i);
-            return;
-        }
+    const LinesFocus f = tokenAt(event->pos());
+    if (f.any()) {
+        m_pinned = f == m_pinned ? LinesFocus {} : f;
+        changed(false);
+    }
 }
 
 } // namespace attn::ui

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include "model/attention_snapshot.h"
+#include "widgets/attention_lines.h"
+#include "widgets/background_picture.h"
+#include "widgets/token_link.h"
 
 #include <QWidget>
 
@@ -10,7 +13,9 @@ namespace attn::ui {
 
 /// BertViz-style head view: query tokens on the left, key tokens on the right, a line per (query, key) whose
 /// opacity is the attention weight; several heads of one layer at once, each in its own colour.
-/// Click a left token to show only its lines (click again for all); click a head swatch to toggle that head.
+/// Hovering a left token shows what it attends to, a right token what attends to it; a click pins that token (click
+/// again for all lines); a head swatch toggles that head. On screen the lines of the visible rows are drawn on a
+/// worker thread and shown when ready, so a long input never blocks the window; exports draw them in place.
 class HeadLinesView : public QWidget {
     Q_OBJECT
 public:
@@ -19,27 +24,48 @@ public:
     void setSnapshot(SnapshotPtr snapshot);
     void setLayer(int64_t layer);
     void setHeads(const std::set<int64_t>& heads);
-    /// -1 shows the lines of every query token.
+    /// Pins a query token's lines; -1 shows the lines of every query token.
     void setSelectedToken(int64_t token);
+    /// Pins a key token: the lines of the queries that attend to it; -1 unpins.
+    void setSelectedKey(int64_t key);
+    /// Hover reported to and followed from the other views.
+    void setLink(TokenLink* link);
 
     const std::set<int64_t>& heads() const { return m_heads; }
     int64_t layer() const { return m_layer; }
-    int64_t selectedToken() const { return m_selected; }
+    int64_t selectedToken() const { return m_pinned.query; }
+    /// The token whose lines are shown (the hovered one, else the pinned one).
+    LinesFocus focus() const;
+    /// True once the lines of what is on screen are drawn (tests wait for it).
+    bool linesReady() const;
     static QColor headColor(int64_t head);
     QSize sizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
 private:
     QRect tokenRect(bool left, int64_t index) const;
     QRect swatchRect(int64_t head) const;
+    /// Left (query) or right (key) token under `pos`, as a focus; none when between the columns.
+    LinesFocus tokenAt(const QPoint& pos) const;
+    /// False while exporting or grabbing: then the lines are drawn in place, complete.
+    bool paintsToScreen() const;
+    LinesRequest request(const QRectF& area) const;
+    /// Something the lines depend on changed; `content`: more than the focus token.
+    void changed(bool content);
 
     SnapshotPtr m_snapshot;
     int64_t m_layer = 0;
     std::set<int64_t> m_heads { 0, 1 };
-    int64_t m_selected = -1;
+    LinesFocus m_pinned;
+    TokenLink* m_link = nullptr;
+    LinesFocus m_drawnFocus; ///< the focus of m_key.focus
+    PictureKey m_key;
+    BackgroundPicture* m_picture = nullptr;
 };
 
 } // namespace attn::ui

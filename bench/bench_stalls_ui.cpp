@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// GUI responsiveness probe (issue 22; not a test, bench/README.md has the numbers): the worst event-loop stall of
+// each thing a user does on a long input: opening the model and running the input, switching to every view tab,
+// decoding (Run for a few seconds from a prompt of that length) and exporting a figure. A 2 ms precise timer records
+// the gaps; a stall is the longest gap from the action until the tab has drawn (the head view's worker lines
+// included) and settled.
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--export-tabs 0,1]
+// (--export-tabs: the tab indices exported; a head view export draws every line of the input, minutes at 2,048)
+// FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
+#include "decode/decode_controller.h"
+#include "decode/decode_panel.h"
+#include "export/export_menu.h"
+#include "main_window.h"
+#include "widgets/event_loop_stalls.h"
+#include "widgets/head_lines_view.h"
+
+#include <QApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include <cstdio>
+#include <functional>
+
+namespace {
+
+using attn::ui::MainWindow;
+
+/// Runs the event loop until `done` holds (or `timeoutMs`), then `settleMs` more; false on timeout.
+bool waitFor(const std::function<bool()>& done, int timeoutMs, int settleMs = 300)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!done()) {
+        if (deadline.hasExpired()) return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    }
+    QDeadlineTimer settle(settleMs);
+    while (!settle.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    return true;
+}
+
+struct Probe {
+    attn::ui::EventLoopStalls stalls;
+    int tokens = 0;
+
+    /// `act` is posted into the event loop (so that its own time counts as a stall), then waits for `done`.
+    void measure(
+        const char* what, const std::function<void()>& act, const std::function<bool()>& done, int timeoutMs = 600000)
+    {
+        stalls.start();
+        QTimer::singleShot(0, act);
+        const bool ok = waitFor(done, timeoutMs);
+        std::printf("| %5d | %-34s | %9.1f |%s\n", tokens, what, stalls.stop(), ok ? "" : " (timed out)");
+        std::fflush(stdout);
+    }
+};
+
+QString firstWords(const QString& text, int count)
+{
+    const QStringList words = text.split(' ', Qt::SkipEmptyParts);
+    return " " + words.mid(0, count).join(' ');
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QString modelDir, textPath;
+    QList<int> sizes { 512, 2048 };
+    QList<int> exportTabs { 0, 1 };
+    double decodeSeconds = 3.0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const QString flag = argv[i], value = argv[i + 1];
+        if (flag == "--model")
+            modelDir = value;
+        else if (flag == "--text")
+            textPath = value;
+        else if (flag == "--decode-seconds")
+            decodeSeconds = value.toDouble();
+        else if (flag == "--tokens" || flag == "--export-tabs") {
+            QList<int>& list = flag == "--tokens" ? sizes : exportTabs;
+            list.clear();
+            for (const QString& s : value.split(','))
+                list.append(s.toInt());
+        }
+    }
+    QFile file(textPath);
+    if (modelDir.isEmpty() || !file.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048]\n");
+        return 2;
+    }
+    const QString text = QString::fromUtf8(file.readAll());
+    QTemporaryDir exports;
+
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QTabWidget* tabs = window.tabs();
+    attn::ui::DecodePanel* decode = window.decodePanel();
+    auto* exportMenu = window.findChild<attn::ui::ExportMenu*>("exportMenu");
+    Probe probe;
+    std::printf("| tokens | action | worst stall (ms) |\n|---:|---|---:|\n");
+    for (int n : sizes) {
+        probe.tokens = n;
+        const QString input = firstWords(text, n);
+        const auto shown = [&window, n] { return window.snapshot() && window.snapshot()->numKeys() == n; };
+        tabs->setCurrentIndex(0);
+        if (!window.summary())
+            probe.measure(
+                "open model", [&] { window.openModel(modelDir); }, [&] { return window.summary() != nullptr; });
+        probe.measure(
+            "run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
+        for (int i = 1; i < tabs->count(); ++i) {
+            if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode) continue;
+            const QString name = "switch to " + tabs->tabText(i).remove('&');
+            const bool lines = tabs->widget(i)->isAncestorOf(window.linesView());
+            probe.measure(
+                name.toUtf8().constData(), [tabs, i] { tabs->setCurrentIndex(i); },
+                [&] { return !lines || window.linesView()->linesReady(); });
+        }
+        probe.measure(
+            "switch to Decode", [&] { tabs->setCurrentWidget(decode); }, [] { return true; });
+        attn::ui::DecodeController* controller = decode->controller();
+        // A prompt of n - 64 tokens, then Run until decodeSeconds have passed (the context holds n + 128 positions).
+        decode->setPromptText(firstWords(text, n - 64));
+        bool prompted = false;
+        const auto connection = QObject::connect(
+            controller, &attn::ui::DecodeController::timelineChanged, [&prompted] { prompted = true; });
+        probe.measure(
+            "decode: prompt", [&] { decode->findChild<QPushButton*>("promptButton")->click(); },
+            [&] { return prompted; });
+        QObject::disconnect(connection);
+        QDeadlineTimer runFor;
+        probe.measure(
+            "decode: Run",
+            [&] {
+                runFor = QDeadlineTimer(static_cast<qint64>(decodeSeconds * 1000));
+                decode->runButton()->click();
+            },
+            [&] {
+                if (!runFor.hasExpired()) return false;
+                controller->pause();
+                return !controller->running();
+            });
+        for (int tab : exportTabs) {
+            tabs->setCurrentIndex(tab);
+            waitFor([] { return true; }, 1000);
+            const QString name = "export PNG of " + tabs->tabText(tab).remove('&');
+            const QString path = QDir(exports.path()).filePath(QString("figure-%1-%2.png").arg(n).arg(tab));
+            QString failure;
+            probe.measure(
+                name.toUtf8().constData(),
+                [&] {
+                    try {
+                        exportMenu->exportFigure(path, 96);
+                    } catch (const std::exception& e) {
+                        failure = QString::fromUtf8(e.what()); // the window would show it; the probe says so
+                    }
+                },
+                [&] { return QFile::exists(path) || !failure.isEmpty(); });
+            if (!failure.isEmpty())
+                std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/attention_lines.h"
+
+#include "core/tensor.h"
+
+#include <QLineF>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+
+namespace {
+
+// Pens are quantized so that a picture of tens of thousands of lines is a few hundred drawLines calls.
+constexpr int kAlphaLevels = 48;
+constexpr int kWidthLevels = 10;
+// Rows read per call: bounds the memory a 8k-key picture holds at once.
+constexpr int64_t kRowBlock = 64;
+
+/// Liang-Barsky: clips the segment a-b to `box`; false when nothing of it is inside.
+bool clip(QPointF& a, QPointF& b, const QRectF& box)
+{
+    double t0 = 0.0, t1 = 1.0;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[] = { -dx, dx, -dy, dy };
+    const double q[] = { a.x() - box.left(), box.right() - a.x(), a.y() - box.top(), box.bottom() - a.y() };
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0) return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0.0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    const QPointF from = a;
+    a = QPointF(from.x() + t0 * dx, from.y() + t0 * dy);
+    b = QPointF(from.x() + t1 * dx, from.y() + t1 * dy);
+    return true;
+}
+
+/// The query rows whose lines the request draws.
+std::pair<int64_t, int64_t> queryRange(const LinesRequest& r)
+{
+    if (r.focus.query >= 0) return { r.focus.query, std::min(r.focus.query + 1, r.numQueries) };
+    if (r.focus.key >= 0) return { 0, r.numQueries };
+    const double h = r.layout.rowHeight;
+    const auto first = static_cast<int64_t>(std::floor((r.area.top() - r.layout.top) / h)) - 1;
+    const auto last = static_cast<int64_t>(std::ceil((r.area.bottom() - r.layout.top) / h)) + 1;
+    return { std::clamp<int64_t>(first, 0, r.numQueries), std::clamp<int64_t>(last, 0, r.numQueries) };
+}
+
+} // namespace
+
+bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& cancel)
+{
+    const auto [q0, q1] = queryRange(r);
+    if (q1 <= q0 || r.numKeys <= 0) return true;
+    const double alpha = r.focus.any() ? r.focusAlpha : r.alpha;
+    const double widest = 1.0 + r.maxExtraWidth;
+    const QRectF box = r.area.adjusted(-widest, -widest, widest, widest);
+    const int64_t k0 = r.focus.query < 0 && r.focus.key >= 0 ? r.focus.key : 0;
+    const int64_t k1 = r.focus.query < 0 && r.focus.key >= 0 ? std::min(k0 + 1, r.numKeys) : r.numKeys;
+    p.setRenderHint(QPainter::Antialiasing);
+    std::vector<std::vector<QLineF>> buckets(static_cast<size_t>(kAlphaLevels * kWidthLevels));
+    for (const LinesMatrix& m : r.matrices) {
+        for (auto& b : buckets)
+            b.clear();
+        for (int64_t b0 = q0; b0 < q1; b0 += kRowBlock) {
+            if (cancel && cancel()) return false;
+            const int64_t b1 = std::min(q1, b0 + kRowBlock);
+            const auto rows = m.rows(b0, b1);
+            for (int64_t i = b0; i < b1; ++i) {
+                const float* row = rows->data() + (i - b0) * r.numKeys;
+                const float rowMax = std::max(1e-12f, *std::max_element(row, row + r.numKeys));
+                const QPointF from(r.layout.leftX, r.layout.queryY(i));
+                for (int64_t j = k0; j < k1; ++j) {
+                    // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows weight.
+                    const double relative = row[j] / rowMax;
+                    if (relative < r.minRelative) continue;
+                    QPointF a = from, b(r.layout.rightX, r.layout.keyY(j));
+                    if (!clip(a, b, box)) continue;
+                    const int level = std::min(kAlphaLevels - 1, static_cast<int>(relative * kAlphaLevels));
+                    const int width = std::min(kWidthLevels - 1,
+                        static_cast<int>(std::clamp(static_cast<double>(row[j]), 0.0, 1.0) * (kWidthLevels - 1) + 0.5));
+                    buckets[static_cast<size_t>(level * kWidthLevels + width)].emplace_back(a, b);
+                }
+            }
+        }
+        for (int level = 0; level < kAlphaLevels; ++level)
+            for (int width = 0; width < kWidthLevels; ++width) {
+                const auto& lines = buckets[static_cast<size_t>(level * kWidthLevels + width)];
+                if (lines.empty()) continue;
+                QColor c = m.color;
+                c.setAlphaF(static_cast<float>(alpha * (level + 0.5) / kAlphaLevels));
+                // Hairlines (most lines of a long input) take Qt's cosmetic stroker, far cheaper than stroking a path.
+                QPen pen(c, 1.0 + r.maxExtraWidth * width / (kWidthLevels - 1), Qt::SolidLine, Qt::FlatCap);
+                pen.setCosmetic(width == 0);
+                p.setPen(pen);
+                p.drawLines(lines.data(), static_cast<int>(lines.size()));
+            }
+    }
+    return true;
+}
+
+} // namespace attn::ui

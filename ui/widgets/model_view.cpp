@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+#include "widgets/model_view.h"
+
+#include "core/tensor.h"
+#include "widgets/attention_lines.h"
+#include "widgets/head_grid_keys.h"
+#include "widgets/head_lines_view.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPaintEvent>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+namespace {
+constexpr int kLeft = 40; // room for "L12"
+constexpr int kTop = 20; // room for "H12"
+constexpr int kGap = 6;
+constexpr int kInset = 4; // between a cell's edge and its token columns
+
+QRect cellRectFor(int size, int64_t layer, int64_t head)
+{
+    return QRect(
+        kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
+}
+
+/// One head's matrix as a cell draws it: the snapshot's rows, or for a long input the block means of the finest
+/// overview level with at most kMaxRows blocks per side (means: a line shows the mass between two blocks, where a
+/// block's maximum would be its diagonal in nearly every row).
+struct CellMatrix {
+    int64_t rows = 0, cols = 0, block = 1;
+    LinesRowsFn read;
+};
+
+CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head)
+{
+    if (s->numQueries() <= ModelView::kMaxRows && s->numKeys() <= ModelView::kMaxRows)
+        return { s->numQueries(), s->numKeys(), 1,
+            [s, layer, head](int64_t q0, int64_t q1) { return s->rows(layer, head, q0, q1); } };
+    const auto overview = s->overview(layer, head, AttentionSource::kThumbnailSide);
+    const OverviewLevel* level = &overview->levels.back();
+    for (const OverviewLevel& l : overview->levels)
+        if (l.rows <= ModelView::kMaxRows && l.cols <= ModelView::kMaxRows) {
+            level = &l;
+            break;
+        }
+    return { level->rows, level->cols, level->block, [overview, level](int64_t q0, int64_t q1) {
+                const auto begin = level->mean.begin() + q0 * level->cols, end = level->mean.begin() + q1 * level->cols;
+                return std::make_shared<const Tensor>(Shape { q1 - q0, level->cols }, std::vector<float>(begin, end));
+            } };
+}
+
+/// Every cell's lines that fall in `area`; with a hovered token only that token's lines.
+bool drawModelLines(QPainter& p, const QRectF& area, const std::function<bool()>& cancelled, const SnapshotPtr& s,
+    int size, LinkedTokens hovered)
+{
+    for (int64_t l = 0; l < s->numLayers(); ++l)
+        for (int64_t h = 0; h < s->numHeads(); ++h) {
+            const QRectF cell = cellRectFor(size, l, h);
+            if (!area.intersects(cell)) continue;
+            if (cancelled()) return false;
+            const CellMatrix m = cellMatrix(s, l, h);
+            LinesRequest r;
+            r.numQueries = m.rows;
+            r.numKeys = m.cols;
+            r.matrices.push_back({ m.read, HeadLinesView::headColor(h) });
+            r.focus = hovered.query >= 0 ? LinesFocus { hovered.query / m.block, -1 }
+                : hovered.key >= 0       ? LinesFocus { -1, hovered.key / m.block }
+                                         : LinesFocus {};
+            const double span = cell.height() - 2 * kInset;
+            r.layout = { cell.left() + kInset, cell.right() - kInset, cell.top() + kInset,
+                span / static_cast<double>(m.rows), span / static_cast<double>(m.cols) };
+            r.area = cell.intersected(area);
+            r.minRelative = 0.15; // a thumbnail shows where each row looks, not its faint tail
+            r.alpha = 0.6;
+            r.maxExtraWidth = 1.5;
+            if (!drawAttentionLines(p, r, cancelled)) return false;
+        }
+    return true;
+}
+} // namespace
+
+ModelView::ModelView(QWidget* parent)
+    : QWidget(parent)
+    , m_link(new TokenLink(this))
+    , m_picture(new BackgroundPicture(this))
+{
+    setObjectName("modelView");
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
+}
+
+void ModelView::setSnapshot(SnapshotPtr snapshot)
+{
+    m_snapshot = std::move(snapshot);
+    updateGeometry();
+    changed(true);
+}
+
+void ModelView::setCurrent(int64_t layer, int64_t head)
+{
+    m_layer = layer;
+    m_head = head;
+    update();
+}
+
+void ModelView::setLink(TokenLink* link)
+{
+    m_link = link;
+    connect(link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
+}
+
+void ModelView::changed(bool content)
+{
+    if (content) ++m_key.content;
+    if (m_link->hovered() != m_drawnHover) {
+        m_drawnHover = m_link->hovered();
+        ++m_key.focus;
+    }
+    update();
+}
+
+int ModelView::cellSize() const
+{
+    if (!m_snapshot) return 64;
+    const int fit = static_cast<int>((width() - kLeft) / m_snapshot->numHeads()) - kGap;
+    return std::clamp(fit, 48, 110);
+}
+
+QRect ModelView::cellRect(int64_t layer, int64_t head) const
+{
+    return cellRectFor(cellSize(), layer, head);
+}
+
+bool ModelView::linesReady() const
+{
+    return m_picture->covers(m_key, QRectF(visibleRegion().boundingRect()));
+}
+
+QSize ModelView::sizeHint() const
+{
+    if (!m_snapshot) return QSize(400, 300);
+    const QRect last = cellRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
+    return QSize(last.right() + kGap, last.bottom() + kGap);
+}
+
+std::pair<int64_t, int64_t> ModelView::cellAt(const QPoint& pos) const
+{
+    if (!m_snapshot) return { -1, -1 };
+    const int c = cellSize();
+    const int64_t l = (pos.y() - kTop) / (c + kGap), h = (pos.x() - kLeft) / (c + kGap);
+    if (pos.x() < kLeft || pos.y() < kTop || l >= m_snapshot->numLayers() || h >= m_snapshot->numHeads()
+        || !cellRect(l, h).contains(pos))
+        return { -1, -1 };
+    return { l, h };
+}
+
+void ModelView::paintEvent(QPaintEvent* event)
+{
+    QPainter p(this);
+    p.fillRect(event->rect(), palette().base());
+    if (!m_snapshot) {
+        p.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        return;
+    }
+    p.setPen(palette().text().color());
+    for (int64_t h = 0; h < m_snapshot->numHeads(); ++h) {
+        const QRect r = cellRect(0, h);
+        p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, tr("H%1").arg(h));
+    }
+    for (int64_t l = 0; l < m_snapshot->numLayers(); ++l) {
+        const QRect r = cellRect(l, 0);
+        p.drawText(QRect(0, r.top(), kLeft - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
+        for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
+            if (event->rect().intersects(cellRect(l, h))) p.fillRect(cellRect(l, h), palette().alternateBase());
+    }
+    const QRectF visible = visibleRegion().boundingRect();
+    if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
+    // A screen above and below as well, so that scrolling a little needs no new drawing.
+    m_picture->requestFor(visible,
+        visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())), devicePixelRatioF(),
+        m_key,
+        [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
+            QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
+            return drawModelLines(painter, area, cancelled, s, size, hovered);
+        });
+    p.setPen(QPen(palette().highlight().color(), 3));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(cellRect(m_layer, m_head).adjusted(-3, -3, 2, 2));
+}
+
+void ModelView::mouseMoveEvent(QMouseEvent* event)
+{
+    const auto [l, h] = cellAt(event->pos());
+    if (l < 0) return m_link->setHovered({});
+    setToolTip(tr("Layer %1 · Head %2: click to open it in the head view").arg(l).arg(h));
+    // The left half of a cell is its queries, the right half its keys; a row stands for `block` tokens.
+    const QRect cell = cellRect(l, h);
+    const CellMatrix m = cellMatrix(m_snapshot, l, h);
+    const bool left = event->pos().x() < cell.center().x();
+    const int64_t n = left ? m.rows : m.cols;
+    const int64_t slot = std::clamp<int64_t>(
+        static_cast<int64_t>((event->pos().y() - cell.top() - kInset) * n / std::max(1, cell.height() - 2 * kInset)), 0,
+        n - 1);
+    const int64_t token = std::min(slot * m.block, (left ? m_snapshot->numQueries() : m_snapshot->numKeys()) - 1);
+    m_link->setHovered(left ? LinkedTokens { token, -1 } : LinkedTokens { -1, token });
+}
+
+void ModelView::leaveEvent(QEvent*)
+{
+    m_link->setHovered({});
+}
+
+void ModelView::mousePressEvent(QMouseEvent* event)
+{
+    const auto [l, h] = cellAt(event->pos());
+    if (l < 0) return;
+    setCurrent(l, h);
+    emit headActivated(l, h);
+}
+
+void ModelView::keyPressEvent(QKeyEvent* event)
+{
+    if (!m_snapshot
+        || !handleGridKey(
+            *event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
+            [this](int64_t l, int64_t h) { setCurrent(l, h); }, [this] { emit headActivated(m_layer, m_head); }))
+        QWidget::keyPressEvent(event);
+}
+
+} // namespace attn::ui
