@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "quant/dequantize.h"
 
+#include <cstdint>
+
 namespace attn {
 
 PackedMatrix::PackedMatrix(GgmlType type, int64_t rows, int64_t cols, const uint8_t* data,
@@ -22,6 +24,13 @@ PackedMatrix::PackedMatrix(GgmlType type, int64_t rows, int64_t cols, const uint
     if (!m_order.empty() && static_cast<int64_t>(m_order.size()) != rows)
         throw Error("a packed matrix's row order must list every row");
     m_rowBytes = static_cast<uint64_t>(cols / t.blockSize * t.blockBytes);
+}
+
+const float* PackedMatrix::denseF32() const
+{
+    if (m_type != GgmlType::F32 || !m_order.empty() || reinterpret_cast<uintptr_t>(m_data) % alignof(float) != 0)
+        return nullptr;
+    return reinterpret_cast<const float*>(m_data);
 }
 
 void PackedMatrix::dequantizeRows(int64_t r0, int64_t count, float* dst) const
