@@ -151,23 +151,25 @@ def single_link_case(d: Path):
     return d / "model.safetensors"
 
 
-def single_hub_cache_case(d: Path):
-    """Genuine: a hub-cache snapshot whose single model.safetensors links to ../../blobs/; it must load."""
-    snapshot = d / "snapshots" / "0123abc"
-    copy_model(TINY / "gpt2", snapshot, skip=("model.safetensors",))
-    (d / "blobs").mkdir()
-    shutil.copy(TINY / "gpt2" / "model.safetensors", d / "blobs" / "4c5d6e")
-    os.symlink("../../blobs/4c5d6e", snapshot / "model.safetensors")
-    return snapshot
-
-
-def hub_cache_case(d: Path):
-    """Genuine, not hostile: the Hugging Face hub cache links snapshots/REV/ files to ../../blobs/; they must load."""
+def hub_snapshot(d: Path, weights_name: str) -> Path:
+    """Genuine, not hostile: the Hugging Face hub cache keeps files in blobs/ and links snapshots/REV/NAME to
+    ../../blobs/HASH. Lays out gpt2 so, with its weights as `weights_name`; returns the snapshot folder."""
     snapshot = d / "snapshots" / "0123abc"
     copy_model(TINY / "gpt2", snapshot, skip=("model.safetensors",))
     (d / "blobs").mkdir()
     shutil.copy(TINY / "gpt2" / "model.safetensors", d / "blobs" / "9f8e7d")
-    os.symlink("../../blobs/9f8e7d", snapshot / "model-00001-of-00001.safetensors")
+    os.symlink("../../blobs/9f8e7d", snapshot / weights_name)
+    return snapshot
+
+
+def single_hub_cache_case(d: Path):
+    """A hub-cache snapshot whose single model.safetensors links to ../../blobs/: it must load."""
+    return hub_snapshot(d, "model.safetensors")
+
+
+def hub_cache_case(d: Path):
+    """A hub-cache snapshot whose index lists one shard that links to ../../blobs/: it must load."""
+    snapshot = hub_snapshot(d, "model-00001-of-00001.safetensors")
     header_len = struct.unpack("<Q", (TINY / "gpt2" / "model.safetensors").read_bytes()[:8])[0]
     names = json.loads((TINY / "gpt2" / "model.safetensors").read_bytes()[8:8 + header_len])
     wm = {k: "model-00001-of-00001.safetensors" for k in names if k != "__metadata__"}
