@@ -28,7 +28,8 @@ AS_FUZZ_TARGET(gguf)
 {
     const std::string path = attn::fuzz::writeScratch("model.gguf", data, size);
     const attn::GgufFile file(path);
-    for (const auto& [key, value] : file.metadata()) {
+    for (const auto& entry : file.metadata()) {
+        const std::string& key = entry.first; // a named copy: clang 14 lambdas cannot capture structured bindings
         tolerate([&] { file.getInt(key); });
         tolerate([&] { file.getFloat(key); });
         tolerate([&] { file.getString(key); });
