@@ -3,13 +3,15 @@
 # (default 60). Corpora start from genuine files in ../shared and the saved regressions and grow in build/fuzz/corpus;
 # a crash is written to build/fuzz/crashes/TARGET/ and makes this script exit 1 (copy it to
 # tests/fuzz/regressions/TARGET/ once fixed, where ctest replays it).
-#   usage: scripts/fuzz.sh [SECONDS] [TARGET...]   targets: safetensors config tokenizer llama2c npy alignment
+# The recipe, workspace and image targets need Qt 6 (the files the app parses with Qt).
+#   usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   targets: safetensors config tokenizer llama2c npy alignment gguf recipe workspace image
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(safetensors config tokenizer llama2c npy alignment)
+[ ${#targets[@]} -gt 0 ] || targets=(safetensors config tokenizer llama2c npy alignment gguf recipe workspace image)
 shared=${ATTNSCOPE_SHARED:-$(cd .. && pwd)/shared}
 build=build/fuzz
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
@@ -47,14 +49,37 @@ seed tokenizer '\x06' "$build/marian-text.txt"
 seed llama2c '' "$shared/models/stories260K/stories260K.bin" "$shared/models/stories260K/stories260K_v1.bin"
 seed npy '' "$tiny"/vit/golden/item0/*.npy "$shared/models/stories260K/reference_logits_first32_x512.npy"
 seed alignment '' "$shared/models/align-gold-hansards-fr-en/hansards37.a" resources/models/demo-translate-marian/heldout.align
+gguf=$shared/fixtures/gguf
+seed gguf '' "$gguf"/hf-tiny-llama/hf-tiny-llama-{F32,Q4_0,Q8_0}.gguf "$gguf"/kq256/kq256-{Q2_K,Q6_K}.gguf \
+  "$gguf"/stories260K/stories260K-{Q4_0,Q8_0}.gguf "$shared/models/bert-uncased-wordpiece-vocab/ggml-vocab-bert-bge.gguf"
+seed recipe '' docs/figures/*.recipe.json
+# A workspace as File > Save Workspace writes it (every key, a decode with one forced token).
+cat >"$build/workspace.attnscope" <<'JSON'
+{"format": "attnscope-workspace/1", "model": "/models/demo-stories-llama", "input": "Once upon a time",
+ "target": "", "attention": "self", "tab": "Decode", "layer": 2, "head": 0, "head_view_heads": [0, 1],
+ "colormap": "magma", "scale": "log10", "exclude_first_token": true, "show_mask": false, "metric": "sink-mass",
+ "decode": {"prompt_text": "Once", "prompt_ids": [1, 403], "generated_ids": [9, 31], "forced": [false, true],
+            "temperature": 0.8, "top_k": 40, "top_p": 0.95, "seed": 7}}
+JSON
+seed workspace '' "$build/workspace.attnscope"
+# Images: the first byte picks the suffix (png jpg bmp gif ppm pgm xpm ico, tests/fuzz/qt/fuzz_image.cpp).
+printf 'P6\n2 2\n255\n\377\0\0\0\377\0\0\0\377\377\377\377' >"$build/tiny.ppm"
+seed image '\x00' resources/models/demo-vit-shapes/samples/sample_{0,1}_*.png
+seed image '\x01' /usr/share/qt6/doc/global/template/images/*.jpg /usr/share/doc/nodejs/*.jpg
+seed image '\x04' "$build/tiny.ppm"
 
 status=0
 for t in "${targets[@]}"; do
   mkdir -p "$build/crashes/$t"
   dict=()
-  case $t in safetensors | config | tokenizer) dict=(-dict=tests/fuzz/json.dict) ;; esac
+  case $t in
+  safetensors | config | tokenizer) dict=(-dict=tests/fuzz/json.dict) ;;
+  recipe | workspace) dict=(-dict=tests/fuzz/ui_files.dict) ;;
+  gguf) dict=(-dict=tests/fuzz/gguf.dict) ;;
+  image) dict=(-dict=tests/fuzz/image.dict) ;;
+  esac
   max_len=262144
-  [ "$t" = llama2c ] && max_len=1100000 # the stories260K seeds are ~1 MB
+  case $t in llama2c | gguf) max_len=1100000 ;; esac # the stories260K seeds are ~1 MB
   regressions=()
   [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
   echo "fuzz.sh: $t for ${seconds}s"

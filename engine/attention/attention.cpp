@@ -123,6 +123,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
     for (int64_t kvh = 0; kvh < dims.hkv; ++kvh) {
         const int64_t firstRow = kvh * fusedRows; // row index into [hq * q]
         for (int64_t r0 = 0; r0 < fusedRows; r0 += blockRows) {
+            if (options.cancelRequested && (*options.cancelRequested)()) throw Cancelled();
             const int64_t rows = std::min(blockRows, fusedRows - r0);
             float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
             gemm(rows, dims.nk, dims.d, scale, q.data() + (firstRow + r0) * dims.d, k.data() + kvh * dims.nk * dims.d,

@@ -4,6 +4,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct AttentionOptions {
     /// and its returned probabilities are scaled (HF head_mask: 1 keeps, 0 removes the head; rows are not
     /// renormalised).
     std::span<const float> headScale {};
+    /// Asked before each block of query rows (and each KV head); true stops the call with Cancelled. Not owned.
+    const std::function<bool()>* cancelRequested = nullptr;
 };
 
 struct AttentionResult {

@@ -2,6 +2,7 @@
 #include "backend/cpu_packed_matmul.h"
 
 #include "backend/cpu_workers.h"
+#include "core/blas.h"
 #include "quant/packed_matrix.h"
 
 #include <Eigen/Core>
@@ -25,6 +26,14 @@ constexpr int64_t kRowByRow = 4;
 Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias)
 {
     const int64_t n = x.dim(0), in = w.cols(), out = w.rows();
+    if (const float* dense = w.denseF32()) { // f32 in the mapping: the same product as a dense weight, no widening
+        Tensor y({ n, out });
+        gemm(n, out, in, 1.0f, x.data(), dense, true, y.data());
+        if (bias)
+            Eigen::Map<RowMatrix>(y.data(), n, out).rowwise()
+                += Eigen::Map<const Eigen::RowVectorXf>(bias->data(), out);
+        return y;
+    }
     const int64_t block = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(in, 1), 1, out);
     Tensor y({ n, out });
     const Eigen::Map<const RowMatrix> X(x.data(), n, in);

@@ -35,13 +35,14 @@ bool parseDType(const std::string& s, DType& out)
     return true;
 }
 
-/// A shard must stay inside the model folder once symlinks are resolved (a link to /etc/passwd is refused, not read).
-/// The one exception is the Hugging Face hub cache, whose snapshots/REV/ files link to ../../blobs/.
-void requireInsideFolder(const fs::path& shard, const fs::path& index)
+/// A weights file (a shard, or a folder's model.safetensors) must stay inside the model folder once symlinks are
+/// resolved (a link to /etc/passwd is refused, not read). The one exception is the Hugging Face hub cache, whose
+/// snapshots/REV/ files link to ../../blobs/. `named` is the file that names it (the index, or the file itself).
+void requireInsideFolder(const fs::path& file, const fs::path& named, const std::string& what)
 {
     std::error_code targetError, folderError;
-    const fs::path target = fs::weakly_canonical(shard, targetError);
-    const fs::path folder = fs::weakly_canonical(fs::absolute(index).parent_path(), folderError);
+    const fs::path target = fs::weakly_canonical(file, targetError);
+    const fs::path folder = fs::weakly_canonical(fs::absolute(named).parent_path(), folderError);
     const auto inside = [&](const fs::path& dir) {
         const auto rel = target.lexically_relative(dir);
         return !rel.empty() && *rel.begin() != "..";
@@ -49,9 +50,8 @@ void requireInsideFolder(const fs::path& shard, const fs::path& index)
     const fs::path snapshots = folder.parent_path();
     const bool hubCache = snapshots.filename() == "snapshots" && inside(snapshots.parent_path() / "blobs");
     if (targetError || folderError || !(inside(folder) || hubCache))
-        throw Error(index.string(),
-            "shard " + shard.filename().string()
-                + " is a link to a file outside the model folder; refusing to read it");
+        throw Error(named.string(),
+            what + " " + file.filename().string() + " is a link to a file outside the model folder; refusing to read it");
 }
 
 uint64_t readLe64(const uint8_t* p)
@@ -131,7 +131,7 @@ std::shared_ptr<SafetensorsStore> SafetensorsStore::open(const std::string& path
             shards.insert(f);
         }
         for (const auto& shard : shards) {
-            requireInsideFolder(path.parent_path() / shard, path);
+            requireInsideFolder(path.parent_path() / shard, path, "shard");
             store->addFile((path.parent_path() / shard).string());
         }
         for (const auto& [name, file] : expected) {
@@ -142,6 +142,7 @@ std::shared_ptr<SafetensorsStore> SafetensorsStore::open(const std::string& path
                 throw Error(path.string(), "tensor '" + name + "' is not in the shard weight_map names (" + file + ")");
         }
     } else {
+        requireInsideFolder(path, path, "weights file");
         store->addFile(path.string());
     }
     return store;

@@ -28,6 +28,7 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     options.mask.slidingWindow = spec.slidingWindow;
     options.softcap = spec.softcap;
     options.wantProbs = probs != nullptr;
+    options.cancelRequested = spec.cancelRequested;
 
     // The cache keeps one [1, T, d] tensor per KV head, so each KV head's group of query heads is one core call:
     // the cached keys are read in place, never copied.

@@ -3,6 +3,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 namespace attn {
@@ -16,6 +17,7 @@ struct CachedAttentionSpec {
     float softcap = 0.0f; ///< gemma2's attention logit soft-capping (AttentionOptions::softcap); 0: none
     const Tensor* bias = nullptr; ///< additive [hq, n, past + n] (T5's relative positions); null: none
     std::span<const float> headScale {}; ///< empty, or per query head: AttentionOptions::headScale (HF head_mask)
+    const std::function<bool()>* cancelRequested = nullptr; ///< AttentionOptions::cancelRequested (not owned)
 };
 
 /// Causal self-attention of n new positions of one decoder layer through the CPU attention core.

@@ -52,7 +52,7 @@ public:
                     const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
                     const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
                     const Value heads = s.cachedSelfAttention(cache, l, q, k, v,
-                        { .headScale = headScaleRow(options, l) },
+                        { .headScale = headScaleRow(options, l), .cancelRequested = cancelPoll(options) },
                         options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                     editHeads(s, options, l, heads);
                     s.add(x, s.linear(heads, w.projW, &w.projB));

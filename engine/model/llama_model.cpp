@@ -127,7 +127,8 @@ StepResult LlamaModel::forward(
                 const CachedAttentionSpec spec { .scale = scale,
                     .slidingWindow = c.windowOfLayer(l),
                     .softcap = static_cast<float>(c.attnLogitSoftcap),
-                    .headScale = headScaleRow(options, l) };
+                    .headScale = headScaleRow(options, l),
+                    .cancelRequested = cancelPoll(options) };
                 const Value heads = s.cachedSelfAttention(
                     cache, l, q, k, v, spec, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                 editHeads(s, options, l, heads);

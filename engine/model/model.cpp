@@ -22,6 +22,7 @@ std::string Model::description() const {
 
 void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total) {
     if (options.layerDone && !options.layerDone(done, total)) throw Cancelled();
+    if (options.cancelRequested && options.cancelRequested()) throw Cancelled();
 }
 
 KvCache DecoderModel::newCache() const {

@@ -35,11 +35,21 @@ struct ForwardOptions {
     /// Called after each layer with (layers done, layers in this pass); returning false cancels the pass, which then
     /// throws Cancelled (a decoder's cache is left as it was). Per layer, so a long forward stops and reports soon.
     std::function<bool(int64_t done, int64_t total)> layerDone;
+    /// Polled inside a layer too, between row blocks of the attention (a few milliseconds of work each on the CPU),
+    /// and after each layer; true cancels the pass as a false from layerDone does. What a long prefill needs to stop
+    /// within a fraction of a second: one layer of an 8k-token prompt takes seconds. Unset: layerDone alone.
+    std::function<bool()> cancelRequested;
     /// Head masks and edits of this pass (intervention/intervention.h); null: the unmodified model. Not owned.
     const Intervention* intervention = nullptr;
 };
 
-/// Calls options.layerDone when set; throws Cancelled when it returns false.
+/// options.cancelRequested for the attention's spec: null when unset.
+inline const std::function<bool()>* cancelPoll(const ForwardOptions& options)
+{
+    return options.cancelRequested ? &options.cancelRequested : nullptr;
+}
+
+/// Calls options.layerDone when set; throws Cancelled when it returns false or options.cancelRequested says so.
 void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total);
 
 /// What a decoder's head reads: `normed` [q, hidden], or its last row with options.lastLogitsOnly.

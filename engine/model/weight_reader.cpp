@@ -7,6 +7,8 @@
 #include "model/layers.h"
 #include "quant/packed_matrix.h"
 
+#include <cstdint>
+
 namespace attn {
 
 WeightReader::WeightReader(const std::string& weightsPath)
@@ -29,11 +31,19 @@ Tensor WeightReader::take(const std::string& name, const Shape& shape) {
 Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
     if (!has(name) || shape.size() != 2) return take(name, shape);
     const TensorInfo& info = m_store->info(name);
-    if ((info.dtype != DType::F16 && info.dtype != DType::BF16) || info.shape != shape) return take(name, shape);
+    if (info.shape != shape) return take(name, shape);
+    const uint8_t* raw = m_store->rawData(info);
+    GgmlType type;
+    if (info.dtype == DType::F16)
+        type = GgmlType::F16;
+    else if (info.dtype == DType::BF16)
+        type = GgmlType::BF16;
+    else if (info.dtype == DType::F32 && reinterpret_cast<uintptr_t>(raw) % alignof(float) == 0)
+        type = GgmlType::F32; // used as it lies in the mapping: no float32 copy beside the file's pages
+    else
+        return take(name, shape);
     m_used.insert(name);
-    const GgmlType type = info.dtype == DType::F16 ? GgmlType::F16 : GgmlType::BF16;
-    return Tensor::fromPacked(
-        std::make_shared<const PackedMatrix>(type, shape[0], shape[1], m_store->rawData(info), m_store));
+    return Tensor::fromPacked(std::make_shared<const PackedMatrix>(type, shape[0], shape[1], raw, m_store));
 }
 
 std::vector<Tensor> WeightReader::takeMatrixRows(

@@ -20,8 +20,8 @@ public:
     bool has(const std::string& name) const;
     /// The tensor as float32; throws Error naming the tensor and file if it is missing or its shape differs.
     Tensor take(const std::string& name, const Shape& shape);
-    /// A weight matrix [out, in] for linear() / gatherRows(): stored F16 or BF16 stays half, packed in place in the
-    /// mapping (widened inside the products); other dtypes as take().
+    /// A weight matrix [out, in] for linear() / gatherRows(): stored F32, F16 or BF16 stays in place in the mapping
+    /// (f32 is multiplied directly, halves are widened inside the products); other dtypes as take().
     Tensor takeMatrix(const std::string& name, const Shape& shape);
     /// Row sets of one weight matrix (a fused projection split into its parts), each as takeMatrix() gives it: F16
     /// and BF16 stay packed in place (the part lists its rows, no copy); other dtypes are copied out of the float32.

@@ -4,6 +4,8 @@
 #include "core/error.h"
 #include "quant/dequantize.h"
 
+#include <cstdint>
+
 namespace attn {
 
 PackedMatrix::PackedMatrix(GgmlType type, int64_t rows, int64_t cols, const uint8_t* data,
@@ -34,6 +36,13 @@ PackedMatrix PackedMatrix::rowSubset(const std::vector<int64_t>& rows) const
         order.push_back(m_order.empty() ? r : m_order[static_cast<size_t>(r)]);
     }
     return PackedMatrix(m_type, static_cast<int64_t>(rows.size()), m_cols, m_data, m_owner, std::move(order));
+}
+
+const float* PackedMatrix::denseF32() const
+{
+    if (m_type != GgmlType::F32 || !m_order.empty() || reinterpret_cast<uintptr_t>(m_data) % alignof(float) != 0)
+        return nullptr;
+    return reinterpret_cast<const float*>(m_data);
 }
 
 void PackedMatrix::dequantizeRows(int64_t r0, int64_t count, float* dst) const

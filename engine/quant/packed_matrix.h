@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A weight matrix kept in the block format it was stored in (ggml quantization, f16, bf16), read in place from the
-// file's mapping: resident memory is the file's size, not four bytes per weight.
+// A weight matrix kept in the format it was stored in (ggml quantization, f16, bf16, or plain f32), read in place
+// from the file's mapping: resident memory is the file's size, not four bytes per weight (nor a second copy).
 #include "quant/ggml_type.h"
 
 #include <cstdint>
@@ -30,6 +30,9 @@ public:
     /// The rows `rows` of this matrix (a part of a fused projection) over the same bytes and owner; throws Error for
     /// a row out of range.
     PackedMatrix rowSubset(const std::vector<int64_t>& rows) const;
+    /// The whole matrix as row-major float32 where it is stored that way (f32, rows in order, float-aligned), so the
+    /// products read it directly; null otherwise.
+    const float* denseF32() const;
     /// Rows [r0, r0 + count) as float32 into dst [count, cols], exactly as ggml dequantizes them.
     void dequantizeRows(int64_t r0, int64_t count, float* dst) const;
 

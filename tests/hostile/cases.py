@@ -141,13 +141,35 @@ def index_case(weight_map=None, raw=None, shard_link=None, outside_copy=False):
     return build
 
 
-def hub_cache_case(d: Path):
-    """Genuine, not hostile: the Hugging Face hub cache links snapshots/REV/ files to ../../blobs/; they must load."""
+def single_link_case(d: Path):
+    """A folder whose model.safetensors links to a copy in another folder: refused before anything is read."""
+    copy_model(TINY / "gpt2", d, skip=("model.safetensors",))
+    other = d.parent / (d.name + "-elsewhere")
+    other.mkdir(exist_ok=True)
+    shutil.copy(TINY / "gpt2" / "model.safetensors", other / "model.safetensors")
+    os.symlink(other / "model.safetensors", d / "model.safetensors")
+    return d / "model.safetensors"
+
+
+def hub_snapshot(d: Path, weights_name: str) -> Path:
+    """Genuine, not hostile: the Hugging Face hub cache keeps files in blobs/ and links snapshots/REV/NAME to
+    ../../blobs/HASH. Lays out gpt2 so, with its weights as `weights_name`; returns the snapshot folder."""
     snapshot = d / "snapshots" / "0123abc"
     copy_model(TINY / "gpt2", snapshot, skip=("model.safetensors",))
     (d / "blobs").mkdir()
     shutil.copy(TINY / "gpt2" / "model.safetensors", d / "blobs" / "9f8e7d")
-    os.symlink("../../blobs/9f8e7d", snapshot / "model-00001-of-00001.safetensors")
+    os.symlink("../../blobs/9f8e7d", snapshot / weights_name)
+    return snapshot
+
+
+def single_hub_cache_case(d: Path):
+    """A hub-cache snapshot whose single model.safetensors links to ../../blobs/: it must load."""
+    return hub_snapshot(d, "model.safetensors")
+
+
+def hub_cache_case(d: Path):
+    """A hub-cache snapshot whose index lists one shard that links to ../../blobs/: it must load."""
+    snapshot = hub_snapshot(d, "model-00001-of-00001.safetensors")
     header_len = struct.unpack("<Q", (TINY / "gpt2" / "model.safetensors").read_bytes()[:8])[0]
     names = json.loads((TINY / "gpt2" / "model.safetensors").read_bytes()[8:8 + header_len])
     wm = {k: "model-00001-of-00001.safetensors" for k in names if k != "__metadata__"}
@@ -475,7 +497,10 @@ CASES = [
     Case("st_metadata_nonstring", st_case({"__metadata__": {"k": [1]}}), I, "__metadata__ value for 'k' is not a string"),
     Case("st_garbage_header", st_case(raw_header=bytes(range(256)) * 4), I, "malformed JSON header"),
     Case("st_fifo", st_special("fifo"), I, "not a regular file", seconds=10),
-    Case("st_dev_zero", st_special("zero"), I, "not a regular file", seconds=10),
+    Case("st_dev_zero", st_special("zero"), I, "is a link to a file outside the model folder", seconds=10),
+    Case("st_single_links_outside", single_link_case, I, "weights file model.safetensors is a link to a file outside"),
+    Case("st_single_hub_cache_blobs_load", single_hub_cache_case, ["attention", "{dir}/snapshots/0123abc", "--tokens",
+         "1,2", "--out", "{dir}/out"], "", ok=True),
     Case("st_sparse_64gib_over_budget", st_sparse, ["attention", "{dir}", "--tokens", "1", "--out", "{dir}/out"],
          "of memory is available; refusing to start"),
     # sharded index

@@ -2,6 +2,7 @@
 #include "export/figure_recipe.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "export/json_fields.h"
 
 #include <QJsonArray>
@@ -11,7 +12,6 @@
 #include <array>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <utility>
 
 namespace attn::ui {
@@ -187,11 +187,8 @@ FigureRecipe recipeFromJson(const std::string& json, const std::string& source)
 
 FigureRecipe readRecipeFile(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("recipe " + path + ": cannot open the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return recipeFromJson(text.str(), path);
+    // A recipe is a few hundred bytes; only a regular file under the config cap is read (never a FIFO or a device).
+    return recipeFromJson(readInputFile(path, file_caps::kConfigJson, "view recipe"), path);
 }
 
 void writeRecipeFile(const std::string& path, const FigureRecipe& recipe)

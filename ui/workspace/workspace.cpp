@@ -2,22 +2,21 @@
 #include "workspace/workspace.h"
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "export/figure_recipe.h"
 #include "export/json_fields.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace attn::ui {
 namespace {
 
 constexpr const char* kFormat = "attnscope-workspace/1";
 // A workspace is a few kilobytes; a larger file is not one (and is not read whole into memory).
-constexpr std::uintmax_t kMaxBytes = 16u << 20;
+constexpr uint64_t kMaxBytes = 16u << 20;
 
 QString qs(const std::string& s)
 {
@@ -116,15 +115,7 @@ Workspace workspaceFromJson(const std::string& json, const std::string& source)
 
 Workspace readWorkspaceFile(const std::string& path)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) throw Error("workspace " + path + ": not a readable file");
-    if (std::filesystem::file_size(path, ec) > kMaxBytes)
-        throw Error("workspace " + path + ": larger than 16 MiB, not a workspace");
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) throw Error("workspace " + path + ": cannot be read");
-    return workspaceFromJson(text.str(), path);
+    return workspaceFromJson(readInputFile(path, kMaxBytes, "workspace"), path);
 }
 
 void writeWorkspaceFile(const std::string& path, const Workspace& workspace)
