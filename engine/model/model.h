@@ -21,6 +21,19 @@ using Value = std::shared_ptr<StreamValue>;
 struct Intervention;
 
 /// What a forward pass records besides the logits.
+struct StepResult;
+
+/// Decoders: where a pass starts when the layers below `layer` would compute exactly what an earlier pass of the same
+/// tokens at the same positions computed (an intervention that changes layer `layer` first).
+struct ResumePoint {
+    int64_t layer = 0;
+    /// The earlier pass, run with wantHiddenStates: hiddenStates[layer] is the input of `layer`; its attention stands
+    /// in for the reused layers' when attention is wanted. Not owned.
+    const StepResult* from = nullptr;
+    /// Holds the earlier pass's positions: the reused layers' rows are appended from it. Not owned.
+    const KvCache* cache = nullptr;
+};
+
 struct ForwardOptions {
     bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
     bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
@@ -37,10 +50,16 @@ struct ForwardOptions {
     std::function<bool(int64_t done, int64_t total)> layerDone;
     /// Head masks and edits of this pass (intervention/intervention.h); null: the unmodified model. Not owned.
     const Intervention* intervention = nullptr;
+    /// Null: every layer runs. Otherwise the pass starts there (decoders; ResumePoint). Not owned.
+    const ResumePoint* resume = nullptr;
 };
 
 /// Calls options.layerDone when set; throws Cancelled when it returns false.
 void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total);
+
+/// With options.resume: checks it fits this pass, appends the reused layers' rows to `cache`, copies their attention
+/// and hidden states into `result` as asked, and returns its layer; 0 without.
+int64_t resumeReusedLayers(const ForwardOptions& options, KvCache& cache, StepResult& result, int64_t layers);
 
 /// What a decoder's head reads: `normed` [q, hidden], or its last row with options.lastLogitsOnly.
 Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options);
