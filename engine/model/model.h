@@ -20,7 +20,6 @@ class StreamValue;
 using Value = std::shared_ptr<StreamValue>;
 struct Intervention;
 
-/// What a forward pass records besides the logits.
 struct StepResult;
 
 /// Decoders: where a pass starts when the layers below `layer` would compute exactly what an earlier pass of the same
@@ -34,6 +33,7 @@ struct ResumePoint {
     const KvCache* cache = nullptr;
 };
 
+/// What a forward pass records besides the logits.
 struct ForwardOptions {
     bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
     bool wantHiddenStates = false; ///< HF's hidden_states tuple for the new rows
