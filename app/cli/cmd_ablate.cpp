@@ -73,10 +73,7 @@ std::vector<TokenSubstitution> parseSubstitutions(const DecoderRun& run, const s
 /// The key mask of --mask-keys / --mask-keys-heads (no positions: none).
 std::vector<KeyMask> keyMasks(const Args& args, const ModelConfig& config, int64_t length)
 {
-    if (!args.has("mask-keys")) {
-        if (args.has("mask-keys-heads")) throw UsageError("--mask-keys-heads needs --mask-keys");
-        return {};
-    }
+    if (!args.has("mask-keys")) return {};
     KeyMask mask;
     mask.positions = parseKeyPositions(args.require("mask-keys"), length);
     if (args.has("mask-keys-heads")) mask.heads = parseHeads(args.require("mask-keys-heads"), config);
@@ -99,6 +96,8 @@ int runAblate(const std::vector<std::string>& words)
     args.allowOnly({ "prompt", "tokens", "heads", "mode", "mask-keys", "mask-keys-heads", "substitute", "top-k",
         "max-new-tokens", "backend", "tokenizer", "out" });
     const fs::path out = args.require("out");
+    if (args.has("mask-keys-heads") && !args.has("mask-keys"))
+        throw UsageError("--mask-keys-heads names the heads --mask-keys hides keys from; give --mask-keys too");
     if (!args.has("heads") && !args.has("mask-keys") && !args.has("substitute"))
         throw UsageError("ablate needs at least one of --heads, --mask-keys and --substitute");
     const DecoderRun run = openDecoder(args, "ablate", args.has("prompt") || args.has("substitute"));
