@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
-// `ablate`: one forward pass unmodified and one with chosen heads removed, scaled or mean-replaced, and the diff.
+// `ablate`: one forward pass unmodified and one with chosen heads removed, scaled or mean-replaced, key positions
+// hidden from heads or input tokens replaced, and the diff.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/decoder_run.h"
 #include "cli/model_args.h"
+#include "core/error.h"
 #include "core/npy.h"
 #include "intervention/head_ablation.h"
+#include "intervention/input_edits.h"
+#include "intervention/list_syntax.h"
 #include "intervention/output_diff.h"
 #include "session/session.h"
 
@@ -51,31 +55,75 @@ nlohmann::json continuationJson(const DecoderRun& run, const std::vector<int64_t
     return out;
 }
 
+/// --substitute "P=TOKEN[,P=TOKEN...]", TOKEN as singleToken() reads it.
+std::vector<TokenSubstitution> parseSubstitutions(const DecoderRun& run, const std::string& text)
+{
+    std::vector<TokenSubstitution> out;
+    forEachCommaItem(text, [&](std::string_view piece) {
+        const std::string item(piece);
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--substitute \"" + text + "\": expected POSITION=TOKEN, got \"" + item + "\"");
+        out.push_back({ parseIndex(item.substr(0, eq), "--substitute \"" + text + "\"", "a position"),
+            singleToken(run, item.substr(eq + 1), "substitute") });
+    });
+    return out;
+}
+
+/// The key mask of --mask-keys / --mask-keys-heads (no positions: none).
+std::vector<KeyMask> keyMasks(const Args& args, const ModelConfig& config, int64_t length)
+{
+    if (!args.has("mask-keys")) return {};
+    KeyMask mask;
+    mask.positions = parseKeyPositions(args.require("mask-keys"), length);
+    if (args.has("mask-keys-heads")) mask.heads = parseHeads(args.require("mask-keys-heads"), config);
+    return { mask };
+}
+
+nlohmann::json headsJson(const std::vector<HeadRef>& heads)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const HeadRef& h : heads)
+        out.push_back({ h.layer, h.head });
+    return out;
+}
+
 } // namespace
 
 int runAblate(const std::vector<std::string>& words)
 {
     const Args args(words, {});
-    args.allowOnly({ "prompt", "tokens", "heads", "mode", "top-k", "max-new-tokens", "backend", "tokenizer", "out" });
+    args.allowOnly({ "prompt", "tokens", "heads", "mode", "mask-keys", "mask-keys-heads", "substitute", "top-k",
+        "max-new-tokens", "backend", "tokenizer", "out" });
     const fs::path out = args.require("out");
-    const DecoderRun run = openDecoder(args, "ablate", args.has("prompt"));
+    if (args.has("mask-keys-heads") && !args.has("mask-keys"))
+        throw UsageError("--mask-keys-heads names the heads --mask-keys hides keys from; give --mask-keys too");
+    if (!args.has("heads") && !args.has("mask-keys") && !args.has("substitute"))
+        throw UsageError("ablate needs at least one of --heads, --mask-keys and --substitute");
+    const DecoderRun run = openDecoder(args, "ablate", args.has("prompt") || args.has("substitute"));
+    const ModelConfig& config = run.model->config();
     const TokenInput input = readTokenInput(args, run.tokenizer.get());
     Ablation ablation;
-    ablation.heads = parseHeads(args.require("heads"), run.model->config());
+    if (args.has("heads")) ablation.heads = parseHeads(args.require("heads"), config);
     parseAblationMode(args.get("mode", "zero"), ablation);
+    const std::vector<TokenSubstitution> substitutions = args.has("substitute")
+        ? parseSubstitutions(run, args.require("substitute"))
+        : std::vector<TokenSubstitution> {};
+    const std::vector<int64_t> changedIds = substituteTokens(input.ids, substitutions, config.vocabSize);
     const int64_t k = args.getInt("top-k", 5);
     if (k < 1) throw UsageError("--top-k must be at least 1");
     const int64_t continuation = args.getInt("max-new-tokens", 0);
-    if (continuation < 0 || static_cast<int64_t>(input.ids.size()) + continuation > run.model->config().maxPositions)
+    if (continuation < 0 || static_cast<int64_t>(input.ids.size()) + continuation > config.maxPositions)
         throw UsageError("--max-new-tokens must be >= 0 and keep the input within the model's context");
 
     Session clean(run.model, run.options);
     const auto before = clean.prefill(input.ids);
-    const Intervention intervention = ablationIntervention(ablation, run.model->config());
+    Intervention intervention = ablationIntervention(ablation, config);
+    intervention.keyMasks = keyMasks(args, config, static_cast<int64_t>(input.ids.size()));
     ForwardOptions options = run.options;
     options.intervention = &intervention;
     Session ablated(run.model, options);
-    const auto after = ablated.prefill(input.ids);
+    const auto after = ablated.prefill(changedIds);
 
     fs::create_directories(out);
     writeNpy((out / "logits_clean.npy").string(), before->logits);
@@ -92,12 +140,18 @@ int runAblate(const std::vector<std::string>& words)
     nlohmann::json positions = nlohmann::json::array();
     for (size_t i = 0; i < input.ids.size(); ++i)
         positions.push_back({ { "position", i }, { "token", input.ids[i] }, { "text", tokenLabel(run, input.ids[i]) },
-            { "kl", kl.data()[i] }, { "clean", topJson(run, topBefore[i]) },
+            { "ablated_token", changedIds[i] }, { "kl", kl.data()[i] }, { "clean", topJson(run, topBefore[i]) },
             { "ablated", topJson(run, topAfter[i]) } });
-    nlohmann::json heads = nlohmann::json::array();
-    for (const HeadRef& h : ablation.heads)
-        heads.push_back({ h.layer, h.head });
-    const nlohmann::json report = { { "heads", heads }, { "mode", args.get("mode", "zero") },
+    nlohmann::json masked = nlohmann::json::array();
+    for (const KeyMask& m : intervention.keyMasks)
+        masked.push_back({ { "positions", m.positions },
+            { "heads", m.heads.empty() ? nlohmann::json("all") : headsJson(m.heads) } });
+    nlohmann::json substituted = nlohmann::json::array();
+    for (const TokenSubstitution& t : substitutions)
+        substituted.push_back(
+            { { "position", t.position }, { "token", t.token }, { "text", tokenLabel(run, t.token) } });
+    const nlohmann::json report = { { "heads", headsJson(ablation.heads) }, { "mode", args.get("mode", "zero") },
+        { "masked_keys", masked }, { "substitutions", substituted },
         { "continuation",
             { { "clean", continuationJson(run, greedyContinuation(clean, before, continuation)) },
                 { "ablated", continuationJson(run, greedyContinuation(ablated, after, continuation)) } } },
@@ -107,8 +161,9 @@ int runAblate(const std::vector<std::string>& words)
     float worst = 0.0f;
     for (const float v : kl.storage())
         worst = std::max(worst, v);
-    std::cout << "ablated " << ablation.heads.size() << " heads over " << input.ids.size() << " tokens: max KL "
-              << worst << " nats; wrote " << out.string() << "\n";
+    std::cout << "ablated " << ablation.heads.size() << " heads, " << intervention.keyMasks.size() << " key masks, "
+              << substitutions.size() << " substitutions over " << input.ids.size() << " tokens: max KL " << worst
+              << " nats; wrote " << out.string() << "\n";
     return 0;
 }
 

@@ -34,6 +34,7 @@ int runAlign(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 int runMechanisms(const std::vector<std::string>& words);
 int runAblate(const std::vector<std::string>& words);
+int runEffect(const std::vector<std::string>& words);
 int runPatch(const std::vector<std::string>& words);
 int runAtlas(const std::vector<std::string>& words);
 int runAtlasMerge(const std::vector<std::string>& words);

@@ -67,11 +67,20 @@ const std::vector<Command>& commands()
             "(.npy) and metrics.json to DIR",
             runMechanisms },
         { "ablate",
-            "ablate MODEL (--prompt TEXT | --tokens IDS) --heads L.H[,L.H...] [--mode zero|mean|scale:F] [--top-k K] "
-            "[--max-new-tokens N] [--backend cpu|vulkan|auto] --out DIR",
-            "run unmodified and with the heads ablated; write logits_clean.npy, logits_ablated.npy, kl.npy, "
-            "attn_diff.L{l}.npy and topk.json to DIR",
+            "ablate MODEL (--prompt TEXT | --tokens IDS) [--heads L.H[,L.H...] [--mode zero|mean|scale:F]] "
+            "[--mask-keys P[,A:B...] [--mask-keys-heads L.H[,L.H...]]] [--substitute P=TOKEN[,P=TOKEN...]] "
+            "[--top-k K] [--max-new-tokens N] [--backend cpu|vulkan|auto] --out DIR",
+            "run unmodified and with the heads ablated, the key positions hidden (from every head or the ones named) "
+            "and the tokens replaced; write logits_clean.npy, logits_ablated.npy, kl.npy, attn_diff.L{l}.npy and "
+            "topk.json to DIR",
             runAblate },
+        { "effect",
+            "effect MODEL (--prompt TEXT | --tokens IDS) [--query Q] [--per-head] [--backend cpu|vulkan|auto] "
+            "--out DIR",
+            "for query Q (default the last), each key's attention next to the drop in log p(prediction) when that key "
+            "is hidden, with their rank correlation; write attention.npy, mean_attention.npy, effect.npy, "
+            "spearman.npy (--per-head: head_effect.npy, head_spearman.npy) and effect.json to DIR",
+            runEffect },
         { "patch",
             "patch MODEL --clean TEXT --corrupted TEXT --answer TOKEN --wrong TOKEN [--backend cpu|vulkan|auto] "
             "--out DIR",

@@ -2,42 +2,29 @@
 #include "intervention/head_ablation.h"
 
 #include "core/error.h"
+#include "intervention/list_syntax.h"
 
 #include <charconv>
 #include <cmath>
 #include <map>
 
 namespace attn {
-namespace {
-
-int64_t parseIndex(std::string_view text, const std::string& whole)
-{
-    int64_t value = -1;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 0)
-        throw Error("heads \"" + whole + "\": \"" + std::string(text) + "\" is not a layer or head index");
-    return value;
-}
-
-} // namespace
 
 std::vector<HeadRef> parseHeads(const std::string& text, const ModelConfig& config)
 {
     std::vector<HeadRef> heads;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = std::min(text.find(',', start), text.size());
-        const std::string_view item = std::string_view(text).substr(start, comma - start);
+    const std::string context = "heads \"" + text + "\"";
+    forEachCommaItem(text, [&](std::string_view item) {
         const size_t dot = item.find('.');
         if (dot == std::string_view::npos)
-            throw Error("heads \"" + text + "\": expected LAYER.HEAD, got \"" + std::string(item) + "\"");
-        const HeadRef h { parseIndex(item.substr(0, dot), text), parseIndex(item.substr(dot + 1), text) };
+            throw Error(context + ": expected LAYER.HEAD, got \"" + std::string(item) + "\"");
+        const HeadRef h { parseIndex(item.substr(0, dot), context, "a layer or head index"),
+            parseIndex(item.substr(dot + 1), context, "a layer or head index") };
         if (h.layer >= config.numLayers || h.head >= config.numHeads)
-            throw Error("heads \"" + text + "\": " + std::string(item) + " is outside the model's "
+            throw Error(context + ": " + std::string(item) + " is outside the model's "
                 + std::to_string(config.numLayers) + " layers x " + std::to_string(config.numHeads) + " heads");
         heads.push_back(h);
-        start = comma + 1;
-    }
+    });
     return heads;
 }
 
@@ -85,6 +72,7 @@ Intervention ablationIntervention(const Ablation& ablation, const ModelConfig& c
     for (const HeadRef& h : ablation.heads)
         byLayer[h.layer].push_back(h.head);
     const int64_t dv = config.headDim;
+    intervention.editsFromLayer = byLayer.empty() ? config.numLayers : byLayer.begin()->first;
     intervention.editHeads = [byLayer, dv](int64_t layer, Tensor& merged) {
         const auto it = byLayer.find(layer);
         if (it == byLayer.end()) return;

@@ -10,13 +10,6 @@
 
 namespace attn {
 
-/// One query head of one layer.
-struct HeadRef {
-    int64_t layer = 0;
-    int64_t head = 0;
-    bool operator==(const HeadRef&) const = default;
-};
-
 enum class AblationMode {
     Zero, ///< the head's output is removed (head mask 0)
     Scale, ///< the head's output is multiplied by a factor (head mask F)

@@ -16,6 +16,7 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     const int64_t hkv = cache.numKvHeads(), group = hq / hkv, total = past + n;
     const int64_t dv = v.dim(2);
     if (spec.bias) spec.bias->expectShape({ hq, n, total }, "cached attention bias");
+    if (spec.keep) spec.keep->expectShape({ hq, n, total }, "cached attention keep mask");
     if (!spec.headScale.empty() && static_cast<int64_t>(spec.headScale.size()) != hq)
         throw Error("cached attention: " + std::to_string(spec.headScale.size()) + " head scales for "
             + std::to_string(hq) + " query heads");
@@ -34,15 +35,21 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     // the cached keys are read in place, never copied.
     Tensor merged({ n, hq * dv });
     if (probs) *probs = Tensor({ hq, n, total });
-    Tensor qGroup({ group, n, d }), biasGroup;
+    Tensor qGroup({ group, n, d }), biasGroup, keepGroup;
     if (spec.bias) {
         biasGroup = Tensor({ group, n, total });
         options.mask.bias = &biasGroup;
+    }
+    if (spec.keep) {
+        keepGroup = Tensor({ group, n, total });
+        options.mask.keepMask = &keepGroup;
     }
     for (int64_t g = 0; g < hkv; ++g) {
         std::memcpy(qGroup.data(), q.data() + g * group * n * d, sizeof(float) * group * n * d);
         if (spec.bias)
             std::memcpy(biasGroup.data(), spec.bias->data() + g * group * n * total, sizeof(float) * group * n * total);
+        if (spec.keep)
+            std::memcpy(keepGroup.data(), spec.keep->data() + g * group * n * total, sizeof(float) * group * n * total);
         if (!spec.headScale.empty())
             options.headScale = spec.headScale.subspan(static_cast<size_t>(g * group), static_cast<size_t>(group));
         const Tensor& keys = cache.keys(layer, g);

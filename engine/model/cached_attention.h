@@ -17,6 +17,7 @@ struct CachedAttentionSpec {
     float softcap = 0.0f; ///< gemma2's attention logit soft-capping (AttentionOptions::softcap); 0: none
     const Tensor* bias = nullptr; ///< additive [hq, n, past + n] (T5's relative positions); null: none
     std::span<const float> headScale {}; ///< empty, or per query head: AttentionOptions::headScale (HF head_mask)
+    const Tensor* keep = nullptr; ///< [hq, n, past + n], nonzero = visible (key masks, keyKeepMask); null: none
     const std::function<bool()>* cancelRequested = nullptr; ///< AttentionOptions::cancelRequested (not owned)
 };
 

@@ -42,17 +42,22 @@ public:
         StepResult result;
         runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
             result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
-            const Value x = s.input(embedded);
-            if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
             try {
-                for (int64_t l = 0; l < c.numLayers; ++l) {
+                const int64_t first = resumeReusedLayers(options, cache, result, c.numLayers);
+                const Value x
+                    = s.input(first > 0 ? options.resume->from->hiddenStates[static_cast<size_t>(first)] : embedded);
+                if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
+                for (int64_t l = first; l < c.numLayers; ++l) {
                     const Gpt2Layer& w = m_layers[static_cast<size_t>(l)];
                     const Value qkv = s.linear(s.layerNorm(x, w.ln1w, w.ln1b, c.normEps), w.attnW, &w.attnB);
                     const Value q = s.splitHeads(qkv, c.numHeads, c.headDim, 0);
                     const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
                     const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
+                    const Tensor keep = keyKeepMask(options, l, c.numHeads, n, past + n);
                     const Value heads = s.cachedSelfAttention(cache, l, q, k, v,
-                        { .headScale = headScaleRow(options, l), .cancelRequested = cancelPoll(options) },
+                        { .headScale = headScaleRow(options, l),
+                            .keep = keep.empty() ? nullptr : &keep,
+                            .cancelRequested = cancelPoll(options) },
                         options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                     editHeads(s, options, l, heads);
                     s.add(x, s.linear(heads, w.projW, &w.projB));

@@ -92,6 +92,21 @@ void KvCache::append(int64_t layer, const Tensor& q, const Tensor& k, const Tens
     }
 }
 
+void KvCache::appendFrom(const KvCache& other, int64_t layer, int64_t first, int64_t n) {
+    if (other.m_queryHeads != m_queryHeads || other.m_kvHeads != m_kvHeads || other.m_headDim != m_headDim
+        || other.m_valueDim != m_valueDim || first < 0 || n < 0 || first + n > other.m_length)
+        throw Error("KV cache: cannot reuse rows " + std::to_string(first) + " + " + std::to_string(n)
+            + " of a cache of " + std::to_string(other.m_length) + " positions and another shape");
+    const auto gather = [&](const std::vector<Tensor>& from, int64_t heads, int64_t dim) {
+        Tensor rows({ heads, n, dim });
+        for (int64_t h = 0; h < heads; ++h)
+            std::copy_n(from[other.index(layer, h, heads)].data() + first * dim, n * dim, rows.data() + h * n * dim);
+        return rows;
+    };
+    append(layer, gather(other.m_q, m_queryHeads, m_headDim), gather(other.m_k, m_kvHeads, m_headDim),
+        gather(other.m_v, m_kvHeads, m_valueDim));
+}
+
 void KvCache::commit(int64_t n) {
     for (int64_t l = 0; l < m_layers; ++l)
         if (m_k[index(l, 0, m_kvHeads)].dim(1) != m_length + n)

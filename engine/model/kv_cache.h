@@ -28,6 +28,9 @@ public:
     /// Appends n new rows of one layer: q [hq, n, d], k [hkv, n, d], v [hkv, n, dv]. A forward pass appends every
     /// layer, then commit(n) makes them part of length().
     void append(int64_t layer, const Tensor& q, const Tensor& k, const Tensor& v);
+    /// append() of rows [first, first + n) of `other`'s layer (a cache of the same shape): a pass that reuses the
+    /// layers below the first one it changes from an earlier pass of the same tokens. Throws Error when they differ.
+    void appendFrom(const KvCache& other, int64_t layer, int64_t first, int64_t n);
     /// Throws Error unless q, k and v of these shapes fit append().
     void checkRows(const Shape& q, const Shape& k, const Shape& v) const;
     void commit(int64_t n);

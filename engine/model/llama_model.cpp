@@ -105,12 +105,13 @@ StepResult LlamaModel::forward(
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
         if (c.numExperts > 0) result.routerLogits.resize(static_cast<size_t>(c.numLayers));
-        Value x = s.input(embedded);
         try {
-            if (!m_w.projectIn.empty()) x = s.linear(x, m_w.projectIn, nullptr);
-            if (!m_w.positions.empty()) s.add(x, s.input(positionRows(c, m_w.positions, past, n)));
+            const int64_t first = resumeReusedLayers(options, cache, result, c.numLayers);
+            Value x = s.input(first > 0 ? options.resume->from->hiddenStates[static_cast<size_t>(first)] : embedded);
+            if (first == 0 && !m_w.projectIn.empty()) x = s.linear(x, m_w.projectIn, nullptr);
+            if (first == 0 && !m_w.positions.empty()) s.add(x, s.input(positionRows(c, m_w.positions, past, n)));
             if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
-            for (int64_t l = 0; l < c.numLayers; ++l) {
+            for (int64_t l = first; l < c.numLayers; ++l) {
                 const LlamaLayerWeights& w = m_w.layers[static_cast<size_t>(l)];
                 // Post-LN (opt-350m) normalizes after each residual add, so the sublayers read x itself.
                 const Value h = c.postNorm ? x : normed(s, x, w.attnNorm, c.normEps);
@@ -124,10 +125,12 @@ StepResult LlamaModel::forward(
                 const Value v = s.splitHeads(qkv[2], c.numKvHeads, c.headDim, 0);
                 s.rope(q, past, rope);
                 s.rope(k, past, rope);
+                const Tensor keep = keyKeepMask(options, l, c.numHeads, n, past + n);
                 const CachedAttentionSpec spec { .scale = scale,
                     .slidingWindow = c.windowOfLayer(l),
                     .softcap = static_cast<float>(c.attnLogitSoftcap),
                     .headScale = headScaleRow(options, l),
+                    .keep = keep.empty() ? nullptr : &keep,
                     .cancelRequested = cancelPoll(options) };
                 const Value heads = s.cachedSelfAttention(
                     cache, l, q, k, v, spec, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);

@@ -46,6 +46,31 @@ StepResult Model::startResult(
     return result;
 }
 
+int64_t resumeReusedLayers(const ForwardOptions& options, KvCache& cache, StepResult& result, int64_t layers) {
+    const ResumePoint* r = options.resume;
+    if (!r) return 0;
+    const int64_t past = cache.length(), n = static_cast<int64_t>(result.tokens.size());
+    if (!r->from || !r->cache || r->layer < 0 || r->layer >= layers)
+        throw Error("resume: layer " + std::to_string(r->layer) + " of " + std::to_string(layers)
+            + " or its earlier pass is missing");
+    const StepResult& from = *r->from;
+    if (from.tokens != result.tokens || from.firstPosition != past
+        || static_cast<int64_t>(from.hiddenStates.size()) != layers + 1
+        || (options.wantAttention && static_cast<int64_t>(from.attention.size()) != layers))
+        throw Error("resume: the earlier pass ran other tokens or positions, or without the hidden states (and "
+                    "attention) this pass needs");
+    for (int64_t l = 0; l < r->layer; ++l) {
+        cache.appendFrom(*r->cache, l, past, n);
+        if (options.wantAttention) result.attention[static_cast<size_t>(l)] = from.attention[static_cast<size_t>(l)];
+        if (!result.routerLogits.empty() && from.routerLogits.size() == result.routerLogits.size())
+            result.routerLogits[static_cast<size_t>(l)] = from.routerLogits[static_cast<size_t>(l)];
+    }
+    if (options.wantHiddenStates)
+        for (int64_t l = 0; l < r->layer; ++l)
+            result.hiddenStates.push_back(from.hiddenStates[static_cast<size_t>(l)]);
+    return r->layer;
+}
+
 Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options) {
     if (!options.lastLogitsOnly) return normed;
     Tensor all;

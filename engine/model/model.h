@@ -20,6 +20,19 @@ class StreamValue;
 using Value = std::shared_ptr<StreamValue>;
 struct Intervention;
 
+struct StepResult;
+
+/// Decoders: where a pass starts when the layers below `layer` would compute exactly what an earlier pass of the same
+/// tokens at the same positions computed (an intervention that changes layer `layer` first).
+struct ResumePoint {
+    int64_t layer = 0;
+    /// The earlier pass, run with wantHiddenStates: hiddenStates[layer] is the input of `layer`; its attention stands
+    /// in for the reused layers' when attention is wanted. Not owned.
+    const StepResult* from = nullptr;
+    /// Holds the earlier pass's positions: the reused layers' rows are appended from it. Not owned.
+    const KvCache* cache = nullptr;
+};
+
 /// What a forward pass records besides the logits.
 struct ForwardOptions {
     bool wantAttention = true; ///< per layer, per head probabilities of the new query rows
@@ -41,6 +54,8 @@ struct ForwardOptions {
     std::function<bool()> cancelRequested;
     /// Head masks and edits of this pass (intervention/intervention.h); null: the unmodified model. Not owned.
     const Intervention* intervention = nullptr;
+    /// Null: every layer runs. Otherwise the pass starts there (decoders; ResumePoint). Not owned.
+    const ResumePoint* resume = nullptr;
 };
 
 /// options.cancelRequested for the attention's spec: null when unset.
@@ -51,6 +66,10 @@ inline const std::function<bool()>* cancelPoll(const ForwardOptions& options)
 
 /// Calls options.layerDone when set; throws Cancelled when it returns false or options.cancelRequested says so.
 void reportLayerDone(const ForwardOptions& options, int64_t done, int64_t total);
+
+/// With options.resume: checks it fits this pass, appends the reused layers' rows to `cache`, copies their attention
+/// and hidden states into `result` as asked, and returns its layer; 0 without.
+int64_t resumeReusedLayers(const ForwardOptions& options, KvCache& cache, StepResult& result, int64_t layers);
 
 /// What a decoder's head reads: `normed` [q, hidden], or its last row with options.lastLogitsOnly.
 Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options);

@@ -96,6 +96,8 @@ bool Session::canDeriveAttention(const ModelConfig& c, std::string* why) {
 std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<const void> owner) const {
     if (std::string why; !canDeriveAttention(m_model->config(), &why))
         throw Error("attention request: tiles cannot be derived for " + why + "; capture the full attention instead");
+    if (m_options.intervention && !m_options.intervention->keyMasks.empty())
+        throw Error("attention request: tiles cannot be derived under key masks; capture the full attention instead");
     AttentionOptions options;
     if (m_encoder) {
         if (!m_lastEncoding || m_lastEncoding->queries.empty())

@@ -175,6 +175,7 @@ public:
         options.mask.slidingWindow = spec.slidingWindow;
         options.softcap = spec.softcap;
         options.mask.bias = spec.bias;
+        options.mask.keepMask = spec.keep;
         options.headScale = spec.headScale;
         const Shape keys { hkv, total, d };
         checkAttentionInputs(qs, keys, nullptr, options);

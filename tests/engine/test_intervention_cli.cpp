@@ -49,6 +49,29 @@ TEST(InterventionCli, AblateWritesTheDiffOfAHeadMaskRun)
     EXPECT_EQ(cli("ablate " + kDemo + " --prompt x --heads 2.0 --mode half --out " + dir, &out), 1) << out;
 }
 
+// --substitute runs the changed tokens: the ablated logits are those of `attention` on the substituted ids, the clean
+// ones those of the original ids; a substitution outside the input is an error naming the position.
+TEST(InterventionCli, AblateSubstitutesTokens)
+{
+    const std::string dir = makeTempDir("substitute"), plain = makeTempDir("substitute-plain");
+    const std::string ids = "5,40,41,42,43,44,45", changed = "5,40,41,99,43,44,45";
+    std::string out;
+    ASSERT_EQ(cli("ablate " + kDemo + " --tokens " + ids + " --substitute '3=#99' --out " + dir, &out), 0) << out;
+    ASSERT_EQ(cli("attention " + kDemo + " --tokens " + changed + " --out " + plain, &out), 0) << out;
+    // The same forward of the same ids; `attention` may take another path to its logits (BLAS rounding only).
+    EXPECT_LE(maxAbsDiff(readNpy(dir + "/logits_ablated.npy"), readNpy(plain + "/logits.npy")), 1e-5);
+    const nlohmann::json report = readJson(dir + "/topk.json");
+    EXPECT_EQ(report["positions"][3]["token"], 42);
+    EXPECT_EQ(report["positions"][3]["ablated_token"], 99);
+    EXPECT_EQ(report["positions"][2]["ablated_token"], 41);
+    EXPECT_EQ(report["substitutions"][0]["position"], 3);
+    const Tensor kl = readNpy(dir + "/kl.npy");
+    EXPECT_LT(kl.data()[2], 1e-6); // causal: the positions before the substitution do not change
+    EXPECT_GT(kl.data()[3], 1e-3);
+    EXPECT_EQ(cli("ablate " + kDemo + " --tokens " + ids + " --substitute '7=#99' --out " + dir, &out), 1) << out;
+    EXPECT_NE(out.find("position 7"), std::string::npos) << out;
+}
+
 // The vision branch of `attention` takes --head-mask too: the scaled head's probabilities are the unmasked ones times
 // its factor in the first layer it touches (the layers after it see a changed input), the removed head's are 0.
 TEST(InterventionCli, VisionAttentionTakesAHeadMask)

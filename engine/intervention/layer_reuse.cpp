@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "intervention/layer_reuse.h"
+
+namespace attn {
+
+ReusableRun::ReusableRun(const DecoderModel& model, std::vector<int64_t> tokens, const ForwardOptions& base)
+    : m_model(model)
+    , m_tokens(std::move(tokens))
+    , m_options(base)
+    , m_cache(model.newCache())
+{
+    m_options.intervention = nullptr;
+    m_options.resume = nullptr;
+    m_options.wantHiddenStates = true;
+    m_clean = m_model.forward(m_cache, m_tokens, m_options);
+    m_options.wantHiddenStates = false;
+}
+
+StepResult ReusableRun::rerun(const Intervention& intervention, bool wantAttention) const
+{
+    const int64_t first = firstChangedLayer(intervention, m_model.config().numLayers);
+    if (first >= m_model.config().numLayers) {
+        StepResult same = m_clean;
+        same.hiddenStates.clear();
+        return same;
+    }
+    const ResumePoint resume { first, &m_clean, &m_cache };
+    ForwardOptions options = m_options;
+    options.intervention = &intervention;
+    options.wantAttention = wantAttention;
+    options.resume = first > 0 ? &resume : nullptr;
+    KvCache cache = m_model.newCache();
+    return m_model.forward(cache, m_tokens, options);
+}
+
+} // namespace attn

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Re-running one input under many interventions (head importance, leave-one-out key effects): the layers below the
+// first one an intervention changes compute what the unmodified pass computed, so they are taken from it.
+#include "intervention/intervention.h"
+#include "model/kv_cache.h"
+#include "model/model.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attn {
+
+class ReusableRun {
+public:
+    /// Runs `tokens` unmodified on a fresh cache with `base`'s options (its intervention ignored), keeping the hidden
+    /// states and the keys and values of every layer.
+    ReusableRun(const DecoderModel& model, std::vector<int64_t> tokens, const ForwardOptions& base);
+
+    /// The unmodified pass (hiddenStates included).
+    const StepResult& clean() const { return m_clean; }
+
+    /// The pass of the same tokens under `intervention`, equal to a full forward with it: the layers from
+    /// firstChangedLayer() on run again, the ones below are reused (an intervention that changes nothing returns the
+    /// unmodified pass). Hidden states are not returned, attention only when asked (and the constructor's options
+    /// asked for it too).
+    StepResult rerun(const Intervention& intervention, bool wantAttention = false) const;
+
+private:
+    const DecoderModel& m_model;
+    std::vector<int64_t> m_tokens;
+    ForwardOptions m_options;
+    KvCache m_cache;
+    StepResult m_clean;
+};
+
+} // namespace attn
