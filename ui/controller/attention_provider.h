@@ -19,7 +19,8 @@ class Session;
 
 namespace attn::ui {
 
-/// Progress (step, total); returns false to cancel (the provider then throws attn::Cancelled).
+/// Progress (step, total); returns false to cancel (the provider then throws attn::Cancelled). A negative step only
+/// asks whether to go on and reports nothing (polled inside a layer, see cancelCheck).
 using ProgressFn = std::function<bool(int step, int total)>;
 
 /// Which attention of a run a snapshot holds.
@@ -82,6 +83,10 @@ using ProviderFactory = std::function<std::unique_ptr<AttentionProvider>(
 /// provider (seq2seq_provider.h), image-to-text models the caption provider (caption/caption_provider.h).
 std::unique_ptr<AttentionProvider> openEngineProvider(
     const std::string& path, ModelRegistry& models, const ProgressFn& progress);
+
+/// ForwardOptions::cancelRequested from `progress`: polled between the attention's row blocks, so a cancel stops a
+/// long prefill within milliseconds instead of at the end of the layer.
+std::function<bool()> cancelCheck(const ProgressFn& progress);
 
 /// Maps per-layer callbacks of a forward pass onto steps [first, first + layers] of a `total`-step progress.
 std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total);

@@ -23,6 +23,10 @@ CaptionPtr AttentionProvider::caption(const CaptionRequest&, const ProgressFn&) 
     throw Error("this model does not caption images: open an image-to-text model");
 }
 
+std::function<bool()> cancelCheck(const ProgressFn& progress) {
+    return [progress] { return !progress(-1, -1); };
+}
+
 std::function<bool(int64_t, int64_t)> layerProgress(const ProgressFn& progress, int first, int total) {
     return [progress, first, total](int64_t done, int64_t) { return progress(first + static_cast<int>(done), total); };
 }
@@ -76,6 +80,7 @@ public:
         ForwardOptions options;
         options.backend = backend();
         options.layerDone = layerProgress(progress, 1, total);
+        options.cancelRequested = cancelCheck(progress);
         options.wantAttention = !derived;
         options.wantQueryKeys = derived;
         options.lastLogitsOnly = true; // the views never read logits
@@ -90,6 +95,8 @@ public:
             run->routerLogits = session->prefill(tokenIds(tokens))->routerLogits;
             ForwardOptions cpu = options;
             cpu.backend = nullptr;
+            cpu.layerDone = nullptr; // this run's progress and cancel belong to the engine thread, not to later reads
+            cpu.cancelRequested = nullptr;
             session->setOptions(cpu);
             run->views.emplace_back(AttentionKind::Self,
                 std::make_shared<const AttentionSnapshot>(run->source, session->attentionSource(session)));

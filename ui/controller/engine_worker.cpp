@@ -15,7 +15,7 @@ EngineWorker::~EngineWorker() = default;
 ProgressFn EngineWorker::progressFor(quint64 id, const std::atomic<quint64>& cancelUpTo) {
     return [this, id, &cancelUpTo](int step, int total) {
         if (id <= cancelUpTo.load()) return false;
-        emit progress(id, step, total);
+        if (step >= 0) emit progress(id, step, total); // a negative step only asks (cancelCheck)
         return true;
     };
 }

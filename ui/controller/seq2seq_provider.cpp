@@ -66,6 +66,7 @@ public:
         ForwardOptions options;
         options.backend = backend();
         options.layerDone = layerProgress(progress, 1, total);
+        options.cancelRequested = cancelCheck(progress);
         const auto encoding = m_model->encode(EncoderInput { source.ids, {} }, options);
         options.layerDone = layerProgress(progress, 1 + encoderLayers, total);
         KvCache cache = m_model->newDecoderCache();
