@@ -177,7 +177,7 @@ TEST(LayoutScale, TabsHoldAtTwiceTheScale)
     EXPECT_NE(output.find("[  PASSED  ] 3 tests."), std::string::npos) << output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Layout, ::testing::Values(QSize(1024, 700), QSize(1280, 800), QSize(2560, 1440)),
+INSTANTIATE_TEST_SUITE_P(Sizes, Layout, ::testing::Values(QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080), QSize(2560, 1440)),
     [](const ::testing::TestParamInfo<QSize>& p) {
         return std::to_string(p.param.width()) + "x" + std::to_string(p.param.height());
     });
