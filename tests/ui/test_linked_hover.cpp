@@ -2,6 +2,8 @@
 // Linked hover (issue 21) on stories260K: the token under the mouse in the chips, the heatmap, the head view or the
 // model view is highlighted in all of them; the head view shows what a hovered query attends to and what attends to a
 // hovered key, and a click keeps it. The model view opens a head in the head view.
+#include "decode/decode_controller.h"
+#include "decode/decode_panel.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
@@ -151,6 +153,37 @@ int inkNear(const QImage& image, int x, int y)
         for (int dx = -3; dx <= 3; ++dx)
             ink += qAlpha(image.pixel(x + dx, y + dy)) > 0 ? 1 : 0;
     return ink;
+}
+
+TEST(LinkedHoverDecode, ChipsAndHeatmapOfTheDecodeTabShareTheHoveredPosition)
+{
+    DecodePanel panel;
+    panel.resize(1280, 800);
+    panel.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+    panel.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    DecodeController& c = *panel.controller();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return c.info() != nullptr; }, 60000));
+    c.promptIds({ 1, 403, 407, 261, 378 });
+    ASSERT_TRUE(QTest::qWaitFor([&] { return c.steps().size() == 5; }, 60000));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            panel.flushRedraw();
+            return panel.heatmapPositions() == 5;
+        },
+        60000));
+    panel.heatmap()->flushRedraw();
+    TokenChipsView* chips = panel.tokenChips();
+    QTest::mouseMove(chips, chips->chipRect(2).center());
+    QTRY_COMPARE(panel.tokenLink()->hovered(), (LinkedTokens { 2, 2 }));
+    EXPECT_TRUE(chips->isHighlighted(2));
+    EXPECT_FALSE(chips->isHighlighted(3));
+    EXPECT_EQ(panel.heatmap()->linkedBands(), (std::pair<int64_t, int64_t> { 2, 2 }));
+    HeatmapView* heatmap = panel.heatmap();
+    QTest::mouseMove(heatmap->plot(), heatmap->plot()->mapFrom(heatmap, heatmap->cellCenter(4, 1)));
+    QTRY_COMPARE(panel.tokenLink()->hovered(), (LinkedTokens { 4, 1 }));
+    EXPECT_TRUE(chips->isHighlighted(4));
+    EXPECT_TRUE(chips->isHighlighted(1));
 }
 
 TEST(AttentionLines, AttendedByDrawsOnlyTheLinesIntoTheKey)

@@ -39,6 +39,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     m_chart = new ProbabilityChart;
     m_strip = new AttentionStripView;
     m_heatmap = new HeatmapView;
+    m_link = new TokenLink(this); // hovering a chip or a cell highlights that position in both
+    m_chips->setLink(m_link, TokenChipsView::Side::Source);
+    m_heatmap->setLink(m_link);
     m_kv = new KvCacheView;
     m_timeline = new TimelineView;
     m_redraw = new RedrawCoalescer(this, [this] { redraw(); });

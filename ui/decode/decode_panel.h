@@ -15,6 +15,7 @@ class QSpinBox;
 namespace attn::ui {
 
 class EngineController;
+class TokenLink;
 
 class AttentionStripView;
 class HeatmapView;
@@ -58,6 +59,9 @@ public:
     ProbabilityChart* chart() const { return m_chart; }
     AttentionStripView* strip() const { return m_strip; }
     HeatmapView* heatmap() const { return m_heatmap; }
+    TokenChipsView* tokenChips() const { return m_chips; }
+    /// The tab's own linked hover: its chips and its heatmap (positions of this timeline, not the main input's).
+    TokenLink* tokenLink() const { return m_link; }
     KvCacheView* kvCache() const { return m_kv; }
     TimelineView* timeline() const { return m_timeline; }
     QPushButton* stepButton() const { return m_stepButton; }
@@ -83,6 +87,7 @@ private:
     void updateBranches();
 
     DecodeController* m_controller = nullptr;
+    TokenLink* m_link = nullptr;
     QLineEdit* m_prompt = nullptr;
     QPushButton* m_promptButton = nullptr;
     QPushButton* m_stepButton = nullptr;
