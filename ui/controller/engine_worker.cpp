@@ -75,11 +75,14 @@ void EngineWorker::summarize(quint64 id, RunPtr run, int index) {
     const int64_t heads = derived.front()->numHeads();
     const int total = static_cast<int>(derived.front()->numLayers() * heads);
     if (index >= total) return;
+    bool done = false;
     guarded(id, [&] {
         for (const SnapshotPtr& s : derived)
             (void)s->stats(index / heads, index % heads); // one streamed pass: statistics and thumbnail
         emit statsProgress(id, index + 1, total);
+        done = true;
     });
+    if (!done) return; // failed() said why once; the other heads are not tried again and again
     QMetaObject::invokeMethod(
         this, [this, id, run = std::move(run), index] { summarize(id, run, index + 1); }, Qt::QueuedConnection);
 }
