@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "model/kv_cache.h"
 
+#include <algorithm>
 #include <string>
 
 namespace attn {
@@ -60,6 +61,27 @@ const Tensor& OwnedQueryKeys::keys(int64_t layer, int64_t kvHead) const
 {
     checkIndex(layer, kvHead, m_layers, m_kvHeads);
     return m_k[static_cast<size_t>(layer * m_kvHeads + kvHead)];
+}
+
+std::shared_ptr<const OwnedQueryKeys> copyQueryKeys(const QueryKeyStore& store, int64_t length)
+{
+    if (length < 1 || length > store.numQueries() || length > store.numKeys())
+        throw Error("attention source: " + std::to_string(length) + " positions asked of a store of "
+            + std::to_string(store.numQueries()) + " queries and " + std::to_string(store.numKeys()) + " keys");
+    // Per layer [heads, length, d]: the first `length` rows of each head's [1, >= length, d] tensor.
+    const auto gather = [length](int64_t heads, const auto& headTensor) {
+        const int64_t d = headTensor(0).dim(2);
+        Tensor out({ heads, length, d });
+        for (int64_t h = 0; h < heads; ++h)
+            std::copy_n(headTensor(h).data(), length * d, out.data() + h * length * d);
+        return out;
+    };
+    std::vector<Tensor> queries, keys;
+    for (int64_t l = 0; l < store.numLayers(); ++l) {
+        queries.push_back(gather(store.numHeads(), [&](int64_t h) -> const Tensor& { return store.queries(l, h); }));
+        keys.push_back(gather(store.numKvHeads(), [&](int64_t h) -> const Tensor& { return store.keys(l, h); }));
+    }
+    return std::make_shared<const OwnedQueryKeys>(queries, keys);
 }
 
 CachedQueryKeys::CachedQueryKeys(const KvCache& cache, std::shared_ptr<const void> owner)

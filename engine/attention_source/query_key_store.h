@@ -46,6 +46,11 @@ private:
     std::vector<Tensor> m_q, m_k; ///< [layer * heads + head], each [1, t, d]
 };
 
+/// The first `length` queries and keys of every head of `store`, copied: a store that no later write to the original
+/// (a decoder appending or rewinding its cache) can change, so it may be read on another thread. Throws Error when
+/// `store` holds fewer positions.
+std::shared_ptr<const OwnedQueryKeys> copyQueryKeys(const QueryKeyStore& store, int64_t length);
+
 /// A decoder's KV cache read in place (no copy) at the length it had when the store was made. Reading after the
 /// cache is gone, or after a rewind cut below that length, throws Error instead of showing other positions.
 /// Appending more positions is harmless. Not thread-safe against the session writing the cache: read it from the

@@ -203,6 +203,15 @@ void DecodeTimeline::truncate(int64_t positions)
     m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
 }
 
+std::shared_ptr<const AttentionSource> DecodeTimeline::derivedAttention(int64_t positions) const
+{
+    if (positions < 1 || positions > length())
+        throw Error("decode timeline: attention of " + std::to_string(positions) + " positions asked, "
+            + std::to_string(length()) + " decoded");
+    if (!Session::canDeriveAttention(m_model->config()) || m_session->options().intervention) return nullptr;
+    return m_session->attentionSourceCopy(positions);
+}
+
 DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)
 {
     auto s = std::make_shared<DecodeStep>();

@@ -13,6 +13,7 @@
 #include <vector>
 
 namespace attn {
+class AttentionSource;
 class ModelRegistry;
 class Session;
 class Tokenizer;
@@ -61,6 +62,13 @@ public:
     /// steps.
     std::vector<DecodeStepPtr> restore(int64_t keep, const std::vector<DecodeStepPtr>& steps);
     void clear();
+
+    /// The self-attention of the first `positions` positions, derived from a copy of their queries and keys (a value
+    /// any thread may read while decoding goes on), so that no view needs every step's rows assembled into
+    /// matrices. Null when derived rows would differ from the captured ones (Session::canDeriveAttention, or an
+    /// intervention in the forward options): the steps' `attention` rows are then the attention. Throws Error for
+    /// positions outside 1 .. length().
+    std::shared_ptr<const AttentionSource> derivedAttention(int64_t positions) const;
 
     int64_t length() const { return static_cast<int64_t>(m_steps.size()); }
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }

@@ -93,11 +93,15 @@ bool Session::canDeriveAttention(const ModelConfig& c, std::string* why) {
     return !reason;
 }
 
-std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<const void> owner) const {
+void Session::requireDerivable() const {
     if (std::string why; !canDeriveAttention(m_model->config(), &why))
         throw Error("attention request: tiles cannot be derived for " + why + "; capture the full attention instead");
     if (m_options.intervention && !m_options.intervention->keyMasks.empty())
         throw Error("attention request: tiles cannot be derived under key masks; capture the full attention instead");
+}
+
+std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<const void> owner) const {
+    requireDerivable();
     AttentionOptions options;
     if (m_encoder) {
         if (!m_lastEncoding || m_lastEncoding->queries.empty())
@@ -107,11 +111,23 @@ std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<
             std::make_shared<const OwnedQueryKeys>(m_lastEncoding->queries, m_lastEncoding->keys), options,
             m_options.backend);
     }
+    return std::make_shared<const AttentionSource>(
+        std::make_shared<const CachedQueryKeys>(*m_cache, std::move(owner)), decoderDerivation(), m_options.backend);
+}
+
+AttentionOptions Session::decoderDerivation() const {
     if (length() == 0) throw Error("attention request: the session holds no positions yet");
+    AttentionOptions options;
     options.mask.causal = true;
     options.mask.slidingWindow = m_model->config().slidingWindow;
+    return options;
+}
+
+std::shared_ptr<const AttentionSource> Session::attentionSourceCopy(int64_t positions) const {
+    if (!m_cache) throw Error("attention request: only a decoder's positions can be copied");
+    requireDerivable();
     return std::make_shared<const AttentionSource>(
-        std::make_shared<const CachedQueryKeys>(*m_cache, std::move(owner)), options, m_options.backend);
+        copyQueryKeys(CachedQueryKeys(*m_cache), positions), decoderDerivation());
 }
 
 } // namespace attn

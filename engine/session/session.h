@@ -50,11 +50,21 @@ public:
     /// may be read from any thread). Encoders: from the last encoding's queries and keys
     /// (ForwardOptions::wantQueryKeys). Throws Error when there is nothing to derive from.
     std::shared_ptr<const AttentionSource> attentionSource(std::shared_ptr<const void> owner = {}) const;
+    /// Decoders: the self-attention of the first `positions` positions, derived from a copy of their queries and keys
+    /// on the CPU attention core: an immutable value that any thread may read while the session goes on (the Decode
+    /// tab's heatmap). Throws Error as attentionSource() does, and for more positions than the session holds.
+    std::shared_ptr<const AttentionSource> attentionSourceCopy(int64_t positions) const;
     /// Whether attentionSource() can give this model's probabilities exactly; `why` says what it cannot follow
     /// (soft-capped scores, windows on some layers only, a RoPE base that depends on the sequence length).
     static bool canDeriveAttention(const ModelConfig& config, std::string* why = nullptr);
 
 private:
+    /// Throws Error when the stored queries and keys cannot give this model's probabilities (canDeriveAttention, key
+    /// masks).
+    void requireDerivable() const;
+    /// The structural mask and scale attentionSource() derives decoder rows with; throws Error when it cannot.
+    AttentionOptions decoderDerivation() const;
+
     std::shared_ptr<const Model> m_model;
     const DecoderModel* m_decoder = nullptr;
     const EncoderModel* m_encoder = nullptr;

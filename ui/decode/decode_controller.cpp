@@ -26,6 +26,19 @@ std::string sessionKey(const DecodeController* controller)
     return "decode/" + std::to_string(reinterpret_cast<quintptr>(controller));
 }
 
+/// The attention of the first `positions` of `steps`, derived from the timeline's queries and keys when the timeline
+/// still holds exactly those steps (a rewind may have been posted since the GUI saw them); null otherwise, and for
+/// models whose attention cannot be derived: the steps' captured rows are used then.
+std::shared_ptr<const AttentionSource> derivedAttention(
+    const EngineContext& context, const std::string& key, const std::vector<DecodeStepPtr>& steps, int64_t positions)
+{
+    const auto timeline = context.session<DecodeTimeline>(key);
+    if (!timeline || timeline->length() < positions
+        || !std::equal(steps.begin(), steps.begin() + positions, timeline->steps().begin()))
+        return nullptr;
+    return timeline->derivedAttention(positions);
+}
+
 } // namespace
 
 DecodeController::DecodeController(EngineController* engine, QObject* parent)
@@ -279,8 +292,9 @@ void DecodeController::requestSnapshot(int64_t positions)
     if (!m_info || positions < 1 || positions > static_cast<int64_t>(m_steps.size())) return;
     // Built on the engine thread from the steps as they are now (immutable), like every other result.
     m_engine->post<SnapshotPtr>(
-        this, [steps = m_steps, info = *m_info, positions](EngineContext&) {
-            return decodeSnapshot(steps, info, positions);
+        this,
+        [key = sessionKey(this), steps = m_steps, info = *m_info, positions](EngineContext& context) {
+            return decodeSnapshot(steps, info, positions, derivedAttention(context, key, steps, positions));
         },
         [this, id](SnapshotPtr snapshot) {
             if (id != m_latestSnapshot) return;

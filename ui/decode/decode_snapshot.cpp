@@ -7,12 +7,17 @@
 
 namespace attn::ui {
 
-SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const DecodeModelInfo& info, int64_t positions)
+SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const DecodeModelInfo& info, int64_t positions,
+    std::shared_ptr<const AttentionSource> derived)
 {
     if (positions < 1 || positions > static_cast<int64_t>(steps.size()))
         throw Error("decode snapshot: " + std::to_string(positions) + " positions requested, "
             + std::to_string(static_cast<int64_t>(steps.size())) + " decoded");
     const int64_t n = positions, heads = info.numHeads;
+    std::vector<TokenChip> tokens;
+    for (int64_t i = 0; i < n; ++i)
+        tokens.push_back(steps[static_cast<size_t>(i)]->token);
+    if (derived) return std::make_shared<const AttentionSnapshot>(std::move(tokens), std::move(derived));
     std::vector<Tensor> layers;
     layers.reserve(static_cast<size_t>(info.numLayers));
     for (int64_t l = 0; l < info.numLayers; ++l) {
@@ -24,9 +29,6 @@ SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const Decode
         }
         layers.push_back(std::move(t));
     }
-    std::vector<TokenChip> tokens;
-    for (int64_t i = 0; i < n; ++i)
-        tokens.push_back(steps[static_cast<size_t>(i)]->token);
     MaskSpec mask;
     mask.causal = true;
     mask.slidingWindow = info.slidingWindow;

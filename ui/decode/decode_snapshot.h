@@ -7,8 +7,10 @@
 
 namespace attn::ui {
 
-/// Every layer's attention over the first `positions` steps ([heads, n, n] per layer, the rows of the steps), as the
-/// decode heatmap shows it. Throws Error when fewer steps are given.
-SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const DecodeModelInfo& info, int64_t positions);
+/// Every layer's attention over the first `positions` steps, as the decode heatmap shows it: read through `derived`
+/// (DecodeTimeline::derivedAttention of those steps: no matrix is held) when given, else assembled from the steps'
+/// captured rows ([heads, n, n] per layer). Throws Error when fewer steps are given or `derived` has another length.
+SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const DecodeModelInfo& info, int64_t positions,
+    std::shared_ptr<const AttentionSource> derived = nullptr);
 
 } // namespace attn::ui
