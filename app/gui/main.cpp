@@ -16,42 +16,46 @@
 namespace {
 
 // --screenshots DIR: once the first attention is shown, saves one PNG per view tab and quits (docs, CI smoke test).
+/// Saves the view tabs [first, last) once the heatmap is drawn (not while a long input's view of it is still being
+/// derived on the engine thread), and quits after the last one.
+void shoot(attn::ui::MainWindow& window, const QString& dir, int first, int last) {
+    QTimer::singleShot(300, &window, [&window, dir, first, last] {
+        window.heatmapView()->flushRedraw(); // asks for what it shows, if it is not at hand
+        if (window.heatmapView()->isDeriving()) return shoot(window, dir, first, last);
+        const char* names[] = { "heatmap", "head-view", "model-view", "all-heads", "statistics" };
+        for (int i = first; i < window.tabs()->count() && i < last; ++i) {
+            window.tabs()->setCurrentIndex(i);
+            window.heatmapView()->flushRedraw();
+            QApplication::processEvents(); // lay out the new tab before grabbing (not inside compute)
+            const QString path = QDir(dir).filePath(QString("%1.png").arg(names[i]));
+            if (!window.grab().save(path)) {
+                std::fprintf(stderr, "attnscope: cannot write %s\n", path.toUtf8().constData());
+                QApplication::exit(1);
+                return;
+            }
+        }
+        if (last == 5) QApplication::quit();
+    });
+}
+
 void saveScreenshotsWhenReady(attn::ui::MainWindow& window, const QString& dir) {
     QDir().mkpath(dir);
     QObject::connect(&window, &attn::ui::MainWindow::errorShown, &window, [](const QString& message) {
         std::fprintf(stderr, "attnscope: %s\n", message.toUtf8().constData());
         QApplication::exit(1);
     });
-    // Saves the view tabs [first, last) and quits after the last one.
-    const auto shoot = [&window, dir](int first, int last) {
-        QTimer::singleShot(300, &window, [&window, dir, first, last] {
-            const char* names[] = { "heatmap", "head-view", "model-view", "all-heads", "statistics" };
-            for (int i = first; i < window.tabs()->count() && i < last; ++i) {
-                window.tabs()->setCurrentIndex(i);
-                window.heatmapView()->flushRedraw();
-                QApplication::processEvents(); // lay out the new tab before grabbing (not inside compute)
-                const QString path = QDir(dir).filePath(QString("%1.png").arg(names[i]));
-                if (!window.grab().save(path)) {
-                    std::fprintf(stderr, "attnscope: cannot write %s\n", path.toUtf8().constData());
-                    QApplication::exit(1);
-                    return;
-                }
-            }
-            if (last == 5) QApplication::quit();
-        });
-    };
     // The heatmap is saved as soon as the first view is on screen (its time is the first-head latency that
     // bench/long_input_bench.sh reports); a long input's grid and statistics once its heads are summarized.
     QObject::connect(
         &window, &attn::ui::MainWindow::snapshotShown, &window,
-        [&window, shoot] {
+        [&window, dir] {
             const attn::ui::SnapshotPtr shown = window.snapshot();
             if (!shown || !shown->source() || shown->statsReady(shown->numLayers() - 1, shown->numHeads() - 1))
-                return shoot(0, 5);
-            shoot(0, 1);
+                return shoot(window, dir, 0, 5);
+            shoot(window, dir, 0, 1);
             QObject::connect(window.controller(), &attn::ui::EngineController::statsProgress, &window,
-                [shoot](int done, int total) {
-                    if (done == total) shoot(1, 5);
+                [&window, dir](int done, int total) {
+                    if (done == total) shoot(window, dir, 1, 5);
                 });
         },
         Qt::SingleShotConnection);

@@ -103,11 +103,11 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
 Tensor AttentionSource::computeTile(int64_t layer, const TileRange& r) const
 {
     const int64_t rows = r.q1 - r.q0, cols = r.k1 - r.k0;
-    const auto known = m_rowStats.find({ layer, r.head });
+    const auto known = knownRowStats(layer, r.head);
     if (m_backend && m_store->keys(layer, kvHeadOf(r.head)).dim(1) == m_numKeys)
         return m_backend->probabilityTile(m_store->queries(layer, r.head), m_store->keys(layer, kvHeadOf(r.head)),
             TileRange { 0, r.q0, r.q1, r.k0, r.k1 }, m_options);
-    if (m_backend || known == m_rowStats.end() || cols == m_numKeys) {
+    if (m_backend || !known || cols == m_numKeys) {
         // Whole rows are needed to normalize anyway.
         const Tensor all = wholeRows(layer, r.head, r.q0, r.q1, nullptr);
         if (cols == m_numKeys) return all;
@@ -118,7 +118,7 @@ Tensor AttentionSource::computeTile(int64_t layer, const TileRange& r) const
     }
     // The rows' log-sum-exp is known: only the tile's columns are computed.
     Tensor tile = scores(layer, r.head, r);
-    const std::vector<float>& lse = known->second->logSumExp;
+    const std::vector<float>& lse = known->logSumExp;
     for (int64_t i = 0; i < rows; ++i) {
         float* row = tile.data() + i * cols;
         const float norm = lse[static_cast<size_t>(r.q0 + i)];
@@ -134,12 +134,20 @@ std::shared_ptr<const Tensor> AttentionSource::tile(int64_t layer, const TileRan
     if (r.q0 < 0 || r.q1 < r.q0 || r.q1 > m_numQueries || r.k0 < 0 || r.k1 < r.k0 || r.k1 > m_numKeys)
         throw Error("attention source: " + rangeText(r) + " is outside the " + std::to_string(m_numQueries) + " x "
             + std::to_string(m_numKeys) + " matrix");
-    const std::lock_guard lock(m_mutex);
-    const TileKey key { layer, r.head, r.q0, r.q1, r.k0, r.k1 };
-    if (auto hit = m_tiles.find(key)) return hit;
+    if (auto hit = cachedTile(layer, r)) return hit;
+    const std::lock_guard compute(m_compute);
+    if (auto hit = cachedTile(layer, r)) return hit; // computed while this thread waited
     auto value = std::make_shared<const Tensor>(computeTile(layer, r));
-    m_tiles.insert(key, value, static_cast<size_t>(value->numel()) * sizeof(float));
+    const std::lock_guard lock(m_mutex);
+    m_tiles.insert(TileKey { layer, r.head, r.q0, r.q1, r.k0, r.k1 }, value,
+        static_cast<size_t>(value->numel()) * sizeof(float));
     return value;
+}
+
+std::shared_ptr<const Tensor> AttentionSource::cachedTile(int64_t layer, const TileRange& r) const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_tiles.find(TileKey { layer, r.head, r.q0, r.q1, r.k0, r.k1 });
 }
 
 std::shared_ptr<const Tensor> AttentionSource::rows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const
@@ -168,7 +176,7 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
 {
     const HeadKey key { layer, head };
     // Row statistics only serve the CPU's column-only tiles.
-    const auto stats = !m_backend && !m_rowStats.count(key) ? emptyRowStats(m_numQueries) : nullptr;
+    const auto stats = !m_backend && !knownRowStats(layer, head) ? emptyRowStats(m_numQueries) : nullptr;
     HeadStatsAccumulator headStats;
     OverviewBuilder builder(m_numQueries, m_numKeys, block);
     streamRows(layer, head, stats.get(), [&](int64_t q0, int64_t rows, const float* p) {
@@ -177,45 +185,68 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
         headStats.add(p, rows, m_numKeys, rowMask);
         builder.add(q0, rows, p);
     });
+    auto overview = std::make_shared<const Overview>(builder.finish());
+    Overview thumb { m_numQueries, m_numKeys, {} };
+    for (const OverviewLevel& level : overview->levels)
+        if (level.rows <= kThumbnailSide && level.cols <= kThumbnailSide) thumb.levels.push_back(level);
+    const std::lock_guard lock(m_mutex);
     if (stats) m_rowStats[key] = stats;
     m_headStats[key] = headStats.result();
-    auto overview = std::make_shared<const Overview>(builder.finish());
-    if (!m_thumbnails.count(key)) {
-        Overview thumb { m_numQueries, m_numKeys, {} };
-        for (const OverviewLevel& level : overview->levels)
-            if (level.rows <= kThumbnailSide && level.cols <= kThumbnailSide) thumb.levels.push_back(level);
-        m_thumbnails[key] = std::make_shared<const Overview>(std::move(thumb));
-    }
+    m_thumbnails.try_emplace(key, std::make_shared<const Overview>(std::move(thumb)));
     return overview;
+}
+
+std::shared_ptr<const RowStats> AttentionSource::knownRowStats(int64_t layer, int64_t head) const
+{
+    const std::lock_guard lock(m_mutex);
+    const auto it = m_rowStats.find({ layer, head });
+    return it == m_rowStats.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const Overview> AttentionSource::knownThumbnail(int64_t layer, int64_t head) const
+{
+    const std::lock_guard lock(m_mutex);
+    const auto it = m_thumbnails.find({ layer, head });
+    return it == m_thumbnails.end() ? nullptr : it->second;
+}
+
+int64_t AttentionSource::overviewBlockFor(int64_t maxSide) const
+{
+    return overviewBlock(m_numQueries, m_numKeys, std::max<int64_t>(maxSide, kThumbnailSide));
 }
 
 std::shared_ptr<const Overview> AttentionSource::overview(int64_t layer, int64_t head, int64_t maxSide) const
 {
     checkHead(layer, head);
     if (m_numQueries == 0 || m_numKeys == 0) throw Error("attention source: an empty matrix has no overview");
-    const std::lock_guard lock(m_mutex);
-    const int64_t block = overviewBlock(m_numQueries, m_numKeys, std::max<int64_t>(maxSide, kThumbnailSide));
-    if (maxSide <= kThumbnailSide) {
-        if (const auto it = m_thumbnails.find({ layer, head }); it != m_thumbnails.end()) return it->second;
-        summarize(layer, head, block);
-        return m_thumbnails.at({ layer, head });
-    }
-    const OverviewKey key { layer, head, block };
-    if (auto hit = m_overviews.find(key)) return hit;
+    if (auto hit = cachedOverview(layer, head, maxSide)) return hit;
+    const std::lock_guard compute(m_compute);
+    if (auto hit = cachedOverview(layer, head, maxSide)) return hit; // computed while this thread waited
+    const int64_t block = overviewBlockFor(maxSide);
     auto value = summarize(layer, head, block);
-    m_overviews.insert(key, value, value->bytes());
+    if (maxSide <= kThumbnailSide) return knownThumbnail(layer, head);
+    const std::lock_guard lock(m_mutex);
+    m_overviews.insert(OverviewKey { layer, head, block }, value, value->bytes());
     return value;
+}
+
+std::shared_ptr<const Overview> AttentionSource::cachedOverview(int64_t layer, int64_t head, int64_t maxSide) const
+{
+    if (maxSide <= kThumbnailSide) return knownThumbnail(layer, head);
+    const std::lock_guard lock(m_mutex);
+    return m_overviews.find(OverviewKey { layer, head, overviewBlockFor(maxSide) });
 }
 
 std::shared_ptr<const RowStats> AttentionSource::rowStats(int64_t layer, int64_t head) const
 {
     checkHead(layer, head);
-    const std::lock_guard lock(m_mutex);
-    const HeadKey key { layer, head };
-    if (const auto it = m_rowStats.find(key); it != m_rowStats.end()) return it->second;
+    if (auto known = knownRowStats(layer, head)) return known;
+    const std::lock_guard compute(m_compute);
+    if (auto known = knownRowStats(layer, head)) return known;
     const auto stats = emptyRowStats(m_numQueries);
     streamRows(layer, head, stats.get(), [](int64_t, int64_t, const float*) {});
-    return m_rowStats[key] = stats;
+    const std::lock_guard lock(m_mutex);
+    return m_rowStats[{ layer, head }] = stats;
 }
 
 bool AttentionSource::hasSummary(int64_t layer, int64_t head) const

@@ -63,6 +63,10 @@ public:
     HeadStats headStats(int64_t layer, int64_t head) const;
     /// Whether headStats() and the thumbnail overview of a head are known (else the first call streams the head).
     bool hasSummary(int64_t layer, int64_t head) const;
+    /// What tile() / overview() would return if it is at hand already, else null; never computes, and never waits
+    /// for a computation on another thread (a view on the GUI thread asks the engine thread for what is missing).
+    std::shared_ptr<const Tensor> cachedTile(int64_t layer, const TileRange& range) const;
+    std::shared_ptr<const Overview> cachedOverview(int64_t layer, int64_t head, int64_t maxSide = kOverviewSide) const;
 
     /// Calls fn(q0, rows, probs) for consecutive row blocks [q0, q0 + rows) x [0, numKeys) of one head, in order,
     /// each block at most ~4 MiB.
@@ -86,13 +90,21 @@ private:
     /// One streamed pass over a head: fills its row stats, head stats and thumbnail, and builds an overview with
     /// the given finest block.
     std::shared_ptr<const Overview> summarize(int64_t layer, int64_t head, int64_t block) const;
+    std::shared_ptr<const RowStats> knownRowStats(int64_t layer, int64_t head) const;
+    std::shared_ptr<const Overview> knownThumbnail(int64_t layer, int64_t head) const;
+    /// The finest block overview() builds for maxSide.
+    int64_t overviewBlockFor(int64_t maxSide) const;
 
     std::shared_ptr<const QueryKeyStore> m_store;
     AttentionOptions m_options;
     Backend* m_backend;
     int64_t m_numQueries, m_numKeys;
 
-    mutable std::recursive_mutex m_mutex;
+    /// One computation at a time (the backend is used from one thread at a time; a second asker of the same tile
+    /// waits for it instead of computing it twice). Recursive: headStats() computes through overview().
+    mutable std::recursive_mutex m_compute;
+    /// Guards the caches and maps below only, never held while computing: cached*() answer at once.
+    mutable std::mutex m_mutex;
     mutable LruCache<TileKey, Tensor> m_tiles;
     mutable LruCache<OverviewKey, Overview> m_overviews;
     mutable std::map<HeadKey, std::shared_ptr<const RowStats>> m_rowStats;

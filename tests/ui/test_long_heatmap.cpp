@@ -84,6 +84,74 @@ TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn) {
     EXPECT_NEAR(view.plot()->xAxis->range().center(), 500.0, 1e-9);
 }
 
+TEST(LongHeatmap, WithADeriverNothingIsComputedWhereTheViewAsks) {
+    // The deriver stands for the engine thread: it only queues, and the test runs the queue when it chooses.
+    const SnapshotPtr s = longSnapshot();
+    std::vector<std::pair<std::function<void()>, std::function<void(const QString&)>>> queued;
+    HeatmapView view;
+    view.resize(900, 700);
+    view.show();
+    view.setDeriver([&](QObject*, std::function<void()> compute, std::function<void(const QString&)> done) {
+        queued.emplace_back(std::move(compute), std::move(done));
+    });
+    view.setSnapshot(s);
+    view.setHead(1, 1);
+    view.flushRedraw();
+    // Asked once, computed nowhere yet: nothing is drawn and the title says why.
+    ASSERT_EQ(queued.size(), 1u);
+    EXPECT_TRUE(view.isDeriving());
+    EXPECT_EQ(s->cachedOverview(1, 1), nullptr);
+    EXPECT_TRUE(view.matrix().values.empty());
+    view.flushRedraw();
+    EXPECT_EQ(queued.size(), 1u) << "a redraw while deriving asks again";
+    queued[0].first();
+    queued[0].second({});
+    view.flushRedraw();
+    EXPECT_FALSE(view.isDeriving());
+    const HeatmapMatrix derived = view.matrix();
+    HeatmapView direct; // no deriver: computed where asked, the reference
+    direct.resize(900, 700);
+    direct.setSnapshot(s);
+    direct.setHead(1, 1);
+    direct.flushRedraw();
+    ASSERT_EQ(derived.values.size(), direct.matrix().values.size());
+    EXPECT_EQ(derived.block, direct.matrix().block);
+    for (size_t i = 0; i < derived.values.size(); ++i)
+        ASSERT_TRUE(derived.values[i] == direct.matrix().values[i]
+            || (std::isnan(derived.values[i]) && std::isnan(direct.matrix().values[i])));
+
+    // Another head: its thumbnail is at hand now for head (1, 1) only, so head (0, 1) shows nothing until derived;
+    // zooming in asks for the window's rows, and the hover reads no weight until they arrive.
+    view.setHead(0, 1);
+    view.flushRedraw();
+    ASSERT_EQ(queued.size(), 2u);
+    queued[1].first();
+    queued[1].second({});
+    view.plot()->xAxis->setRange(99.5, 129.5);
+    view.plot()->yAxis->setRange(199.5, 229.5);
+    view.flushRedraw();
+    ASSERT_EQ(queued.size(), 3u);
+    EXPECT_EQ(s->cachedRows(0, 1, 200, 230), nullptr);
+    EXPECT_GT(view.matrix().block, 1); // the thumbnail's blocks stand in meanwhile
+    EXPECT_NE(view.cellToolTip(220, 120).indexOf("zoom in"), -1);
+    queued[2].first();
+    queued[2].second({});
+    view.flushRedraw();
+    ASSERT_EQ(view.matrix().block, 1);
+    EXPECT_EQ(view.matrix().at(20, 20), static_cast<double>(s->rows(0, 1, 200, 230)->at({ 20, 120 })));
+    EXPECT_NE(view.cellToolTip(220, 120).indexOf("weight: "), -1);
+
+    // A failure is shown, and not asked again on every redraw.
+    view.setHead(0, 0);
+    view.flushRedraw();
+    ASSERT_EQ(queued.size(), 4u);
+    queued[3].second("device lost");
+    view.flushRedraw();
+    view.flushRedraw();
+    EXPECT_EQ(queued.size(), 4u);
+    EXPECT_FALSE(view.isDeriving());
+}
+
 TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource) {
     const SnapshotPtr s = longSnapshot();
     HeadGridView grid;

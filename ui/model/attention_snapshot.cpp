@@ -126,6 +126,16 @@ std::shared_ptr<const Overview> AttentionSnapshot::overview(int64_t layer, int64
     return std::make_shared<const Overview>(builder.finish());
 }
 
+std::shared_ptr<const Tensor> AttentionSnapshot::cachedRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const {
+    checkIndex(layer, head);
+    return m_source ? m_source->cachedTile(layer, TileRange { head, q0, q1, 0, m_numKeys }) : rows(layer, head, q0, q1);
+}
+
+std::shared_ptr<const Overview> AttentionSnapshot::cachedOverview(int64_t layer, int64_t head, int64_t maxSide) const {
+    checkIndex(layer, head);
+    return m_source ? m_source->cachedOverview(layer, head, maxSide) : overview(layer, head, maxSide);
+}
+
 HeadStats AttentionSnapshot::stats(int64_t layer, int64_t head) const {
     checkIndex(layer, head);
     if (m_source) return isCross() ? crossStats(m_source->headStats(layer, head)) : m_source->headStats(layer, head);

@@ -65,6 +65,12 @@ public:
     /// Block max / mean pyramid of one head (AttentionSource::overview), in either kind of snapshot.
     std::shared_ptr<const Overview> overview(
         int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
+    /// rows() / overview() when they can answer at once: always for held matrices; for a source-backed snapshot only
+    /// what its source has cached (else null). Views on the GUI thread read these and have the engine thread
+    /// compute what is missing, so that they never wait for a tile or for the statistics being streamed.
+    std::shared_ptr<const Tensor> cachedRows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const;
+    std::shared_ptr<const Overview> cachedOverview(
+        int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
     /// True where the structural mask (causal, window, padding) of `layer` lets query q see key k.
     bool visible(int64_t layer, int64_t q, int64_t k) const { return keyVisible(mask(layer), q, k); }
     /// The KV head that query head `head` reads (GQA/MQA groups).

@@ -114,11 +114,10 @@ HeatmapMatrix buildHeatmapOverview(const OverviewLevel& level, const HeatmapOpti
     return m;
 }
 
-int rankInRow(const AttentionSnapshot& snapshot, int64_t layer, int64_t head, int64_t row, int64_t col) {
-    const auto r = snapshot.rows(layer, head, row, row + 1);
+int rankInRow(const float* row, int64_t keys, int64_t col) {
     int rank = 1;
-    for (int64_t j = 0; j < snapshot.numKeys(); ++j)
-        if (r->data()[j] > r->data()[col]) ++rank;
+    for (int64_t j = 0; j < keys; ++j)
+        if (row[j] > row[col]) ++rank;
     return rank;
 }
 

@@ -42,7 +42,7 @@ HeatmapMatrix buildHeatmapWindow(const AttentionSnapshot& snapshot, int64_t laye
 /// apply to single-token windows only.
 HeatmapMatrix buildHeatmapOverview(const OverviewLevel& level, const HeatmapOptions& options);
 
-/// 1-based rank of key `col` in query row `row` of a head (1 = the key with the largest weight).
-int rankInRow(const AttentionSnapshot& snapshot, int64_t layer, int64_t head, int64_t row, int64_t col);
+/// 1-based rank of key `col` in one query row of `keys` weights (1 = the key with the largest weight).
+int rankInRow(const float* row, int64_t keys, int64_t col);
 
 } // namespace attn::ui

@@ -177,6 +177,8 @@ HeatmapView::~HeatmapView() = default;
 
 void HeatmapView::setSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
+    m_pending.clear(); // keys name snapshots by address, which a later one may reuse
+    m_failed.clear();
     m_redraw->schedule();
 }
 
@@ -267,16 +269,48 @@ bool HeatmapView::isLong() const {
     return m_snapshot && (m_snapshot->numQueries() > kWindowCells || m_snapshot->numKeys() > kWindowCells);
 }
 
-HeatmapMatrix HeatmapView::buildVisible() const {
+HeatmapMatrix HeatmapView::whileDeriving(const std::string& key, std::function<void()> compute) {
+    if (m_pending != key && m_failed != key) {
+        m_pending = key;
+        m_deriver(this, std::move(compute), [this, key](const QString& error) {
+            if (m_pending == key) m_pending.clear();
+            if (!error.isEmpty()) {
+                m_failed = key;
+                m_failure = error;
+            }
+            m_redraw->schedule(); // now at hand, or the failure to show
+        });
+    }
+    const auto thumbnail = m_snapshot->cachedOverview(m_layer, m_head, AttentionSource::kThumbnailSide);
+    return thumbnail ? buildHeatmapOverview(thumbnail->levels.front(), m_options) : HeatmapMatrix {};
+}
+
+HeatmapMatrix HeatmapView::buildVisible() {
     if (!isLong()) return buildHeatmapMatrix(*m_snapshot, m_layer, m_head, m_options);
+    // The derivations asked of the engine thread: one per snapshot, head and window; the snapshot is kept alive by
+    // the job, so its address names it for as long as the key matters.
+    const std::string head = std::to_string(reinterpret_cast<quintptr>(m_snapshot.get())) + "/"
+        + std::to_string(m_layer) + "." + std::to_string(m_head);
     const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
     const auto clampIndex = [](double v, int64_t n) { return std::clamp<int64_t>(static_cast<int64_t>(v), 0, n); };
     const int64_t k0 = clampIndex(std::floor(x.lower + 0.5), m_snapshot->numKeys());
     const int64_t k1 = std::max(k0 + 1, clampIndex(std::ceil(x.upper + 0.5), m_snapshot->numKeys()));
     const int64_t q0 = clampIndex(std::floor(y.lower + 0.5), m_snapshot->numQueries());
     const int64_t q1 = std::max(q0 + 1, clampIndex(std::ceil(y.upper + 0.5), m_snapshot->numQueries()));
-    if (k1 - k0 <= kWindowCells && q1 - q0 <= kWindowCells)
+    const bool thumbnail = m_snapshot->cachedOverview(m_layer, m_head, AttentionSource::kThumbnailSide) != nullptr;
+    if (k1 - k0 <= kWindowCells && q1 - q0 <= kWindowCells) {
+        if (m_deriver && (!thumbnail || !m_snapshot->cachedRows(m_layer, m_head, q0, q1)))
+            return whileDeriving(head + "/rows " + std::to_string(q0) + ":" + std::to_string(q1),
+                [s = m_snapshot, l = m_layer, h = m_head, q0, q1] {
+                    s->rows(l, h, q0, q1);
+                    s->overview(l, h, AttentionSource::kThumbnailSide); // the minimap's
+                });
+        m_pending.clear();
         return buildHeatmapWindow(*m_snapshot, m_layer, m_head, m_options, q0, q1, k0, k1);
+    }
+    if (m_deriver && !m_snapshot->cachedOverview(m_layer, m_head))
+        return whileDeriving(head + "/overview", [s = m_snapshot, l = m_layer, h = m_head] { s->overview(l, h); });
+    m_pending.clear();
     const auto overview = m_snapshot->overview(m_layer, m_head);
     const int64_t span = std::max(k1 - k0, q1 - q0);
     const OverviewLevel* level = &overview->levels.back();
@@ -331,7 +365,11 @@ void HeatmapView::rebuild() {
     if (m_snapshot->numKvHeads() != m_snapshot->numHeads())
         title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
     if (m_options.showMask) title += tr("  — mask");
-    if (m_matrix.block > 1)
+    if (isDeriving())
+        title += tr("  — computing…");
+    else if (!m_failed.empty() && m_matrix.values.empty())
+        title += tr("  — %1").arg(m_failure);
+    else if (m_matrix.block > 1)
         title += tr("  — overview: max of %1×%1-token blocks, zoom in for tokens").arg(m_matrix.block);
     m_title->setText(m_caption.title.isEmpty() ? title : m_caption.title);
     // Exported figures are read without the window's "Show:" box, so the axes say which sequence is which.
@@ -341,9 +379,9 @@ void HeatmapView::rebuild() {
         !m_caption.y.isEmpty() ? m_caption.y : m_snapshot->isCross() ? tr("query (target)") : tr("query"));
     m_side->setVisible(isLong());
     if (isLong()) {
-        m_minimap->setImage(
-            overviewImage(m_snapshot->overview(m_layer, m_head, AttentionSource::kThumbnailSide)->levels.front(),
-                m_colormap),
+        const auto thumbnail = m_deriver ? m_snapshot->cachedOverview(m_layer, m_head, AttentionSource::kThumbnailSide)
+                                         : m_snapshot->overview(m_layer, m_head, AttentionSource::kThumbnailSide);
+        m_minimap->setImage(thumbnail ? overviewImage(thumbnail->levels.front(), m_colormap) : QImage(),
             m_snapshot->numQueries(), m_snapshot->numKeys());
         m_jump->setRange(0, static_cast<int>(std::max(m_snapshot->numQueries(), m_snapshot->numKeys()) - 1));
         const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
@@ -407,12 +445,24 @@ QString HeatmapView::cellToolTip(int64_t row, int64_t col) const {
                        .arg(col)
                        .arg(displayToken(m_snapshot->tokens()[static_cast<size_t>(col)]));
     if (!m_snapshot->visible(m_layer, row, col)) return text + tr("masked: %1").arg(maskReason(row, col));
-    const float w = m_snapshot->rows(m_layer, m_head, row, row + 1)->data()[col];
+    int64_t offset = 0;
+    const auto rows = hoverRows(row, &offset);
+    if (!rows) return text + tr("zoom in to read this token's weight");
+    const float* weights = rows->data() + offset;
     return text
         + tr("weight: %1\nrank in row: %2 of %3")
-              .arg(static_cast<double>(w), 0, 'g', 5)
-              .arg(rankInRow(*m_snapshot, m_layer, m_head, row, col))
+              .arg(static_cast<double>(weights[col]), 0, 'g', 5)
+              .arg(rankInRow(weights, m_snapshot->numKeys(), col))
               .arg(m_snapshot->numKeys());
+}
+
+std::shared_ptr<const Tensor> HeatmapView::hoverRows(int64_t row, int64_t* offset) const {
+    *offset = 0;
+    if (!m_deriver || !isLong()) return m_snapshot->rows(m_layer, m_head, row, row + 1);
+    // Hovering must not wait for the engine thread: only the rows of the window drawn token by token are at hand.
+    if (m_matrix.block != 1 || row < m_matrix.firstRow || row >= m_matrix.firstRow + m_matrix.rows) return nullptr;
+    *offset = (row - m_matrix.firstRow) * m_snapshot->numKeys();
+    return m_snapshot->cachedRows(m_layer, m_head, m_matrix.firstRow, m_matrix.firstRow + m_matrix.rows);
 }
 
 void HeatmapView::onMouseMove(QMouseEvent* event) {

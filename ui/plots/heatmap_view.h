@@ -6,6 +6,9 @@
 
 #include <QWidget>
 
+#include <functional>
+#include <string>
+
 class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
@@ -35,8 +38,19 @@ struct HeatmapCaption {
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
+    /// Runs `compute` on the engine thread, then `done` on the GUI thread unless `client` is gone by then
+    /// (EngineController::post), with the error's message when `compute` threw ("" when it did not).
+    using Deriver = std::function<void(
+        QObject* client, std::function<void()> compute, std::function<void(const QString& error)> done)>;
+
     explicit HeatmapView(QWidget* parent = nullptr);
     ~HeatmapView() override;
+    /// Where a long input's tiles and overviews that are not cached yet are derived: with a deriver the view never
+    /// computes them on the GUI thread (it shows the head's thumbnail, or nothing, saying "computing…" until they
+    /// arrive); without one they are derived where asked (standalone views, short inputs).
+    void setDeriver(Deriver deriver) { m_deriver = std::move(deriver); }
+    /// Whether what the view should show is still being derived on the engine thread.
+    bool isDeriving() const { return !m_pending.empty(); }
 
     void setSnapshot(SnapshotPtr snapshot);
     void setHead(int64_t layer, int64_t head);
@@ -80,8 +94,13 @@ private:
     void showLinked();
     /// More tokens than one window draws token by token.
     bool isLong() const;
-    /// The matrix, window or overview level the current zoom shows.
-    HeatmapMatrix buildVisible() const;
+    /// The matrix, window or overview level the current zoom shows; with a deriver, a stand-in while that is derived.
+    HeatmapMatrix buildVisible();
+    /// Has the deriver run `compute` (once per `key`) and returns what to show meanwhile: the head's thumbnail when
+    /// it is at hand, else nothing.
+    HeatmapMatrix whileDeriving(const std::string& key, std::function<void()> compute);
+    /// The row of weights over every key that a tooltip can read at once (the window drawn), else null.
+    std::shared_ptr<const Tensor> hoverRows(int64_t row, int64_t* offset) const;
     void viewportChanged();
     /// Moves the view's centre to (row, col); `zoom` also zooms to a few dozen tokens.
     void centerOn(double row, double col, bool zoom);
@@ -114,6 +133,10 @@ private:
     HeatmapMatrix m_matrix;
     HeatmapCaption m_caption;
     QWidget* m_controls = nullptr;
+    Deriver m_deriver;
+    std::string m_pending; ///< what the deriver computes now ("": nothing)
+    std::string m_failed; ///< what it could not compute (not asked again), and why
+    QString m_failure;
     int64_t m_shownQueries = -1; ///< the shape the zoom was last reset for
     int64_t m_shownKeys = -1;
 };
