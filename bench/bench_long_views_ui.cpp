@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// A long input in the main window, as a user meets it (not a test; bench/README.md has the numbers): the time until
+// the forward's views arrive, until the first head is drawn in full, until every head of the all-heads grid and the
+// statistics is summarized, and what a head switch costs afterwards (the GUI thread's own work, and the time until
+// the switched-to head's overview is drawn), with the process's peak RSS.
+//
+// usage: bench_long_views_ui MODEL_DIR TEXT_FILE [--switches N]   (bench/long_input_bench.sh writes both)
+#include "controller/engine_controller.h"
+#include "main_window.h"
+#include "plots/heatmap_view.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTimer>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace {
+
+double peakRssMiB()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+/// Calls `then` once `view` has drawn what it should show (nothing left to derive), polling every millisecond.
+void whenDrawn(attn::ui::HeatmapView* view, std::function<void()> then)
+{
+    view->flushRedraw();
+    if (!view->isDeriving()) return then();
+    QTimer::singleShot(1, view, [view, then = std::move(then)] { whenDrawn(view, then); });
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: %s MODEL_DIR TEXT_FILE [--switches N]\n", argv[0]);
+        return 2;
+    }
+    int switches = 12;
+    if (argc >= 5 && std::string(argv[3]) == "--switches") switches = std::atoi(argv[4]);
+    QFile file(argv[2]);
+    if (!file.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "cannot read %s\n", argv[2]);
+        return 2;
+    }
+    const QString text = QString::fromUtf8(file.readAll());
+
+    attn::ui::MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    attn::ui::HeatmapView* heatmap = window.heatmapView();
+    QObject::connect(&window, &attn::ui::MainWindow::errorShown, [](const QString& message) {
+        std::fprintf(stderr, "error: %s\n", message.toUtf8().constData());
+        QApplication::exit(1);
+    });
+    QElapsedTimer clock;
+    bool statsDone = false, firstDrawn = false;
+    std::vector<double> guiMs, drawnMs;
+    std::mt19937 random(7);
+    std::function<void(int)> switchHead = [&](int left) {
+        if (left == 0) {
+            std::sort(guiMs.begin(), guiMs.end());
+            std::sort(drawnMs.begin(), drawnMs.end());
+            std::printf("head switch (%zu switches): GUI thread median %.1f ms, max %.1f ms; overview drawn median "
+                        "%.1f ms, max %.1f ms\n",
+                guiMs.size(), guiMs[guiMs.size() / 2], guiMs.back(), drawnMs[drawnMs.size() / 2], drawnMs.back());
+            std::printf("peak RSS %.0f MiB\n", peakRssMiB());
+            QApplication::quit();
+            return;
+        }
+        const auto snapshot = window.snapshot();
+        const int64_t layer = std::uniform_int_distribution<int64_t>(0, snapshot->numLayers() - 1)(random);
+        const int64_t head = std::uniform_int_distribution<int64_t>(0, snapshot->numHeads() - 1)(random);
+        QElapsedTimer switchClock;
+        switchClock.start();
+        window.setCurrentHead(layer, head);
+        heatmap->flushRedraw(); // the stand-in (the head's thumbnail) is on screen when this returns
+        guiMs.push_back(static_cast<double>(switchClock.nsecsElapsed()) / 1e6);
+        whenDrawn(heatmap, [&, switchClock, left] {
+            drawnMs.push_back(static_cast<double>(switchClock.nsecsElapsed()) / 1e6);
+            switchHead(left - 1);
+        });
+    };
+    QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&] {
+        if (firstDrawn) return;
+        std::printf("views arrive (tokenize + forward) %.1f s\n", static_cast<double>(clock.elapsed()) / 1e3);
+        whenDrawn(heatmap, [&] {
+            firstDrawn = true;
+            std::printf("first head drawn %.1f s\n", static_cast<double>(clock.elapsed()) / 1e3);
+            if (statsDone) switchHead(switches);
+        });
+    });
+    QObject::connect(window.controller(), &attn::ui::EngineController::statsProgress, &window, [&](int done, int total) {
+        if (done != total || statsDone) return;
+        statsDone = true;
+        std::printf("all %d heads summarized (grid, statistics) %.1f s\n", total,
+            static_cast<double>(clock.elapsed()) / 1e3);
+        if (firstDrawn) switchHead(switches);
+    });
+    clock.start();
+    window.openPath(QString::fromLocal8Bit(argv[1]));
+    window.setInputText(text);
+    return app.exec();
+}
