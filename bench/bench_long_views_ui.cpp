@@ -4,14 +4,18 @@
 // statistics is summarized, and what a head switch costs afterwards (the GUI thread's own work, and the time until
 // the switched-to head's overview is drawn), with the process's peak RSS.
 //
-// usage: bench_long_views_ui MODEL_DIR TEXT_FILE [--switches N]   (bench/long_input_bench.sh writes both)
+// usage: bench_long_views_ui MODEL_DIR TEXT_FILE [--switches N] [--shots DIR]   (bench/long_input_bench.sh writes
+// both files). --shots saves the window as the views arrive (heatmap, then the all-heads grid still being
+// summarized) and once the first head is drawn: what a user sees while a long input is being derived.
 #include "controller/engine_controller.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QDir>
 #include <QFile>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <sys/resource.h>
@@ -49,7 +53,12 @@ int main(int argc, char** argv)
         return 2;
     }
     int switches = 12;
-    if (argc >= 5 && std::string(argv[3]) == "--switches") switches = std::atoi(argv[4]);
+    QString shots;
+    for (int i = 3; i + 1 < argc; i += 2) {
+        if (std::string(argv[i]) == "--switches") switches = std::atoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--shots") shots = QString::fromLocal8Bit(argv[i + 1]);
+    }
+
     QFile file(argv[2]);
     if (!file.open(QIODevice::ReadOnly)) {
         std::fprintf(stderr, "cannot read %s\n", argv[2]);
@@ -61,6 +70,10 @@ int main(int argc, char** argv)
     window.resize(1280, 800);
     window.show();
     attn::ui::HeatmapView* heatmap = window.heatmapView();
+    if (!shots.isEmpty()) QDir().mkpath(shots);
+    const auto shoot = [&](const char* name) {
+        if (!shots.isEmpty()) window.grab().save(QDir(shots).filePath(QString(name) + ".png"));
+    };
     QObject::connect(&window, &attn::ui::MainWindow::errorShown, [](const QString& message) {
         std::fprintf(stderr, "error: %s\n", message.toUtf8().constData());
         QApplication::exit(1);
@@ -96,8 +109,15 @@ int main(int argc, char** argv)
     QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&] {
         if (firstDrawn) return;
         std::printf("views arrive (tokenize + forward) %.1f s\n", static_cast<double>(clock.elapsed()) / 1e3);
+        heatmap->flushRedraw();
+        shoot("arrived-heatmap");
+        window.tabs()->setCurrentIndex(3); // the all-heads grid, heads still being summarized
+        QApplication::processEvents();
+        shoot("arrived-grid");
+        window.tabs()->setCurrentIndex(0);
         whenDrawn(heatmap, [&] {
             firstDrawn = true;
+            shoot("first-head-drawn");
             std::printf("first head drawn %.1f s\n", static_cast<double>(clock.elapsed()) / 1e3);
             if (statsDone) switchHead(switches);
         });

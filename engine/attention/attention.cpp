@@ -106,6 +106,16 @@ void maskRow(
             if (!spec.keyKeep[static_cast<size_t>(j)]) row[j] = kNegInf;
 }
 
+/// Hands rows [row, row + rows) of the fused [hq * q] rows to `observe`, split where one query head ends.
+void observeBlock(const std::function<void(int64_t, int64_t, int64_t, const float*)>& observe, const float* block,
+    int64_t row, int64_t rows, const Dims& dims) {
+    for (int64_t done = 0; done < rows;) {
+        const int64_t i = (row + done) % dims.nq, n = std::min(rows - done, dims.nq - i);
+        observe((row + done) / dims.nq, i, n, block + done * dims.nk);
+        done += n;
+    }
+}
+
 /// One attention call: probabilities (and optionally the output), one key/value head at a time.
 /// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
 /// [group * q, d] block: one GEMM per kv head reads K and V once (this is what makes GQA decode steps cheap).
@@ -145,6 +155,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                 for (int64_t r = 0; r < rows; ++r)
                     RowArrayMap(block + r * dims.nk, dims.nk)
                         *= options.headScale[static_cast<size_t>((firstRow + r0 + r) / dims.nq)];
+            if (options.observeRows) observeBlock(*options.observeRows, block, firstRow + r0, rows, dims);
             if (output)
                 gemm(rows, dims.dv, dims.nk, 1.0f, block, v->data() + kvh * dims.nk * dims.dv, false,
                     output + (firstRow + r0) * dims.dv);

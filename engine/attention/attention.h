@@ -36,6 +36,10 @@ struct AttentionOptions {
     std::span<const float> headScale {};
     /// Asked before each block of query rows (and each KV head); true stops the call with Cancelled. Not owned.
     const std::function<bool()>* cancelRequested = nullptr;
+    /// Called with every block of final probability rows (softmaxed and head-scaled), in row order within each query
+    /// head: (query head of this call, first query row, rows, [rows, k] probabilities). A caller can summarize
+    /// attention it never stores (SummaryCollector). Not owned.
+    const std::function<void(int64_t head, int64_t row0, int64_t rows, const float* probs)>* observeRows = nullptr;
 };
 
 struct AttentionResult {

@@ -196,6 +196,18 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
     return overview;
 }
 
+void AttentionSource::adoptSummary(int64_t layer, int64_t head, const HeadStats& stats, Overview thumbnail) const
+{
+    checkHead(layer, head);
+    if (thumbnail.numQueries != m_numQueries || thumbnail.numKeys != m_numKeys || thumbnail.levels.empty()
+        || thumbnail.levels.front().rows > kThumbnailSide || thumbnail.levels.front().cols > kThumbnailSide)
+        throw Error("attention source: a thumbnail of another shape was offered for layer " + std::to_string(layer)
+            + " head " + std::to_string(head));
+    const std::lock_guard lock(m_mutex);
+    m_headStats[{ layer, head }] = stats;
+    m_thumbnails[{ layer, head }] = std::make_shared<const Overview>(std::move(thumbnail));
+}
+
 std::shared_ptr<const RowStats> AttentionSource::knownRowStats(int64_t layer, int64_t head) const
 {
     const std::lock_guard lock(m_mutex);

@@ -63,6 +63,10 @@ public:
     HeadStats headStats(int64_t layer, int64_t head) const;
     /// Whether headStats() and the thumbnail overview of a head are known (else the first call streams the head).
     bool hasSummary(int64_t layer, int64_t head) const;
+    /// Takes a head's statistics and thumbnail (a pyramid whose levels are at most kThumbnailSide per side) computed
+    /// from the same probabilities elsewhere: by the forward pass that stored these queries and keys
+    /// (SummaryCollector). Throws Error when the thumbnail's shape is not this matrix's.
+    void adoptSummary(int64_t layer, int64_t head, const HeadStats& stats, Overview thumbnail) const;
     /// What tile() / overview() would return if it is at hand already, else null; never computes, and never waits
     /// for a computation on another thread (a view on the GUI thread asks the engine thread for what is missing).
     std::shared_ptr<const Tensor> cachedTile(int64_t layer, const TileRange& range) const;

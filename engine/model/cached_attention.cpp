@@ -52,6 +52,12 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
             std::memcpy(keepGroup.data(), spec.keep->data() + g * group * n * total, sizeof(float) * group * n * total);
         if (!spec.headScale.empty())
             options.headScale = spec.headScale.subspan(static_cast<size_t>(g * group), static_cast<size_t>(group));
+        // This call's heads and rows are the group's: the observer is told the model's head and position.
+        const std::function<void(int64_t, int64_t, int64_t, const float*)> observeGroup
+            = [&](int64_t h, int64_t row0, int64_t rows, const float* p) {
+                  (*spec.observeRows)(g * group + h, past + row0, rows, p);
+              };
+        options.observeRows = spec.observeRows ? &observeGroup : nullptr;
         const Tensor& keys = cache.keys(layer, g);
         const Tensor& values = cache.values(layer, g);
         const AttentionResult r = multiHeadAttention(qGroup, keys, values, options);

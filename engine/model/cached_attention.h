@@ -19,6 +19,9 @@ struct CachedAttentionSpec {
     std::span<const float> headScale {}; ///< empty, or per query head: AttentionOptions::headScale (HF head_mask)
     const Tensor* keep = nullptr; ///< [hq, n, past + n], nonzero = visible (key masks, keyKeepMask); null: none
     const std::function<bool()>* cancelRequested = nullptr; ///< AttentionOptions::cancelRequested (not owned)
+    /// Every query head's final probability rows [rows, past + n] as they are computed, `query` the absolute position
+    /// of the first (AttentionOptions::observeRows; not owned). Null: none.
+    const std::function<void(int64_t head, int64_t query, int64_t rows, const float* probs)>* observeRows = nullptr;
 };
 
 /// Causal self-attention of n new positions of one decoder layer through the CPU attention core.

@@ -54,10 +54,12 @@ public:
                     const Value k = s.splitHeads(qkv, c.numHeads, c.headDim, D);
                     const Value v = s.splitHeads(qkv, c.numHeads, c.headDim, 2 * D);
                     const Tensor keep = keyKeepMask(options, l, c.numHeads, n, past + n);
+                    const auto observe = layerObserver(options, l);
                     const Value heads = s.cachedSelfAttention(cache, l, q, k, v,
                         { .headScale = headScaleRow(options, l),
                             .keep = keep.empty() ? nullptr : &keep,
-                            .cancelRequested = cancelPoll(options) },
+                            .cancelRequested = cancelPoll(options),
+                            .observeRows = observe ? &observe : nullptr },
                         options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                     editHeads(s, options, l, heads);
                     s.add(x, s.linear(heads, w.projW, &w.projB));

@@ -126,12 +126,14 @@ StepResult LlamaModel::forward(
                 s.rope(q, past, rope);
                 s.rope(k, past, rope);
                 const Tensor keep = keyKeepMask(options, l, c.numHeads, n, past + n);
+                const auto observe = layerObserver(options, l);
                 const CachedAttentionSpec spec { .scale = scale,
                     .slidingWindow = c.windowOfLayer(l),
                     .softcap = static_cast<float>(c.attnLogitSoftcap),
                     .headScale = headScaleRow(options, l),
                     .keep = keep.empty() ? nullptr : &keep,
-                    .cancelRequested = cancelPoll(options) };
+                    .cancelRequested = cancelPoll(options),
+                    .observeRows = observe ? &observe : nullptr };
                 const Value heads = s.cachedSelfAttention(
                     cache, l, q, k, v, spec, options.wantAttention ? &result.attention[static_cast<size_t>(l)] : nullptr);
                 editHeads(s, options, l, heads);

@@ -52,6 +52,11 @@ struct ForwardOptions {
     /// and after each layer; true cancels the pass as a false from layerDone does. What a long prefill needs to stop
     /// within a fraction of a second: one layer of an 8k-token prompt takes seconds. Unset: layerDone alone.
     std::function<bool()> cancelRequested;
+    /// Decoders on the CPU attention core: called with every head's final probability rows [rows, keys] as the pass
+    /// computes them (layer, query head, absolute position of the first row, rows, probabilities), so that a run that
+    /// stores no attention can still summarize it without a second pass. Backends that do not support it never call
+    /// it. Unset: none.
+    std::function<void(int64_t layer, int64_t head, int64_t query, int64_t rows, const float* probs)> observeAttention;
     /// Head masks and edits of this pass (intervention/intervention.h); null: the unmodified model. Not owned.
     const Intervention* intervention = nullptr;
     /// Null: every layer runs. Otherwise the pass starts there (decoders; ResumePoint). Not owned.
@@ -62,6 +67,16 @@ struct ForwardOptions {
 inline const std::function<bool()>* cancelPoll(const ForwardOptions& options)
 {
     return options.cancelRequested ? &options.cancelRequested : nullptr;
+}
+
+/// options.observeAttention bound to `layer`, for CachedAttentionSpec::observeRows; empty when unset.
+inline std::function<void(int64_t, int64_t, int64_t, const float*)> layerObserver(
+    const ForwardOptions& options, int64_t layer)
+{
+    if (!options.observeAttention) return {};
+    return [&observe = options.observeAttention, layer](int64_t head, int64_t query, int64_t rows, const float* p) {
+        observe(layer, head, query, rows, p);
+    };
 }
 
 /// Calls options.layerDone when set; throws Cancelled when it returns false or options.cancelRequested says so.

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "intervention/intervention.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace attn {
@@ -117,9 +118,12 @@ std::shared_ptr<const AttentionSource> Session::attentionSource(std::shared_ptr<
 
 AttentionOptions Session::decoderDerivation() const {
     if (length() == 0) throw Error("attention request: the session holds no positions yet");
+    const ModelConfig& c = m_model->config();
     AttentionOptions options;
     options.mask.causal = true;
-    options.mask.slidingWindow = m_model->config().slidingWindow;
+    options.mask.slidingWindow = c.slidingWindow;
+    // The forward's own scale (llama_model.cpp): gemma's query_pre_attn_scalar, else 1/sqrt(head_dim).
+    if (c.queryPreAttnScalar > 0) options.scale = static_cast<float>(1.0 / std::sqrt(c.queryPreAttnScalar));
     return options;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "controller/attention_provider.h"
 #include "controller/seq2seq_provider.h"
+#include "attention_source/summary_collector.h"
 
 #include "caption/caption_provider.h"
 #include "core/error.h"
@@ -91,15 +92,25 @@ public:
         if (derived) {
             // A session of its own that nothing drives after this run: the snapshot's source keeps it and reads it
             // from the GUI thread. Tiles are computed by the CPU core there (the backend belongs to this thread).
-            auto session = std::make_shared<Session>(model, options);
+            // The forward's own probabilities give every head's statistics and thumbnail on the CPU core; heads a
+            // backend's pass does not report are streamed afterwards (EngineWorker).
+            MaskSpec causal;
+            causal.causal = true;
+            causal.slidingWindow = c.slidingWindow;
+            SummaryCollector summaries(c.numLayers, c.numHeads, static_cast<int64_t>(n), causal);
+            ForwardOptions observed = options;
+            observed.observeAttention = [&summaries](int64_t layer, int64_t head, int64_t query, int64_t rows,
+                                            const float* p) { summaries.add(layer, head, query, rows, p); };
+            auto session = std::make_shared<Session>(model, observed);
             run->routerLogits = session->prefill(tokenIds(tokens))->routerLogits;
             ForwardOptions cpu = options;
             cpu.backend = nullptr;
             cpu.layerDone = nullptr; // this run's progress and cancel belong to the engine thread, not to later reads
             cpu.cancelRequested = nullptr;
             session->setOptions(cpu);
-            run->views.emplace_back(AttentionKind::Self,
-                std::make_shared<const AttentionSnapshot>(run->source, session->attentionSource(session)));
+            const auto source = session->attentionSource(session);
+            summaries.deliver(*source);
+            run->views.emplace_back(AttentionKind::Self, std::make_shared<const AttentionSnapshot>(run->source, source));
         } else {
             m_session = std::make_unique<Session>(model, options);
             const auto result = m_session->prefill(tokenIds(tokens));
