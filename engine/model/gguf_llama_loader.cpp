@@ -110,7 +110,7 @@ std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std:
     const int64_t D = c.hiddenSize, I = c.intermediateSize;
     Gpt2Weights w;
     w.wte = r.matrix("token_embd.weight", c.vocabSize, D);
-    w.wpe = r.dense("position_embd.weight", { c.maxPositions, D });
+    w.wpe = r.matrix("position_embd.weight", c.maxPositions, D);
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         Gpt2Layer lw;
@@ -132,7 +132,7 @@ std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std:
     w.lnfB = r.dense("output_norm.bias", { D });
     if (r.has("output.weight")) (void)r.matrix("output.weight", c.vocabSize, D); // the tied copy
     r.expectAllUsed();
-    return makeGpt2(c, std::move(w));
+    return std::make_shared<Gpt2Model>(c, std::move(w));
 }
 
 } // namespace
