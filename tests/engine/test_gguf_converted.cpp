@@ -202,6 +202,7 @@ TEST(GgufConverted, Gemma2TakesLlamaCppsQueryScaleCapsAndAlternatingWindows)
     // as their query_pre_attn_scalar says and llama.cpp rules, since GGUF stores no such key.
     const ModelConfig small = gemma2Config(26, 2304, 8, 256);
     EXPECT_EQ(small.queryPreAttnScalar, 256.0);
+    EXPECT_NE(small.toJson().find("\"query_pre_attn_scalar\": 256.0"), std::string::npos) << small.toJson(); // info
     const ModelConfig large = gemma2Config(46, 4608, 32, 128);
     EXPECT_EQ(large.queryPreAttnScalar, 144.0);
     EXPECT_EQ(large.attnLogitSoftcap, 50.0);
