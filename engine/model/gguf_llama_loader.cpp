@@ -31,8 +31,8 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
     // golden shows which a GGUF user expects: refused until one does (HF checkpoints with longrope are supported).
     if (g.findTensor("rope_factors_long.weight") || g.findTensor("rope_factors_short.weight"))
         throw Error(g.path(),
-            "rope_factors_long/short.weight (Phi-3 longrope scaling, the 128k-context Phi-3 files) is not supported "
-            "in GGUF files; the 4k-context Phi-3 files and HF safetensors checkpoints with longrope are");
+            "rope_factors_long/short.weight (longrope scaling, as in the 128k-context Phi-3 and Phi-3.5 files) is not "
+            "supported in GGUF files; Phi-3 GGUF files without it and HF safetensors checkpoints with longrope are");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),

@@ -249,7 +249,7 @@ TEST(GgufConverted, UnsupportedExpertLayoutsAndLongRopeAreRefusedByName)
     expectRefusal(llamaRefusal(shared, "blk.0.ffn_gate_inp_shexp.weight"), "shared experts");
     expectRefusal(llamaRefusal({ { "llama.expert_count", 4 }, { "llama.expert_used_count", 5 } }, "token_embd.weight"),
         "expert_used_count = 5 must be in 1..llama.expert_count (4");
-    expectRefusal(llamaRefusal({}, "rope_factors_long.weight"), "Phi-3 longrope");
+    expectRefusal(llamaRefusal({}, "rope_factors_long.weight"), "longrope scaling");
 }
 
 } // namespace
