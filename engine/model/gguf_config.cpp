@@ -16,6 +16,21 @@ int64_t positive(const GgufFile& g, const std::string& key, int64_t fallback)
     return v;
 }
 
+/// llama.cpp's gemma2 hparams (llama-model.cpp LLM_ARCH_GEMMA2): soft-capping, sliding windows on the even layers
+/// (set_swa_pattern(2), as HF's `not bool(layer_idx % 2)`), and the query scale that llama.cpp derives from the
+/// model's size, since convert_hf_to_gguf.py writes no query_pre_attn_scalar: n_embd / n_head for the 46-layer 27B,
+/// head_dim (attention.key_length) otherwise, as the released checkpoints' configs say.
+void readGemma2(const GgufFile& g, ModelConfig& c)
+{
+    c.attnLogitSoftcap = g.getFloat("gemma2.attn_logit_softcapping").value_or(0.0);
+    c.finalLogitSoftcap = g.getFloat("gemma2.final_logit_softcapping").value_or(0.0);
+    if (c.attnLogitSoftcap < 0 || c.finalLogitSoftcap < 0)
+        throw Error(g.path(), "gemma2 soft-capping values must not be negative");
+    c.alternatingWindow = true;
+    c.queryPreAttnScalar
+        = static_cast<double>(c.numLayers == 46 && c.numHeads > 0 ? c.hiddenSize / c.numHeads : c.headDim);
+}
+
 } // namespace
 
 ModelConfig ggufModelConfig(const GgufFile& g)
@@ -54,9 +69,16 @@ ModelConfig ggufModelConfig(const GgufFile& g)
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
     // llama.cpp's gemma graph: embeddings times sqrt(width), GeGLU with the tanh GELU; its norm weights are stored as
     // 1 + w (convert_hf_to_gguf.py GemmaModel adds the 1), which is how NormWeights keeps them.
-    const bool gemma = *arch == "gemma";
+    const bool gemma = *arch == "gemma" || *arch == "gemma2";
     c.activation = gpt2 ? "gelu_new" : gemma ? "gelu_pytorch_tanh" : "silu";
     c.scaleEmbedding = gemma;
+    if (*arch == "gemma2") readGemma2(g, c);
+    c.numExperts = positive(g, p + "expert_count", 0);
+    c.expertsPerToken = positive(g, p + "expert_used_count", 0);
+    if (c.numExperts > 1024 || (c.numExperts > 0 && (c.expertsPerToken < 1 || c.expertsPerToken > c.numExperts)))
+        throw Error(g.path(),
+            p + "expert_used_count = " + std::to_string(c.expertsPerToken) + " must be in 1.." + p + "expert_count ("
+                + std::to_string(c.numExperts) + ", at most 1024)");
     c.attentionBias = g.findTensor("blk.0.attn_q.bias") != nullptr;
     c.tieWordEmbeddings = !g.tensors().empty() && !g.findTensor("output.weight");
     c.capabilities = g.tensors().empty() ? 0u : static_cast<uint32_t>(kGenerate); // a vocab-only file only tokenizes

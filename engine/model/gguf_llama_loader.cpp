@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GGUF llama / qwen2 / gemma / phi3 (llama.cpp tensor names, llama-arch.cpp LLM_TENSOR_*) -> LlamaWeights, and the
-// architecture dispatch of GGUF models.
+// GGUF llama (incl. Mixtral-style experts) / qwen2 / gemma / gemma2 / phi3 (llama.cpp tensor names, llama-arch.cpp
+// LLM_TENSOR_*) -> LlamaWeights, and the architecture dispatch of GGUF models.
 #include "core/error.h"
 #include "io/gguf.h"
 #include "model/decoder_weights.h"
@@ -17,16 +17,22 @@ namespace {
 void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
 {
     const std::string p = c.modelType + ".";
-    if (g.getInt(p + "expert_count").value_or(0) > 0)
+    if (g.getInt(p + "expert_shared_count").value_or(0) > 0 || g.findTensor("blk.0.ffn_gate_inp_shexp.weight"))
+        throw Error(g.path(), "shared experts (Qwen2-MoE / DeepSeek style) are not supported; Mixtral-style files are");
+    if (c.numExperts > 0 && g.findTensor("blk.0.ffn_gate.0.weight"))
         throw Error(g.path(),
-            "a mixture-of-experts file (" + p + "expert_count = " + std::to_string(*g.getInt(p + "expert_count"))
-                + "); this build's Llama forward is dense");
+            "experts stored one tensor each (blk.N.ffn_gate.E.weight, files converted before llama.cpp merged them "
+            "into ffn_gate_exps) are not supported; reconvert with a current convert_hf_to_gguf.py");
     const std::string scaling = g.getString(p + "rope.scaling.type").value_or("none");
     if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
     if (g.findTensor("rope_freqs.weight"))
         throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
+    // llama.cpp picks the long factors by the context size it was started with, HF by the sequence length, and no
+    // golden shows which a GGUF user expects: refused until one does (HF checkpoints with longrope are supported).
     if (g.findTensor("rope_factors_long.weight") || g.findTensor("rope_factors_short.weight"))
-        throw Error(g.path(), "rope_factors_long/short.weight (Phi-3 longrope scaling) is not supported");
+        throw Error(g.path(),
+            "rope_factors_long/short.weight (longrope scaling, as in the 128k-context Phi-3 and Phi-3.5 files) is not "
+            "supported in GGUF files; Phi-3 GGUF files without it and HF safetensors checkpoints with longrope are");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),
@@ -44,18 +50,43 @@ Tensor packedRows(const Tensor& m, int64_t first, int64_t count)
     return Tensor::fromPacked(std::make_shared<const PackedMatrix>(m.packed()->rowSubset(rowRange(first, count))));
 }
 
+/// A layer's feed-forward: Mixtral-style experts behind a router, phi3's fused [gate | up], or gate / up / down.
+void readFeedForward(GgufWeights& r, const ModelConfig& c, const std::string& p, bool fused, LlamaLayerWeights& lw)
+{
+    const int64_t D = c.hiddenSize, I = c.intermediateSize;
+    if (c.numExperts > 0) {
+        lw.router = r.matrix(p + "ffn_gate_inp.weight", c.numExperts, D);
+        const std::vector<Tensor> gate = r.expertMatrices(p + "ffn_gate_exps.weight", c.numExperts, I, D);
+        const std::vector<Tensor> up = r.expertMatrices(p + "ffn_up_exps.weight", c.numExperts, I, D);
+        const std::vector<Tensor> down = r.expertMatrices(p + "ffn_down_exps.weight", c.numExperts, D, I);
+        for (size_t e = 0; e < gate.size(); ++e)
+            lw.experts.push_back({ .gate = gate[e], .up = up[e], .down = down[e] });
+        return;
+    }
+    if (fused) {
+        const Tensor gateUp = r.matrix(p + "ffn_up.weight", 2 * I, D);
+        lw.gate = packedRows(gateUp, 0, I);
+        lw.up = packedRows(gateUp, I, I);
+    } else {
+        lw.gate = r.matrix(p + "ffn_gate.weight", I, D);
+        lw.up = r.matrix(p + "ffn_up.weight", I, D);
+    }
+    lw.down = r.matrix(p + "ffn_down.weight", D, I);
+}
+
 std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::shared_ptr<const GgufFile>& file)
 {
     const ModelConfig& c = source.config;
     refuseUnsupported(*file, c);
     GgufWeights r(file);
     const int64_t D = c.hiddenSize, qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
-    const int64_t I = c.intermediateSize, V = c.vocabSize;
+    const int64_t V = c.vocabSize;
     // convert_hf_to_gguf.py permutes Q and K of llama (not of qwen2, whose RoPE llama.cpp runs as NEOX = HF's
     // rotate-half); undoing it lets HF's rotate-half RoPE run on the weights.
-    // gemma and phi3 run llama.cpp's NEOX RoPE, rotate-half as HF: not permuted either.
+    // gemma, gemma2 and phi3 run llama.cpp's NEOX RoPE, rotate-half as HF: not permuted either.
     const bool permuted = c.modelType == "llama";
     const bool fused = c.modelType == "phi3";
+    const bool sandwich = c.modelType == "gemma2"; // post-attention and post-feed-forward norms too
     const std::vector<int64_t> qOrder = permuted ? unpermuteRopeRows(c.numHeads, c.headDim) : std::vector<int64_t> {};
     const std::vector<int64_t> kOrder = permuted ? unpermuteRopeRows(c.numKvHeads, c.headDim) : std::vector<int64_t> {};
     LlamaWeights w;
@@ -81,16 +112,10 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
             lw.bk = r.dense(p + "attn_k.bias", { kvDim });
             lw.bv = r.dense(p + "attn_v.bias", { kvDim });
         }
+        if (sandwich) lw.postAttnNorm.weight = r.dense(p + "post_attention_norm.weight", { D });
         lw.ffnNorm.weight = r.dense(p + "ffn_norm.weight", { D });
-        if (fused) {
-            const Tensor gateUp = r.matrix(p + "ffn_up.weight", 2 * I, D);
-            lw.gate = packedRows(gateUp, 0, I);
-            lw.up = packedRows(gateUp, I, I);
-        } else {
-            lw.gate = r.matrix(p + "ffn_gate.weight", I, D);
-            lw.up = r.matrix(p + "ffn_up.weight", I, D);
-        }
-        lw.down = r.matrix(p + "ffn_down.weight", D, I);
+        if (sandwich) lw.postFfnNorm.weight = r.dense(p + "post_ffw_norm.weight", { D });
+        readFeedForward(r, c, p, fused, lw);
         w.layers.push_back(std::move(lw));
     }
     w.finalNorm.weight = r.dense("output_norm.weight", { D });
@@ -110,7 +135,7 @@ std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std:
     const int64_t D = c.hiddenSize, I = c.intermediateSize;
     Gpt2Weights w;
     w.wte = r.matrix("token_embd.weight", c.vocabSize, D);
-    w.wpe = r.dense("position_embd.weight", { c.maxPositions, D });
+    w.wpe = r.matrix("position_embd.weight", c.maxPositions, D);
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
         Gpt2Layer lw;
@@ -132,7 +157,7 @@ std::shared_ptr<DecoderModel> loadGgufGpt2(const ModelSource& source, const std:
     w.lnfB = r.dense("output_norm.bias", { D });
     if (r.has("output.weight")) (void)r.matrix("output.weight", c.vocabSize, D); // the tied copy
     r.expectAllUsed();
-    return makeGpt2(c, std::move(w));
+    return std::make_shared<Gpt2Model>(c, std::move(w));
 }
 
 } // namespace
@@ -143,12 +168,13 @@ std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
     if (file->tensors().empty())
         throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
     const std::string& arch = source.config.modelType;
-    if (arch == "llama" || arch == "qwen2" || arch == "gemma" || arch == "phi3") return loadGgufLlama(source, file);
+    if (arch == "llama" || arch == "qwen2" || arch == "gemma" || arch == "gemma2" || arch == "phi3")
+        return loadGgufLlama(source, file);
     if (arch == "gpt2") return loadGgufGpt2(source, file);
     throw Error(source.weightsPath,
         "GGUF architecture \"" + arch
-            + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral-style), "
-              "qwen2, gemma, phi3 and gpt2 files");
+            + "\" cannot be run yet: this build runs GGUF llama (incl. Mistral- and Mixtral-style), "
+              "qwen2, gemma, gemma2, phi3 and gpt2 files");
 }
 
 } // namespace attn

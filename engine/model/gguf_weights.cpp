@@ -48,6 +48,17 @@ Tensor GgufWeights::matrix(const std::string& name, int64_t rows, int64_t cols, 
         std::make_shared<const PackedMatrix>(t.type, rows, cols, m_file->tensorData(t), m_file, rowOrder));
 }
 
+std::vector<Tensor> GgufWeights::expertMatrices(const std::string& name, int64_t experts, int64_t rows, int64_t cols)
+{
+    const GgufTensorInfo& t = expect(name, { experts, rows, cols });
+    const uint64_t expertBytes = t.bytes / static_cast<uint64_t>(experts); // the file checked bytes against ne
+    std::vector<Tensor> out;
+    for (int64_t e = 0; e < experts; ++e)
+        out.push_back(Tensor::fromPacked(std::make_shared<const PackedMatrix>(
+            t.type, rows, cols, m_file->tensorData(t) + static_cast<uint64_t>(e) * expertBytes, m_file)));
+    return out;
+}
+
 void GgufWeights::expectAllUsed() const
 {
     std::vector<std::string> names;

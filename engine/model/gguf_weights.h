@@ -23,6 +23,9 @@ public:
     /// A weight matrix [rows, cols] packed in its stored type, in place in the file's mapping; row r of the result
     /// is row rowOrder[r] of the file (empty: the identity).
     Tensor matrix(const std::string& name, int64_t rows, int64_t cols, const std::vector<int64_t>& rowOrder = {});
+    /// The `experts` matrices [rows, cols] of a merged expert tensor [experts, rows, cols] (llama.cpp's
+    /// ffn_*_exps), each packed in place over its slice of the mapping.
+    std::vector<Tensor> expertMatrices(const std::string& name, int64_t experts, int64_t rows, int64_t cols);
     /// Throws Error listing the tensors of the file that were not taken.
     void expectAllUsed() const;
     const GgufFile& file() const { return *m_file; }

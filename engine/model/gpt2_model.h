@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "model/layers.h"
 #include "model/model.h"
 #include "model/model_source.h"
 
@@ -12,15 +13,28 @@ struct Gpt2Layer {
     Tensor ln1w, ln1b, attnW, attnB, projW, projB, ln2w, ln2b, fcW, fcB, fcProjW, fcProjB; ///< weights [out, in]
 };
 
-/// GPT-2's weights, every projection a Linear [out, in]; wte is also the LM head, wpe stays dense.
+/// GPT-2's weights, every projection a Linear [out, in]; wte is also the LM head. Matrices may be packed (half or
+/// quantized), vectors are float32.
 struct Gpt2Weights {
     std::vector<Gpt2Layer> layers;
     Tensor wte, wpe, lnfW, lnfB;
 };
 
-/// GPT2LMHeadModel (or a bare GPT2Model) from a safetensors folder.
-std::shared_ptr<DecoderModel> loadGpt2(const ModelSource& source);
-/// The GPT-2 model over weights read elsewhere (a GGUF file).
-std::shared_ptr<DecoderModel> makeGpt2(ModelConfig config, Gpt2Weights weights);
+/// GPT-2: learned positions, pre-LN blocks, fused c_attn, tied LM head.
+class Gpt2Model final : public DecoderModel {
+public:
+    Gpt2Model(ModelConfig config, Gpt2Weights weights);
+    StepResult forward(
+        KvCache& cache, const std::vector<int64_t>& tokens, const ForwardOptions& options) const override;
+    /// The weights as loaded (their storage: packed half or quantized, or float32).
+    const Gpt2Weights& weights() const { return m_w; }
+
+private:
+    Gpt2Weights m_w;
+    Activation m_activation;
+};
+
+/// GPT2LMHeadModel (or a bare GPT2Model) from a safetensors folder; F16/BF16 matrices stay half.
+std::shared_ptr<Gpt2Model> loadGpt2(const ModelSource& source);
 
 } // namespace attn

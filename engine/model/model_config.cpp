@@ -161,6 +161,8 @@ std::string ModelConfig::toJson(int indent) const
         j["attn_logit_softcapping"] = attnLogitSoftcap;
     if (finalLogitSoftcap > 0)
         j["final_logit_softcapping"] = finalLogitSoftcap;
+    if (queryPreAttnScalar > 0)
+        j["query_pre_attn_scalar"] = queryPreAttnScalar; // a GGUF gemma2's comes from llama.cpp's rule, not the file
     if (numExperts > 0) {
         j["num_experts"] = numExperts;
         j["experts_per_token"] = expertsPerToken;

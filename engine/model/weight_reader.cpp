@@ -8,6 +8,7 @@
 #include "quant/packed_matrix.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace attn {
 
@@ -56,6 +57,26 @@ std::vector<Tensor> WeightReader::takeMatrixRows(
                         : gatherRows(whole, rows, name));
     }
     return out;
+}
+
+Tensor WeightReader::takeTransposedMatrix(const std::string& name, const Shape& storedShape)
+{
+    if (!has(name) || storedShape.size() != 2 || m_store->info(name).shape != storedShape)
+        return transposed(take(name, storedShape)); // take() names what is wrong
+    const TensorInfo& info = m_store->info(name);
+    if (info.dtype != DType::F16 && info.dtype != DType::BF16) return transposed(take(name, storedShape));
+    m_used.insert(name);
+    const int64_t in = storedShape[0], out = storedShape[1];
+    // The element bits are moved, not converted: the copy holds exactly the stored halves. The mapping's bytes may
+    // sit at any offset, so they are read by memcpy.
+    auto bits = std::make_shared<std::vector<uint16_t>>(static_cast<size_t>(in * out));
+    const uint8_t* raw = m_store->rawData(info);
+    for (int64_t i = 0; i < in; ++i)
+        for (int64_t o = 0; o < out; ++o)
+            std::memcpy(&(*bits)[static_cast<size_t>(o * in + i)], raw + 2 * (i * out + o), 2);
+    const GgmlType type = info.dtype == DType::F16 ? GgmlType::F16 : GgmlType::BF16;
+    const auto* data = reinterpret_cast<const uint8_t*>(bits->data());
+    return Tensor::fromPacked(std::make_shared<const PackedMatrix>(type, out, in, data, std::move(bits)));
 }
 
 void WeightReader::skip(const std::string& name) {

@@ -27,6 +27,10 @@ public:
     /// and BF16 stay packed in place (the part lists its rows, no copy); other dtypes are copied out of the float32.
     std::vector<Tensor> takeMatrixRows(
         const std::string& name, const Shape& shape, const std::vector<std::vector<int64_t>>& parts);
+    /// A matrix stored [in, out] (GPT-2's Conv1D) as a Linear [out, in]: F16 and BF16 are transposed once into a
+    /// packed copy of the same type (half the bytes of float32, widened inside the products); other dtypes are
+    /// transposed in float32.
+    Tensor takeTransposedMatrix(const std::string& name, const Shape& storedShape);
     /// Marks a tensor as deliberately unused (tied duplicates, buffers), if present.
     void skip(const std::string& name);
     /// Throws Error listing the tensors of the file that were neither taken nor skipped.

@@ -48,10 +48,20 @@ struct DecodeModelInfo {
     int64_t numHeads = 0;
     int64_t numKvHeads = 0;
     int64_t slidingWindow = 0; ///< 0 = none
+    /// One window per layer where layers differ (gemma2's local and global layers); empty: slidingWindow in each.
+    std::vector<int64_t> layerWindows;
+    double attnLogitSoftcap = 0.0; ///< gemma2: scores -> cap * tanh(scores / cap) before the softmax; 0 = none
+    double finalLogitSoftcap = 0.0; ///< gemma2: logits -> cap * tanh(logits / cap); 0 = none
     int64_t maxPositions = 0;
     int64_t vocabSize = 0;
     int64_t stopToken = -1; ///< decoding ends when this is drawn (BOS for llama2.c, EOS for HF), as the CLI
     bool hasTokenizer = false;
+
+    /// The sliding window of layer `layer` (0 = none).
+    int64_t windowOfLayer(int64_t layer) const
+    {
+        return layerWindows.empty() ? slidingWindow : layerWindows.at(static_cast<size_t>(layer));
+    }
 };
 
 /// Softmax of `logits` [n] (float, max subtracted, as the sampler), its entropy in bits, and the `k` most likely

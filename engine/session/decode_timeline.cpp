@@ -70,6 +70,10 @@ DecodeTimeline::DecodeTimeline(const ModelSource& source, std::shared_ptr<const 
     m_info.numHeads = c.numHeads;
     m_info.numKvHeads = c.numKvHeads;
     m_info.slidingWindow = c.slidingWindow;
+    for (int64_t l = 0; c.alternatingWindow && l < c.numLayers; ++l)
+        m_info.layerWindows.push_back(c.windowOfLayer(l));
+    m_info.attnLogitSoftcap = c.attnLogitSoftcap;
+    m_info.finalLogitSoftcap = c.finalLogitSoftcap;
     m_info.maxPositions = c.maxPositions;
     m_info.vocabSize = c.vocabSize;
     m_info.stopToken = decodeStopToken(source);

@@ -177,5 +177,80 @@ TEST(GgufConverted, Gpt2MatchesItsHfGoldens)
     expectGoldens(path, fx, 2);
 }
 
+/// The description of a gemma2 GGUF of `layers` layers, width `width`, `heads` heads of `headDim`.
+ModelConfig gemma2Config(uint32_t layers, uint32_t width, uint32_t heads, uint32_t headDim)
+{
+    GgufWriter w;
+    w.string("general.architecture", "gemma2");
+    w.u32("gemma2.block_count", layers);
+    w.u32("gemma2.embedding_length", width);
+    w.u32("gemma2.attention.head_count", heads);
+    w.u32("gemma2.attention.head_count_kv", heads / 2);
+    w.u32("gemma2.attention.key_length", headDim);
+    w.u32("gemma2.feed_forward_length", 4 * width);
+    w.u32("gemma2.attention.sliding_window", 4096);
+    w.f32("gemma2.attn_logit_softcapping", 50.0f);
+    w.f32("gemma2.final_logit_softcapping", 30.0f);
+    const std::string path = test::makeTempDir("gemma2-gguf") + "/gemma2-" + std::to_string(layers) + ".gguf";
+    w.save(path);
+    return probeModel(path).config;
+}
+
+TEST(GgufConverted, Gemma2TakesLlamaCppsQueryScaleCapsAndAlternatingWindows)
+{
+    // The released shapes: Gemma 2 2B (26 layers) and 9B (42) scale by head_dim, the 27B (46) by n_embd / n_head,
+    // as their query_pre_attn_scalar says and llama.cpp rules, since GGUF stores no such key.
+    const ModelConfig small = gemma2Config(26, 2304, 8, 256);
+    EXPECT_EQ(small.queryPreAttnScalar, 256.0);
+    EXPECT_NE(small.toJson().find("\"query_pre_attn_scalar\": 256.0"), std::string::npos) << small.toJson(); // info
+    const ModelConfig large = gemma2Config(46, 4608, 32, 128);
+    EXPECT_EQ(large.queryPreAttnScalar, 144.0);
+    EXPECT_EQ(large.attnLogitSoftcap, 50.0);
+    EXPECT_EQ(large.finalLogitSoftcap, 30.0);
+    EXPECT_TRUE(large.scaleEmbedding);
+    EXPECT_EQ(large.activation, "gelu_pytorch_tanh");
+    EXPECT_EQ(large.windowOfLayer(0), 4096); // llama.cpp's set_swa_pattern(2): even layers slide
+    EXPECT_EQ(large.windowOfLayer(1), 0);
+}
+
+/// The error loading a llama GGUF with `keys` (uint32) and one tensor `tensor` [1, 32] gives.
+std::string llamaRefusal(const std::vector<std::pair<std::string, uint32_t>>& keys, const std::string& tensor)
+{
+    GgufWriter w;
+    w.string("general.architecture", "llama");
+    for (const auto& [key, value] :
+        { std::pair<std::string, uint32_t> { "llama.block_count", 1 }, { "llama.embedding_length", 32 },
+            { "llama.attention.head_count", 4 }, { "llama.feed_forward_length", 64 } })
+        w.u32(key, value);
+    for (const auto& [key, value] : keys)
+        w.u32(key, value);
+    w.tensor(tensor, Tensor({ 1, 32 }));
+    const std::string path = test::makeTempDir("refused-gguf") + "/refused.gguf";
+    w.save(path);
+    try {
+        (void)loadModel(path);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "loaded";
+}
+
+TEST(GgufConverted, UnsupportedExpertLayoutsAndLongRopeAreRefusedByName)
+{
+    const std::vector<std::pair<std::string, uint32_t>> moe { { "llama.expert_count", 4 },
+        { "llama.expert_used_count", 2 } };
+    const auto expectRefusal = [](const std::string& message, const std::string& part) {
+        EXPECT_NE(message.find(part), std::string::npos) << message;
+        EXPECT_NE(message.find("refused.gguf"), std::string::npos) << message; // names the file
+    };
+    expectRefusal(llamaRefusal(moe, "blk.0.ffn_gate.0.weight"), "experts stored one tensor each");
+    auto shared = moe;
+    shared.emplace_back("llama.expert_shared_count", 1);
+    expectRefusal(llamaRefusal(shared, "blk.0.ffn_gate_inp_shexp.weight"), "shared experts");
+    expectRefusal(llamaRefusal({ { "llama.expert_count", 4 }, { "llama.expert_used_count", 5 } }, "token_embd.weight"),
+        "expert_used_count = 5 must be in 1..llama.expert_count (4");
+    expectRefusal(llamaRefusal({}, "rope_factors_long.weight"), "longrope scaling");
+}
+
 } // namespace
 } // namespace attn

@@ -7,6 +7,7 @@
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "model/gguf_weights.h"
+#include "model/gpt2_model.h"
 #include "model/kv_cache.h"
 #include "model/layers.h"
 #include "model/llama_model.h"
@@ -197,35 +198,59 @@ TEST(QuantPacked, Bf16SafetensorsStayHalfAndMatchTheirFloat32Widening)
         EXPECT_LE(maxAbsDiff(a.attention[l], b.attention[l]), 1e-6);
 }
 
-/// The weight matrices of a loaded decoder (embedding, projections, feed-forward, experts, router, head).
-std::vector<const Tensor*> matricesOf(const LlamaWeights& w)
+/// A loaded decoder's weights: the matrices (embedding, positions, projections, feed-forward, experts, router, head),
+/// which should stay packed, and the vectors (norms, biases), which widen to float32.
+struct LoadedWeights {
+    std::vector<const Tensor*> matrices, vectors;
+};
+
+LoadedWeights weightsOf(const LlamaWeights& w)
 {
-    std::vector<const Tensor*> m = { &w.embed, &w.positions, &w.projectIn, &w.projectOut, &w.lmHead };
+    LoadedWeights out;
+    std::vector<const Tensor*>& m = out.matrices;
+    m = { &w.embed, &w.positions, &w.projectIn, &w.projectOut, &w.lmHead };
     for (const LlamaLayerWeights& l : w.layers) {
-        for (const Tensor* t : { &l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down, &l.router })
-            m.push_back(t);
+        m.insert(m.end(), { &l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down, &l.router });
         for (const ExpertWeights& e : l.experts)
             m.insert(m.end(), { &e.gate, &e.up, &e.down });
+        out.vectors.insert(out.vectors.end(),
+            { &l.attnNorm.weight, &l.attnNorm.bias, &l.postAttnNorm.weight, &l.postAttnNorm.bias, &l.ffnNorm.weight,
+                &l.ffnNorm.bias, &l.postFfnNorm.weight, &l.postFfnNorm.bias, &l.bq, &l.bk, &l.bv, &l.bo, &l.upBias,
+                &l.downBias });
     }
-    std::erase_if(m, [](const Tensor* t) { return t->empty(); });
-    return m;
+    out.vectors.insert(out.vectors.end(), { &w.finalNorm.weight, &w.finalNorm.bias, &w.lmHeadBias });
+    return out;
+}
+
+LoadedWeights weightsOf(const Gpt2Weights& w)
+{
+    LoadedWeights out { { &w.wte, &w.wpe }, { &w.lnfW, &w.lnfB } };
+    for (const Gpt2Layer& l : w.layers) {
+        out.matrices.insert(out.matrices.end(), { &l.attnW, &l.projW, &l.fcW, &l.fcProjW });
+        out.vectors.insert(
+            out.vectors.end(), { &l.ln1w, &l.ln1b, &l.attnB, &l.projB, &l.ln2w, &l.ln2b, &l.fcB, &l.fcProjB });
+    }
+    return out;
+}
+
+/// The weights of a loaded LlamaModel or Gpt2Model, without the tensors its family leaves empty.
+LoadedWeights weightsOf(const std::shared_ptr<const Model>& model)
+{
+    LoadedWeights out;
+    if (const auto* llama = dynamic_cast<const LlamaModel*>(model.get())) out = weightsOf(llama->weights());
+    if (const auto* gpt2 = dynamic_cast<const Gpt2Model*>(model.get())) out = weightsOf(gpt2->weights());
+    for (auto* list : { &out.matrices, &out.vectors })
+        std::erase_if(*list, [](const Tensor* t) { return t->empty(); });
+    return out;
 }
 
 /// Bytes the loaded weights hold: packed matrices at their stored size, everything else as float32.
-uint64_t weightBytes(const LlamaWeights& w)
+uint64_t weightBytes(const LoadedWeights& w)
 {
     uint64_t bytes = 0;
-    const auto add
-        = [&](const Tensor& t) { bytes += t.packed() ? t.packed()->bytes() : 4 * static_cast<uint64_t>(t.numel()); };
-    for (const Tensor* t : matricesOf(w))
-        add(*t);
-    for (const LlamaLayerWeights& l : w.layers)
-        for (const Tensor* t : { &l.attnNorm.weight, &l.attnNorm.bias, &l.postAttnNorm.weight, &l.postAttnNorm.bias,
-                 &l.ffnNorm.weight, &l.ffnNorm.bias, &l.postFfnNorm.weight, &l.postFfnNorm.bias, &l.bq, &l.bk, &l.bv,
-                 &l.bo, &l.upBias, &l.downBias })
-            add(*t);
-    for (const Tensor* t : { &w.finalNorm.weight, &w.finalNorm.bias, &w.lmHeadBias })
-        add(*t);
+    for (const auto* list : { &w.matrices, &w.vectors })
+        for (const Tensor* t : *list)
+            bytes += t->packed() ? t->packed()->bytes() : 4 * static_cast<uint64_t>(t->numel());
     return bytes;
 }
 
@@ -244,17 +269,17 @@ TEST_P(HalfFamily, LoadedModelKeepsEveryMatrixHalf)
     const HalfCase c = GetParam();
     const std::string tmp = test::makeTempDir(std::string("half-") + c.fixture);
     const std::string half = roundedFolder(c.fixture, tmp + "/half", c.type, true);
-    const auto model = std::dynamic_pointer_cast<const LlamaModel>(loadModel(half));
+    const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(half));
     ASSERT_NE(model, nullptr);
-    const std::vector<const Tensor*> matrices = matricesOf(model->weights());
-    ASSERT_GE(matrices.size(), 2 + 7 * model->weights().layers.size() / 2);
-    for (const Tensor* t : matrices) {
+    const LoadedWeights weights = weightsOf(model);
+    ASSERT_GE(weights.matrices.size(), 2 + 4 * static_cast<size_t>(model->config().numLayers));
+    for (const Tensor* t : weights.matrices) {
         ASSERT_NE(t->packed(), nullptr) << shapeToString(t->shape()) << " widened to float32";
         EXPECT_EQ(t->packed()->type(), c.type);
     }
     // Vectors (norms, biases) widen: a few percent of these tiny models, nothing at real sizes.
     const uint64_t fileBytes = std::filesystem::file_size(half + "/model.safetensors");
-    EXPECT_LE(static_cast<double>(weightBytes(model->weights())), 1.15 * static_cast<double>(fileBytes));
+    EXPECT_LE(static_cast<double>(weightBytes(weights)), 1.15 * static_cast<double>(fileBytes));
 
     const std::string full = roundedFolder(c.fixture, tmp + "/f32", c.type, false);
     const StepResult a = forwardOf(model);
@@ -270,7 +295,8 @@ INSTANTIATE_TEST_SUITE_P(Families, HalfFamily,
         HalfCase { "gemma", GgmlType::BF16 }, HalfCase { "gemma2", GgmlType::BF16 }, HalfCase { "phi", GgmlType::F16 },
         HalfCase { "phi3", GgmlType::BF16 }, HalfCase { "gpt_neox", GgmlType::F16 },
         HalfCase { "olmo", GgmlType::BF16 }, HalfCase { "starcoder2", GgmlType::F16 },
-        HalfCase { "mixtral", GgmlType::BF16 }, HalfCase { "opt", GgmlType::F16 }),
+        HalfCase { "mixtral", GgmlType::BF16 }, HalfCase { "opt", GgmlType::F16 }, HalfCase { "gpt2", GgmlType::F16 },
+        HalfCase { "gpt2", GgmlType::BF16 }),
     [](const auto& info) {
         return std::string(info.param.fixture) + (info.param.type == GgmlType::BF16 ? "_bf16" : "_f16");
     });

@@ -9,6 +9,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -18,6 +21,20 @@ Tensor goldenAttention(const std::string& model, int layer) {
     char name[32];
     std::snprintf(name, sizeof name, "attentions.L%02d.npy", layer);
     return readNpy(sharedPath("fixtures/hf-tiny/" + model + "/golden/item0/" + name));
+}
+
+double maxDiffInsideWindow(
+    const ui::HeatmapMatrix& m, const Tensor& golden, int64_t layer, int64_t head, int64_t window)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t j = 0; j < m.cols; ++j) {
+            if (j <= i && (window == 0 || i - j < window))
+                worst = std::max(worst, std::abs(m.at(i, j) - golden.at({ head, i, j })));
+            else
+                EXPECT_TRUE(std::isnan(m.at(i, j))) << "layer " << layer << ": " << i << ", " << j;
+        }
+    return worst;
 }
 
 ui::SnapshotPtr goldenSnapshot(const std::string& model, bool causal, int64_t numKvHeads) {

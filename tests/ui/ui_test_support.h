@@ -2,6 +2,7 @@
 #pragma once
 #include "controller/attention_provider.h"
 #include "model/attention_snapshot.h"
+#include "plots/heatmap_matrix.h"
 
 #include <QString>
 
@@ -14,6 +15,11 @@ ui::SnapshotPtr goldenSnapshot(const std::string& model, bool causal, int64_t nu
 
 /// golden attentions.LNN.npy of a fixture, [heads, q, k].
 Tensor goldenAttention(const std::string& model, int layer);
+
+/// The largest |m - golden[head]| over the keys a causal sliding window of `window` (0 = none) leaves visible,
+/// expecting every hidden cell of the heatmap matrix `m` to be NaN (a failure names layer `layer` and the cell).
+double maxDiffInsideWindow(
+    const ui::HeatmapMatrix& m, const Tensor& golden, int64_t layer, int64_t head, int64_t window);
 
 /// manifest.json inputs.items[0].text of a fixture.
 QString fixtureText(const std::string& model);

@@ -22,10 +22,31 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
 namespace attn::ui {
+namespace {
+
+/// What the model does to attention and logits beyond the plain softmax, for the Ready line (gemma2).
+QString attentionNotes(const DecodeModelInfo& info)
+{
+    QString notes;
+    if (!info.layerWindows.empty()) {
+        const auto local
+            = std::count_if(info.layerWindows.begin(), info.layerWindows.end(), [](int64_t w) { return w > 0; });
+        notes += QObject::tr("; %1 local layers (window %2) and %3 global")
+                     .arg(local)
+                     .arg(info.slidingWindow)
+                     .arg(static_cast<qsizetype>(info.layerWindows.size()) - local);
+    }
+    if (info.attnLogitSoftcap > 0) notes += QObject::tr("; scores soft-capped at %1").arg(info.attnLogitSoftcap);
+    if (info.finalLogitSoftcap > 0) notes += QObject::tr("; logits soft-capped at %1").arg(info.finalLogitSoftcap);
+    return notes;
+}
+
+} // namespace
 
 DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
@@ -82,10 +103,11 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
         m_topK->setMaximum(static_cast<int>(info->vocabSize));
         m_prompt->setPlaceholderText(info->hasTokenizer ? tr("Prompt text, Enter starts (empty = just the start token)")
                                                         : tr("Token ids separated by spaces, Enter starts (no tokenizer)"));
-        m_status->setText(tr("Ready: %1 layers x %2 heads, context %3")
+        m_status->setText(tr("Ready: %1 layers x %2 heads, context %3%4")
                               .arg(info->numLayers)
                               .arg(info->numHeads)
-                              .arg(info->maxPositions));
+                              .arg(info->maxPositions)
+                              .arg(attentionNotes(*info)));
         applySampling();
     });
     connect(m_controller, &DecodeController::timelineChanged, this, [this](qint64 keep) {

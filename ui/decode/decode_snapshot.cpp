@@ -33,7 +33,8 @@ SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const Decode
     mask.causal = true;
     mask.slidingWindow = info.slidingWindow;
     return std::make_shared<const AttentionSnapshot>(std::move(tokens), std::move(layers), info.numKvHeads, mask,
-        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip); // built ~25 times a second during Run
+        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip, // built ~25 times a second during Run
+        info.layerWindows);
 }
 
 } // namespace attn::ui

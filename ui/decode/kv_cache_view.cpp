@@ -97,7 +97,7 @@ void KvCacheView::redraw()
     // Which keys the newest query still sees, by the same mask rule as the attention itself.
     MaskSpec mask;
     mask.causal = true;
-    mask.slidingWindow = m_info.slidingWindow;
+    mask.slidingWindow = m_info.windowOfLayer(layer());
     m_outside = 0;
     for (int64_t k = 0; k < n; ++k)
         if (!keyVisible(mask, n - 1, k)) ++m_outside;
@@ -105,8 +105,11 @@ void KvCacheView::redraw()
                        .arg(n)
                        .arg(layer())
                        .arg(m_info.numKvHeads);
-    if (m_info.slidingWindow > 0)
-        text += tr("; window %1: %2 positions have left it").arg(m_info.slidingWindow).arg(m_outside);
+    if (mask.slidingWindow > 0)
+        text += tr("; window %1: %2 positions have left it").arg(mask.slidingWindow).arg(m_outside);
+    else if (!m_info.layerWindows.empty())
+        text += tr("; a global layer: every position stays in view");
+    if (m_info.attnLogitSoftcap > 0) text += tr("; scores soft-capped at %1").arg(m_info.attnLogitSoftcap);
     m_label->setText(text);
     m_outsideBand->setVisible(m_outside > 0);
     m_outsideBand->topLeft->setCoords(-0.5, 1e9);
