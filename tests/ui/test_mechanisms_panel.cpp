@@ -14,6 +14,7 @@
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/mechanisms_panel.h"
+#include "mechanisms_test_support.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
 #include "model/model_loader.h"
@@ -38,7 +39,9 @@
 namespace attn::ui {
 namespace {
 
-constexpr int kTimeoutMs = 60000;
+constexpr int kTimeoutMs = test::kMechanismsTimeoutMs;
+using test::computeAndWait;
+using test::expectViewShows;
 
 std::string storiesPath()
 {
@@ -59,33 +62,6 @@ void openAndRun(MainWindow& window, const std::string& model, const QString& tex
 void openStories(MainWindow& window)
 {
     openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
-}
-
-/// Asks the panel for `variant` and waits for its answer.
-MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
-{
-    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
-    panel.setVariant(variant);
-    panel.compute();
-    EXPECT_TRUE(shown.wait(kTimeoutMs)) << panel.status().toStdString();
-    return panel.result();
-}
-
-/// The view draws the engine's numbers (float32 in the snapshot) for every cell the mask shows.
-void expectViewShows(HeatmapView& view, const Mat& expected)
-{
-    view.flushRedraw();
-    const HeatmapMatrix& m = view.matrix();
-    ASSERT_EQ(m.rows, expected.rows());
-    ASSERT_EQ(m.cols, expected.cols());
-    int shown = 0;
-    for (int64_t i = 0; i < m.rows; ++i)
-        for (int64_t j = 0; j < m.cols; ++j)
-            if (!std::isnan(m.at(i, j))) {
-                EXPECT_EQ(m.at(i, j), static_cast<double>(static_cast<float>(expected(i, j)))) << i << "," << j;
-                ++shown;
-            }
-    EXPECT_GT(shown, 0);
 }
 
 QString tableValue(QTableWidget& table, const QString& name)
@@ -209,6 +185,10 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     EXPECT_EQ(scale.entropyPlot()->markerX(), 1024.0);
     EXPECT_EQ(scale.maxPlot()->markerX(), 1024.0);
     EXPECT_NEAR(scale.temperaturePlot()->markerX(), std::sqrt(1024.0 / 8.0), 1e-12);
+    // The temperature curve reaches the marker (tau = 11.3 lies past the old 1/8 .. 8 axis).
+    const PlotSeries& tauCurve = scale.temperaturePlot()->series().at(0);
+    EXPECT_GE(tauCurve.x.back(), scale.temperaturePlot()->markerX());
+    EXPECT_LE(tauCurve.x.front(), 0.125);
     EXPECT_TRUE(scale.readout()->text().contains("d_k = 1024")) << scale.readout()->text().toStdString();
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(r->sweep.back().entropyUnscaled, 'f', 3)));
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(atDk.back().entropy, 'f', 3)));

@@ -49,6 +49,7 @@ int64_t GqaPage::groups() const
 void GqaPage::showResult(const MechanismsResult& r)
 {
     m_table->setRowCount(0);
+    if (const QString why = selfAttentionOnly(r); !why.isEmpty()) return m_summary->setText(why);
     if (r.gqaPerHead.empty()) {
         m_summary->setText(tr("GQA needs a model's layer of KV heads: pick a model head, not synthetic input."));
         return;

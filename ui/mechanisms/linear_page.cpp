@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/linear_page.h"
 
+#include "mechanisms/compare_page.h"
 #include "mechanisms/line_plot.h"
 
 #include <QLabel>
@@ -43,6 +44,7 @@ void LinearPage::showResult(const MechanismsResult& r)
         true, true);
     m_error->setSeries({ sweepSeries(tr("Linformer (vs the unmasked head)"), r.linformerSweep, QColor("#8c564b")),
         sweepSeries(tr("Performer FAVOR+ (vs the head)"), r.performerSweep, QColor("#17becf")) });
+    if (const QString why = selfAttentionOnly(r); !why.isEmpty()) return m_note->setText(why);
     const double qNorm = r.inputs.q.rowwise().norm().mean(), kNorm = r.inputs.k.rowwise().norm().mean();
     m_note->setText(
         tr("Linformer softmax(q (E k)ᵀ/√d)(F v) mixes every position, so it is measured against the head "

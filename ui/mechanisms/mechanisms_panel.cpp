@@ -11,6 +11,7 @@
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
+#include "model/rnn_seq2seq.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -39,12 +40,6 @@ QString defaultParameters(const QString& family)
         { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" }, { "linformer", "8:0" }, { "performer", "64:0" },
         { "flash", "4:4" }, { "gqa", "1" }, { "swin", "2:1" }, { "rope", "10000" } };
     return defaults.value(family);
-}
-
-/// Models whose heads the tab reads from the session of the last run: decoders (KV cache) and encoders (BERT).
-bool hasSessionHeads(const ModelSummary* summary)
-{
-    return summary && (summary->config.kind == ModelKind::Decoder || summary->config.kind == ModelKind::Encoder);
 }
 
 QSpinBox* spin(int low, int high, int value)
@@ -172,14 +167,40 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
 
 void MechanismsPanel::setModel(SummaryPtr summary)
 {
-    m_summary = std::move(summary);
-    const bool headed = hasSessionHeads(m_summary.get());
-    const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
-    if (headed) {
-        m_layer->setRange(0, static_cast<int>(m_summary->config.numLayers) - 1);
-        m_head->setRange(0, static_cast<int>(m_summary->config.numHeads) - 1);
+    m_pixels.reset();
+    m_modelPath.clear();
+    m_tokens.clear();
+    const ModelKind kind = summary ? summary->config.kind : ModelKind::Decoder;
+    if (summary && isRnnSeq2SeqFolder(summary->path)) {
+        m_modelPath = QString::fromStdString(summary->path);
+        offerHeads(HeadSource::RnnSeq2Seq, 1, 1); // one cross-attention
+    } else if (summary && (kind == ModelKind::Decoder || kind == ModelKind::Encoder)) {
+        offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);
+    } else {
+        offerHeads(HeadSource::Session, 0, 0);
     }
-    m_source->setCurrentIndex(headed ? 0 : 1);
+}
+
+void MechanismsPanel::setImageModel(const QString& path, VisionResultPtr result)
+{
+    const bool sameImage = m_headSource == HeadSource::Image && m_modelPath == path && m_pixels == result->pixels;
+    if (sameImage) return;
+    m_modelPath = path;
+    m_pixels = result->pixels;
+    offerHeads(HeadSource::Image, result->numLayers(), result->numHeads());
+    if (isVisible()) schedule();
+}
+
+void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t heads)
+{
+    m_headSource = source;
+    m_headed = layers > 0 && heads > 0;
+    const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
+    if (m_headed) {
+        m_layer->setRange(0, static_cast<int>(layers) - 1);
+        m_head->setRange(0, static_cast<int>(heads) - 1);
+    }
+    m_source->setCurrentIndex(m_headed ? 0 : 1);
     m_result.reset();
     updateInputControls();
 }
@@ -225,10 +246,9 @@ QString MechanismsPanel::status() const
 
 void MechanismsPanel::updateInputControls()
 {
-    const bool headed = hasSessionHeads(m_summary.get());
     const bool synthetic = m_source->currentIndex() == 1;
     auto* item = qobject_cast<QStandardItemModel*>(m_source->model());
-    if (item && item->item(0)) item->item(0)->setEnabled(headed);
+    if (item && item->item(0)) item->item(0)->setEnabled(m_headed);
     m_layer->setEnabled(!synthetic);
     m_head->setEnabled(!synthetic);
     m_tokensCount->setEnabled(synthetic);
@@ -253,6 +273,11 @@ void MechanismsPanel::compute()
     request->synthetic = m_source->currentIndex() == 1;
     request->layer = m_layer->value();
     request->head = m_head->value();
+    request->source = m_headSource;
+    request->modelPath = m_modelPath.toStdString();
+    for (const TokenChip& chip : m_tokens)
+        request->sourceIds.push_back(chip.id);
+    request->pixels = m_pixels;
     request->tokens = m_tokensCount->value();
     request->dk = m_dk->value();
     request->seed = static_cast<uint64_t>(m_seed->value());
@@ -264,24 +289,32 @@ void MechanismsPanel::compute()
     m_controller->computeMechanisms(std::move(request));
 }
 
-std::vector<TokenChip> MechanismsPanel::labels(const MechanismsResult& r) const
+std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::labels(const MechanismsResult& r) const
 {
+    auto chips = [](const std::vector<std::string>& names) {
+        std::vector<TokenChip> out;
+        for (size_t i = 0; i < names.size(); ++i)
+            out.push_back({ names[i], static_cast<int64_t>(i), false });
+        return out;
+    };
+    if (!r.queryLabels.empty())
+        return { chips(r.queryLabels), r.keyLabels == r.queryLabels ? std::vector<TokenChip> {} : chips(r.keyLabels) };
     const int64_t T = r.inputs.tokens();
-    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return m_tokens;
+    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return { m_tokens, {} };
     std::vector<TokenChip> out;
     for (int64_t i = 0; i < T; ++i) {
         const QString text = r.tokenIds.empty() ? QStringLiteral("t%1").arg(i)
                                                 : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
         out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
     }
-    return out;
+    return { out, {} };
 }
 
 void MechanismsPanel::showResult(MechanismsPtr result)
 {
     m_result = std::move(result);
-    const std::vector<TokenChip> tokens = labels(*m_result);
-    m_compare->showResult(*m_result, tokens);
+    const auto [tokens, keys] = labels(*m_result);
+    m_compare->showResult(*m_result, tokens, keys);
     m_scale->showResult(*m_result);
     m_flash->showResult(*m_result);
     m_gqa->showResult(*m_result);

@@ -72,11 +72,16 @@ void ScalePage::showResult(const MechanismsResult& r)
     const QString who = r.inputs.layer >= 0 ? tr("this head") : tr("this input");
     m_entropy->setAxes(tr("Entropy vs d_k (T = %1, ln T = %2)").arg(T).arg(std::log(T), 0, 'f', 2), tr("d_k"),
         tr("mean row entropy (nats)"), {}, true);
-    m_entropy->setSeries(
-        { { tr("scaled 1/√d_k (synthetic)"), dk, hs, scaled }, { tr("unscaled (synthetic)"), dk, hu, unscaled },
-            { tr("%1, scaled 1/√d_k").arg(who), dk, headEntropy, head, true },
-            { tr("%1, scaled").arg(who), { x }, { r.head.entropyScaled }, scaled, false, false, true },
-            { tr("%1, unscaled").arg(who), { x }, { r.head.entropyUnscaled }, unscaled, false, false, true } });
+    // A learned score (an RNN's) has no 1/√d_k: the head appears on the temperature plot only.
+    const bool dotHead = !r.headAtDk.empty();
+    std::vector<PlotSeries> entropy
+        = { { tr("scaled 1/√d_k (synthetic)"), dk, hs, scaled }, { tr("unscaled (synthetic)"), dk, hu, unscaled } };
+    if (dotHead)
+        entropy.insert(entropy.end(),
+            { { tr("%1, scaled 1/√d_k").arg(who), dk, headEntropy, head, true },
+                { tr("%1, scaled").arg(who), { x }, { r.head.entropyScaled }, scaled, false, false, true },
+                { tr("%1, unscaled").arg(who), { x }, { r.head.entropyUnscaled }, unscaled, false, false, true } });
+    m_entropy->setSeries(entropy);
     std::vector<double> t, ht, mt;
     for (const TemperaturePoint& p : r.temperature) {
         t.push_back(p.temperature);
@@ -87,11 +92,14 @@ void ScalePage::showResult(const MechanismsResult& r)
         tr("mean row entropy (nats)"), tr("mean max weight"), true);
     m_temperature->setSeries({ { tr("entropy"), t, ht, scaled }, { tr("max weight"), t, mt, unscaled, true, true } });
     m_max->setAxes(tr("Max weight vs d_k"), tr("d_k"), tr("mean max weight"), {}, true);
-    m_max->setSeries({ { tr("scaled 1/√d_k (synthetic)"), dk, ms, scaled, true },
-        { tr("unscaled (synthetic)"), dk, mu, unscaled, true },
-        { tr("%1, scaled 1/√d_k").arg(who), dk, headMax, head, true },
-        { tr("%1, scaled").arg(who), { x }, { r.head.maxScaled }, scaled, false, false, true },
-        { tr("%1, unscaled").arg(who), { x }, { r.head.maxUnscaled }, unscaled, false, false, true } });
+    std::vector<PlotSeries> max
+        = { { tr("scaled 1/√d_k (synthetic)"), dk, ms, scaled, true }, { tr("unscaled (synthetic)"), dk, mu, unscaled, true } };
+    if (dotHead)
+        max.insert(max.end(),
+            { { tr("%1, scaled 1/√d_k").arg(who), dk, headMax, head, true },
+                { tr("%1, scaled").arg(who), { x }, { r.head.maxScaled }, scaled, false, false, true },
+                { tr("%1, unscaled").arg(who), { x }, { r.head.maxUnscaled }, unscaled, false, false, true } });
+    m_max->setSeries(max);
 
     m_sweep = r.sweep;
     m_headAtDk = r.headAtDk;
@@ -114,21 +122,29 @@ void ScalePage::showResult(const MechanismsResult& r)
 
 void ScalePage::showDk(int index)
 {
-    if (index < 0 || index >= static_cast<int>(m_sweep.size()) || m_headAtDk.size() != m_sweep.size()) return;
+    if (index < 0 || index >= static_cast<int>(m_sweep.size())) return;
     const ScalePoint& p = m_sweep[static_cast<size_t>(index)];
-    const TemperaturePoint& h = m_headAtDk[static_cast<size_t>(index)];
     const double dk = static_cast<double>(p.dk);
     m_entropy->setMarkerX(dk);
     m_max->setMarkerX(dk);
-    m_temperature->setMarkerX(h.temperature);
     auto n = [](double v) { return QString::number(v, 'f', 3); };
-    m_readout->setText(tr("<b>d_k = %1</b> (ln T = %2). Synthetic q, k: scaled entropy %3, max %4; unscaled "
-                          "entropy %5, max %6. This head (d_k %7) scaled by 1/√%1, i.e. τ = %8: entropy %9, max %10.")
-                           .arg(p.dk)
-                           .arg(n(std::log(static_cast<double>(m_tokens))))
-                           .arg(n(p.entropyScaled), n(p.maxScaled), n(p.entropyUnscaled), n(p.maxUnscaled))
-                           .arg(m_headDk)
-                           .arg(n(h.temperature), n(h.entropy), n(h.maxWeight)));
+    QString text = tr("<b>d_k = %1</b> (ln T = %2). Synthetic q, k: scaled entropy %3, max %4; unscaled entropy %5, "
+                      "max %6.")
+                       .arg(p.dk)
+                       .arg(n(std::log(static_cast<double>(m_tokens))))
+                       .arg(n(p.entropyScaled), n(p.maxScaled), n(p.entropyUnscaled), n(p.maxUnscaled));
+    if (m_headAtDk.size() == m_sweep.size()) {
+        const TemperaturePoint& h = m_headAtDk[static_cast<size_t>(index)];
+        m_temperature->setMarkerX(h.temperature);
+        text += tr(" This head (d_k %1) scaled by 1/√%2, i.e. τ = %3: entropy %4, max %5.")
+                    .arg(m_headDk)
+                    .arg(p.dk)
+                    .arg(n(h.temperature), n(h.entropy), n(h.maxWeight));
+    } else {
+        m_temperature->setMarkerX(std::nan(""));
+        text += tr(" This head scores with a learned function, not q·k/√d_k: only its temperature applies.");
+    }
+    m_readout->setText(text);
 }
 
 } // namespace attn::ui
