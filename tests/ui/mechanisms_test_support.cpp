@@ -4,11 +4,15 @@
 #include "mechanisms/mechanisms_panel.h"
 #include "plots/heatmap_view.h"
 
+#include <QPixmap>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 
 namespace attn::test {
 
@@ -57,6 +61,21 @@ void expectViewNear(HeatmapView& view, const Tensor& expected, double tolerance)
                 ++shown;
             }
     EXPECT_GT(shown, 0);
+}
+
+void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size, const QString& prefix)
+{
+    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
+    ASSERT_EQ(panel.pages()->count(), static_cast<int>(std::size(names)));
+    window.resize(size);
+    for (int p = 0; p < panel.pages()->count(); ++p) {
+        panel.pages()->setCurrentIndex(p);
+        QTest::qWait(400);
+        const QString path = QStringLiteral("%1/%2-%3-%4.png").arg(dir, prefix, names[p]).arg(size.width());
+        const QPixmap shot = window.grab();
+        EXPECT_EQ(shot.size(), size) << "the layout must fit " << size.width() << "x" << size.height();
+        EXPECT_TRUE(shot.save(path)) << path.toStdString();
+    }
 }
 
 } // namespace attn::test

@@ -5,7 +5,10 @@
 #include "mechanisms/head_inputs.h"
 #include "mechanisms/mechanisms_request.h"
 
+#include <QSize>
 #include <QString>
+
+class QWidget;
 
 namespace attn::ui {
 class HeatmapView;
@@ -24,5 +27,8 @@ void expectViewShows(ui::HeatmapView& view, const Mat& expected);
 
 /// The view draws a [rows, cols] float32 array (an .npy of attnscope-cli) within `tolerance` in every cell it shows.
 void expectViewNear(ui::HeatmapView& view, const Tensor& expected, double tolerance);
+
+/// Every page of `panel` grabbed at `size` as DIR/PREFIX-<page>-<width>.png (the window must keep that size).
+void grabPages(QWidget& window, ui::MechanismsPanel& panel, const QString& dir, QSize size, const QString& prefix);
 
 } // namespace attn::test

@@ -38,6 +38,15 @@ namespace {
 using test::computeAndWait;
 using test::expectViewNear;
 
+/// ATTN_MECHANISMS_SCREENSHOTS=DIR: every page of the tab in the window at 1280x800 and 1024x700.
+void saveScreenshots(MainWindow& window, MechanismsPanel& panel, const QString& prefix)
+{
+    const QString dir = qEnvironmentVariable("ATTN_MECHANISMS_SCREENSHOTS");
+    if (dir.isEmpty()) return;
+    for (const QSize size : { QSize(1280, 800), QSize(1024, 700) })
+        test::grabPages(window, panel, dir, size, prefix);
+}
+
 constexpr int kTimeoutMs = test::kMechanismsTimeoutMs;
 // The tab and the CLI run the same double-precision mechanism code on q, k, v from the same float32 forward; what may
 // differ is that forward's summation order (BLAS threading in two processes) and the float32 rounding of the .npy
@@ -138,6 +147,7 @@ TEST(MechanismsModels, GruDemoHeadEqualsTheCli)
     panel.entropyPage()->map()->flushRedraw();
     EXPECT_EQ(panel.entropyPage()->map()->matrix().rows, 1);
     EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the other tabs opened";
+    saveScreenshots(window, panel, "mechanisms-gru");
 }
 
 TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
@@ -190,6 +200,7 @@ TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
     EXPECT_EQ(panel.entropyPage()->map()->matrix().cols, 4);
     EXPECT_FALSE(r->linformerSweep.empty());
     EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the Vision tab opened";
+    saveScreenshots(window, panel, "mechanisms-vit");
 }
 
 } // namespace

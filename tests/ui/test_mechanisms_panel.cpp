@@ -42,6 +42,7 @@ namespace {
 constexpr int kTimeoutMs = test::kMechanismsTimeoutMs;
 using test::computeAndWait;
 using test::expectViewShows;
+using test::grabPages;
 
 std::string storiesPath()
 {
@@ -71,28 +72,13 @@ QString tableValue(QTableWidget& table, const QString& name)
     return {};
 }
 
-/// Every page of `panel` grabbed at `size` as DIR/mechanisms-<page>-<width>.png.
-void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size)
-{
-    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
-    window.resize(size);
-    for (int p = 0; p < panel.pages()->count(); ++p) {
-        panel.pages()->setCurrentIndex(p);
-        QTest::qWait(400);
-        const QString path = QStringLiteral("%1/mechanisms-%2-%3.png").arg(dir, names[p]).arg(size.width());
-        const QPixmap shot = window.grab();
-        EXPECT_EQ(shot.size(), size) << "the layout must fit " << size.width() << "x" << size.height();
-        EXPECT_TRUE(shot.save(path)) << path.toStdString();
-    }
-}
-
 /// ATTN_MECHANISMS_SCREENSHOTS=DIR: the window at 1280x800, and the tab alone at 1024x700 (the main window's other
 /// tabs, Decode and Vision, need more than 1024 pixels) on the same head and variant.
 void saveScreenshots(MainWindow& window, MechanismsPanel& panel)
 {
     const QString dir = QString::fromUtf8(qgetenv("ATTN_MECHANISMS_SCREENSHOTS"));
     if (dir.isEmpty()) return;
-    grabPages(window, panel, dir, QSize(1280, 800));
+    grabPages(window, panel, dir, QSize(1280, 800), "mechanisms");
     EngineController controller;
     MechanismsPanel alone(&controller);
     QSignalSpy loaded(&controller, &EngineController::modelLoaded), ran(&controller, &EngineController::runReady);
@@ -107,7 +93,7 @@ void saveScreenshots(MainWindow& window, MechanismsPanel& panel)
     alone.show();
     alone.resize(1024, 700);
     computeAndWait(alone, panel.variant());
-    grabPages(alone, alone, dir, QSize(1024, 700));
+    grabPages(alone, alone, dir, QSize(1024, 700), "mechanisms");
 }
 
 TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
@@ -189,6 +175,12 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     const PlotSeries& tauCurve = scale.temperaturePlot()->series().at(0);
     EXPECT_GE(tauCurve.x.back(), scale.temperaturePlot()->markerX());
     EXPECT_LE(tauCurve.x.front(), 0.125);
+    // Its bound is uniform over the keys each causal row sees, mean ln(i + 1); the hottest point stays under it.
+    double uniform = 0;
+    for (int64_t i = 0; i < T; ++i)
+        uniform += std::log(static_cast<double>(i + 1)) / static_cast<double>(T);
+    EXPECT_NEAR(scale.temperaturePlot()->series().at(2).y.front(), uniform, 1e-12);
+    EXPECT_LT(tauCurve.y.back(), uniform);
     EXPECT_TRUE(scale.readout()->text().contains("d_k = 1024")) << scale.readout()->text().toStdString();
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(r->sweep.back().entropyUnscaled, 'f', 3)));
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(atDk.back().entropy, 'f', 3)));

@@ -86,7 +86,8 @@ ComparePage::ComparePage(QWidget* parent)
     m_metrics->horizontalHeader()->setStretchLastSection(true);
     m_metrics->verticalHeader()->hide();
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_metrics->setFixedWidth(215);
+    m_metrics->setFixedWidth(230);
+    m_metrics->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // the names fit; a bar only hid the last row
     m_notes = new QLabel;
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);

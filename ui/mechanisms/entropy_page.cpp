@@ -15,6 +15,7 @@ EntropyPage::EntropyPage(QWidget* parent)
     , m_flags(new QLabel)
 {
     m_map->setObjectName("exportFigure");
+    m_map->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
     m_flags->setWordWrap(true);
     m_flags->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);

@@ -82,11 +82,13 @@ void FlashPage::showResult(const MechanismsResult& r)
         m_summary->setText(why);
         m_stepLabel->clear();
         m_step->setEnabled(false);
-        m_running->setSeries({});
-        m_bytes->setSeries({});
+        m_running->hide(); // empty axes would only look broken
+        m_bytes->hide();
         return;
     }
     m_step->setEnabled(true);
+    m_running->show();
+    m_bytes->show();
     m_result = std::make_shared<const MechanismsResult>(r);
     const Mat& runningMax = *namedArray(r.flash, "running_max");
     const double err = (r.flash.out - r.report.exactOut).cwiseAbs().maxCoeff();

@@ -15,13 +15,14 @@
 
 #include <QComboBox>
 #include <QFileDialog>
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHash>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QShowEvent>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTimer>
@@ -97,27 +98,31 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_run->setToolTip(tr("Compute the variant and its error against exact attention"));
     m_cancel->setToolTip(tr("Stop the computation in progress"));
 
-    auto* controls = new QGridLayout;
-    controls->setContentsMargins(4, 4, 4, 0);
-    int col = 0;
-    auto add = [&](int row, const QString& label, QWidget* w) {
-        if (!label.isEmpty()) controls->addWidget(new QLabel(label), row, col++);
-        controls->addWidget(w, row, col++);
+    // Two rows of their own (not a grid): the spin boxes keep their size, and the status has the rest of its row.
+    auto* input = new QHBoxLayout;
+    auto* choice = new QHBoxLayout;
+    auto add = [](QHBoxLayout* row, const QString& label, QWidget* w) {
+        if (!label.isEmpty()) row->addWidget(new QLabel(label));
+        row->addWidget(w);
     };
-    add(0, tr("Input:"), m_source);
-    add(0, tr("Layer"), m_layer);
-    add(0, tr("Head"), m_head);
-    add(0, tr("T"), m_tokensCount);
-    add(0, tr("d_k"), m_dk);
-    add(0, tr("Seed"), m_seed);
-    controls->setColumnStretch(col, 1);
-    col = 0;
-    add(1, tr("Variant:"), m_family);
-    add(1, tr("Parameters"), m_params);
-    add(1, QString(), m_run);
-    add(1, QString(), m_cancel);
-    add(1, QString(), m_export);
-    controls->addWidget(m_status, 1, col, 1, -1);
+    add(input, tr("Input:"), m_source);
+    input->addSpacing(8);
+    add(input, tr("Layer"), m_layer);
+    add(input, tr("Head"), m_head);
+    input->addSpacing(8);
+    add(input, tr("T"), m_tokensCount);
+    add(input, tr("d_k"), m_dk);
+    add(input, tr("Seed"), m_seed);
+    input->addStretch(1);
+    add(choice, tr("Variant:"), m_family);
+    add(choice, tr("Parameters"), m_params);
+    for (QPushButton* button : { m_run, m_cancel, m_export })
+        choice->addWidget(button);
+    choice->addWidget(m_status, 1);
+    auto* controls = new QVBoxLayout;
+    controls->setContentsMargins(4, 4, 4, 0);
+    controls->addLayout(input);
+    controls->addLayout(choice);
 
     m_pages = new QTabWidget;
     m_pages->setObjectName("mechanismPages");
@@ -136,10 +141,25 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_pages->addTab(m_positions, tr("Positions"));
     m_pages->addTab(m_entropy, tr("Head entropy"));
 
+    // Empty heatmaps and plots before the first result would only show default axes: say what the tab does instead.
+    m_placeholder = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
+                                  "<p>Pick the input, a model head (after a run: decoders, BERT, an RNN seq2seq model, "
+                                  "or an image model's classified image) or synthetic q, k, v, and a variant, then "
+                                  "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
+                                  "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
+                                  "entropy of every head.</p>"));
+    m_placeholder->setObjectName("mechanismPlaceholder");
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_placeholder->setContentsMargins(12, 12, 12, 12);
+    m_shown = new QStackedWidget;
+    m_shown->addWidget(m_placeholder);
+    m_shown->addWidget(m_pages);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
-    layout->addWidget(m_pages, 1);
+    layout->addWidget(m_shown, 1);
 
     connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
         updateInputControls();
@@ -167,6 +187,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
 
 void MechanismsPanel::setModel(SummaryPtr summary)
 {
+    m_noHeads.clear();
     m_pixels.reset();
     m_modelPath.clear();
     m_tokens.clear();
@@ -178,6 +199,9 @@ void MechanismsPanel::setModel(SummaryPtr summary)
         offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);
     } else {
         offerHeads(HeadSource::Session, 0, 0);
+        if (summary)
+            m_noHeads = tr("(synthetic: the heads of %1 models are not read here)")
+                            .arg(QString::fromStdString(modelKindName(kind)));
     }
 }
 
@@ -202,6 +226,8 @@ void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t head
     }
     m_source->setCurrentIndex(m_headed ? 0 : 1);
     m_result.reset();
+    m_shown->setCurrentWidget(m_placeholder);
+    m_export->setEnabled(false);
     updateInputControls();
 }
 
@@ -321,11 +347,13 @@ void MechanismsPanel::showResult(MechanismsPtr result)
     m_linear->showResult(*m_result);
     m_positions->showResult(*m_result, tokens);
     m_entropy->showResult(*m_result);
+    m_shown->setCurrentWidget(m_pages);
     m_export->setEnabled(true);
     const MechanismMetrics& m = m_result->report.metrics;
-    m_status->setText(tr("%1: mass kept %2, KL %3, output error %4")
+    m_status->setText(tr("%1: mass kept %2, KL %3, output error %4 %5")
                           .arg(QString::fromStdString(m_result->request.variant), metricText(m.massKept),
-                              metricText(m.klMean), metricText(m.outRelErr)));
+                              metricText(m.klMean), metricText(m.outRelErr), m_noHeads)
+                          .trimmed());
     emit resultShown();
 }
 

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTabWidget;
 class QTimer;
 
@@ -81,6 +82,7 @@ private:
     QString m_modelPath; ///< RNN seq2seq and image models: where the registry's copy came from
     std::shared_ptr<const Tensor> m_pixels; ///< image models: the classified image
     std::vector<TokenChip> m_tokens;
+    QString m_noHeads; ///< why a model's heads are not offered (said with each result), or empty
     MechanismsPtr m_result;
     QTimer* m_timer = nullptr;
     QComboBox* m_source = nullptr;
@@ -95,6 +97,8 @@ private:
     QPushButton* m_cancel = nullptr;
     QPushButton* m_export = nullptr;
     QLabel* m_status = nullptr;
+    QStackedWidget* m_shown = nullptr; ///< what to do until the first result, then the pages
+    QLabel* m_placeholder = nullptr;
     QTabWidget* m_pages = nullptr;
     ComparePage* m_compare = nullptr;
     ScalePage* m_scale = nullptr;

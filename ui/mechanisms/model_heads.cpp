@@ -76,8 +76,10 @@ ModelHeads imageHeads(const MechanismsRequest& request, const ModelRegistry& mod
     const VisionHeads v = visionHeads(*model, *request.pixels);
     ModelHeads h;
     h.layer = v.layer(request.layer);
-    h.queryLabels = v.tokenNames;
-    h.keyLabels = v.tokenNames;
+    // "(r,c)" for "patch r,c": three maps side by side leave a label a few characters.
+    for (const std::string& name : v.tokenNames)
+        h.queryLabels.push_back(name.rfind("patch ", 0) == 0 ? "(" + name.substr(6) + ")" : name);
+    h.keyLabels = h.queryLabels;
     h.entropy = headEntropyMap(v.pass.attention, MaskSpec {});
     h.config = v.config;
     return h;
