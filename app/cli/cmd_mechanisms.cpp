@@ -81,7 +81,12 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
     about["head"] = head;
     if (isRnnSeq2SeqFolder(path)) return rnnHead(args, path, layer, head, about);
     const ModelSource source = probeModel(path);
-    if (source.config.kind == ModelKind::Vision) return visionHead(args, path, layer, head, about);
+    if (source.config.kind == ModelKind::Vision) {
+        HeadInputs in = visionHead(args, path, layer, head, about);
+        const Mat table = learnedPositionTable(source, in.tokens());
+        if (table.size()) positions = cosineSimilarity(table);
+        return in;
+    }
     if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
         throw Error(source.config.source,
             "mechanisms read one head's q, k, v of a decoder (GPT-2, Llama family, llama2.c), an encoder (BERT), an "

@@ -187,6 +187,13 @@ TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
         for (int64_t j = 0; j < mask.dim(1); ++j)
             ASSERT_EQ((*tabMask)(i, j), mask.at({ i, j })) << i << "," << j;
     EXPECT_EQ(rowLabels(*compare.exactView()).front(), "[CLS]");
+    // ViT's learned position table (65 rows at the 32 px training size): the CLI's cosine similarity.
+    ASSERT_EQ(r->positions.learned.rows(), 65);
+    const Tensor positions = cli.npy("learned_positions");
+    ASSERT_EQ(positions.dim(0), 65);
+    for (int64_t i = 0; i < 65; ++i)
+        for (int64_t j = 0; j < 65; ++j)
+            ASSERT_NEAR(r->positions.learned(i, j), positions.at({ i, j }), kTolerance) << i << "," << j;
 
     // Every page works on the image head: FlashAttention equals the CLI's exact output, every head has an entropy.
     const Tensor exactOut = cli.npy("exact_out");

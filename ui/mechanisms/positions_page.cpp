@@ -103,7 +103,8 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
                 ? tr("<br>Learned table: %1").arg(QString::fromStdString(p.learnedNote).toHtmlEscaped())
                 : p.learned.size() || r.inputs.layer < 0
                 ? QString()
-                : tr("<br>Learned table: read for GPT-2 (wpe) and BERT; none for this model."))
+                : tr("<br>Learned table: read for GPT-2 (wpe), BERT and ViT / DeiT (at their training image size); "
+                     "none here."))
         + (r.inputs.isSelfAttention() ? tr(" The rope:THETA variant re-rotates the head with another base (0: none).")
                                       : QString()));
 }
