@@ -150,6 +150,38 @@ TEST(MechanismsModels, GruDemoHeadEqualsTheCli)
     saveScreenshots(window, panel, "mechanisms-gru");
 }
 
+TEST(MechanismsModels, TutorialToyLocationHeadEqualsTheCli)
+{
+    // The PyTorch tutorial's location attention: softmax(W q + b) over fixed positions, the keys past the source
+    // padding it attends all the same.
+    const std::string toy = test::sharedPath("models/seq2seq-attn-de-en-toy");
+    QFile file(QString::fromStdString(toy + "/reference_translations_with_attention.json"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const std::string source
+        = QJsonDocument::fromJson(file.readAll()).array().first().toObject()["src"].toString().toStdString();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(toy));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), kTimeoutMs);
+    window.setInputText(QString::fromStdString(source));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "exact");
+    ASSERT_TRUE(r) << panel.status().toStdString();
+    EXPECT_EQ(r->inputs.learned.kind, LearnedScoreKind::Location);
+    const CliRun cli = runCli("'" + toy + "' --prompt '" + source + "' --layer 0 --head 0 --variant exact");
+    expectViewNear(*panel.comparePage()->exactView(), cli.npy("exact"), kTolerance);
+    expectMetricsMatch(*r, cli.metrics);
+    const std::vector<TokenChip>& keys = panel.comparePage()->exactView()->snapshot()->tokens();
+    ASSERT_GT(keys.size(), r->tokenIds.size()); // padded positions past the source
+    EXPECT_EQ(keys.back().text, "pad " + std::to_string(keys.size() - 1));
+}
+
 TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
 {
     const DemoModel vit = demo("demo-vit-shapes");
