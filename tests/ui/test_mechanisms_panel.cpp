@@ -134,6 +134,7 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
             entropy(l, h) = map.at(l, h).normalizedEntropy;
     expectViewShows(*panel.entropyPage()->map(), entropy);
     EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("Near-uniform"));
+    EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("attnscope-cli prune")); // a decoder: the next step
 
     // FlashAttention: one step per key block of 4, ending equal to the exact output.
     FlashPage& flash = *panel.flashPage();

@@ -68,7 +68,7 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .value = tr("bias") });
     if (p.learned.size()) {
         m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
-        m_learned->setCaption({ .title = tr("Learned positions: cos(p_i, p_j)"),
+        m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),
             .x = tr("position j"),
             .y = tr("position i"),
             .value = tr("cosine similarity") });
