@@ -18,9 +18,9 @@ Mat learnedPositionTable(const ModelSource& source, int64_t count)
         ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
         : c.modelType == "bert" ? std::vector<std::string> { "embeddings.position_embeddings.weight",
               "bert.embeddings.position_embeddings.weight" }
-        : image ? std::vector<std::string> { c.modelType + ".embeddings.position_embeddings",
-              "embeddings.position_embeddings" }
-                                : std::vector<std::string> {};
+        : image
+        ? std::vector<std::string> { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" }
+        : std::vector<std::string> {};
     if (names.empty()) return {};
     WeightReader reader(source.weightsPath);
     for (const std::string& name : names) {

@@ -68,8 +68,8 @@ MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session*
         model = readModelHeads(request, session, models);
         const auto heads = static_cast<int64_t>(model->layer.size());
         if (request.head < 0 || request.head >= heads)
-            throw Error("head " + std::to_string(request.head) + " is outside the model's " + std::to_string(heads)
-                + " heads");
+            throw Error(
+                "head " + std::to_string(request.head) + " is outside the model's " + std::to_string(heads) + " heads");
         r->inputs = model->layer[static_cast<size_t>(request.head)];
         r->tokenIds = model->tokenIds;
         r->queryLabels = model->queryLabels;

@@ -142,12 +142,13 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_pages->addTab(m_entropy, tr("Head entropy"));
 
     // Empty heatmaps and plots before the first result would only show default axes: say what the tab does instead.
-    m_placeholder = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
-                                  "<p>Pick the input, a model head (after a run: decoders, BERT, an RNN seq2seq model, "
-                                  "or an image model's classified image) or synthetic q, k, v, and a variant, then "
-                                  "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
-                                  "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
-                                  "entropy of every head.</p>"));
+    m_placeholder
+        = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
+                        "<p>Pick the input, a model head (after a run: decoders, BERT, an RNN seq2seq model, "
+                        "or an image model's classified image) or synthetic q, k, v, and a variant, then "
+                        "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
+                        "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
+                        "entropy of every head.</p>"));
     m_placeholder->setObjectName("mechanismPlaceholder");
     m_placeholder->setWordWrap(true);
     m_placeholder->setAlignment(Qt::AlignTop | Qt::AlignLeft);

@@ -50,8 +50,7 @@ ModelHeads sessionHeads(const MechanismsRequest& request, const Session* session
 ModelHeads rnnHeads(const MechanismsRequest& request, const ModelRegistry& models)
 {
     const auto model = openModel<RnnSeq2SeqModel>(request, models, "an RNN seq2seq model");
-    if (request.layer != 0)
-        throw Error(request.modelPath, "an RNN seq2seq model has one attention: layer 0, head 0");
+    if (request.layer != 0) throw Error(request.modelPath, "an RNN seq2seq model has one attention: layer 0, head 0");
     if (request.sourceIds.empty()) throw Error(request.modelPath, "run a source sentence first");
     RnnHead rnn = rnnHeadInputs(*model, request.sourceIds);
     ModelHeads h;

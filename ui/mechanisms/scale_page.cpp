@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/scale_page.h"
 
-#include "mechanisms/line_plot.h"
 #include "mechanisms/head_inputs.h"
+#include "mechanisms/line_plot.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -111,8 +111,8 @@ void ScalePage::showResult(const MechanismsResult& r)
     m_temperature->setAxes(tr("Temperature, %1").arg(who), tr("temperature τ (scores · scale / τ)"),
         tr("mean row entropy (nats)"), tr("mean max weight"), true);
     m_temperature->setSeries({ { tr("entropy"), t, ht, scaled }, { tr("max weight"), t, mt, unscaled, true, true },
-        { tr("uniform: %1").arg(uniform, 0, 'f', 2), { t.front(), t.back() }, { uniform, uniform },
-            QColor("#7f7f7f"), true } });
+        { tr("uniform: %1").arg(uniform, 0, 'f', 2), { t.front(), t.back() }, { uniform, uniform }, QColor("#7f7f7f"),
+            true } });
 
     // Entropy against its whole range, 0 (one-hot) .. uniform, a weight against 0 .. 1, with room for the curves
     // that touch the bounds.

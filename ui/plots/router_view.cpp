@@ -53,7 +53,8 @@ RouterView::RouterView(QWidget* parent)
     // Titles say what each plot is: the window has no other words for them.
     for (QCustomPlot* plot : { m_gates, m_load }) {
         plot->plotLayout()->insertRow(0);
-        plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, QString(), QFont(font().family(), 10, QFont::Bold)));
+        plot->plotLayout()->addElement(
+            0, 0, new QCPTextElement(plot, QString(), QFont(font().family(), 10, QFont::Bold)));
     }
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
