@@ -66,6 +66,7 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .x = tr("key j"),
             .y = tr("query i"),
             .value = tr("bias") });
+    m_learned->setVisible(p.learned.size() > 0); // an empty plot's default axes would only look broken
     if (p.learned.size()) {
         m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
         m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),
@@ -73,8 +74,7 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .y = tr("position i"),
             .value = tr("cosine similarity") });
     } else {
-        m_learned->setSnapshot(nullptr);
-        m_learned->setCaption({ .title = tr("No learned table") }); // a third of 1024 px: the note says more
+        m_learned->setSnapshot(nullptr); // the note below says why
     }
     std::vector<double> distance, decay;
     for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
