@@ -236,6 +236,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_status->setText(tr("Opened a vision model: open an image (button or drop)"));
     });
     connect(m_vision->controller(), &VisionController::resultReady, this, [this](VisionResultPtr result) {
+        if (result) m_mechanisms->setImageModel(m_vision->controller()->modelPath(), result); // its heads, that image
         if (!result || result->topClasses.empty()) return;
         const ClassScore& best = result->topClasses.front();
         m_status->setText(tr("%1: %2 (p = %3)")
@@ -443,6 +444,7 @@ void MainWindow::openModel(const QString& path) {
     m_decode->closeModel();
     m_vision->closeModel();
     m_align->closeModel();
+    m_mechanisms->setModel(nullptr); // synthetic input only until the new model (or image) offers heads
     setVisionMode(isVisionModelPath(path));
     if (m_vision->isEnabled()) {
         m_summary.reset();
@@ -652,8 +654,9 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::setVisionMode(bool vision) {
+    // The Mechanisms tab reads an image model's heads too.
     for (int i = 0; i < m_tabs->count(); ++i)
-        m_tabs->setTabEnabled(i, (m_tabs->widget(i) == m_vision) == vision);
+        m_tabs->setTabEnabled(i, m_tabs->widget(i) == m_mechanisms || (m_tabs->widget(i) == m_vision) == vision);
     m_vision->setEnabled(vision);
     if (vision) m_tabs->setCurrentWidget(m_vision);
     else if (m_tabs->currentWidget() == m_vision) m_tabs->setCurrentWidget(m_heatmap);

@@ -11,6 +11,7 @@
 #include "mechanisms/learned_positions.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/rnn_head_inputs.h"
+#include "mechanisms/vision_head_inputs.h"
 #include "model/model_loader.h"
 #include "model/rnn_seq2seq.h"
 #include "session/session.h"
@@ -61,21 +62,13 @@ HeadInputs rnnHead(const Args& args, const std::string& path, int64_t layer, int
 HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, int64_t head, nlohmann::json& about)
 {
     const auto model = loadVisionModel(path);
-    ForwardOptions options;
-    options.wantAttention = false;
-    options.wantQueryKeys = true;
-    const Tensor pixels = pixelInput(args, *model);
-    const StepResult pass = model->classify(pixels, options);
-    about["model"] = model->description();
-    std::vector<HeadInputs> heads = encoderHeadInputs(pass, model->config(), layer, model->description());
+    const VisionHeads vision = visionHeads(*model, pixelInput(args, *model)); // the GUI tab's reading too
+    about["model"] = vision.origin;
+    std::vector<HeadInputs> heads = vision.layer(layer);
     if (head < 0 || head >= static_cast<int64_t>(heads.size()))
         throw Error(path,
             "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.size()) + " heads");
-    HeadInputs in = std::move(heads[static_cast<size_t>(head)]);
-    const PatchGrid grid = model->patchGrid(pixels.dim(1), pixels.dim(2)); // the Swin windows' grid
-    in.gridRows = grid.rows;
-    in.gridCols = grid.cols;
-    return in;
+    return std::move(heads[static_cast<size_t>(head)]);
 }
 
 /// `positions`: the cosine similarity of the model's learned position rows 0 .. T - 1 (empty when it has none).
@@ -88,7 +81,12 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
     about["head"] = head;
     if (isRnnSeq2SeqFolder(path)) return rnnHead(args, path, layer, head, about);
     const ModelSource source = probeModel(path);
-    if (source.config.kind == ModelKind::Vision) return visionHead(args, path, layer, head, about);
+    if (source.config.kind == ModelKind::Vision) {
+        HeadInputs in = visionHead(args, path, layer, head, about);
+        const Mat table = learnedPositionTable(source, in.tokens());
+        if (table.size()) positions = cosineSimilarity(table);
+        return in;
+    }
     if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
         throw Error(source.config.source,
             "mechanisms read one head's q, k, v of a decoder (GPT-2, Llama family, llama2.c), an encoder (BERT), an "

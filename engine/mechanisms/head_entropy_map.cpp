@@ -13,6 +13,16 @@ HeadActivity classifyActivity(const HeadStats& stats, const HeadActivityThreshol
     return HeadActivity::Normal;
 }
 
+namespace {
+
+void add(HeadEntropyMap& map, const HeadStats& stats, const HeadActivityThresholds& thresholds)
+{
+    map.stats.push_back(stats);
+    map.activity.push_back(classifyActivity(stats, thresholds));
+}
+
+} // namespace
+
 HeadEntropyMap headEntropyMap(const Session& session, const HeadActivityThresholds& thresholds)
 {
     const ModelConfig& c = session.model().config();
@@ -27,9 +37,24 @@ HeadEntropyMap headEntropyMap(const Session& session, const HeadActivityThreshol
     for (int64_t l = 0; l < c.numLayers; ++l)
         for (int64_t h = 0; h < c.numHeads; ++h) {
             const Tensor probs = session.attentionRows(l, h, 0, T);
-            map.stats.push_back(computeHeadStats(probs.data(), T, T, mask));
-            map.activity.push_back(classifyActivity(map.stats.back(), thresholds));
+            add(map, computeHeadStats(probs.data(), T, T, mask), thresholds);
         }
+    return map;
+}
+
+HeadEntropyMap headEntropyMap(
+    const std::vector<Tensor>& attention, const MaskSpec& mask, const HeadActivityThresholds& thresholds)
+{
+    if (attention.empty()) throw Error("head entropy: the pass kept no attention");
+    HeadEntropyMap map;
+    map.layers = static_cast<int64_t>(attention.size());
+    for (const Tensor& layer : attention) {
+        if (layer.rank() != 3) throw Error("head entropy: a layer's attention is not [heads, queries, keys]");
+        if (map.heads == 0) map.heads = layer.dim(0);
+        if (layer.dim(0) != map.heads) throw Error("head entropy: the layers' head counts differ");
+        for (const HeadStats& stats : computeLayerHeadStats(layer, mask))
+            add(map, stats, thresholds);
+    }
     return map;
 }
 

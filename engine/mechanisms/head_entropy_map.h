@@ -30,4 +30,10 @@ HeadActivity classifyActivity(const HeadStats& stats, const HeadActivityThreshol
 /// Every head of the session's current input (its attention derived from the session). Throws Error when nothing ran.
 HeadEntropyMap headEntropyMap(const Session& session, const HeadActivityThresholds& thresholds = {});
 
+/// Every head of attention held per layer as [heads, queries, keys] (an image model's pass, an RNN's one head), each
+/// row seeing the keys `mask` allows. Throws Error for an empty list, a tensor not of rank 3 or layers that differ in
+/// their head count.
+HeadEntropyMap headEntropyMap(
+    const std::vector<Tensor>& attention, const MaskSpec& mask, const HeadActivityThresholds& thresholds = {});
+
 } // namespace attn

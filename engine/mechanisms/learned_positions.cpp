@@ -13,15 +13,26 @@ Mat learnedPositionTable(const ModelSource& source, int64_t count)
 {
     const ModelConfig& c = source.config;
     if (std::filesystem::path(source.weightsPath).extension() == ".gguf" || source.weightsPath.empty()) return {};
+    const bool image = c.modelType == "vit" || c.modelType == "deit";
     const std::vector<std::string> names = c.modelType == "gpt2"
         ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
         : c.modelType == "bert" ? std::vector<std::string> { "embeddings.position_embeddings.weight",
               "bert.embeddings.position_embeddings.weight" }
-                                : std::vector<std::string> {};
+        : image
+        ? std::vector<std::string> { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" }
+        : std::vector<std::string> {};
     if (names.empty()) return {};
     WeightReader reader(source.weightsPath);
     for (const std::string& name : names) {
         if (!reader.has(name)) continue;
+        if (image) {
+            // [1, prefix + side^2, hidden] at the training image size; other sizes interpolate it (not read here).
+            const int64_t side = c.patchSize > 0 ? c.imageSize / c.patchSize : 0;
+            const int64_t rows = (c.modelType == "deit" ? 2 : 1) + side * side;
+            if (count != rows) return {};
+            const Tensor table = reader.take(name, { 1, rows, c.hiddenSize });
+            return matrixOf(table.data(), count, c.hiddenSize);
+        }
         if (count < 0 || count > c.maxPositions)
             throw Error(source.weightsPath,
                 name + " has " + std::to_string(c.maxPositions) + " positions, not " + std::to_string(count));

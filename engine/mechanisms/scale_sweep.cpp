@@ -3,6 +3,7 @@
 
 #include "mechanisms/attention_math.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn {
@@ -23,7 +24,7 @@ std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& d
 
 std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in, const std::vector<double>& temperatures)
 {
-    const Mat scaled = in.q * in.k.transpose() * in.scale;
+    const Mat scaled = exactScores(in); // q k^T * scale, or an RNN's learned score
     const KeepMask keep = modelKeepMask(in);
     std::vector<TemperaturePoint> points;
     for (double t : temperatures) {
@@ -33,12 +34,18 @@ std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in, const std::
     return points;
 }
 
-std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in)
+std::vector<double> temperatureAxis(const std::vector<double>& within)
 {
+    int lowest = -3, highest = 3; // octaves
+    for (double t : within)
+        if (t > 0 && std::isfinite(t)) {
+            lowest = std::min(lowest, static_cast<int>(std::floor(std::log2(t))));
+            highest = std::max(highest, static_cast<int>(std::ceil(std::log2(t))));
+        }
     std::vector<double> temperatures;
-    for (int e = -3; e <= 3; ++e)
-        temperatures.push_back(std::ldexp(1.0, e));
-    return temperatureSweep(in, temperatures);
+    for (int half = 2 * lowest; half <= 2 * highest; ++half)
+        temperatures.push_back(std::exp2(0.5 * half));
+    return temperatures;
 }
 
 std::vector<TemperaturePoint> headScaledAs(const HeadInputs& in, const std::vector<int64_t>& dks)

@@ -20,12 +20,15 @@ std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& d
 
 struct TemperaturePoint {
     double temperature = 1;
-    double entropy = 0; ///< mean row entropy of softmax(q k^T * scale / temperature) under the head's mask, nats
+    /// mean row entropy of softmax(scores / temperature) under the head's mask, nats; the scores are the model's
+    /// (exactScores: q k^T * scale, or an RNN's learned score)
+    double entropy = 0;
     double maxWeight = 0; ///< mean largest weight per row
 };
 
-/// The head's own q, k at temperatures 2^-3 .. 2^3 (1 = as the model runs it).
-std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& inputs);
+/// Temperatures half an octave apart from 2^-3 to 2^3 (1 = as the model runs it), widened by whole octaves until they
+/// take in every one of `within` (the temperatures the d_k slider puts the head at, so its marker stays on the plot).
+std::vector<double> temperatureAxis(const std::vector<double>& within);
 
 /// The head's own q, k at each of `temperatures`.
 std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& inputs, const std::vector<double>& temperatures);

@@ -45,6 +45,14 @@ std::shared_ptr<const Model> ModelRegistry::model(const ModelSource& source)
     return loaded;
 }
 
+std::shared_ptr<const Model> ModelRegistry::held(const ModelSource& source) const
+{
+    const std::string key = keyOf(source);
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    const auto it = m_models.find(key);
+    return it == m_models.end() ? nullptr : it->second.lock();
+}
+
 uint64_t ModelRegistry::loads() const
 {
     const std::lock_guard<std::mutex> lock(m_mutex);

@@ -25,6 +25,9 @@ public:
     /// limit), else a new load. The registry keeps no model alive by itself: the last holder to let go frees it.
     /// Throws what the loader throws (Error naming the file).
     std::shared_ptr<const Model> model(const ModelSource& source);
+    /// The copy of `source` someone holds now, or null: never loads (a job that reads the open model, and must not
+    /// bring back one that was closed meanwhile).
+    std::shared_ptr<const Model> held(const ModelSource& source) const;
     /// How many times the loader ran (a test of "one load per file").
     uint64_t loads() const;
 

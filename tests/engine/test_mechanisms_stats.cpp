@@ -100,14 +100,27 @@ TEST(MechanismsStats, UnscaledEntropyFallsWithDkAndScaledDoesNot)
 
 TEST(MechanismsStats, HigherTemperatureFlattensTheHead)
 {
-    const std::vector<TemperaturePoint> points = temperatureSweep(syntheticHeadInputs(24, 16, 3));
-    ASSERT_EQ(points.size(), 7u);
-    EXPECT_EQ(points[3].temperature, 1.0);
+    const std::vector<TemperaturePoint> points = temperatureSweep(syntheticHeadInputs(24, 16, 3), temperatureAxis({}));
+    ASSERT_EQ(points.size(), 13u); // 2^-3 .. 2^3, half an octave apart
+    EXPECT_EQ(points.front().temperature, 0.125);
+    EXPECT_EQ(points[6].temperature, 1.0);
+    EXPECT_EQ(points.back().temperature, 8.0);
     for (size_t i = 1; i < points.size(); ++i) {
         EXPECT_GT(points[i].entropy, points[i - 1].entropy) << "tau " << points[i].temperature;
         EXPECT_LT(points[i].maxWeight, points[i - 1].maxWeight) << "tau " << points[i].temperature;
     }
     EXPECT_LT(points.back().entropy, std::log(24.0));
+}
+
+TEST(MechanismsStats, TemperatureAxisTakesInTheSliderTemperatures)
+{
+    // A d = 8 head at d_k = 1 .. 1024 sits at tau = sqrt(d_k / 8) = 0.35 .. 11.3: the axis widens to 2^4, not below.
+    const std::vector<double> axis = temperatureAxis({ std::sqrt(1.0 / 8.0), std::sqrt(1024.0 / 8.0) });
+    EXPECT_EQ(axis.front(), 0.125);
+    EXPECT_EQ(axis.back(), 16.0);
+    for (size_t i = 1; i < axis.size(); ++i)
+        EXPECT_NEAR(axis[i] / axis[i - 1], std::sqrt(2.0), 1e-12);
+    EXPECT_EQ(temperatureAxis({ 1.0 / 64 }).front(), 1.0 / 64);
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "mechanisms/mechanisms_panel.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
+#include "mechanisms_test_support.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "plots/heatmap_view.h"
@@ -38,7 +39,10 @@
 namespace attn::ui {
 namespace {
 
-constexpr int kTimeoutMs = 60000;
+constexpr int kTimeoutMs = test::kMechanismsTimeoutMs;
+using test::computeAndWait;
+using test::expectViewShows;
+using test::grabPages;
 
 std::string storiesPath()
 {
@@ -61,53 +65,11 @@ void openStories(MainWindow& window)
     openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
 }
 
-/// Asks the panel for `variant` and waits for its answer.
-MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
-{
-    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
-    panel.setVariant(variant);
-    panel.compute();
-    EXPECT_TRUE(shown.wait(kTimeoutMs)) << panel.status().toStdString();
-    return panel.result();
-}
-
-/// The view draws the engine's numbers (float32 in the snapshot) for every cell the mask shows.
-void expectViewShows(HeatmapView& view, const Mat& expected)
-{
-    view.flushRedraw();
-    const HeatmapMatrix& m = view.matrix();
-    ASSERT_EQ(m.rows, expected.rows());
-    ASSERT_EQ(m.cols, expected.cols());
-    int shown = 0;
-    for (int64_t i = 0; i < m.rows; ++i)
-        for (int64_t j = 0; j < m.cols; ++j)
-            if (!std::isnan(m.at(i, j))) {
-                EXPECT_EQ(m.at(i, j), static_cast<double>(static_cast<float>(expected(i, j)))) << i << "," << j;
-                ++shown;
-            }
-    EXPECT_GT(shown, 0);
-}
-
 QString tableValue(QTableWidget& table, const QString& name)
 {
     for (int r = 0; r < table.rowCount(); ++r)
         if (table.item(r, 0)->text() == name) return table.item(r, 1)->text();
     return {};
-}
-
-/// Every page of `panel` grabbed at `size` as DIR/mechanisms-<page>-<width>.png.
-void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size)
-{
-    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
-    window.resize(size);
-    for (int p = 0; p < panel.pages()->count(); ++p) {
-        panel.pages()->setCurrentIndex(p);
-        QTest::qWait(400);
-        const QString path = QStringLiteral("%1/mechanisms-%2-%3.png").arg(dir, names[p]).arg(size.width());
-        const QPixmap shot = window.grab();
-        EXPECT_EQ(shot.size(), size) << "the layout must fit " << size.width() << "x" << size.height();
-        EXPECT_TRUE(shot.save(path)) << path.toStdString();
-    }
 }
 
 /// ATTN_MECHANISMS_SCREENSHOTS=DIR: the window at 1280x800, and the tab alone at 1024x700 (the main window's other
@@ -116,7 +78,7 @@ void saveScreenshots(MainWindow& window, MechanismsPanel& panel)
 {
     const QString dir = QString::fromUtf8(qgetenv("ATTN_MECHANISMS_SCREENSHOTS"));
     if (dir.isEmpty()) return;
-    grabPages(window, panel, dir, QSize(1280, 800));
+    grabPages(window, panel, dir, QSize(1280, 800), "mechanisms");
     EngineController controller;
     MechanismsPanel alone(&controller);
     QSignalSpy loaded(&controller, &EngineController::modelLoaded), ran(&controller, &EngineController::runReady);
@@ -131,7 +93,7 @@ void saveScreenshots(MainWindow& window, MechanismsPanel& panel)
     alone.show();
     alone.resize(1024, 700);
     computeAndWait(alone, panel.variant());
-    grabPages(alone, alone, dir, QSize(1024, 700));
+    grabPages(alone, alone, dir, QSize(1024, 700), "mechanisms");
 }
 
 TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
@@ -172,6 +134,7 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
             entropy(l, h) = map.at(l, h).normalizedEntropy;
     expectViewShows(*panel.entropyPage()->map(), entropy);
     EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("Near-uniform"));
+    EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("attnscope-cli prune")); // a decoder: the next step
 
     // FlashAttention: one step per key block of 4, ending equal to the exact output.
     FlashPage& flash = *panel.flashPage();
@@ -209,6 +172,16 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     EXPECT_EQ(scale.entropyPlot()->markerX(), 1024.0);
     EXPECT_EQ(scale.maxPlot()->markerX(), 1024.0);
     EXPECT_NEAR(scale.temperaturePlot()->markerX(), std::sqrt(1024.0 / 8.0), 1e-12);
+    // The temperature curve reaches the marker (tau = 11.3 lies past the old 1/8 .. 8 axis).
+    const PlotSeries& tauCurve = scale.temperaturePlot()->series().at(0);
+    EXPECT_GE(tauCurve.x.back(), scale.temperaturePlot()->markerX());
+    EXPECT_LE(tauCurve.x.front(), 0.125);
+    // Its bound is uniform over the keys each causal row sees, mean ln(i + 1); the hottest point stays under it.
+    double uniform = 0;
+    for (int64_t i = 0; i < T; ++i)
+        uniform += std::log(static_cast<double>(i + 1)) / static_cast<double>(T);
+    EXPECT_NEAR(scale.temperaturePlot()->series().at(2).y.front(), uniform, 1e-12);
+    EXPECT_LT(tauCurve.y.back(), uniform);
     EXPECT_TRUE(scale.readout()->text().contains("d_k = 1024")) << scale.readout()->text().toStdString();
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(r->sweep.back().entropyUnscaled, 'f', 3)));
     EXPECT_TRUE(scale.readout()->text().contains(QString::number(atDk.back().entropy, 'f', 3)));

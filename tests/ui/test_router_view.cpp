@@ -55,13 +55,15 @@ TEST(RouterView, ShowsTwoExpertsPerTokenAndTheirLoad)
     }
 }
 
-/// The tab at the two window sizes the project checks: the heatmap and the load bars are drawn (not a blank widget);
-/// the PNGs go to a temporary folder for a look.
+/// The tab at the two window sizes the project checks: the heatmap and the load bars are drawn (not a blank widget).
 TEST(RouterView, DrawsAtBothWindowSizes)
 {
     RouterView view;
     view.setRun(runOf("mixtral"));
-    const std::string dir = test::makeTempDir("router-view");
+    // ATTN_ROUTER_SCREENSHOTS=DIR keeps the PNGs for a look (the temporary folder goes at exit).
+    const std::string dir = qEnvironmentVariableIsSet("ATTN_ROUTER_SCREENSHOTS")
+        ? qEnvironmentVariable("ATTN_ROUTER_SCREENSHOTS").toStdString()
+        : test::makeTempDir("router-view");
     for (const QSize size : { QSize(1024, 700), QSize(1280, 800) }) {
         view.resize(size);
         view.show();

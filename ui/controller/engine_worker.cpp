@@ -100,7 +100,9 @@ void EngineWorker::mechanisms(quint64 id, MechanismsRequestPtr request) {
     guarded(id, [&] {
         const auto keepGoing = [this, id] { return id > m_cancel->mechanismsUpTo.load(); };
         if (!keepGoing()) throw Cancelled();
-        emit mechanismsReady(id, computeMechanisms(*request, m_provider ? m_provider->session() : nullptr, keepGoing));
+        emit mechanismsReady(id,
+            computeMechanisms(
+                *request, m_provider ? m_provider->session() : nullptr, m_context.models(), keepGoing));
     });
 }
 

@@ -21,6 +21,15 @@ QString metricText(double value)
     return std::isfinite(value) ? QString::number(value, 'g', 4) : QObject::tr("n/a");
 }
 
+QString selfAttentionOnly(const MechanismsResult& r)
+{
+    if (r.inputs.isSelfAttention()) return {};
+    return QObject::tr("This head is an RNN seq2seq model's cross-attention with its learned %1 score: the scoring "
+                       "functions (Exact vs variant), the temperature and the entropy apply; this page needs a "
+                       "self-attention head (a transformer's or synthetic input).")
+        .arg(QString::fromStdString(learnedScoreName(r.inputs.learned.kind)));
+}
+
 ComparePage::ComparePage(QWidget* parent)
     : QWidget(parent)
 {
@@ -77,7 +86,8 @@ ComparePage::ComparePage(QWidget* parent)
     m_metrics->horizontalHeader()->setStretchLastSection(true);
     m_metrics->verticalHeader()->hide();
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_metrics->setFixedWidth(215);
+    m_metrics->setFixedWidth(230);
+    m_metrics->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // the names fit; a bar only hid the last row
     m_notes = new QLabel;
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -93,21 +103,22 @@ ComparePage::ComparePage(QWidget* parent)
     layout->addWidget(m_notes);
 }
 
-void ComparePage::showResult(const MechanismsResult& r, const std::vector<TokenChip>& tokens)
+void ComparePage::showResult(
+    const MechanismsResult& r, const std::vector<TokenChip>& tokens, const std::vector<TokenChip>& keys)
 {
     const MechanismReport& rep = r.report;
     MaskSpec mask;
     mask.causal = r.inputs.causal;
     mask.slidingWindow = r.inputs.slidingWindow;
-    m_exact->setSnapshot(matrixSnapshot(rep.exact, tokens, {}, mask));
+    m_exact->setSnapshot(matrixSnapshot(rep.exact, tokens, keys, mask));
     m_exact->setCaption({ .title = tr("exact") });
     const QString variant = QString::fromStdString(r.request.variant);
     if (rep.variant.probsOverKeys) {
         m_variant->setSnapshot(
-            matrixSnapshot(rep.variant.probs, tokens, {}, rep.variant.unmaskedReference ? MaskSpec {} : mask));
+            matrixSnapshot(rep.variant.probs, tokens, keys, rep.variant.unmaskedReference ? MaskSpec {} : mask));
         m_variant->setCaption({ .title = variant });
         m_difference->setSnapshot(matrixSnapshot(
-            rep.variant.probs - rep.reference, tokens, {}, rep.variant.unmaskedReference ? MaskSpec {} : mask));
+            rep.variant.probs - rep.reference, tokens, keys, rep.variant.unmaskedReference ? MaskSpec {} : mask));
         m_difference->setCaption(
             { .title = rep.variant.unmaskedReference ? tr("variant − unmasked") : tr("variant − exact"),
                 .value = tr("difference") });

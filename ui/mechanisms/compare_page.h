@@ -17,7 +17,9 @@ class ComparePage : public QWidget {
     Q_OBJECT
 public:
     explicit ComparePage(QWidget* parent = nullptr);
-    void showResult(const MechanismsResult& result, const std::vector<TokenChip>& tokens);
+    /// `queries` label the rows; `keys` the columns (empty: the same tokens, a self-attention head).
+    void showResult(
+        const MechanismsResult& result, const std::vector<TokenChip>& queries, const std::vector<TokenChip>& keys);
 
     HeatmapView* exactView() const { return m_exact; }
     HeatmapView* variantView() const { return m_variant; }
@@ -35,5 +37,9 @@ private:
 
 /// The metrics table's text of a value: 4 significant digits, "n/a" for NaN.
 QString metricText(double value);
+
+/// Why a page that needs a self-attention head shows nothing for `result` (an RNN's learned cross-attention), or
+/// empty when it applies.
+QString selfAttentionOnly(const MechanismsResult& result);
 
 } // namespace attn::ui

@@ -15,6 +15,7 @@ EntropyPage::EntropyPage(QWidget* parent)
     , m_flags(new QLabel)
 {
     m_map->setObjectName("exportFigure");
+    m_map->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
     m_flags->setWordWrap(true);
     m_flags->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QVBoxLayout(this);
@@ -50,7 +51,12 @@ void EntropyPage::showResult(const MechanismsResult& r)
                          .arg(t.nearUniform)
                          .arg(uniform.isEmpty() ? tr("none") : uniform.join(", "))
                          .arg(t.nearOneHot)
-                         .arg(oneHot.isEmpty() ? tr("none") : oneHot.join(", ")));
+                         .arg(oneHot.isEmpty() ? tr("none") : oneHot.join(", "))
+        // The entropy flags candidates; what removing a head costs is measured by the pruning command.
+        + (r.inputs.causal ? tr("<br>Entropy only flags candidates: <tt>attnscope-cli prune MODEL --corpus FILE --out "
+                                "DIR</tt> measures each head's importance (the loss when it is removed) and the greedy "
+                                "pruning curve.")
+                           : QString()));
 }
 
 } // namespace attn::ui

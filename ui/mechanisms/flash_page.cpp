@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/flash_page.h"
 
+#include "mechanisms/compare_page.h"
 #include "mechanisms/line_plot.h"
 
 #include <QGridLayout>
@@ -76,6 +77,18 @@ int64_t FlashPage::blockK() const
 
 void FlashPage::showResult(const MechanismsResult& r)
 {
+    if (const QString why = selfAttentionOnly(r); !why.isEmpty()) {
+        m_result.reset();
+        m_summary->setText(why);
+        m_stepLabel->clear();
+        m_step->setEnabled(false);
+        m_running->hide(); // empty axes would only look broken
+        m_bytes->hide();
+        return;
+    }
+    m_step->setEnabled(true);
+    m_running->show();
+    m_bytes->show();
     m_result = std::make_shared<const MechanismsResult>(r);
     const Mat& runningMax = *namedArray(r.flash, "running_max");
     const double err = (r.flash.out - r.report.exactOut).cwiseAbs().maxCoeff();

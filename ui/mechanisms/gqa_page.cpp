@@ -22,6 +22,7 @@ GqaPage::GqaPage(QWidget* parent)
     connect(m_groups, &QSpinBox::editingFinished, this, &GqaPage::groupsChanged);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft); // at the top when it is all the page shows
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table = new QTableWidget(0, 5);
     m_table->setObjectName("exportFigure");
@@ -49,6 +50,9 @@ int64_t GqaPage::groups() const
 void GqaPage::showResult(const MechanismsResult& r)
 {
     m_table->setRowCount(0);
+    const QString why = selfAttentionOnly(r);
+    m_table->setVisible(why.isEmpty());
+    if (!why.isEmpty()) return m_summary->setText(why);
     if (r.gqaPerHead.empty()) {
         m_summary->setText(tr("GQA needs a model's layer of KV heads: pick a model head, not synthetic input."));
         return;

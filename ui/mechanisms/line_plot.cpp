@@ -70,9 +70,15 @@ void LinePlot::setLegendVisible(bool visible)
     m_plot->legend->setVisible(visible);
 }
 
-void LinePlot::setLegendCorner(Qt::Alignment corner)
+void LinePlot::setLegendBelow(int columns)
 {
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, corner);
+    QCPLegend* legend = m_plot->legend;
+    m_plot->axisRect()->insetLayout()->take(legend);
+    m_plot->plotLayout()->addElement(2, 0, legend); // under row 0 (the title) and row 1 (the axes)
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001); // as tall as its entries, the axes take the rest
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(columns);
+    legend->setBorderPen(Qt::NoPen);
 }
 
 void LinePlot::setSeries(const std::vector<PlotSeries>& series)
@@ -96,6 +102,15 @@ void LinePlot::setSeries(const std::vector<PlotSeries>& series)
     for (QCPAxis* axis : { m_plot->xAxis, m_plot->yAxis, m_plot->yAxis2 })
         axis->scaleRange(axis->scaleType() == QCPAxis::stLogarithmic ? 1.1 : 1.08, axis->range().center());
     if (!m_logY && m_plot->yAxis->range().lower > 0) m_plot->yAxis->setRangeLower(0);
+    if (m_leftRange) m_plot->yAxis->setRange(m_leftRange->first, m_leftRange->second);
+    if (m_rightRange) m_plot->yAxis2->setRange(m_rightRange->first, m_rightRange->second);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LinePlot::setYRange(double low, double high, bool rightAxis)
+{
+    (rightAxis ? m_rightRange : m_leftRange) = std::pair { low, high };
+    (rightAxis ? m_plot->yAxis2 : m_plot->yAxis)->setRange(low, high);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

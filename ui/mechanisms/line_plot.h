@@ -7,6 +7,8 @@
 #include <QWidget>
 
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -32,8 +34,11 @@ public:
         bool logX = false, bool logY = false);
     void setSeries(const std::vector<PlotSeries>& series);
     void setLegendVisible(bool visible);
-    /// Where the legend sits inside the axes (the corner the data leaves free).
-    void setLegendCorner(Qt::Alignment corner);
+    /// The legend in a row of its own under the axes, `columns` entries wide: for curves that may pass anywhere.
+    void setLegendBelow(int columns);
+    /// Keeps the left (or right) axis at [low, high] whatever the data: bounded quantities (an entropy 0 .. ln keys, a
+    /// weight 0 .. 1) read against their whole range.
+    void setYRange(double low, double high, bool rightAxis = false);
     /// A vertical line at x (a slider's position); NaN hides it.
     void setMarkerX(double x);
     double markerX() const { return m_markerX; }
@@ -48,6 +53,7 @@ private:
     bool m_logX = false, m_logY = false;
     QCPItemStraightLine* m_marker = nullptr;
     double m_markerX = std::nan("");
+    std::optional<std::pair<double, double>> m_leftRange, m_rightRange; ///< setYRange's
 };
 
 } // namespace attn::ui

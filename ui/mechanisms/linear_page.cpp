@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/linear_page.h"
 
+#include "mechanisms/compare_page.h"
 #include "mechanisms/line_plot.h"
 
 #include <QLabel>
@@ -31,6 +32,7 @@ LinearPage::LinearPage(QWidget* parent)
 {
     m_error->setObjectName("exportFigure");
     m_note->setWordWrap(true);
+    m_note->setAlignment(Qt::AlignTop | Qt::AlignLeft); // at the top when it is all the page shows
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_error, 1);
     layout->addWidget(m_note);
@@ -43,6 +45,9 @@ void LinearPage::showResult(const MechanismsResult& r)
         true, true);
     m_error->setSeries({ sweepSeries(tr("Linformer (vs the unmasked head)"), r.linformerSweep, QColor("#8c564b")),
         sweepSeries(tr("Performer FAVOR+ (vs the head)"), r.performerSweep, QColor("#17becf")) });
+    const QString why = selfAttentionOnly(r);
+    m_error->setVisible(why.isEmpty()); // no sweeps: empty axes would only look broken
+    if (!why.isEmpty()) return m_note->setText(why);
     const double qNorm = r.inputs.q.rowwise().norm().mean(), kNorm = r.inputs.k.rowwise().norm().mean();
     m_note->setText(
         tr("Linformer softmax(q (E k)ᵀ/√d)(F v) mixes every position, so it is measured against the head "

@@ -4,9 +4,9 @@
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
 #include "mechanisms/learned_positions.h"
+#include "mechanisms/model_heads.h"
 #include "mechanisms/position_tables.h"
 #include "model/model_source.h"
-#include "session/session.h"
 
 #include <filesystem>
 
@@ -14,15 +14,16 @@ namespace attn::ui {
 
 namespace {
 
-PositionTables positionTables(const HeadInputs& in, const Session* session)
+/// `config`: the model's (null for synthetic input).
+PositionTables positionTables(const HeadInputs& in, const ModelConfig* config)
 {
     PositionTables p;
     const int64_t T = in.tokens(), d = in.dim();
-    if (session) {
-        const ModelConfig& c = session->model().config();
+    if (config) {
+        const ModelConfig& c = *config;
         p.modelHasRope = c.ropeStyle != RopeStyle::None;
         p.ropeTheta = c.ropeTheta;
-        if (c.modelType == "gpt2" || c.modelType == "bert") {
+        if (c.modelType == "gpt2" || c.modelType == "bert" || c.modelType == "vit" || c.modelType == "deit") {
             // The table lives in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
             try {
                 const Mat table
@@ -52,53 +53,61 @@ ScalePoint headScalePoint(const HeadInputs& in)
 
 } // namespace
 
-MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, const Session* session, const std::function<bool()>& keepGoing)
+MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session* session, const ModelRegistry& models,
+    const std::function<bool()>& keepGoing)
 {
     auto checkpoint = [&] {
         if (!keepGoing()) throw Cancelled();
     };
     auto r = std::make_shared<MechanismsResult>();
     r->request = request;
-    std::vector<HeadInputs> layer; // every head of the selected layer (model input)
+    std::optional<ModelHeads> model;
     if (request.synthetic) {
         r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
     } else {
-        if (!session) throw Error("open a decoder or encoder model and run an input first (or pick synthetic input)");
-        layer = layerHeadInputs(*session, request.layer);
-        if (request.head < 0 || request.head >= static_cast<int64_t>(layer.size()))
-            throw Error("head " + std::to_string(request.head) + " is outside the model's "
-                + std::to_string(layer.size()) + " heads");
-        r->inputs = layer[static_cast<size_t>(request.head)];
-        r->tokenIds = session->tokens();
+        model = readModelHeads(request, session, models);
+        const auto heads = static_cast<int64_t>(model->layer.size());
+        if (request.head < 0 || request.head >= heads)
+            throw Error(
+                "head " + std::to_string(request.head) + " is outside the model's " + std::to_string(heads) + " heads");
+        r->inputs = model->layer[static_cast<size_t>(request.head)];
+        r->tokenIds = model->tokenIds;
+        r->queryLabels = model->queryLabels;
+        r->keyLabels = model->keyLabels;
+        r->entropy = model->entropy;
     }
     const HeadInputs& in = r->inputs;
     r->report = analyzeMechanism(in, parseMechanism(request.variant));
+    // An RNN's cross-attention with its learned score: the scoring functions and the temperature are all that apply.
+    const bool dotHead = in.isSelfAttention();
+    std::vector<double> atSlider; // the temperatures the d_k slider puts the head at
+    if (dotHead) {
+        r->headAtDk = headScaledAs(in, powersOfTwo(1024));
+        r->head = headScalePoint(in);
+        for (const TemperaturePoint& p : r->headAtDk)
+            atSlider.push_back(p.temperature);
+    }
+    r->temperature = temperatureSweep(in, temperatureAxis(atSlider));
+    r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
+    r->positions = positionTables(in, model ? &model->config : nullptr);
     checkpoint();
+    if (!dotHead) return r;
     const std::string tiles = std::to_string(request.flashBq) + ":" + std::to_string(request.flashBk);
     r->flash = runMechanism(in, parseMechanism("flash:" + tiles));
     for (int64_t T = 64; T <= 8192; T *= 2)
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
-    r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
-    r->headAtDk = headScaledAs(in, powersOfTwo(1024));
-    r->head = headScalePoint(in);
-    r->temperature = temperatureSweep(in);
-    checkpoint();
     r->linformerSweep
         = approximationSweep(in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds);
     r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds);
     checkpoint();
-    if (!request.synthetic) {
+    if (model) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runMechanism(in, gqa);
-        for (const HeadInputs& other : layer) {
+        for (const HeadInputs& other : model->layer) {
             const Mat exact = exactProbabilities(other);
             r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
         }
-        checkpoint();
-        r->entropy = headEntropyMap(*session);
     }
-    r->positions = positionTables(in, session);
     return r;
 }
 

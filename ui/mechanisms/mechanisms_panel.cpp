@@ -11,16 +11,18 @@
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
+#include "model/rnn_seq2seq.h"
 
 #include <QComboBox>
 #include <QFileDialog>
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHash>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QShowEvent>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTimer>
@@ -39,12 +41,6 @@ QString defaultParameters(const QString& family)
         { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" }, { "linformer", "8:0" }, { "performer", "64:0" },
         { "flash", "4:4" }, { "gqa", "1" }, { "swin", "2:1" }, { "rope", "10000" } };
     return defaults.value(family);
-}
-
-/// Models whose heads the tab reads from the session of the last run: decoders (KV cache) and encoders (BERT).
-bool hasSessionHeads(const ModelSummary* summary)
-{
-    return summary && (summary->config.kind == ModelKind::Decoder || summary->config.kind == ModelKind::Encoder);
 }
 
 QSpinBox* spin(int low, int high, int value)
@@ -102,27 +98,31 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_run->setToolTip(tr("Compute the variant and its error against exact attention"));
     m_cancel->setToolTip(tr("Stop the computation in progress"));
 
-    auto* controls = new QGridLayout;
-    controls->setContentsMargins(4, 4, 4, 0);
-    int col = 0;
-    auto add = [&](int row, const QString& label, QWidget* w) {
-        if (!label.isEmpty()) controls->addWidget(new QLabel(label), row, col++);
-        controls->addWidget(w, row, col++);
+    // Two rows of their own (not a grid): the spin boxes keep their size, and the status has the rest of its row.
+    auto* input = new QHBoxLayout;
+    auto* choice = new QHBoxLayout;
+    auto add = [](QHBoxLayout* row, const QString& label, QWidget* w) {
+        if (!label.isEmpty()) row->addWidget(new QLabel(label));
+        row->addWidget(w);
     };
-    add(0, tr("Input:"), m_source);
-    add(0, tr("Layer"), m_layer);
-    add(0, tr("Head"), m_head);
-    add(0, tr("T"), m_tokensCount);
-    add(0, tr("d_k"), m_dk);
-    add(0, tr("Seed"), m_seed);
-    controls->setColumnStretch(col, 1);
-    col = 0;
-    add(1, tr("Variant:"), m_family);
-    add(1, tr("Parameters"), m_params);
-    add(1, QString(), m_run);
-    add(1, QString(), m_cancel);
-    add(1, QString(), m_export);
-    controls->addWidget(m_status, 1, col, 1, -1);
+    add(input, tr("Input:"), m_source);
+    input->addSpacing(8);
+    add(input, tr("Layer"), m_layer);
+    add(input, tr("Head"), m_head);
+    input->addSpacing(8);
+    add(input, tr("T"), m_tokensCount);
+    add(input, tr("d_k"), m_dk);
+    add(input, tr("Seed"), m_seed);
+    input->addStretch(1);
+    add(choice, tr("Variant:"), m_family);
+    add(choice, tr("Parameters"), m_params);
+    for (QPushButton* button : { m_run, m_cancel, m_export })
+        choice->addWidget(button);
+    choice->addWidget(m_status, 1);
+    auto* controls = new QVBoxLayout;
+    controls->setContentsMargins(4, 4, 4, 0);
+    controls->addLayout(input);
+    controls->addLayout(choice);
 
     m_pages = new QTabWidget;
     m_pages->setObjectName("mechanismPages");
@@ -141,10 +141,26 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_pages->addTab(m_positions, tr("Positions"));
     m_pages->addTab(m_entropy, tr("Head entropy"));
 
+    // Empty heatmaps and plots before the first result would only show default axes: say what the tab does instead.
+    m_placeholder
+        = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
+                        "<p>Pick the input, a model head (after a run: decoders, BERT, an RNN seq2seq model, "
+                        "or an image model's classified image) or synthetic q, k, v, and a variant, then "
+                        "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
+                        "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
+                        "entropy of every head.</p>"));
+    m_placeholder->setObjectName("mechanismPlaceholder");
+    m_placeholder->setWordWrap(true);
+    m_placeholder->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_placeholder->setContentsMargins(12, 12, 12, 12);
+    m_shown = new QStackedWidget;
+    m_shown->addWidget(m_placeholder);
+    m_shown->addWidget(m_pages);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
-    layout->addWidget(m_pages, 1);
+    layout->addWidget(m_shown, 1);
 
     connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
         updateInputControls();
@@ -172,15 +188,47 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
 
 void MechanismsPanel::setModel(SummaryPtr summary)
 {
-    m_summary = std::move(summary);
-    const bool headed = hasSessionHeads(m_summary.get());
-    const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
-    if (headed) {
-        m_layer->setRange(0, static_cast<int>(m_summary->config.numLayers) - 1);
-        m_head->setRange(0, static_cast<int>(m_summary->config.numHeads) - 1);
+    m_noHeads.clear();
+    m_pixels.reset();
+    m_modelPath.clear();
+    m_tokens.clear();
+    const ModelKind kind = summary ? summary->config.kind : ModelKind::Decoder;
+    if (summary && isRnnSeq2SeqFolder(summary->path)) {
+        m_modelPath = QString::fromStdString(summary->path);
+        offerHeads(HeadSource::RnnSeq2Seq, 1, 1); // one cross-attention
+    } else if (summary && (kind == ModelKind::Decoder || kind == ModelKind::Encoder)) {
+        offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);
+    } else {
+        offerHeads(HeadSource::Session, 0, 0);
+        if (summary)
+            m_noHeads = tr("(synthetic: the heads of %1 models are not read here)")
+                            .arg(QString::fromStdString(modelKindName(kind)));
     }
-    m_source->setCurrentIndex(headed ? 0 : 1);
+}
+
+void MechanismsPanel::setImageModel(const QString& path, VisionResultPtr result)
+{
+    const bool sameImage = m_headSource == HeadSource::Image && m_modelPath == path && m_pixels == result->pixels;
+    if (sameImage) return;
+    m_modelPath = path;
+    m_pixels = result->pixels;
+    offerHeads(HeadSource::Image, result->numLayers(), result->numHeads());
+    if (isVisible()) schedule();
+}
+
+void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t heads)
+{
+    m_headSource = source;
+    m_headed = layers > 0 && heads > 0;
+    const QSignalBlocker blockLayer(m_layer), blockHead(m_head), blockSource(m_source);
+    if (m_headed) {
+        m_layer->setRange(0, static_cast<int>(layers) - 1);
+        m_head->setRange(0, static_cast<int>(heads) - 1);
+    }
+    m_source->setCurrentIndex(m_headed ? 0 : 1);
     m_result.reset();
+    m_shown->setCurrentWidget(m_placeholder);
+    m_export->setEnabled(false);
     updateInputControls();
 }
 
@@ -225,10 +273,9 @@ QString MechanismsPanel::status() const
 
 void MechanismsPanel::updateInputControls()
 {
-    const bool headed = hasSessionHeads(m_summary.get());
     const bool synthetic = m_source->currentIndex() == 1;
     auto* item = qobject_cast<QStandardItemModel*>(m_source->model());
-    if (item && item->item(0)) item->item(0)->setEnabled(headed);
+    if (item && item->item(0)) item->item(0)->setEnabled(m_headed);
     m_layer->setEnabled(!synthetic);
     m_head->setEnabled(!synthetic);
     m_tokensCount->setEnabled(synthetic);
@@ -253,6 +300,11 @@ void MechanismsPanel::compute()
     request->synthetic = m_source->currentIndex() == 1;
     request->layer = m_layer->value();
     request->head = m_head->value();
+    request->source = m_headSource;
+    request->modelPath = m_modelPath.toStdString();
+    for (const TokenChip& chip : m_tokens)
+        request->sourceIds.push_back(chip.id);
+    request->pixels = m_pixels;
     request->tokens = m_tokensCount->value();
     request->dk = m_dk->value();
     request->seed = static_cast<uint64_t>(m_seed->value());
@@ -264,35 +316,45 @@ void MechanismsPanel::compute()
     m_controller->computeMechanisms(std::move(request));
 }
 
-std::vector<TokenChip> MechanismsPanel::labels(const MechanismsResult& r) const
+std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::labels(const MechanismsResult& r) const
 {
+    auto chips = [](const std::vector<std::string>& names) {
+        std::vector<TokenChip> out;
+        for (size_t i = 0; i < names.size(); ++i)
+            out.push_back({ names[i], static_cast<int64_t>(i), false });
+        return out;
+    };
+    if (!r.queryLabels.empty())
+        return { chips(r.queryLabels), r.keyLabels == r.queryLabels ? std::vector<TokenChip> {} : chips(r.keyLabels) };
     const int64_t T = r.inputs.tokens();
-    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return m_tokens;
+    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return { m_tokens, {} };
     std::vector<TokenChip> out;
     for (int64_t i = 0; i < T; ++i) {
         const QString text = r.tokenIds.empty() ? QStringLiteral("t%1").arg(i)
                                                 : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
         out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
     }
-    return out;
+    return { out, {} };
 }
 
 void MechanismsPanel::showResult(MechanismsPtr result)
 {
     m_result = std::move(result);
-    const std::vector<TokenChip> tokens = labels(*m_result);
-    m_compare->showResult(*m_result, tokens);
+    const auto [tokens, keys] = labels(*m_result);
+    m_compare->showResult(*m_result, tokens, keys);
     m_scale->showResult(*m_result);
     m_flash->showResult(*m_result);
     m_gqa->showResult(*m_result);
     m_linear->showResult(*m_result);
     m_positions->showResult(*m_result, tokens);
     m_entropy->showResult(*m_result);
+    m_shown->setCurrentWidget(m_pages);
     m_export->setEnabled(true);
     const MechanismMetrics& m = m_result->report.metrics;
-    m_status->setText(tr("%1: mass kept %2, KL %3, output error %4")
+    m_status->setText(tr("%1: mass kept %2, KL %3, output error %4 %5")
                           .arg(QString::fromStdString(m_result->request.variant), metricText(m.massKept),
-                              metricText(m.klMean), metricText(m.outRelErr)));
+                              metricText(m.klMean), metricText(m.outRelErr), m_noHeads)
+                          .trimmed());
     emit resultShown();
 }
 

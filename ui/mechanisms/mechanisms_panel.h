@@ -4,6 +4,7 @@
 // a chosen attention mechanism. It computes nothing itself and owns no thread or model: every request goes to the
 // engine thread through the EngineController (stale answers dropped, cancel honoured).
 #include "controller/engine_controller.h"
+#include "vision/vision_result.h"
 
 #include <QWidget>
 
@@ -12,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTabWidget;
 class QTimer;
 
@@ -30,9 +32,12 @@ class MechanismsPanel : public QWidget {
 public:
     explicit MechanismsPanel(EngineController* controller, QWidget* parent = nullptr);
 
-    /// A model opened: decoders and encoders (BERT) offer their heads, other models only synthetic input.
+    /// A model opened (null: none, or one the engine's text side does not open): decoders, encoders (BERT) and RNN
+    /// seq2seq models offer their heads, encoder-decoder transformers only synthetic input.
     void setModel(SummaryPtr summary);
-    /// A run finished: its tokens label the heatmaps, and a model-head request runs again on it.
+    /// The image model at `path` classified an image: its heads on that image (the Vision tab's model, shared).
+    void setImageModel(const QString& path, VisionResultPtr result);
+    /// A run finished: its tokens label the heatmaps (an RNN's are its source), and a model-head request runs again.
     void runChanged(const std::vector<TokenChip>& tokens);
     void setHead(int64_t layer, int64_t head);
     void setSynthetic(bool synthetic);
@@ -64,13 +69,20 @@ private:
     void schedule();
     void showResult(MechanismsPtr result);
     void showFailure(const QString& message);
-    std::vector<TokenChip> labels(const MechanismsResult& result) const;
+    /// The chips of the rows (queries) and of the columns (keys; empty when they are the rows').
+    std::pair<std::vector<TokenChip>, std::vector<TokenChip>> labels(const MechanismsResult& result) const;
+    /// The model offers heads from `source`: layer and head ranges, and the input picker on "Model head".
+    void offerHeads(HeadSource source, int64_t layers, int64_t heads);
     void updateInputControls();
     void chooseExport();
 
     EngineController* m_controller;
-    SummaryPtr m_summary;
+    bool m_headed = false; ///< the open model offers heads (else only synthetic input)
+    HeadSource m_headSource = HeadSource::Session;
+    QString m_modelPath; ///< RNN seq2seq and image models: where the registry's copy came from
+    std::shared_ptr<const Tensor> m_pixels; ///< image models: the classified image
     std::vector<TokenChip> m_tokens;
+    QString m_noHeads; ///< why a model's heads are not offered (said with each result), or empty
     MechanismsPtr m_result;
     QTimer* m_timer = nullptr;
     QComboBox* m_source = nullptr;
@@ -85,6 +97,8 @@ private:
     QPushButton* m_cancel = nullptr;
     QPushButton* m_export = nullptr;
     QLabel* m_status = nullptr;
+    QStackedWidget* m_shown = nullptr; ///< what to do until the first result, then the pages
+    QLabel* m_placeholder = nullptr;
     QTabWidget* m_pages = nullptr;
     ComparePage* m_compare = nullptr;
     ScalePage* m_scale = nullptr;

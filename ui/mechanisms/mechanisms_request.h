@@ -14,14 +14,27 @@
 #include <vector>
 
 namespace attn {
+class ModelRegistry;
 class Session;
 }
 
 namespace attn::ui {
 
+/// Where a model head is read: the session of the last run (decoders, BERT), or, for the models that run in none,
+/// the open model's copy in the registry (never a second load).
+enum class HeadSource {
+    Session,
+    RnnSeq2Seq, ///< the greedy translation of MechanismsRequest::sourceIds
+    Image, ///< one pass over MechanismsRequest::pixels
+};
+
 struct MechanismsRequest {
     bool synthetic = false; ///< synthetic unit-variance q, k, v instead of the open model's head
     int64_t layer = 0, head = 0; ///< the model head (after the last run)
+    HeadSource source = HeadSource::Session;
+    std::string modelPath; ///< RnnSeq2Seq and Image: the open model, as it was opened
+    std::vector<int64_t> sourceIds; ///< RnnSeq2Seq: the last run's source ids (EOS included)
+    std::shared_ptr<const Tensor> pixels; ///< Image: the classified image [channels, H, W]
     int64_t tokens = 32, dk = 64; ///< synthetic size
     uint64_t seed = 0; ///< synthetic seed
     std::string variant = "window:4"; ///< an attnscope-cli mechanisms --variant
@@ -56,20 +69,25 @@ struct MechanismsResult {
     std::vector<TemperaturePoint> headAtDk; ///< the head's own q, k scaled by 1/sqrt(d_k) at each sweep d_k
     /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
     std::vector<SweepPoint> linformerSweep, performerSweep;
-    std::vector<TemperaturePoint> temperature; ///< the head's own q, k at temperatures 1/8 .. 8
+    /// The head's own scores at temperatureAxis(the d_k slider's temperatures): 1/8 .. 8 or wider.
+    std::vector<TemperaturePoint> temperature;
     ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
     /// Model heads: gqa:G on every query head of the layer (attention change per head); empty for synthetic input.
     std::vector<MechanismMetrics> gqaPerHead;
     MechanismResult gqa; ///< gqa:G on the selected head (numbers, groups); empty probs for synthetic input
     PositionTables positions;
     std::optional<HeadEntropyMap> entropy; ///< every head of the model's run
-    std::vector<int64_t> tokenIds; ///< the model input (empty for synthetic)
+    std::vector<int64_t> tokenIds; ///< the model input (empty for synthetic and images)
+    /// What the model calls its query rows and keys (an RNN's generated and source words, an image's patches); empty:
+    /// the run's tokens label both.
+    std::vector<std::string> queryLabels, keyLabels;
 };
 using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
 
-/// Computes everything the tab shows (engine thread). `session` is the open model's (null: only synthetic input
-/// works). `keepGoing` is asked between stages; false throws attn::Cancelled. Throws Error on a bad variant or head.
-MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, const Session* session, const std::function<bool()>& keepGoing);
+/// Computes everything the tab shows (engine thread). `session` is the open model's (null when it runs in none);
+/// `models` holds the open model for the other head sources. `keepGoing` is asked between stages; false throws
+/// attn::Cancelled. Throws Error on a bad variant or head, and when the request's model is no longer open.
+MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session* session, const ModelRegistry& models,
+    const std::function<bool()>& keepGoing);
 
 } // namespace attn::ui

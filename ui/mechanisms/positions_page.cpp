@@ -66,15 +66,15 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .x = tr("key j"),
             .y = tr("query i"),
             .value = tr("bias") });
+    m_learned->setVisible(p.learned.size() > 0); // an empty plot's default axes would only look broken
     if (p.learned.size()) {
         m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
-        m_learned->setCaption({ .title = tr("Learned positions: cos(p_i, p_j)"),
+        m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),
             .x = tr("position j"),
             .y = tr("position i"),
             .value = tr("cosine similarity") });
     } else {
-        m_learned->setSnapshot(nullptr);
-        m_learned->setCaption({ .title = tr("Learned positions: none in this model") });
+        m_learned->setSnapshot(nullptr); // the note below says why
     }
     std::vector<double> distance, decay;
     for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
@@ -91,15 +91,22 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
                                .arg(p.alibi.rows() > 1 ? -p.alibi(1, 0) : 0.0);
     m_note->setText(legend
         + (r.inputs.layer < 0 ? tr("Synthetic input: no model positions.")
+                : !r.inputs.isSelfAttention()
+                ? tr("An RNN seq2seq model knows positions through its recurrence: the tables are drawn at its size "
+                     "for comparison; the alibi and rope what-ifs need a self-attention head.")
                 : p.modelHasRope
                 ? tr("This model applies RoPE: q and k on the other pages are already rotated. Try the "
                      "alibi variant for ALiBi's bias on the same head.")
                 : tr("This model has no RoPE (learned or no position embeddings). Try the alibi variant for "
                      "ALiBi's bias on the same head."))
-        + (p.learnedNote.empty()
+        + (!p.learnedNote.empty()
+                ? tr("<br>Learned table: %1").arg(QString::fromStdString(p.learnedNote).toHtmlEscaped())
+                : p.learned.size() || r.inputs.layer < 0
                 ? QString()
-                : tr("<br>Learned table: %1").arg(QString::fromStdString(p.learnedNote).toHtmlEscaped()))
-        + tr(" The rope:THETA variant re-rotates the head with another base (0: none)."));
+                : tr("<br>Learned table: read for GPT-2 (wpe), BERT and ViT / DeiT (at their training image size); "
+                     "none here."))
+        + (r.inputs.isSelfAttention() ? tr(" The rope:THETA variant re-rotates the head with another base (0: none).")
+                                      : QString()));
 }
 
 } // namespace attn::ui

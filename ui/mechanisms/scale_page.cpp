@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/scale_page.h"
 
+#include "mechanisms/head_inputs.h"
 #include "mechanisms/line_plot.h"
 
 #include <QHBoxLayout>
@@ -23,11 +24,10 @@ ScalePage::ScalePage(QWidget* parent)
     , m_readout(new QLabel)
 {
     m_entropy->setObjectName("exportFigure");
-    // The unscaled curve falls from the top left and the max weight rises to the top right: legends go where they
-    // are not.
-    m_entropy->setLegendCorner(Qt::AlignBottom | Qt::AlignLeft);
-    m_max->setLegendVisible(false); // the same series, colours and names as the entropy plot's legend
-    m_temperature->setLegendCorner(Qt::AlignTop | Qt::AlignHCenter);
+    // Where the curves pass depends on T and the head: the legends go under the axes. The two d_k plots show the
+    // same series; each keeps its legend, so that their axes line up and either one exported alone reads.
+    for (LinePlot* plot : { m_entropy, m_max, m_temperature })
+        plot->setLegendBelow(2);
     m_dk->setObjectName("dkSlider");
     m_dk->setToolTip(tr("The d_k the scores are scaled with: synthetic q, k of that width, and this head's own q, k "
                         "scaled by 1/√d_k (a temperature)"));
@@ -70,13 +70,38 @@ void ScalePage::showResult(const MechanismsResult& r)
         headMax.push_back(p.maxWeight);
     }
     const QString who = r.inputs.layer >= 0 ? tr("this head") : tr("this input");
+    // A learned score (an RNN's) has no 1/√d_k: the head appears on the temperature plot only. Short names: the
+    // legends sit under plots a third of the window wide.
+    const bool dotHead = !r.headAtDk.empty();
+    const QString one = r.inputs.layer >= 0 ? tr("head") : tr("input");
+    auto dkSeries = [&](const std::vector<double>& synthScaled, const std::vector<double>& synthUnscaled,
+                        const std::vector<double>& atDk, double asRun, double unscaledAtOwn, bool dashed) {
+        std::vector<PlotSeries> out = { { tr("synthetic, scaled"), dk, synthScaled, scaled, dashed },
+            { tr("synthetic, unscaled"), dk, synthUnscaled, unscaled, dashed } };
+        if (dotHead)
+            out.insert(out.end(),
+                { { tr("%1 at d_k (÷√d_k)").arg(one), dk, atDk, head, true },
+                    { tr("%1 as run").arg(one), { x }, { asRun }, scaled, false, false, true },
+                    { tr("%1 unscaled").arg(one), { x }, { unscaledAtOwn }, unscaled, false, false, true } });
+        return out;
+    };
     m_entropy->setAxes(tr("Entropy vs d_k (T = %1, ln T = %2)").arg(T).arg(std::log(T), 0, 'f', 2), tr("d_k"),
         tr("mean row entropy (nats)"), {}, true);
-    m_entropy->setSeries(
-        { { tr("scaled 1/√d_k (synthetic)"), dk, hs, scaled }, { tr("unscaled (synthetic)"), dk, hu, unscaled },
-            { tr("%1, scaled 1/√d_k").arg(who), dk, headEntropy, head, true },
-            { tr("%1, scaled").arg(who), { x }, { r.head.entropyScaled }, scaled, false, false, true },
-            { tr("%1, unscaled").arg(who), { x }, { r.head.entropyUnscaled }, unscaled, false, false, true } });
+    m_entropy->setSeries(dkSeries(hs, hu, headEntropy, r.head.entropyScaled, r.head.entropyUnscaled, false));
+    m_max->setAxes(tr("Max weight vs d_k"), tr("d_k"), tr("mean max weight"), {}, true);
+    m_max->setSeries(dkSeries(ms, mu, headMax, r.head.maxScaled, r.head.maxUnscaled, true));
+
+    // The head's entropy rises towards uniform over the keys each row may see (mean ln of their count: below ln T
+    // for a causal head).
+    const KeepMask keep = modelKeepMask(r.inputs);
+    double uniform = 0;
+    int64_t rows = 0;
+    for (int64_t i = 0; i < keep.rows(); ++i)
+        if (const int64_t visible = keep.row(i).cast<int64_t>().sum(); visible > 0) {
+            uniform += std::log(static_cast<double>(visible));
+            ++rows;
+        }
+    uniform /= static_cast<double>(std::max<int64_t>(rows, 1));
     std::vector<double> t, ht, mt;
     for (const TemperaturePoint& p : r.temperature) {
         t.push_back(p.temperature);
@@ -85,14 +110,16 @@ void ScalePage::showResult(const MechanismsResult& r)
     }
     m_temperature->setAxes(tr("Temperature, %1").arg(who), tr("temperature τ (scores · scale / τ)"),
         tr("mean row entropy (nats)"), tr("mean max weight"), true);
-    m_temperature->setSeries({ { tr("entropy"), t, ht, scaled }, { tr("max weight"), t, mt, unscaled, true, true } });
-    m_max->setAxes(tr("Max weight vs d_k"), tr("d_k"), tr("mean max weight"), {}, true);
-    m_max->setSeries({ { tr("scaled 1/√d_k (synthetic)"), dk, ms, scaled, true },
-        { tr("unscaled (synthetic)"), dk, mu, unscaled, true },
-        { tr("%1, scaled 1/√d_k").arg(who), dk, headMax, head, true },
-        { tr("%1, scaled").arg(who), { x }, { r.head.maxScaled }, scaled, false, false, true },
-        { tr("%1, unscaled").arg(who), { x }, { r.head.maxUnscaled }, unscaled, false, false, true } });
+    m_temperature->setSeries({ { tr("entropy"), t, ht, scaled }, { tr("max weight"), t, mt, unscaled, true, true },
+        { tr("uniform: %1").arg(uniform, 0, 'f', 2), { t.front(), t.back() }, { uniform, uniform }, QColor("#7f7f7f"),
+            true } });
 
+    // Entropy against its whole range, 0 (one-hot) .. uniform, a weight against 0 .. 1, with room for the curves
+    // that touch the bounds.
+    m_entropy->setYRange(0, 1.05 * std::log(static_cast<double>(std::max(r.inputs.tokens(), r.inputs.keyCount()))));
+    m_max->setYRange(0, 1.05);
+    m_temperature->setYRange(0, 1.05 * uniform);
+    m_temperature->setYRange(0, 1.05, true);
     m_sweep = r.sweep;
     m_headAtDk = r.headAtDk;
     m_headDk = r.head.dk;
@@ -114,21 +141,29 @@ void ScalePage::showResult(const MechanismsResult& r)
 
 void ScalePage::showDk(int index)
 {
-    if (index < 0 || index >= static_cast<int>(m_sweep.size()) || m_headAtDk.size() != m_sweep.size()) return;
+    if (index < 0 || index >= static_cast<int>(m_sweep.size())) return;
     const ScalePoint& p = m_sweep[static_cast<size_t>(index)];
-    const TemperaturePoint& h = m_headAtDk[static_cast<size_t>(index)];
     const double dk = static_cast<double>(p.dk);
     m_entropy->setMarkerX(dk);
     m_max->setMarkerX(dk);
-    m_temperature->setMarkerX(h.temperature);
     auto n = [](double v) { return QString::number(v, 'f', 3); };
-    m_readout->setText(tr("<b>d_k = %1</b> (ln T = %2). Synthetic q, k: scaled entropy %3, max %4; unscaled "
-                          "entropy %5, max %6. This head (d_k %7) scaled by 1/√%1, i.e. τ = %8: entropy %9, max %10.")
-                           .arg(p.dk)
-                           .arg(n(std::log(static_cast<double>(m_tokens))))
-                           .arg(n(p.entropyScaled), n(p.maxScaled), n(p.entropyUnscaled), n(p.maxUnscaled))
-                           .arg(m_headDk)
-                           .arg(n(h.temperature), n(h.entropy), n(h.maxWeight)));
+    QString text = tr("<b>d_k = %1</b> (ln T = %2). Synthetic q, k: scaled entropy %3, max %4; unscaled entropy %5, "
+                      "max %6.")
+                       .arg(p.dk)
+                       .arg(n(std::log(static_cast<double>(m_tokens))))
+                       .arg(n(p.entropyScaled), n(p.maxScaled), n(p.entropyUnscaled), n(p.maxUnscaled));
+    if (m_headAtDk.size() == m_sweep.size()) {
+        const TemperaturePoint& h = m_headAtDk[static_cast<size_t>(index)];
+        m_temperature->setMarkerX(h.temperature);
+        text += tr(" This head (d_k %1) scaled by 1/√%2, i.e. τ = %3: entropy %4, max %5.")
+                    .arg(m_headDk)
+                    .arg(p.dk)
+                    .arg(n(h.temperature), n(h.entropy), n(h.maxWeight));
+    } else {
+        m_temperature->setMarkerX(std::nan(""));
+        text += tr(" This head scores with a learned function, not q·k/√d_k: only its temperature applies.");
+    }
+    m_readout->setText(text);
 }
 
 } // namespace attn::ui

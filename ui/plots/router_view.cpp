@@ -10,6 +10,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace attn::ui {
 
 RouterView::RouterView(QWidget* parent)
@@ -28,7 +30,15 @@ RouterView::RouterView(QWidget* parent)
     auto* scale = new QCPColorScale(m_gates);
     m_gates->plotLayout()->addElement(0, 1, scale);
     m_map->setColorScale(scale);
-    m_map->setGradient(QCPColorGradient::gpHot);
+    // Experts a token was not routed to stay blank (white), apart from a chosen expert with a small weight: the hot
+    // scale stops at yellow instead of white.
+    QCPColorGradient hot;
+    hot.setColorStopAt(0.0, QColor(60, 0, 0));
+    hot.setColorStopAt(0.45, QColor(220, 30, 0));
+    hot.setColorStopAt(0.8, QColor(255, 160, 0));
+    hot.setColorStopAt(1.0, QColor(255, 225, 40));
+    hot.setNanHandling(QCPColorGradient::nhTransparent);
+    m_map->setGradient(hot);
     m_map->setInterpolate(false);
     scale->setDataRange(QCPRange(0, 1));
     scale->axis()->setLabel(tr("gate weight"));
@@ -38,6 +48,14 @@ RouterView::RouterView(QWidget* parent)
     m_load->xAxis->setLabel(tr("expert"));
     m_load->yAxis->setLabel(tr("share of tokens"));
     m_load->setMinimumHeight(160);
+    m_bars->setPen(QPen(QColor("#1f77b4")));
+    m_bars->setBrush(QColor(31, 119, 180, 120));
+    // Titles say what each plot is: the window has no other words for them.
+    for (QCustomPlot* plot : { m_gates, m_load }) {
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(
+            0, 0, new QCPTextElement(plot, QString(), QFont(font().family(), 10, QFont::Bold)));
+    }
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_gates, 3);
@@ -83,18 +101,32 @@ void RouterView::redraw()
     m_map->data()->setRange(QCPRange(0, static_cast<double>(std::max<int64_t>(tokens - 1, 0))),
         QCPRange(0, static_cast<double>(std::max<int64_t>(experts - 1, 0))));
     QVector<double> keys, loads;
+    m_load->clearItems();
     for (int64_t e = 0; e < experts; ++e) {
-        for (int64_t t = 0; t < tokens; ++t)
-            m_map->data()->setCell(static_cast<int>(t), static_cast<int>(e), gateWeight(t, e));
+        for (int64_t t = 0; t < tokens; ++t) {
+            const double w = gateWeight(t, e);
+            m_map->data()->setCell(static_cast<int>(t), static_cast<int>(e), w > 0 ? w : std::nan(""));
+        }
         keys.push_back(static_cast<double>(e));
         loads.push_back(expertLoad(e));
+        auto* value = new QCPItemText(m_load); // the share on its bar: the bars alone read only roughly
+        value->position->setCoords(static_cast<double>(e), loads.back());
+        value->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        value->setText(QString::number(loads.back(), 'f', 2));
     }
+    const QString layer = QString::number(m_layer->value());
+    static_cast<QCPTextElement*>(m_gates->plotLayout()->element(0, 0))
+        ->setText(tr("Gate weight per token and expert, layer %1 (blank: not routed)").arg(layer));
+    static_cast<QCPTextElement*>(m_load->plotLayout()->element(0, 0))
+        ->setText(tr("Expert load, layer %1: share of tokens routed to each (sums to %2)")
+                      .arg(layer)
+                      .arg(hasRouter() ? m_run->expertsPerToken : 0));
     auto labels = QSharedPointer<QCPAxisTickerText>::create();
     if (m_run)
         for (size_t t = 0; t < m_run->source.size() && static_cast<int64_t>(t) < tokens; ++t)
             labels->addTick(static_cast<double>(t), QString::fromStdString(m_run->source[t].text));
     m_gates->xAxis->setTicker(labels);
-    m_gates->xAxis->setTickLabelRotation(60);
+    m_gates->xAxis->setTickLabelRotation(tokens > 12 ? 60 : 0); // few tokens read better upright
     for (QCustomPlot* plot : { m_gates, m_load }) {
         auto integers = QSharedPointer<QCPAxisTickerFixed>::create();
         integers->setTickStep(1.0);
@@ -104,7 +136,7 @@ void RouterView::redraw()
     m_gates->yAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
     m_bars->setData(keys, loads);
     m_load->xAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
-    m_load->yAxis->setRange(0, 1);
+    m_load->yAxis->setRange(0, 1.15); // room for the value over a bar of 1
     m_gates->replot();
     m_load->replot();
 }

@@ -70,6 +70,7 @@ VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage 
     auto result = std::make_shared<VisionResult>();
     result->image = std::move(image);
     result->source = source;
+    result->pixels = std::make_shared<const Tensor>(pixels);
     StepResult step = model.classify(pixels, ForwardOptions {});
     result->grid = model.patchGrid(pixels.dim(1), pixels.dim(2));
     result->prefixTokens = model.prefixTokens();

@@ -20,6 +20,8 @@ struct ClassScore {
 struct VisionResult {
     QImage image; ///< the image as opened (shown under the overlays)
     std::string source; ///< the file it came from (an image or a pixel .npy); "" when unknown
+    /// The preprocessed input [channels, H, W] that was classified (the Mechanisms tab reads its heads from it).
+    std::shared_ptr<const Tensor> pixels;
     PatchGrid grid; ///< of the preprocessed input
     int64_t prefixTokens = 0;
     std::vector<std::string> tokenNames;

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms_test_support.h"
+
+#include "mechanisms/mechanisms_panel.h"
+#include "plots/heatmap_view.h"
+
+#include <QPixmap>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iterator>
+
+namespace attn::test {
+
+using ui::HeatmapMatrix;
+using ui::HeatmapView;
+using ui::MechanismsPanel;
+using ui::MechanismsPtr;
+
+MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
+{
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
+    panel.setVariant(variant);
+    panel.compute();
+    EXPECT_TRUE(shown.wait(kMechanismsTimeoutMs)) << panel.status().toStdString();
+    return panel.result();
+}
+
+void expectViewShows(HeatmapView& view, const Mat& expected)
+{
+    view.flushRedraw();
+    const HeatmapMatrix& m = view.matrix();
+    ASSERT_EQ(m.rows, expected.rows());
+    ASSERT_EQ(m.cols, expected.cols());
+    int shown = 0;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t j = 0; j < m.cols; ++j)
+            if (!std::isnan(m.at(i, j))) {
+                EXPECT_EQ(m.at(i, j), static_cast<double>(static_cast<float>(expected(i, j)))) << i << "," << j;
+                ++shown;
+            }
+    EXPECT_GT(shown, 0);
+}
+
+void expectViewNear(HeatmapView& view, const Tensor& expected, double tolerance)
+{
+    view.flushRedraw();
+    const HeatmapMatrix& m = view.matrix();
+    ASSERT_EQ(expected.rank(), 2);
+    ASSERT_EQ(m.rows, expected.dim(0));
+    ASSERT_EQ(m.cols, expected.dim(1));
+    int shown = 0;
+    for (int64_t i = 0; i < m.rows; ++i)
+        for (int64_t j = 0; j < m.cols; ++j)
+            if (!std::isnan(m.at(i, j))) {
+                EXPECT_NEAR(m.at(i, j), expected.at({ i, j }), tolerance) << i << "," << j;
+                ++shown;
+            }
+    EXPECT_GT(shown, 0);
+}
+
+void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSize size, const QString& prefix)
+{
+    const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
+    ASSERT_EQ(panel.pages()->count(), static_cast<int>(std::size(names)));
+    window.resize(size);
+    for (int p = 0; p < panel.pages()->count(); ++p) {
+        panel.pages()->setCurrentIndex(p);
+        QTest::qWait(400);
+        const QString path = QStringLiteral("%1/%2-%3-%4.png").arg(dir, prefix, names[p]).arg(size.width());
+        const QPixmap shot = window.grab();
+        EXPECT_EQ(shot.size(), size) << "the layout must fit " << size.width() << "x" << size.height();
+        EXPECT_TRUE(shot.save(path)) << path.toStdString();
+    }
+}
+
+} // namespace attn::test

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// The Mechanisms tab on the models that run in no session, opened as a user opens them (the bundled demos): the GRU
+// demo's cross-attention with its learned Bahdanau score on the main input, and the ViT demo's heads on the image the
+// Vision tab classified. What the pages show equals what `attnscope-cli mechanisms` writes for the same model, input,
+// head and variant, and the tab reads the copy of the model the other tabs opened (no second load).
+#include "core/npy.h"
+#include "demo_models.h"
+#include "main_window.h"
+#include "mechanisms/compare_page.h"
+#include "mechanisms/entropy_page.h"
+#include "mechanisms/flash_page.h"
+#include "mechanisms/line_plot.h"
+#include "mechanisms/mechanisms_panel.h"
+#include "mechanisms/scale_page.h"
+#include "mechanisms_test_support.h"
+#include "model/model_loader.h"
+#include "plots/heatmap_view.h"
+#include "support/shared_data.h"
+#include "vision/vision_view.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+using test::computeAndWait;
+using test::expectViewNear;
+
+/// ATTN_MECHANISMS_SCREENSHOTS=DIR: every page of the tab in the window at 1280x800 and 1024x700.
+void saveScreenshots(MainWindow& window, MechanismsPanel& panel, const QString& prefix)
+{
+    const QString dir = qEnvironmentVariable("ATTN_MECHANISMS_SCREENSHOTS");
+    if (dir.isEmpty()) return;
+    for (const QSize size : { QSize(1280, 800), QSize(1024, 700) })
+        test::grabPages(window, panel, dir, size, prefix);
+}
+
+constexpr int kTimeoutMs = test::kMechanismsTimeoutMs;
+// The tab and the CLI run the same double-precision mechanism code on q, k, v from the same float32 forward; what may
+// differ is that forward's summation order (BLAS threading in two processes) and the float32 rounding of the .npy
+// files (6e-8 relative). 1e-6 on probabilities and metrics leaves room for both and catches any other input or head.
+constexpr double kTolerance = 1e-6;
+
+DemoModel demo(const QString& folder)
+{
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/" + folder)) return d;
+    ADD_FAILURE() << "no bundled demo " << folder.toStdString();
+    return {};
+}
+
+struct CliRun {
+    std::string dir;
+    QJsonObject metrics;
+    Tensor npy(const std::string& name) const { return readNpy(dir + "/" + name + ".npy"); }
+};
+
+/// attnscope-cli mechanisms ARGS --out DIR; fails the test when it does not succeed.
+CliRun runCli(const std::string& args)
+{
+    CliRun run { test::makeTempDir("mechanisms-cli"), {} };
+    std::string output;
+    const int rc = test::runCommand(test::cliPath() + " mechanisms " + args + " --out '" + run.dir + "' 2>&1", &output);
+    EXPECT_EQ(rc, 0) << output;
+    QFile file(QString::fromStdString(run.dir + "/metrics.json"));
+    EXPECT_TRUE(file.open(QIODevice::ReadOnly)) << output;
+    run.metrics = QJsonDocument::fromJson(file.readAll()).object();
+    return run;
+}
+
+void expectMetricsMatch(const MechanismsResult& r, const QJsonObject& cli)
+{
+    const MechanismMetrics& m = r.report.metrics;
+    for (const auto& [name, value] : { std::pair { "mass_kept", m.massKept }, { "out_rel_err", m.outRelErr },
+             { "entropy_mean", m.entropyMean }, { "exact_entropy_mean", m.exactEntropyMean } })
+        EXPECT_NEAR(value, cli[name].toDouble(), kTolerance) << name;
+}
+
+std::vector<std::string> rowLabels(HeatmapView& view)
+{
+    std::vector<std::string> out;
+    for (const TokenChip& chip : view.snapshot()->queryTokens())
+        out.push_back(chip.text);
+    return out;
+}
+
+TEST(MechanismsModels, GruDemoHeadEqualsTheCli)
+{
+    const DemoModel gru = demo("demo-translate-gru");
+    const uint64_t loadsBefore = modelLoads();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openDemo(gru);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "additive");
+    ASSERT_TRUE(r) << panel.status().toStdString();
+    EXPECT_EQ(r->inputs.learned.kind, LearnedScoreKind::Additive); // the demo's trained Bahdanau score
+
+    const CliRun cli = runCli("'" + gru.path.toStdString() + "' --prompt '" + gru.sampleInput.toStdString()
+        + "' --layer 0 --head 0 --variant additive");
+    ComparePage& compare = *panel.comparePage();
+    expectViewNear(*compare.exactView(), cli.npy("exact"), kTolerance);
+    expectViewNear(*compare.variantView(), cli.npy("probs"), kTolerance);
+    expectMetricsMatch(*r, cli.metrics);
+    // The learned parameters as they are: the variant is the model's own attention.
+    EXPECT_NEAR(r->report.metrics.outRelErr, 0.0, 1e-12);
+    EXPECT_TRUE(compare.notes()->text().contains("learned")) << compare.notes()->text().toStdString();
+    // Rows are the greedy translation's words, columns the source's.
+    const QJsonArray generated = cli.metrics["input"].toObject()["generated"].toArray();
+    EXPECT_EQ(rowLabels(*compare.exactView()).size(), static_cast<size_t>(generated.size()));
+    EXPECT_EQ(compare.exactView()->snapshot()->tokens().size(),
+        static_cast<size_t>(cli.metrics["input"].toObject()["tokens"].toArray().size()));
+
+    // A second scoring function on the same head: Luong general, fitted to the learned scores.
+    const MechanismsPtr general = computeAndWait(panel, "general");
+    ASSERT_TRUE(general);
+    const CliRun cliGeneral = runCli("'" + gru.path.toStdString() + "' --prompt '" + gru.sampleInput.toStdString()
+        + "' --layer 0 --head 0 --variant general");
+    expectViewNear(*compare.variantView(), cliGeneral.npy("probs"), kTolerance);
+    expectMetricsMatch(*general, cliGeneral.metrics);
+
+    // The temperature plot at τ = 1 is the head as the model runs it; FlashAttention says why it does not apply.
+    const PlotSeries& temperature = panel.scalePage()->temperaturePlot()->series().at(0);
+    const auto one = std::find(temperature.x.begin(), temperature.x.end(), 1.0);
+    ASSERT_NE(one, temperature.x.end());
+    EXPECT_NEAR(temperature.y[static_cast<size_t>(one - temperature.x.begin())],
+        cli.metrics["exact_entropy_mean"].toDouble(), kTolerance);
+    EXPECT_TRUE(panel.flashPage()->summary()->text().contains("self-attention head"));
+    panel.entropyPage()->map()->flushRedraw();
+    EXPECT_EQ(panel.entropyPage()->map()->matrix().rows, 1);
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the other tabs opened";
+    saveScreenshots(window, panel, "mechanisms-gru");
+}
+
+TEST(MechanismsModels, TutorialToyLocationHeadEqualsTheCli)
+{
+    // The PyTorch tutorial's location attention: softmax(W q + b) over fixed positions, the keys past the source
+    // padding it attends all the same.
+    const std::string toy = test::sharedPath("models/seq2seq-attn-de-en-toy");
+    QFile file(QString::fromStdString(toy + "/reference_translations_with_attention.json"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const std::string source
+        = QJsonDocument::fromJson(file.readAll()).array().first().toObject()["src"].toString().toStdString();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(toy));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), kTimeoutMs);
+    window.setInputText(QString::fromStdString(source));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "exact");
+    ASSERT_TRUE(r) << panel.status().toStdString();
+    EXPECT_EQ(r->inputs.learned.kind, LearnedScoreKind::Location);
+    const CliRun cli = runCli("'" + toy + "' --prompt '" + source + "' --layer 0 --head 0 --variant exact");
+    expectViewNear(*panel.comparePage()->exactView(), cli.npy("exact"), kTolerance);
+    expectMetricsMatch(*r, cli.metrics);
+    const std::vector<TokenChip>& keys = panel.comparePage()->exactView()->snapshot()->tokens();
+    ASSERT_GT(keys.size(), r->tokenIds.size()); // padded positions past the source
+    EXPECT_EQ(keys.back().text, "pad " + std::to_string(keys.size() - 1));
+}
+
+TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
+{
+    const DemoModel vit = demo("demo-vit-shapes");
+    const uint64_t loadsBefore = modelLoads();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openDemo(vit);
+    QTRY_VERIFY_WITH_TIMEOUT(window.findChild<VisionView*>()->result() != nullptr, kTimeoutMs);
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    ASSERT_TRUE(window.tabs()->isTabEnabled(window.tabs()->indexOf(&panel)));
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    panel.setHead(2, 1);
+    // Swin's shifted windows need the patch grid, which only an image head has.
+    const MechanismsPtr r = computeAndWait(panel, "swin:2:1");
+    ASSERT_TRUE(r) << panel.status().toStdString();
+    EXPECT_EQ(r->inputs.layer, 2);
+    EXPECT_EQ(r->inputs.head, 1);
+    EXPECT_EQ(r->inputs.gridRows, 8);
+
+    const CliRun cli = runCli("'" + vit.path.toStdString() + "' --image '" + vit.sampleImage.toStdString()
+        + "' --layer 2 --head 1 --variant swin:2:1");
+    ComparePage& compare = *panel.comparePage();
+    expectViewNear(*compare.exactView(), cli.npy("exact"), kTolerance);
+    expectViewNear(*compare.variantView(), cli.npy("probs"), kTolerance);
+    expectMetricsMatch(*r, cli.metrics);
+    EXPECT_LT(r->report.metrics.massKept, 1.0); // the windows drop some of the head's mass
+    const Tensor mask = cli.npy("mask");
+    const Mat* tabMask = nullptr;
+    for (const NamedArray& a : r->report.variant.arrays)
+        if (a.name == "mask") tabMask = &a.values;
+    ASSERT_NE(tabMask, nullptr);
+    for (int64_t i = 0; i < mask.dim(0); ++i)
+        for (int64_t j = 0; j < mask.dim(1); ++j)
+            ASSERT_EQ((*tabMask)(i, j), mask.at({ i, j })) << i << "," << j;
+    EXPECT_EQ(rowLabels(*compare.exactView()).front(), "[CLS]");
+    // ViT's learned position table (65 rows at the 32 px training size): the CLI's cosine similarity.
+    ASSERT_EQ(r->positions.learned.rows(), 65);
+    const Tensor positions = cli.npy("learned_positions");
+    ASSERT_EQ(positions.dim(0), 65);
+    for (int64_t i = 0; i < 65; ++i)
+        for (int64_t j = 0; j < 65; ++j)
+            ASSERT_NEAR(r->positions.learned(i, j), positions.at({ i, j }), kTolerance) << i << "," << j;
+
+    // Every page works on the image head: FlashAttention equals the CLI's exact output, every head has an entropy.
+    const Tensor exactOut = cli.npy("exact_out");
+    double flashError = 0;
+    for (int64_t i = 0; i < exactOut.dim(0); ++i)
+        for (int64_t j = 0; j < exactOut.dim(1); ++j)
+            flashError = std::max(flashError, std::abs(r->flash.out(i, j) - exactOut.at({ i, j })));
+    EXPECT_LT(flashError, kTolerance);
+    panel.entropyPage()->map()->flushRedraw();
+    EXPECT_EQ(panel.entropyPage()->map()->matrix().rows, 3);
+    EXPECT_EQ(panel.entropyPage()->map()->matrix().cols, 4);
+    EXPECT_FALSE(r->linformerSweep.empty());
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the Vision tab opened";
+    saveScreenshots(window, panel, "mechanisms-vit");
+}
+
+} // namespace
+} // namespace attn::ui

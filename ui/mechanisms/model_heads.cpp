@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "mechanisms/model_heads.h"
+
+#include "core/error.h"
+#include "mechanisms/attention_math.h"
+#include "mechanisms/rnn_head_inputs.h"
+#include "mechanisms/vision_head_inputs.h"
+#include "model/model_source.h"
+#include "model/rnn_seq2seq.h"
+#include "model/vision_model.h"
+#include "service/model_registry.h"
+#include "session/session.h"
+
+namespace attn::ui {
+
+namespace {
+
+/// The copy the other tabs hold: the job never loads one (a model closed meanwhile stays closed).
+template <class T>
+std::shared_ptr<const T> openModel(const MechanismsRequest& request, const ModelRegistry& models, const char* kind)
+{
+    auto model = std::dynamic_pointer_cast<const T>(models.held(probeModel(request.modelPath)));
+    if (!model) throw Error(request.modelPath, std::string("is not open as ") + kind + " any more: open it again");
+    return model;
+}
+
+/// One head's probabilities [T, S] as a one-head layer [1, T, S].
+Tensor oneHeadLayer(const Mat& probs)
+{
+    Tensor t({ 1, probs.rows(), probs.cols() });
+    for (int64_t i = 0; i < probs.rows(); ++i)
+        for (int64_t j = 0; j < probs.cols(); ++j)
+            t.at({ 0, i, j }) = static_cast<float>(probs(i, j));
+    return t;
+}
+
+ModelHeads sessionHeads(const MechanismsRequest& request, const Session* session)
+{
+    if (!session)
+        throw Error("open a decoder, an encoder (BERT), an image model or an RNN seq2seq model and run an input "
+                    "first (or pick synthetic input)");
+    ModelHeads h;
+    h.layer = layerHeadInputs(*session, request.layer);
+    h.tokenIds = session->tokens();
+    h.entropy = headEntropyMap(*session);
+    h.config = session->model().config();
+    return h;
+}
+
+ModelHeads rnnHeads(const MechanismsRequest& request, const ModelRegistry& models)
+{
+    const auto model = openModel<RnnSeq2SeqModel>(request, models, "an RNN seq2seq model");
+    if (request.layer != 0) throw Error(request.modelPath, "an RNN seq2seq model has one attention: layer 0, head 0");
+    if (request.sourceIds.empty()) throw Error(request.modelPath, "run a source sentence first");
+    RnnHead rnn = rnnHeadInputs(*model, request.sourceIds);
+    ModelHeads h;
+    // Row t is the query that chose generated word t; keys past the source are the tutorial's padded positions.
+    for (const int64_t id : rnn.generated)
+        h.queryLabels.push_back(model->targetVocab().at(static_cast<size_t>(id)));
+    for (int64_t j = 0; j < rnn.inputs.keyCount(); ++j)
+        h.keyLabels.push_back(j < static_cast<int64_t>(request.sourceIds.size())
+                ? model->sourceVocab().at(static_cast<size_t>(request.sourceIds[static_cast<size_t>(j)]))
+                : "pad " + std::to_string(j));
+    h.tokenIds = request.sourceIds;
+    h.entropy = headEntropyMap({ oneHeadLayer(exactProbabilities(rnn.inputs)) }, MaskSpec {});
+    h.config = model->config();
+    h.layer.push_back(std::move(rnn.inputs));
+    return h;
+}
+
+ModelHeads imageHeads(const MechanismsRequest& request, const ModelRegistry& models)
+{
+    const auto model = openModel<VisionModel>(request, models, "an image model");
+    if (!request.pixels) throw Error(request.modelPath, "classify an image in the Vision tab first");
+    const VisionHeads v = visionHeads(*model, *request.pixels);
+    ModelHeads h;
+    h.layer = v.layer(request.layer);
+    // "(r,c)" for "patch r,c": three maps side by side leave a label a few characters.
+    for (const std::string& name : v.tokenNames)
+        h.queryLabels.push_back(name.rfind("patch ", 0) == 0 ? "(" + name.substr(6) + ")" : name);
+    h.keyLabels = h.queryLabels;
+    h.entropy = headEntropyMap(v.pass.attention, MaskSpec {});
+    h.config = v.config;
+    return h;
+}
+
+} // namespace
+
+ModelHeads readModelHeads(const MechanismsRequest& request, const Session* session, const ModelRegistry& models)
+{
+    switch (request.source) {
+    case HeadSource::Session:
+        return sessionHeads(request, session);
+    case HeadSource::RnnSeq2Seq:
+        return rnnHeads(request, models);
+    case HeadSource::Image:
+        return imageHeads(request, models);
+    }
+    throw Error("unknown head source");
+}
+
+} // namespace attn::ui

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The model heads a Mechanisms request runs on, read on the engine thread: every query head of one layer of the open
+// model, what labels their rows and keys, and the entropy of every head on the same input.
+#include "mechanisms/mechanisms_request.h"
+#include "model/model_config.h"
+
+namespace attn::ui {
+
+struct ModelHeads {
+    std::vector<HeadInputs> layer; ///< every query head of the requested layer
+    std::vector<int64_t> tokenIds; ///< the model input (empty for an image)
+    std::vector<std::string> queryLabels, keyLabels; ///< empty: the run's tokens label both
+    HeadEntropyMap entropy; ///< every head of the model on the same input
+    ModelConfig config;
+};
+
+/// The heads of `request.layer` from request.source: the session of the last run, or the open RNN seq2seq or image
+/// model held by `models`. Throws Error when there is no such model or input, or the layer is outside the model.
+ModelHeads readModelHeads(const MechanismsRequest& request, const Session* session, const ModelRegistry& models);
+
+} // namespace attn::ui
