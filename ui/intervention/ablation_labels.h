@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// How the Intervene tab and the head grid name an ablation.
+#include "intervention/head_ablation.h"
+
+#include <QString>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace attn::ui {
+
+/// "zero", "mean" or "x0.5": what happens to each head of `ablation`.
+QString ablationModeText(const Ablation& ablation);
+/// "L2.H0 zero", "L1.H3, L1.H4 x0.5".
+QString ablationLabel(const Ablation& ablation);
+/// (layer, head) -> the modes applied to it, in order ("zero", "mean + x2"), over every ablation of the list.
+std::map<std::pair<int64_t, int64_t>, QString> headMarks(const std::vector<Ablation>& ablations);
+
+} // namespace attn::ui
