@@ -10,6 +10,7 @@
 #include "model/model_loader.h"
 #include "plots/heatmap_view.h"
 #include "session/session.h"
+#include "window_screenshots.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "model/model_source.h"
 
@@ -129,6 +130,7 @@ TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs) {
     expectShows(*panel->viewB(), headOf(second[2], 0), common);
     expectShows(*panel->viewA(), headOf(main[2], 0), common);
     EXPECT_EQ(static_cast<int64_t>(panel->jsPerRow().size()), common);
+    test::saveScreenshots(window, "compare");
 }
 
 } // namespace

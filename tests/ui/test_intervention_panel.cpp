@@ -13,10 +13,10 @@
 #include "plots/heatmap_view.h"
 #include "session/session.h"
 #include "widgets/head_grid_view.h"
+#include "window_screenshots.h"
 
 #include <QApplication>
 #include <QContextMenuEvent>
-#include <QDir>
 #include <QListWidget>
 #include <QPushButton>
 #include <QMenu>
@@ -50,8 +50,11 @@ QString demoPath() {
     return {};
 }
 
-/// The window with the demo decoder open and kStory run.
+/// The window shown at 1280x800 with the demo decoder open and kStory run.
 void openDemo(MainWindow& window) {
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
     window.openModel(demoPath());
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
@@ -109,9 +112,6 @@ void expectKlShown(InterventionPanel& panel, const Tensor& kl, double tolerance)
 
 TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresTheRun) {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     ASSERT_NO_FATAL_FAILURE(openDemo(window));
     InterventionPanel* panel = window.interventionPanel();
     ASSERT_NE(panel, nullptr);
@@ -173,24 +173,18 @@ TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresT
     for (const double v : diff->matrix().values)
         EXPECT_TRUE(std::isnan(v) || v == 0.0) << v;
 
-    const QString dir = qEnvironmentVariable("AS_INTERVENTION_SCREENSHOTS");
-    if (!dir.isEmpty()) {
+    if (qEnvironmentVariableIsSet("AS_INTERVENTION_SCREENSHOTS")) {
         chooseFromGridMenu(window, 2, 0, "ablateMean");
         QTRY_VERIFY_WITH_TIMEOUT(panel->result() && !panel->result()->ablations.empty(), kTimeoutMs);
-        for (const QSize size : { QSize(1024, 700), QSize(1280, 800) }) {
-            window.resize(size);
-            QTest::qWait(300);
-            window.grab().save(QDir(dir).filePath(QString("intervene-%1x%2.png").arg(size.width()).arg(size.height())));
-        }
+        test::saveScreenshots(window, "intervene");
+        window.tabs()->setCurrentIndex(window.tabs()->indexOf(window.gridView()->parentWidget()->parentWidget()));
+        test::saveScreenshots(window, "intervene-grid"); // the ablated head's mark
     }
 }
 
 // Cancel stops a re-run before it answers: no diff arrives, the tab says so, and the list is kept.
 TEST(InterventionPanel, CancelStopsTheRerun) {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     ASSERT_NO_FATAL_FAILURE(openDemo(window));
     InterventionPanel* panel = window.interventionPanel();
     QSignalSpy cancelled(panel->runner(), &InterventionRunner::cancelled);

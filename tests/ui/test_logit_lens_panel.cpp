@@ -9,6 +9,7 @@
 #include "mechanisms/line_plot.h"
 #include "model/model_loader.h"
 #include "session/session.h"
+#include "window_screenshots.h"
 
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -74,6 +75,7 @@ TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch) {
                 kProbTolerance);
     }
     EXPECT_EQ(shown.count(), 1) << "switching positions needs no new pass";
+    test::saveScreenshots(window, "lens");
 }
 
 } // namespace

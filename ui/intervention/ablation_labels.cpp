@@ -34,4 +34,10 @@ std::map<std::pair<int64_t, int64_t>, QString> headMarks(const std::vector<Ablat
     return marks;
 }
 
+QString shownToken(const std::unordered_map<int64_t, std::string>& text, int64_t id) {
+    const auto it = text.find(id);
+    const QString shown = it == text.end() ? QStringLiteral("[%1]").arg(id) : QString::fromStdString(it->second);
+    return QString(shown).replace(' ', QStringLiteral("␣")).replace('\n', QStringLiteral("⏎"));
+}
+
 } // namespace attn::ui

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// How the Intervene tab and the head grid name an ablation.
+// How the Intervene, Logit lens and head grid views name an ablation and a token.
 #include "intervention/head_ablation.h"
 
 #include <QString>
 
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,5 +19,8 @@ QString ablationModeText(const Ablation& ablation);
 QString ablationLabel(const Ablation& ablation);
 /// (layer, head) -> the modes applied to it, in order ("zero", "mean + x2"), over every ablation of the list.
 std::map<std::pair<int64_t, int64_t>, QString> headMarks(const std::vector<Ablation>& ablations);
+
+/// The text of token `id` from `text` (a result's id -> text), "[id]" when absent; spaces as ␣, newlines as ⏎.
+QString shownToken(const std::unordered_map<int64_t, std::string>& text, int64_t id);
 
 } // namespace attn::ui

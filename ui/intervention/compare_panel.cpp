@@ -105,6 +105,7 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_compare->setToolTip(tr("Run prompt B and compare"));
     controls->addWidget(m_prompt, 1);
     controls->addWidget(m_compare);
+    controls->addStretch(0); // the spin boxes keep their size when the prompt is hidden
     m_status = new QLabel;
     m_status->setObjectName("compareStatus");
     m_status->setWordWrap(true);
@@ -123,6 +124,9 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_views[1]->setObjectName("compareB");
     m_views[2]->setObjectName("compareDifference");
     m_views[2]->setColormap(Colormap::Diverging);
+    HeatmapOptions signedRange;
+    signedRange.symmetric = true; // equal patterns show the middle colour, not the bottom of a 0..1 scale
+    m_views[2]->setOptions(signedRange);
     m_views[0]->setCaption({ .title = tr("A") });
     m_views[1]->setCaption({ .title = tr("B") });
     m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });

@@ -69,12 +69,9 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_cancelButton = new QPushButton(tr("Cancel"));
     m_cancelButton->setObjectName("cancelIntervention");
     m_cancelButton->setToolTip(tr("Stop the re-run in progress"));
-    m_cancelButton->setEnabled(false);
     m_progress = new QProgressBar;
     m_progress->setObjectName("interventionProgress");
-    m_progress->setMaximumWidth(140);
-    m_progress->setFormat(tr("layer %v/%m"));
-    m_progress->hide();
+    m_runner->showProgressIn(m_progress, m_cancelButton);
 
     m_ablate = new QAction(tr("&Ablate selected head"), this);
     m_ablate->setToolTip(m_ablateButton->toolTip());
@@ -87,7 +84,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     connect(m_clear, &QAction::triggered, this, &InterventionPanel::clear);
     connect(m_ablateButton, &QPushButton::clicked, this, &InterventionPanel::ablateSelected);
     connect(m_undoButton, &QPushButton::clicked, this, &InterventionPanel::undo);
-    connect(m_cancelButton, &QPushButton::clicked, m_runner, &InterventionRunner::cancel);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
         m_factor->setEnabled(static_cast<AblationMode>(m_mode->currentData().toInt()) == AblationMode::Scale);
     });
@@ -95,7 +91,7 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_list = new QListWidget;
     m_list->setObjectName("activeInterventions");
     m_list->setToolTip(tr("The interventions applied together, oldest first"));
-    m_list->setMaximumHeight(4 * fontMetrics().height() + 12);
+    m_list->setFixedHeight(4 * fontMetrics().height() + 12); // a few entries; the table below takes the rest
     connect(m_removeButton, &QPushButton::clicked, this, [this] {
         if (m_list->currentRow() >= 0) removeAt(m_list->currentRow());
     });
@@ -109,6 +105,9 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_difference->setObjectName("attentionDifference");
     m_difference->setColormap(Colormap::Diverging);
     m_difference->setControlsVisible(false);
+    HeatmapOptions signedRange;
+    signedRange.symmetric = true; // zero (no change) is the middle colour, also for a head the ablation leaves alone
+    m_difference->setOptions(signedRange);
     m_difference->setMinimumSize(240, 180);
     m_difference->setCaption({ .title = tr("ablated − unmodified"), .value = tr("difference") });
     connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) { m_kl->setMarkerX(row); });
@@ -156,15 +155,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     });
     connect(m_runner, &InterventionRunner::cancelled, this,
         [this] { setStatus(tr("Cancelled: the views still show the previous diff; change the list to run again.")); });
-    connect(m_runner, &InterventionRunner::progress, this, [this](int done, int total) {
-        m_progress->setRange(0, total);
-        m_progress->setValue(done);
-    });
-    connect(m_runner, &InterventionRunner::busyChanged, this, [this](bool busy) {
-        m_cancelButton->setEnabled(busy);
-        m_progress->setVisible(busy);
-        m_progress->setValue(0);
-    });
     setModel(nullptr);
 }
 
@@ -306,8 +296,9 @@ void InterventionPanel::showResult(AblationResultPtr result) {
     } else {
         const auto worst = std::max_element(kl.storage().begin(), kl.storage().end());
         const auto at = static_cast<size_t>(worst - kl.storage().begin());
-        setStatus(tr("%n intervention(s) active; the largest change is at position %1 (\"%2\"): KL %3 nats.", "",
-            static_cast<int>(m_result->ablations.size()))
+        const auto count = static_cast<int>(m_result->ablations.size());
+        setStatus(tr("%1 active; the largest change is at position %2 (\"%3\"): KL %4 nats.")
+                      .arg(count == 1 ? tr("1 intervention") : tr("%1 interventions").arg(count))
                       .arg(at)
                       .arg(QString::fromStdString(m_result->text.at(m_result->tokens[at])))
                       .arg(static_cast<double>(*worst), 0, 'g', 4));
@@ -331,8 +322,11 @@ void InterventionPanel::showDifference() {
     MaskSpec causal;
     causal.causal = true;
     m_difference->setSnapshot(matrixSnapshot(values, chipsOf(*m_result), {}, causal));
-    m_difference->setCaption(
-        { .title = tr("L%1.H%2: ablated − unmodified").arg(layer).arg(head), .value = tr("difference") });
+    // A mean ablation leaves its head's own attention alone (it replaces the head's output): say so.
+    const bool unchanged = values.cwiseAbs().maxCoeff() == 0.0;
+    const QString name = QStringLiteral("L%1.H%2").arg(layer).arg(head);
+    m_difference->setCaption({ .title = unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
+        .value = tr("difference") });
 }
 
 void InterventionPanel::updateList() {

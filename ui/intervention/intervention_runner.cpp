@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "intervention/intervention_runner.h"
 
+#include <QProgressBar>
+#include <QPushButton>
+
 namespace attn::ui {
 
 InterventionRunner::InterventionRunner(EngineController* engine, std::string sessionKey, QObject* parent)
@@ -47,6 +50,24 @@ void InterventionRunner::fail(quint64 id, const QString& message) {
         emit cancelled();
     else
         emit failed(message);
+}
+
+void InterventionRunner::showProgressIn(QProgressBar* bar, QPushButton* cancel) {
+    bar->setFormat(tr("layer %v/%m"));
+    bar->setMaximumWidth(140);
+    bar->hide();
+    cancel->setEnabled(false);
+    connect(cancel, &QPushButton::clicked, this, &InterventionRunner::cancel);
+    connect(this, &InterventionRunner::progress, bar, [bar](int done, int total) {
+        bar->setRange(0, total);
+        bar->setValue(done);
+    });
+    connect(this, &InterventionRunner::busyChanged, bar, [bar, cancel](bool busy) {
+        cancel->setEnabled(busy);
+        bar->setVisible(busy);
+        bar->setRange(0, 0); // busy until the first layer reports
+
+    });
 }
 
 void InterventionRunner::cancel() {

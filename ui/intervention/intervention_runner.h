@@ -10,6 +10,9 @@
 #include <QPointer>
 #include <QString>
 
+class QProgressBar;
+class QPushButton;
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -34,6 +37,8 @@ public:
     /// Frees the kept pass (another model is opening); answers of earlier requests are dropped.
     void forget();
     bool busy() const { return m_pending != 0; }
+    /// `bar` shows the layers of the request in flight (hidden otherwise); `cancel` is enabled then and cancels it.
+    void showProgressIn(QProgressBar* bar, QPushButton* cancel);
 
 signals:
     void failed(const QString& message);

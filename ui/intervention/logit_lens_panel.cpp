@@ -2,8 +2,11 @@
 #include "intervention/logit_lens_panel.h"
 
 #include "controller/attention_provider.h"
+#include "intervention/ablation_labels.h"
 #include "intervention/intervention_runner.h"
 #include "mechanisms/line_plot.h"
+
+#include <qcustomplot.h>
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,16 +22,6 @@
 
 namespace attn::ui {
 
-namespace {
-
-QString tokenShown(const LensResult& r, int64_t id) {
-    const auto it = r.text.find(id);
-    const QString text = it == r.text.end() ? QStringLiteral("[%1]").arg(id) : QString::fromStdString(it->second);
-    return QString(text).replace(' ', QStringLiteral("␣")).replace('\n', QStringLiteral("⏎"));
-}
-
-} // namespace
-
 LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
     : QWidget(parent)
     , m_runner(new InterventionRunner(engine, sessionKey, this)) {
@@ -41,11 +34,8 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setObjectName("cancelLens");
     m_cancel->setToolTip(tr("Stop the lens computation in progress"));
-    m_cancel->setEnabled(false);
     m_progress = new QProgressBar;
-    m_progress->setMaximumWidth(140);
-    m_progress->setFormat(tr("layer %v/%m"));
-    m_progress->hide();
+    m_runner->showProgressIn(m_progress, m_cancel);
     m_status = new QLabel;
     m_status->setObjectName("lensStatus");
     m_status->setWordWrap(true);
@@ -65,6 +55,7 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     m_plot->setAxes(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
     m_plot->setLegendVisible(false);
     m_plot->setMinimumSize(240, 160);
+    m_plot->plot()->yAxis->setRange(0.0, 1.05);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_position);
@@ -84,20 +75,11 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     layout->addWidget(split, 1);
 
     connect(m_position, &QSpinBox::valueChanged, this, &LogitLensPanel::showPosition);
-    connect(m_cancel, &QPushButton::clicked, m_runner, &InterventionRunner::cancel);
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
         m_status->setText(tr("Error: %1").arg(message));
         emit resultShown();
     });
     connect(m_runner, &InterventionRunner::cancelled, this, [this] { m_status->setText(tr("Cancelled.")); });
-    connect(m_runner, &InterventionRunner::progress, this, [this](int done, int total) {
-        m_progress->setRange(0, total);
-        m_progress->setValue(done);
-    });
-    connect(m_runner, &InterventionRunner::busyChanged, this, [this](bool busy) {
-        m_cancel->setEnabled(busy);
-        m_progress->setVisible(busy);
-    });
     setModel(nullptr);
 }
 
@@ -173,7 +155,7 @@ void LogitLensPanel::showPosition() {
         const QString name = l == 0 ? tr("embeddings") : l == layers ? tr("layer %1 (output)").arg(l - 1) : tr("layer %1").arg(l - 1);
         QStringList top;
         for (const TopToken& t : lens.top[static_cast<size_t>(l)][static_cast<size_t>(at)])
-            top << QStringLiteral("%1 %2").arg(tokenShown(*m_result, t.id)).arg(t.probability, 0, 'f', 3);
+            top << QStringLiteral("%1 %2").arg(shownToken(m_result->text, t.id)).arg(t.probability, 0, 'f', 3);
         m_table->setItem(row, 0, new QTableWidgetItem(name));
         m_table->setItem(row, 1, new QTableWidgetItem(QString::number(p, 'g', 4)));
         m_table->setItem(row, 2, new QTableWidgetItem(top.join(", ")));
@@ -181,11 +163,13 @@ void LogitLensPanel::showPosition() {
         series.y.push_back(p);
     }
     m_plot->setSeries({ series });
+    m_plot->plot()->yAxis->setRange(0.0, 1.05); // a probability: the whole scale, so layers compare across positions
+    m_plot->plot()->replot(QCustomPlot::rpQueuedReplot);
     m_status->setText(tr("After \"%1\" (position %2) the model predicts \"%3\"; rows: what the residual stream "
                          "predicts after each layer.")
-                          .arg(tokenShown(*m_result, m_result->tokens[static_cast<size_t>(at)]))
+                          .arg(shownToken(m_result->text, m_result->tokens[static_cast<size_t>(at)]))
                           .arg(at)
-                          .arg(tokenShown(*m_result, chosen)));
+                          .arg(shownToken(m_result->text, chosen)));
 }
 
 } // namespace attn::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "intervention/topk_table.h"
 
+#include "intervention/ablation_labels.h"
+
 #include <QHeaderView>
 #include <QTableWidget>
 
@@ -10,11 +12,9 @@ namespace attn::ui {
 
 namespace {
 
-QString shown(const AblationResult& result, int64_t id) {
-    const auto it = result.text.find(id);
-    const QString text = it == result.text.end() ? QStringLiteral("[%1]").arg(id) : QString::fromStdString(it->second);
-    return QString(text).replace(' ', QStringLiteral("␣")).replace('\n', QStringLiteral("⏎"));
-}
+// Three tokens fit one line of a column at 1024 px; the result keeps five.
+constexpr size_t kTokensShown = 3;
+
 
 } // namespace
 
@@ -24,11 +24,13 @@ QTableWidget* newTopKTable() {
     table->setHorizontalHeaderLabels({ QObject::tr("pos"), QObject::tr("token"), QObject::tr("KL (nats)"),
         QObject::tr("unmodified: next tokens"), QObject::tr("ablated: next tokens") });
     table->setToolTip(QObject::tr("Per position: KL(unmodified || ablated) of the next-token distribution and the "
-                                  "five most probable next tokens of each run (*: not in the other run's five)"));
+                                  "three most probable next tokens of each run (*: not in the other run's five)"));
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setWordWrap(false);
+    table->setTextElideMode(Qt::ElideRight);
     for (const int c : { kTopPosition, kTopToken, kTopKl })
         table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(kTopClean, QHeaderView::Stretch);
@@ -38,9 +40,10 @@ QTableWidget* newTopKTable() {
 
 QString topListText(const std::vector<TopToken>& top, const std::vector<TopToken>& other, const AblationResult& result) {
     QStringList parts;
-    for (const TopToken& t : top) {
+    for (size_t r = 0; r < std::min(top.size(), kTokensShown); ++r) {
+        const TopToken& t = top[r];
         const bool kept = std::any_of(other.begin(), other.end(), [&](const TopToken& o) { return o.id == t.id; });
-        parts << QStringLiteral("%1%2 %3").arg(QString(kept ? "" : "*"), shown(result, t.id)).arg(t.probability, 0, 'f', 3);
+        parts << QStringLiteral("%1%2 %3").arg(QString(kept ? "" : "*"), shownToken(result.text, t.id)).arg(t.probability, 0, 'f', 3);
     }
     return parts.join(", ");
 }
@@ -53,7 +56,7 @@ void fillTopKTable(QTableWidget* table, const AblationResult& result) {
     for (int i = 0; i < rows; ++i) {
         const auto at = static_cast<size_t>(i);
         table->setItem(i, kTopPosition, new QTableWidgetItem(QString::number(i)));
-        table->setItem(i, kTopToken, new QTableWidgetItem(shown(result, result.tokens[at])));
+        table->setItem(i, kTopToken, new QTableWidgetItem(shownToken(result.text, result.tokens[at])));
         table->setItem(i, kTopKl, new QTableWidgetItem(QString::number(d.kl.data()[i], 'g', 6)));
         table->setItem(i, kTopClean, new QTableWidgetItem(topListText(d.cleanTop[at], d.changedTop[at], result)));
         table->setItem(i, kTopChanged, new QTableWidgetItem(topListText(d.changedTop[at], d.cleanTop[at], result)));

@@ -16,7 +16,7 @@ enum TopKColumn { kTopPosition, kTopToken, kTopKl, kTopClean, kTopChanged, kTopC
 QTableWidget* newTopKTable();
 /// Fills `table` from `result`, one row per position (the KL as its number, 'g' with 6 digits).
 void fillTopKTable(QTableWidget* table, const AblationResult& result);
-/// "text 0.412, *text 0.103, …" of one top list: a star marks a token that is not in the other list.
+/// "text 0.412, *text 0.103, …" of the first three of one top list: a star marks a token not in the other list.
 QString topListText(const std::vector<TopToken>& top, const std::vector<TopToken>& other, const AblationResult& result);
 
 } // namespace attn::ui
