@@ -262,6 +262,10 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         connect(menu, &QMenu::triggered, this, [this] { m_tabs->setCurrentWidget(m_intervene); });
         menu->popup(at);
     });
+    connect(m_decode, &DecodePanel::lensRequested, this, [this](const std::vector<TokenChip>& tokens) {
+        m_lens->setTokens(tokens, tr("the Decode tab"));
+        m_tabs->setCurrentWidget(m_lens);
+    });
     connect(m_intervene, &InterventionPanel::ablationsChanged, this, [this] { m_grid->setMarks(m_intervene->marks()); });
     connect(m_stats, &StatsView::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);

@@ -2,6 +2,8 @@
 // The Logit lens tab on the demo decoder: shown, it reads out every layer at the selected position; its last row is
 // the model's own prediction (an independent prefill through the engine API), the plot draws the table's p(chosen),
 // and another position shows that position's numbers without a new pass.
+#include "decode/decode_controller.h"
+#include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "intervention/intervention_runner.h"
 #include "intervention/logit_lens_panel.h"
@@ -11,6 +13,7 @@
 #include "session/session.h"
 #include "window_screenshots.h"
 
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -76,6 +79,39 @@ TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch) {
     }
     EXPECT_EQ(shown.count(), 1) << "switching positions needs no new pass";
     test::saveScreenshots(window, "lens");
+}
+
+// The Decode tab's Lens button opens the lens on the timeline's tokens up to the step shown.
+TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline) {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/demo-stories-llama")) window.openModel(d.path);
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    DecodePanel* decode = window.decodePanel();
+    window.tabs()->setCurrentWidget(decode);
+    decode->setPromptText("Ben went to the park");
+    decode->findChild<QPushButton*>("promptButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
+    const size_t prompted = decode->controller()->steps().size();
+    decode->stepButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+    decode->flushRedraw();
+
+    LogitLensPanel* lens = window.lensPanel();
+    decode->findChild<QPushButton*>("decodeLensButton")->click();
+    EXPECT_EQ(window.tabs()->currentWidget(), lens);
+    QTRY_VERIFY_WITH_TIMEOUT(lens->result() != nullptr, kTimeoutMs);
+    const auto& steps = decode->controller()->steps();
+    ASSERT_EQ(lens->result()->tokens.size(), steps.size());
+    for (size_t i = 0; i < steps.size(); ++i)
+        EXPECT_EQ(lens->result()->tokens[i], steps[i]->token.id) << i;
+    EXPECT_TRUE(lens->status().contains("Decode tab")) << lens->status().toStdString();
+    // The lens at the step before the last predicts, in its last layer, the token greedy decoding then chose.
+    lens->setPosition(static_cast<int>(steps.size()) - 2);
+    EXPECT_EQ(lens->result()->lens.chosen[steps.size() - 2], steps.back()->token.id);
 }
 
 } // namespace

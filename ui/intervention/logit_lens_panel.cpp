@@ -85,7 +85,7 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
 
 void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
     m_summary = summary && summary->config.kind == ModelKind::Decoder ? std::move(summary) : nullptr;
-    m_run.reset();
+    m_tokens.clear();
     m_result.reset();
     m_runner->forget();
     m_table->setRowCount(0);
@@ -96,8 +96,13 @@ void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
 }
 
 void LogitLensPanel::setRun(std::shared_ptr<const RunResult> run) {
+    setTokens(run->source, tr("the main input"));
+}
+
+void LogitLensPanel::setTokens(std::vector<TokenChip> tokens, const QString& origin) {
     if (!m_summary) return;
-    m_run = std::move(run);
+    m_tokens = std::move(tokens);
+    m_origin = origin;
     m_result.reset();
     if (isVisible()) compute(); // otherwise when the tab is shown: no extra passes per run for a hidden tab
 }
@@ -121,9 +126,9 @@ void LogitLensPanel::showEvent(QShowEvent* event) {
 }
 
 void LogitLensPanel::compute() {
-    if (!m_summary || !m_run || m_run->source.empty()) return;
+    if (!m_summary || m_tokens.empty()) return;
     std::vector<int64_t> tokens;
-    for (const TokenChip& chip : m_run->source)
+    for (const TokenChip& chip : m_tokens)
         tokens.push_back(chip.id);
     m_status->setText(tr("Reading out every layer…"));
     m_runner->request<LensResultPtr>(QString::fromStdString(m_summary->path), std::move(tokens), &computeLens,
@@ -165,11 +170,11 @@ void LogitLensPanel::showPosition() {
     m_plot->setSeries({ series });
     m_plot->plot()->yAxis->setRange(0.0, 1.05); // a probability: the whole scale, so layers compare across positions
     m_plot->plot()->replot(QCustomPlot::rpQueuedReplot);
-    m_status->setText(tr("After \"%1\" (position %2) the model predicts \"%3\"; rows: what the residual stream "
-                         "predicts after each layer.")
+    m_status->setText(tr("After \"%1\" (position %2 of %3) the model predicts \"%4\"; rows: what the residual "
+                         "stream predicts after each layer.")
                           .arg(shownToken(m_result->text, m_result->tokens[static_cast<size_t>(at)]))
                           .arg(at)
-                          .arg(shownToken(m_result->text, chosen)));
+                          .arg(m_origin, shownToken(m_result->text, chosen)));
 }
 
 } // namespace attn::ui

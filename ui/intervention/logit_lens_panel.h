@@ -5,11 +5,13 @@
 // across layers.
 #include "intervention/lens_result.h"
 #include "model/model_summary.h"
+#include "model/token_chip.h"
 
 #include <QWidget>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 class QLabel;
 class QProgressBar;
@@ -34,6 +36,9 @@ public:
     void setModel(std::shared_ptr<const ModelSummary> summary);
     /// The main views' latest run; computed when the tab is shown.
     void setRun(std::shared_ptr<const RunResult> run);
+    /// Any tokens of the open model (the Decode tab's timeline up to a step); `origin` names them in the status.
+    void setTokens(std::vector<TokenChip> tokens, const QString& origin);
+    const std::vector<TokenChip>& tokens() const { return m_tokens; }
     /// The position whose predictions the table and the plot show (clamped to the input).
     void setPosition(int position);
     int position() const;
@@ -56,7 +61,8 @@ private:
 
     InterventionRunner* m_runner = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;
-    std::shared_ptr<const RunResult> m_run;
+    std::vector<TokenChip> m_tokens;
+    QString m_origin; ///< "the main input", "the Decode tab"
     LensResultPtr m_result;
     QSpinBox* m_position = nullptr;
     QPushButton* m_cancel = nullptr;
