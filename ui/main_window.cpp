@@ -9,6 +9,9 @@
 #include "export/export_menu.h"
 #include "help/first_run_hint.h"
 #include "help/help_menu.h"
+#include "intervention/compare_panel.h"
+#include "intervention/intervention_panel.h"
+#include "intervention/logit_lens_panel.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
 #include "plots/router_view.h"
@@ -37,6 +40,7 @@
 #include <QImageReader>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -57,6 +61,8 @@ namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kInputDebounceMs = 250;
 const char* kRecentKey = "recentModels";
+/// The engine-thread session of the unmodified pass the Intervene and Logit lens tabs share.
+const std::string kKeptRunKey = "intervention/main-input";
 
 /// The views an encoder-decoder offers; an RNN seq2seq model has no self-attention.
 void fillAttentionKinds(QComboBox* box, bool selfAttention) {
@@ -135,6 +141,16 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     // The tab runs the main input's tokens (edited on the attention tabs): both docks fold away for its plots.
     m_mechanisms->setProperty("collapsesDocks", QStringList { "inputDock", "modelDock" });
     m_tabs->addTab(m_mechanisms, tr("&Mechanisms"));
+    // Ablations of the main input, on the one engine thread, from an unmodified pass kept there.
+    m_intervene = new InterventionPanel(m_controller, kKeptRunKey);
+    m_intervene->setProperty("collapsesDocks", QStringList { "modelDock" });
+    m_tabs->addTab(m_intervene, tr("I&ntervene"));
+    m_lens = new LogitLensPanel(m_controller, kKeptRunKey); // reads the same kept pass
+    m_lens->setProperty("collapsesDocks", QStringList { "modelDock" });
+    m_tabs->addTab(m_lens, tr("Lo&git lens"));
+    m_compare = new ComparePanel(m_controller); // two heads, layers or prompts side by side
+    m_compare->setProperty("collapsesDocks", QStringList { "modelDock" });
+    m_tabs->addTab(m_compare, tr("Compar&e"));
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -196,6 +212,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         if (generates) m_decode->openModel(QString::fromStdString(m_summary->path));
         if (m_summary->config.capabilities & kCaption) m_caption->modelReady(QString::fromStdString(m_summary->path));
         m_mechanisms->setModel(m_summary);
+        m_intervene->setModel(m_summary);
+        m_lens->setModel(m_summary);
+        m_compare->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -248,6 +267,18 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
     });
+    connect(m_grid, &HeadGridView::headMenuRequested, this, [this](qint64 l, qint64 h, const QPoint& at) {
+        setCurrentHead(l, h);
+        QMenu* menu = m_intervene->headMenu(l, h, this);
+        // An ablation chosen here is shown at once: the diff is on the Intervene tab.
+        connect(menu, &QMenu::triggered, this, [this] { m_tabs->setCurrentWidget(m_intervene); });
+        menu->popup(at);
+    });
+    connect(m_decode, &DecodePanel::lensRequested, this, [this](const std::vector<TokenChip>& tokens) {
+        m_lens->setTokens(tokens, tr("the Decode tab"));
+        m_tabs->setCurrentWidget(m_lens);
+    });
+    connect(m_intervene, &InterventionPanel::ablationsChanged, this, [this] { m_grid->setMarks(m_intervene->marks()); });
     connect(m_stats, &StatsView::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
@@ -349,6 +380,7 @@ void MainWindow::buildDocks() {
     m_headBox->setToolTip(tr("The head every view shows ([ / ])"));
     headBar->addWidget(m_layerBox);
     headBar->addWidget(m_headBox);
+    headBar->addAction(m_intervene->ablateAction()); // the selected head, with the Intervene tab's mode
     const auto apply = [this] { setCurrentHead(m_layerBox->value(), m_headBox->value()); };
     connect(m_layerBox, &QSpinBox::valueChanged, this, apply);
     connect(m_headBox, &QSpinBox::valueChanged, this, apply);
@@ -422,6 +454,8 @@ void MainWindow::buildMenus() {
     run->addAction(tr("&Run input"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::requestRun);
     run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), m_controller, &EngineController::cancel)
         ->setObjectName("actionCancel");
+    run->addSeparator();
+    run->addActions({ m_intervene->ablateAction(), m_intervene->undoAction(), m_intervene->clearAction() });
 
     menuBar()->addMenu(new ExportMenu(this));
     menuBar()->addMenu(new HelpMenu(this, m_tabs));
@@ -442,6 +476,9 @@ void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
     // No tab keeps showing or stepping the previous model: each empties now and opens the new one if it can.
     m_decode->closeModel();
+    m_intervene->setModel(nullptr);
+    m_lens->setModel(nullptr);
+    m_compare->setModel(nullptr);
     m_vision->closeModel();
     m_align->closeModel();
     m_mechanisms->setModel(nullptr); // synthetic input only until the new model (or image) offers heads
@@ -514,6 +551,8 @@ void MainWindow::showRun(RunPtr run) {
     m_router->setRun(m_run);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_router), m_router->hasRouter());
     m_mechanisms->runChanged(m_run->source);
+    m_intervene->setRun(m_run);
+    m_lens->setRun(m_run);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
     if (!m_run->notice.empty()) m_status->setText(m_status->text() + " — " + QString::fromStdString(m_run->notice));
@@ -533,6 +572,7 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_model->setSnapshot(m_snapshot);
     m_link->setCross(m_snapshot->isCross());
     m_stats->setSnapshot(m_snapshot);
+    m_compare->setSnapshot(m_snapshot);
     setCurrentHead(m_layerBox->value(), m_headBox->value());
     const QString tokens = m_snapshot->isCross()
         ? tr("%1 target x %2 source tokens").arg(m_snapshot->numQueries()).arg(m_snapshot->numKeys())
@@ -560,6 +600,7 @@ void MainWindow::setCurrentHead(int64_t layer, int64_t head) {
     m_lines->setHeads({ head });
     m_model->setCurrent(layer, head);
     m_decode->setHead(layer, head);
+    m_intervene->setHead(layer, head);
 }
 
 void MainWindow::stepHead(int dLayer, int dHead) {

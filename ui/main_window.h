@@ -31,6 +31,9 @@ class HeatmapView;
 class MechanismsPanel;
 class HeadGridView;
 class HeadLinesView;
+class ComparePanel;
+class InterventionPanel;
+class LogitLensPanel;
 class ModelView;
 class TokenLink;
 class StatsView;
@@ -80,6 +83,9 @@ public:
     VisionView* visionView() const { return m_vision; }
     CaptionPanel* captionPanel() const { return m_caption; }
     MechanismsPanel* mechanismsPanel() const { return m_mechanisms; }
+    InterventionPanel* interventionPanel() const { return m_intervene; }
+    LogitLensPanel* lensPanel() const { return m_lens; }
+    ComparePanel* comparePanel() const { return m_compare; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -140,6 +146,9 @@ private:
     VisionView* m_vision = nullptr;
     CaptionPanel* m_caption = nullptr;
     MechanismsPanel* m_mechanisms = nullptr;
+    InterventionPanel* m_intervene = nullptr;
+    LogitLensPanel* m_lens = nullptr;
+    ComparePanel* m_compare = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

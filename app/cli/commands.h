@@ -39,5 +39,6 @@ int runPatch(const std::vector<std::string>& words);
 int runAtlas(const std::vector<std::string>& words);
 int runAtlasMerge(const std::vector<std::string>& words);
 int runPrune(const std::vector<std::string>& words);
+int runLens(const std::vector<std::string>& words);
 
 } // namespace attn::cli

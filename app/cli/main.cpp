@@ -96,6 +96,11 @@ const std::vector<Command>& commands()
         { "atlas-merge", "atlas-merge DIR... --out DIR", "merge the atlases of corpus shards into one", runAtlasMerge },
         { "prune", "prune MODEL --corpus FILE [--backend cpu|vulkan|auto] --out DIR",
             "head importance (importance.npy [layers, heads]) and the greedy pruning curve (curve.json)", runPrune },
+        { "lens", "lens MODEL (--prompt TEXT | --tokens IDS) [--top-k K] [--backend cpu|vulkan|auto] --out DIR",
+            "logit lens: per layer and position the top tokens of the residual stream through the final norm and "
+            "unembedding (lens.json) and the probability of the finally predicted token (chosen_probability.npy "
+            "[layers + 1, positions])",
+            runLens },
     };
     return table;
 }

@@ -16,7 +16,7 @@ ReusableRun::ReusableRun(const DecoderModel& model, std::vector<int64_t> tokens,
     m_options.wantHiddenStates = false;
 }
 
-StepResult ReusableRun::rerun(const Intervention& intervention, bool wantAttention) const
+StepResult ReusableRun::rerun(const Intervention& intervention, bool wantAttention, const RerunHooks& hooks) const
 {
     const int64_t first = firstChangedLayer(intervention, m_model.config().numLayers);
     if (first >= m_model.config().numLayers) {
@@ -29,6 +29,8 @@ StepResult ReusableRun::rerun(const Intervention& intervention, bool wantAttenti
     options.intervention = &intervention;
     options.wantAttention = wantAttention;
     options.resume = first > 0 ? &resume : nullptr;
+    if (hooks.layerDone) options.layerDone = hooks.layerDone;
+    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
     KvCache cache = m_model.newCache();
     return m_model.forward(cache, m_tokens, options);
 }

@@ -7,9 +7,16 @@
 #include "model/model.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace attn {
+
+/// Progress and cancel of one re-run (ForwardOptions::layerDone / cancelRequested); unset ones keep the constructor's.
+struct RerunHooks {
+    std::function<bool(int64_t done, int64_t total)> layerDone;
+    std::function<bool()> cancelRequested;
+};
 
 class ReusableRun {
 public:
@@ -24,7 +31,7 @@ public:
     /// firstChangedLayer() on run again, the ones below are reused (an intervention that changes nothing returns the
     /// unmodified pass). Hidden states are not returned, attention only when asked (and the constructor's options
     /// asked for it too).
-    StepResult rerun(const Intervention& intervention, bool wantAttention = false) const;
+    StepResult rerun(const Intervention& intervention, bool wantAttention = false, const RerunHooks& hooks = {}) const;
 
 private:
     const DecoderModel& m_model;

@@ -161,6 +161,17 @@ QWidget* DecodePanel::buildControls()
     m_backButton->setToolTip(tr("Remove the last token (Left)"));
     m_resetButton = new QPushButton(tr("Rese&t"));
     m_resetButton->setToolTip(tr("Clear the timeline and its branches"));
+    m_lensButton = new QPushButton(tr("Lens"));
+    m_lensButton->setObjectName("decodeLensButton");
+    m_lensButton->setToolTip(tr("Logit lens of the step shown: what each layer predicts after its tokens (opens the "
+                                "Logit lens tab)"));
+    connect(m_lensButton, &QPushButton::clicked, this, [this] {
+        const std::vector<DecodeStepPtr>& steps = m_controller->steps();
+        std::vector<TokenChip> tokens;
+        for (int64_t i = 0; i <= m_current && i < static_cast<int64_t>(steps.size()); ++i)
+            tokens.push_back(steps[static_cast<size_t>(i)]->token);
+        if (!tokens.empty()) emit lensRequested(tokens);
+    });
     for (QPushButton* b : { m_promptButton, m_stepButton, m_runButton, m_backButton, m_resetButton })
         b->setFocusPolicy(Qt::TabFocus); // clicks must not steal the arrow keys from the panel
 
@@ -236,7 +247,7 @@ QWidget* DecodePanel::buildControls()
     auto* stepping = new QHBoxLayout;
     stepping->addWidget(m_prompt, 1);
     for (QWidget* w : std::initializer_list<QWidget*> { m_promptButton, m_stepButton, m_runButton, m_backButton,
-             m_resetButton })
+             m_resetButton, m_lensButton })
         stepping->addWidget(w);
     m_branches = new QComboBox;
     m_branches->setObjectName("decodeBranches");

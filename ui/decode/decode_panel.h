@@ -76,6 +76,8 @@ signals:
     void headSelected(qint64 layer, qint64 head);
     /// The views show a new state of the timeline (after the coalesced redraw).
     void redrawn();
+    /// Lens: the logit lens of the tokens up to the step shown (the window opens its Logit lens tab on them).
+    void lensRequested(const std::vector<attn::TokenChip>& tokens);
 
 private:
     QWidget* buildControls();
@@ -94,6 +96,7 @@ private:
     QPushButton* m_runButton = nullptr;
     QPushButton* m_backButton = nullptr;
     QPushButton* m_resetButton = nullptr;
+    QPushButton* m_lensButton = nullptr;
     QCheckBox* m_greedy = nullptr;
     QDoubleSpinBox* m_temperature = nullptr;
     QSpinBox* m_topK = nullptr;

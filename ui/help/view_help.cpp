@@ -100,6 +100,25 @@ QHash<QString, QString> pages()
                "the gate weight of every expert (the chosen top-k are the non-zero ones), and how much of the input "
                "each expert received (its load). An expert that takes almost every token, or none, is visible "
                "at once.</p>") },
+        { "Intervene",
+            tr("<h3>Intervene</h3><p>Tests whether a head matters: ablate it (right-click it in All heads, or Ablate "
+               "for the selected head) and the input runs again with the head's output removed (zero, the HF "
+               "head_mask), replaced by its mean over the positions, or scaled. Shown against the unmodified run: "
+               "the top next tokens of both runs at every position, the KL divergence between their next-token "
+               "distributions (nats; 0: nothing changed) and the selected head's attention difference. "
+               "Interventions stack; Remove, Undo (Ctrl+Z) and Clear take them back.</p>") },
+        { "Logit lens",
+            tr("<h3>Logit lens</h3><p>What the model would predict if it stopped after each layer: the residual "
+               "stream after 0 (the embeddings), 1, ... layers goes through the model's final norm and unembedding. "
+               "For the chosen position: the top tokens per layer and the probability of the token the model "
+               "finally predicts, which shows at which layer the answer appears. The Decode tab's Lens button "
+               "shows the same for the tokens of a decoding step.</p>") },
+        { "Compare",
+            tr("<h3>Compare</h3><p>Two attention patterns side by side with their difference (B − A, diverging "
+               "colours about 0): two heads, two layers' means over their heads, or one head on the main input and "
+               "on a second prompt (decoders: the common length is compared). Below, the Jensen–Shannon divergence "
+               "of each query row, in nats: 0 for the same distribution, ln 2 = 0.693 for rows with no key in "
+               "common.</p>") },
     };
 }
 

@@ -21,8 +21,9 @@ void setRange(HeatmapMatrix& m, const HeatmapOptions& options, double low, doubl
         // difference of two attentions) get a range symmetric about zero, for the diverging colormap.
         m.low = 0.0;
         m.high = std::isfinite(high) && high > 0 ? high : 1.0;
-        if (low < 0.0) {
-            m.high = std::max(-low, std::max(high, 0.0));
+        if (low < 0.0 || options.symmetric) {
+            const double reach = std::isfinite(low) ? std::max(-low, std::max(high, 0.0)) : 0.0;
+            m.high = reach > 0.0 ? reach : 1.0; // an all-zero difference still puts zero at the middle colour
             m.low = -m.high;
         }
     }

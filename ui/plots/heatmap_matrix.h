@@ -14,6 +14,7 @@ struct HeatmapOptions {
     ScaleMode scale = ScaleMode::Linear;
     bool excludeFirstToken = false; ///< hide key 0 (attention sinks) and renormalize the other keys of each row
     bool showMask = false; ///< show the mask itself: 1 = visible, 0 = masked
+    bool symmetric = false; ///< a signed matrix (a difference): the colour range is symmetric about 0 even if all >= 0
 };
 
 /// The values one heatmap displays, [rows = queries, cols = keys]; NaN marks masked (or excluded) cells. A window of a

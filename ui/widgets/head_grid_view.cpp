@@ -4,6 +4,7 @@
 #include "plots/overview_image.h"
 #include "widgets/head_grid_keys.h"
 
+#include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPaintEvent>
@@ -51,6 +52,16 @@ void HeadGridView::setCurrent(int64_t layer, int64_t head) {
     m_layer = layer;
     m_head = head;
     update();
+}
+
+void HeadGridView::setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks) {
+    m_marks = std::move(marks);
+    update();
+}
+
+QString HeadGridView::mark(int64_t layer, int64_t head) const {
+    const auto it = m_marks.find({ layer, head });
+    return it == m_marks.end() ? QString() : it->second;
 }
 
 void HeadGridView::rebuildThumbnails() {
@@ -120,13 +131,20 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
             const QRect cell = thumbnailRect(l, h);
             if (!event->rect().intersects(cell)) continue;
             painter.drawImage(cell, thumbnail(l, h));
-            // Role tags (previous-token, sink, broad) from the engine's head statistics.
-            const QString roles = m_snapshot->statsReady(l, h)
+            // Role tags (previous-token, sink, broad) from the engine's head statistics; an ablated head's tag
+            // says how it is changed instead, on red, with a red frame.
+            const QString marked = mark(l, h);
+            const QString roles = !marked.isEmpty() ? tr("ablated: %1").arg(marked)
+                : m_snapshot->statsReady(l, h)
                 ? QString::fromStdString(headRoleNames(classifyHead(m_snapshot->stats(l, h))))
                 : tr("computing…");
+            if (!marked.isEmpty()) {
+                painter.setPen(QPen(QColor(200, 30, 30), 2));
+                painter.drawRect(cell.adjusted(1, 1, -1, -1));
+            }
             if (!roles.isEmpty()) {
                 const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
-                painter.fillRect(tag, QColor(0, 0, 0, 150));
+                painter.fillRect(tag, marked.isEmpty() ? QColor(0, 0, 0, 150) : QColor(180, 20, 20, 210));
                 painter.setPen(Qt::white);
                 painter.drawText(tag, Qt::AlignCenter, fontMetrics().elidedText(roles, Qt::ElideRight, cell.width()));
             }
@@ -137,15 +155,30 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
     painter.drawRect(current);
 }
 
+std::pair<int64_t, int64_t> HeadGridView::headAt(const QPoint& pos) const {
+    if (m_snapshot)
+        for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
+            for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
+                if (thumbnailRect(l, h).contains(pos)) return { l, h };
+    return { -1, -1 };
+}
+
 void HeadGridView::mousePressEvent(QMouseEvent* event) {
-    if (!m_snapshot) return;
-    for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
-        for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
-            if (thumbnailRect(l, h).contains(event->pos())) {
-                setCurrent(l, h);
-                emit headActivated(l, h);
-                return;
-            }
+    if (event->button() != Qt::LeftButton) return; // the right button opens the head's menu (contextMenuEvent)
+    const auto [l, h] = headAt(event->pos());
+    if (l < 0) return;
+    setCurrent(l, h);
+    emit headActivated(l, h);
+}
+
+void HeadGridView::contextMenuEvent(QContextMenuEvent* event) {
+    // The menu key asks for the current head's menu; a right click for the head under the mouse.
+    const auto [l, h] = event->reason() == QContextMenuEvent::Keyboard ? std::pair(m_layer, m_head) : headAt(event->pos());
+    if (!m_snapshot || l < 0) return;
+    setCurrent(l, h);
+    emit headMenuRequested(l, h, event->reason() == QContextMenuEvent::Keyboard
+            ? mapToGlobal(thumbnailRect(l, h).center())
+            : event->globalPos());
 }
 
 void HeadGridView::keyPressEvent(QKeyEvent* event) {

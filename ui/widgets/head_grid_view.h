@@ -4,15 +4,19 @@
 #include "plots/colormaps.h"
 
 #include <QImage>
+#include <QString>
 #include <QWidget>
 
+#include <map>
+#include <utility>
 #include <vector>
 
 namespace attn::ui {
 
 /// Every head of the model as a layers x heads grid of thumbnails, drawn from cached QImages (one per head, built
 /// when the snapshot or colormap changes, so repaints only scale images). Click or Enter opens a head.
-/// GQA/MQA: a coloured band over the columns marks the query heads that share one KV head.
+/// GQA/MQA: a coloured band over the columns marks the query heads that share one KV head. Heads under an
+/// intervention (ablated) get a red frame and their tag; a right click asks for a head's menu.
 class HeadGridView : public QWidget {
     Q_OBJECT
 public:
@@ -21,6 +25,10 @@ public:
     void setSnapshot(SnapshotPtr snapshot);
     void setColormap(Colormap map);
     void setCurrent(int64_t layer, int64_t head);
+    /// (layer, head) -> tag ("zero", "mean", "x0.5"): the heads drawn as changed by an intervention; empty: none.
+    void setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks);
+    /// The tag of (layer, head), empty when it is not marked.
+    QString mark(int64_t layer, int64_t head) const;
 
     int64_t thumbnailCount() const { return static_cast<int64_t>(m_thumbnails.size()); }
     const QImage& thumbnail(int64_t layer, int64_t head) const;
@@ -29,21 +37,27 @@ public:
 
 signals:
     void headActivated(qint64 layer, qint64 head);
+    /// A right click (or the menu key) on a head, which is then current; `globalPos` is where its menu goes.
+    void headMenuRequested(qint64 layer, qint64 head, const QPoint& globalPos);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     void rebuildThumbnails();
     int cellSize() const;
+    /// The head under `pos` as (layer, head), or (-1, -1).
+    std::pair<int64_t, int64_t> headAt(const QPoint& pos) const;
 
     SnapshotPtr m_snapshot;
     Colormap m_colormap = Colormap::Viridis;
     std::vector<QImage> m_thumbnails; ///< [layer * heads + head]
     int64_t m_layer = 0;
     int64_t m_head = 0;
+    std::map<std::pair<int64_t, int64_t>, QString> m_marks;
 };
 
 } // namespace attn::ui

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// The Compare tab on the demo decoder: two heads, two layers' head means and one head on two prompts. The views show
+// the engine's attention (an independent prefill through the engine API), B − A, and the Jensen-Shannon divergence
+// per row; a head against itself diverges nowhere.
+#include "demo_models.h"
+#include "intervention/attention_compare.h"
+#include "intervention/compare_panel.h"
+#include "main_window.h"
+#include "mechanisms/line_plot.h"
+#include "model/model_loader.h"
+#include "plots/heatmap_view.h"
+#include "session/session.h"
+#include "window_screenshots.h"
+#include "tokenizer/tokenizer_loader.h"
+#include "model/model_source.h"
+
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attn::ui {
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+// The views hold float32 probabilities from the same kernels as the reference prefill; differences and means are
+// formed in double from them.
+constexpr double kTolerance = 1e-6;
+const char* kMain = "Ben went to the park. Ben said the magic words: gold wind frog lamp.";
+const char* kSecond = "Mia went to the beach. She found a red kite and a shell.";
+
+QString demoPath() {
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/demo-stories-llama")) return d.path;
+    return {};
+}
+
+/// Every layer's attention of `text` on the demo, from a prefill of its own.
+std::vector<Tensor> attentionOf(const std::string& text) {
+    const ModelSource source = probeModel(demoPath().toStdString());
+    const auto model = loadModel(source);
+    const auto tokenizer = loadTokenizer(source);
+    std::vector<int64_t> ids;
+    for (const Token& t : tokenizer->encode(text))
+        ids.push_back(t.id);
+    Session session(model);
+    return session.prefill(ids)->attention;
+}
+
+Tensor headOf(const Tensor& layer, int64_t head) {
+    const int64_t n = layer.dim(1), k = layer.dim(2);
+    return Tensor({ n, k }, std::vector<float>(layer.data() + head * n * k, layer.data() + (head + 1) * n * k));
+}
+
+/// `view` shows `expected` on every visible cell (the first rows x cols of it).
+void expectShows(HeatmapView& view, const Tensor& expected, int64_t rows) {
+    view.flushRedraw();
+    const HeatmapMatrix& m = view.matrix();
+    ASSERT_EQ(m.rows, rows);
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j <= i; ++j)
+            EXPECT_NEAR(m.at(i, j), expected.data()[i * expected.dim(1) + j], kTolerance) << i << "," << j;
+}
+
+Tensor difference(const Tensor& b, const Tensor& a, int64_t n) {
+    Tensor d({ n, n });
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+            d.data()[i * n + j] = b.data()[i * b.dim(1) + j] - a.data()[i * a.dim(1) + j];
+    return d;
+}
+
+TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs) {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy run(&window, &MainWindow::snapshotShown);
+    window.openModel(demoPath());
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    window.setInputText(kMain);
+    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    const std::vector<Tensor> main = attentionOf(kMain);
+    const int64_t n = main[0].dim(1);
+
+    // Two heads.
+    panel->setMode(ComparePanel::Mode::Heads);
+    panel->setSide(false, 2, 0);
+    panel->setSide(true, 1, 1);
+    const Tensor a = headOf(main[2], 0), b = headOf(main[1], 1);
+    expectShows(*panel->viewA(), a, n);
+    expectShows(*panel->viewB(), b, n);
+    expectShows(*panel->differenceView(), difference(b, a, n), n);
+    std::vector<double> js = jsDivergencePerRow(a.data(), b.data(), n, n);
+    ASSERT_EQ(panel->jsPerRow().size(), js.size());
+    for (size_t i = 0; i < js.size(); ++i) {
+        EXPECT_NEAR(panel->jsPerRow()[i], js[i], 1e-6) << i;
+        EXPECT_EQ(panel->jsPlot()->series().at(0).y[i], panel->jsPerRow()[i]);
+    }
+    EXPECT_EQ(panel->jsPerRow()[0], 0.0) << "the first query sees one key in both heads";
+    EXPECT_GT(*std::max_element(js.begin(), js.end()), 0.01);
+    panel->setSide(true, 2, 0);
+    for (const double v : panel->jsPerRow())
+        EXPECT_LE(v, 1e-12) << "a head against itself";
+
+    // Two layers' head means.
+    panel->setMode(ComparePanel::Mode::Layers);
+    panel->setSide(false, 0, 0);
+    panel->setSide(true, 3, 0);
+    expectShows(*panel->viewA(), headMean(main[0]), n);
+    expectShows(*panel->viewB(), headMean(main[3]), n);
+
+    // One head on two prompts: B runs on the engine thread; the common causal length is compared.
+    QSignalSpy compared(panel, &ComparePanel::compared);
+    panel->setMode(ComparePanel::Mode::Prompts);
+    panel->setSide(false, 2, 0);
+    panel->setSide(true, 2, 0);
+    panel->setPromptB(kSecond);
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    const std::vector<Tensor> second = attentionOf(kSecond);
+    const int64_t common = std::min(n, second[0].dim(1));
+    ASSERT_FALSE(panel->status().startsWith("Error")) << panel->status().toStdString();
+    expectShows(*panel->viewB(), headOf(second[2], 0), common);
+    expectShows(*panel->viewA(), headOf(main[2], 0), common);
+    EXPECT_EQ(static_cast<int64_t>(panel->jsPerRow().size()), common);
+    test::saveScreenshots(window, "compare");
+}
+
+} // namespace
+} // namespace attn::ui

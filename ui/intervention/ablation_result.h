@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// One diff of the Intervene tab: a list of ablations against the unmodified pass of the main input.
+#include "intervention/intervention_diff.h"
+#include "intervention/kept_run.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attn::ui {
+
+struct AblationResult {
+    std::vector<Ablation> ablations; ///< applied together (combinedAblations)
+    std::vector<int64_t> tokens;
+    InterventionDiff diff;
+    std::unordered_map<int64_t, std::string> text; ///< the text of every token id in `tokens` and the top lists
+};
+using AblationResultPtr = std::shared_ptr<const AblationResult>;
+
+/// On the engine thread: the diff of `ablations` on `kept`, five top tokens per position.
+AblationResultPtr computeAblation(const KeptRun& kept, const std::vector<Ablation>& ablations, const RerunHooks& hooks);
+
+} // namespace attn::ui

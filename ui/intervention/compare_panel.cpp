@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+#include "intervention/compare_panel.h"
+
+#include "controller/engine_controller.h"
+#include "core/error.h"
+#include "intervention/attention_compare.h"
+#include "mechanisms/line_plot.h"
+#include "mechanisms/matrix_snapshot.h"
+#include "model/model_source.h"
+#include "plots/heatmap_view.h"
+#include "session/session.h"
+#include "tokenizer/tokenizer_loader.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <numeric>
+
+namespace attn::ui {
+
+namespace {
+
+/// On the engine thread: the attention of `text` on the decoder at `path` (the registry's copy).
+SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text) {
+    const ModelSource source = probeModel(path);
+    if (source.config.kind != ModelKind::Decoder)
+        throw Error(path, "comparing two prompts needs a decoder, not " + modelKindName(source.config.kind));
+    const std::shared_ptr<const Tokenizer> tokenizer = loadTokenizer(source);
+    const std::vector<Token> tokens = tokenizer->encode(text);
+    if (tokens.empty()) throw Error("the second prompt has no tokens: type some text");
+    std::vector<TokenChip> chips;
+    std::vector<int64_t> ids;
+    for (const Token& t : tokens) {
+        chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
+        ids.push_back(t.id);
+    }
+    Session session(context.models().model(source), context.forwardOptions());
+    const auto result = session.prefill(ids);
+    MaskSpec mask;
+    mask.causal = true;
+    mask.slidingWindow = source.config.slidingWindow;
+    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads, mask,
+        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
+}
+
+/// The first `rows` x `cols` of a [q, k] tensor as a heatmap matrix.
+Mat topLeft(const Tensor& t, int64_t rows, int64_t cols) {
+    Mat m(rows, cols);
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            m(i, j) = t.data()[i * t.dim(1) + j];
+    return m;
+}
+
+std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n) {
+    return { chips.begin(), chips.begin() + std::min<int64_t>(n, static_cast<int64_t>(chips.size())) };
+}
+
+} // namespace
+
+ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
+    : QWidget(parent)
+    , m_engine(engine) {
+    qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
+    setObjectName("comparePanel");
+    m_mode = new QComboBox;
+    m_mode->setObjectName("compareMode");
+    m_mode->addItem(tr("two heads"), static_cast<int>(Mode::Heads));
+    m_mode->addItem(tr("two layers (mean of heads)"), static_cast<int>(Mode::Layers));
+    m_mode->addItem(tr("two prompts"), static_cast<int>(Mode::Prompts));
+    m_mode->setToolTip(tr("What A and B are: two heads of the main input, two layers' head means, or the same "
+                          "selection on the main input (A) and on a second prompt (B)"));
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_mode);
+    for (int side = 0; side < 2; ++side) {
+        const QString name = side == 0 ? tr("A") : tr("B");
+        m_layer[side] = new QSpinBox;
+        m_layer[side]->setPrefix(tr("%1: layer ").arg(name));
+        m_layer[side]->setToolTip(tr("The layer of side %1").arg(name));
+        m_head[side] = new QSpinBox;
+        m_head[side]->setPrefix(tr("head "));
+        m_head[side]->setToolTip(tr("The head of side %1 (not used for a layer's head mean)").arg(name));
+        m_layer[side]->setObjectName(side == 0 ? "compareLayerA" : "compareLayerB");
+        m_head[side]->setObjectName(side == 0 ? "compareHeadA" : "compareHeadB");
+        controls->addWidget(m_layer[side]);
+        controls->addWidget(m_head[side]);
+        for (QSpinBox* box : { m_layer[side], m_head[side] })
+            connect(box, &QSpinBox::valueChanged, this, [this] {
+                refresh();
+            });
+    }
+    m_prompt = new QLineEdit;
+    m_prompt->setObjectName("comparePrompt");
+    m_prompt->setPlaceholderText(tr("Prompt B (Enter compares)"));
+    m_prompt->setToolTip(tr("The second prompt: side B is its attention, side A the main input's"));
+    m_compare = new QPushButton(tr("Compare"));
+    m_compare->setObjectName("compareButton");
+    m_compare->setToolTip(tr("Run prompt B and compare"));
+    controls->addWidget(m_prompt, 1);
+    controls->addWidget(m_compare);
+    controls->addStretch(0); // the spin boxes keep their size when the prompt is hidden
+    m_status = new QLabel;
+    m_status->setObjectName("compareStatus");
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* maps = new QWidget;
+    auto* mapsLayout = new QHBoxLayout(maps);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < 3; ++i) {
+        m_views[i] = new HeatmapView;
+        m_views[i]->setControlsVisible(false);
+        m_views[i]->setMinimumSize(200, 180); // the plot's title would otherwise set the tab's width
+        mapsLayout->addWidget(m_views[i], 1);
+    }
+    m_views[0]->setObjectName("compareA");
+    m_views[1]->setObjectName("compareB");
+    m_views[2]->setObjectName("compareDifference");
+    m_views[2]->setColormap(Colormap::Diverging);
+    HeatmapOptions signedRange;
+    signedRange.symmetric = true; // equal patterns show the middle colour, not the bottom of a 0..1 scale
+    m_views[2]->setOptions(signedRange);
+    m_views[0]->setCaption({ .title = tr("A") });
+    m_views[1]->setCaption({ .title = tr("B") });
+    m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    m_js = new LinePlot;
+    m_js->setObjectName("compareJs");
+    m_js->setAxes(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
+    m_js->setLegendVisible(false);
+    m_js->setMinimumSize(240, 150);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(maps);
+    split->addWidget(m_js);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    split->setObjectName("exportFigure"); // what File > Export figure draws for this tab
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(controls);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
+        m_promptRun.reset();
+        updateControls();
+        refresh();
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] {
+        m_promptRun.reset();
+        compare();
+    });
+    connect(m_prompt, &QLineEdit::returnPressed, m_compare, &QPushButton::click);
+    updateControls();
+    setModel(nullptr);
+}
+
+void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+    m_summary = std::move(summary);
+    m_snapshot.reset();
+    m_promptRun.reset();
+    ++m_request;
+    m_jsRows.clear();
+    for (HeatmapView* v : m_views)
+        v->setSnapshot(nullptr);
+    m_js->setSeries({});
+    m_status->setText(tr("Run an input, then choose A and B."));
+}
+
+void ComparePanel::setSnapshot(SnapshotPtr snapshot) {
+    m_snapshot = std::move(snapshot);
+    for (int side = 0; side < 2; ++side) {
+        const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
+        m_layer[side]->setRange(0, static_cast<int>(m_snapshot->numLayers() - 1));
+        m_head[side]->setRange(0, static_cast<int>(m_snapshot->numHeads() - 1));
+    }
+    refresh();
+}
+
+void ComparePanel::setMode(Mode mode) {
+    m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(mode)));
+}
+
+void ComparePanel::setSide(bool b, int64_t layer, int64_t head) {
+    const int side = b ? 1 : 0;
+    {
+        const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
+        m_layer[side]->setValue(static_cast<int>(layer));
+        m_head[side]->setValue(static_cast<int>(head));
+    }
+    refresh();
+}
+
+void ComparePanel::setPromptB(const QString& text) {
+    m_prompt->setText(text);
+    m_promptRun.reset();
+}
+
+void ComparePanel::refresh() {
+    // Prompts mode runs prompt B only when asked (Compare); a selection change re-reads a run already there.
+    const bool ready = static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts || m_promptRun;
+    m_stale = !isVisible();
+    if (ready && !m_stale) compare();
+}
+
+void ComparePanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_stale) refresh();
+}
+
+QString ComparePanel::status() const {
+    return m_status->text();
+}
+
+void ComparePanel::updateControls() {
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    for (int side = 0; side < 2; ++side)
+        m_head[side]->setEnabled(mode != Mode::Layers);
+    m_prompt->setVisible(mode == Mode::Prompts);
+    m_compare->setVisible(mode == Mode::Prompts);
+}
+
+Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const {
+    const int side = b ? 1 : 0;
+    const int64_t layer = std::clamp<int64_t>(m_layer[side]->value(), 0, snapshot.numLayers() - 1);
+    const int64_t q = snapshot.numQueries(), k = snapshot.numKeys();
+    if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Layers) {
+        const int64_t head = std::clamp<int64_t>(m_head[side]->value(), 0, snapshot.numHeads() - 1);
+        return *snapshot.rows(layer, head, 0, q);
+    }
+    Tensor heads({ snapshot.numHeads(), q, k });
+    for (int64_t h = 0; h < snapshot.numHeads(); ++h)
+        std::copy_n(snapshot.rows(layer, h, 0, q)->data(), q * k, heads.data() + h * q * k);
+    return headMean(heads);
+}
+
+void ComparePanel::compare() {
+    if (!m_snapshot) return;
+    if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts)
+        return show(pattern(*m_snapshot, false), pattern(*m_snapshot, true), *m_snapshot, *m_snapshot);
+    if (m_promptRun) return show(pattern(*m_snapshot, false), pattern(*m_promptRun, true), *m_snapshot, *m_promptRun);
+    if (!m_summary || m_prompt->text().isEmpty()) {
+        m_status->setText(tr("Type prompt B, then Compare."));
+        return emit compared();
+    }
+    const quint64 request = ++m_request;
+    m_status->setText(tr("Running prompt B…"));
+    m_engine->post<SnapshotPtr>(
+        this,
+        [path = m_summary->path, text = m_prompt->text().toStdString()](
+            EngineContext& context) { return runPrompt(context, path, text); },
+        [this, request](SnapshotPtr run) {
+            if (request != m_request) return;
+            m_promptRun = std::move(run);
+            compare();
+        },
+        [this, request](const QString& message) {
+            if (request != m_request) return;
+            m_status->setText(tr("Error: %1").arg(message));
+            emit compared();
+        });
+}
+
+void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb) {
+    const bool causal = sa.mask(0).causal && sb.mask(0).causal;
+    // Causal rows are whole distributions over the keys before them, so two prompts compare on their common length.
+    const int64_t rows = std::min(a.dim(0), b.dim(0)), cols = std::min(a.dim(1), b.dim(1));
+    if (!causal && (a.dim(0) != b.dim(0) || a.dim(1) != b.dim(1))) {
+        m_status->setText(tr("A is %1 x %2 and B %3 x %4: bidirectional attention of different lengths cannot be "
+                             "compared row by row.")
+                              .arg(a.dim(0))
+                              .arg(a.dim(1))
+                              .arg(b.dim(0))
+                              .arg(b.dim(1)));
+        return emit compared();
+    }
+    const Mat ma = topLeft(a, rows, cols), mb = topLeft(b, rows, cols);
+    MaskSpec mask;
+    mask.causal = causal;
+    const auto keys = [&](const AttentionSnapshot& s) { return firstChips(s.tokens(), cols); };
+    const auto queries = [&](const AttentionSnapshot& s) { return firstChips(s.queryTokens(), rows); };
+    const auto labels = [&](const AttentionSnapshot& s, const Mat& m) {
+        return s.isCross() ? matrixSnapshot(m, queries(s), keys(s), mask) : matrixSnapshot(m, keys(s), {}, mask);
+    };
+    m_views[0]->setSnapshot(labels(sa, ma));
+    m_views[1]->setSnapshot(labels(sb, mb));
+    m_views[2]->setSnapshot(labels(sa, mb - ma));
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    const auto name = [&](int side) {
+        return mode == Mode::Layers ? tr("L%1 mean").arg(m_layer[side]->value())
+                                    : tr("L%1.H%2").arg(m_layer[side]->value()).arg(m_head[side]->value());
+    };
+    m_views[0]->setCaption({ .title = tr("A: %1").arg(name(0)) });
+    m_views[1]->setCaption({ .title = tr("B: %1%2").arg(name(1), mode == Mode::Prompts ? tr(", prompt B") : QString()) });
+    m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+            pa[static_cast<size_t>(i * cols + j)] = static_cast<float>(ma(i, j));
+            pb[static_cast<size_t>(i * cols + j)] = static_cast<float>(mb(i, j));
+        }
+    m_jsRows = jsDivergencePerRow(pa.data(), pb.data(), rows, cols);
+    PlotSeries series { tr("JS"), {}, m_jsRows, QColor(120, 60, 170) };
+    for (int64_t i = 0; i < rows; ++i)
+        series.x.push_back(static_cast<double>(i));
+    m_js->setSeries({ series });
+    const double mean = m_jsRows.empty() ? 0.0
+                                         : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0)
+            / static_cast<double>(m_jsRows.size());
+    m_status->setText(tr("%1 query rows compared; mean JS divergence %2 nats (0: the same pattern, ln 2 = 0.693: "
+                         "disjoint).")
+                          .arg(rows)
+                          .arg(mean, 0, 'g', 4));
+    emit compared();
+}
+
+} // namespace attn::ui

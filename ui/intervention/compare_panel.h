@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Compare tab: two attention patterns side by side with their difference and the Jensen-Shannon divergence of
+// each query row. A and B are two heads of the main run, two layers' head means, or one selection on the main input
+// (A) and on a second prompt (B, run on the engine thread).
+#include "model/attention_snapshot.h"
+#include "model/model_summary.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace attn::ui {
+
+class EngineController;
+class HeatmapView;
+class LinePlot;
+
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { Heads, Layers, Prompts };
+
+    explicit ComparePanel(EngineController* engine, QWidget* parent = nullptr);
+
+    void setModel(std::shared_ptr<const ModelSummary> summary);
+    /// The main views' current attention (side A, and side B but in Prompts mode).
+    void setSnapshot(SnapshotPtr snapshot);
+    void setMode(Mode mode);
+    /// Layer and head of side A / B (the head is ignored in Layers mode).
+    void setSide(bool b, int64_t layer, int64_t head);
+    /// Prompts mode: the second prompt, run with the next compare().
+    void setPromptB(const QString& text);
+    /// Shows the comparison (Prompts mode: after the second prompt's run arrives).
+    void compare();
+
+    HeatmapView* viewA() const { return m_views[0]; }
+    HeatmapView* viewB() const { return m_views[1]; }
+    HeatmapView* differenceView() const { return m_views[2]; }
+    LinePlot* jsPlot() const { return m_js; }
+    /// JS(A row, B row) in nats, per compared query row.
+    const std::vector<double>& jsPerRow() const { return m_jsRows; }
+    QString status() const;
+
+signals:
+    /// A comparison (or the reason there is none) reached the views.
+    void compared();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    /// compare() now when the tab is shown, else when it is next shown (a hidden tab reads no attention).
+    void refresh();
+    /// The matrix [queries, keys] of `snapshot` at layer / head of side `b` (the head mean in Layers mode).
+    Tensor pattern(const AttentionSnapshot& snapshot, bool b) const;
+    void show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb);
+    void updateControls();
+
+    EngineController* m_engine = nullptr;
+    std::shared_ptr<const ModelSummary> m_summary;
+    SnapshotPtr m_snapshot;
+    SnapshotPtr m_promptRun; ///< Prompts mode: the second prompt's attention
+    quint64 m_request = 0;
+    bool m_stale = false; ///< the selection or the input changed while the tab was hidden
+    std::vector<double> m_jsRows;
+    QComboBox* m_mode = nullptr;
+    QSpinBox* m_layer[2] = {};
+    QSpinBox* m_head[2] = {};
+    QLineEdit* m_prompt = nullptr;
+    QPushButton* m_compare = nullptr;
+    QLabel* m_status = nullptr;
+    HeatmapView* m_views[3] = {};
+    LinePlot* m_js = nullptr;
+};
+
+} // namespace attn::ui

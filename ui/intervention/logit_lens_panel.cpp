@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+#include "intervention/logit_lens_panel.h"
+
+#include "controller/attention_provider.h"
+#include "intervention/ablation_labels.h"
+#include "intervention/intervention_runner.h"
+#include "mechanisms/line_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
+    : QWidget(parent)
+    , m_runner(new InterventionRunner(engine, sessionKey, this)) {
+    qRegisterMetaType<attn::ui::LensResultPtr>("attn::ui::LensResultPtr");
+    setObjectName("logitLensPanel");
+    m_position = new QSpinBox;
+    m_position->setObjectName("lensPosition");
+    m_position->setPrefix(tr("position "));
+    m_position->setToolTip(tr("The input position whose next-token predictions are read out after every layer"));
+    m_cancel = new QPushButton(tr("Cancel"));
+    m_cancel->setObjectName("cancelLens");
+    m_cancel->setToolTip(tr("Stop the lens computation in progress"));
+    m_progress = new QProgressBar;
+    m_runner->showProgressIn(m_progress, m_cancel);
+    m_status = new QLabel;
+    m_status->setObjectName("lensStatus");
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_table = new QTableWidget(0, 3);
+    m_table->setObjectName("lensTable");
+    m_table->setHorizontalHeaderLabels({ tr("read after"), tr("p(chosen)"), tr("top next tokens") });
+    m_table->setToolTip(tr("Per layer: the residual stream through the model's final norm and unembedding; p(chosen) "
+                           "is the probability of the token the model finally predicts here"));
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_plot = new LinePlot;
+    m_plot->setObjectName("lensPlot");
+    m_plot->setAxes(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
+    m_plot->setLegendVisible(false);
+    m_plot->setMinimumSize(240, 160);
+    m_plot->plot()->yAxis->setRange(0.0, 1.05);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_position);
+    controls->addWidget(m_status, 1);
+    controls->addWidget(m_progress);
+    controls->addWidget(m_cancel);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(m_table);
+    split->addWidget(m_plot);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    split->setObjectName("exportFigure"); // what File > Export figure draws for this tab
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+
+    connect(m_position, &QSpinBox::valueChanged, this, &LogitLensPanel::showPosition);
+    connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
+        m_status->setText(tr("Error: %1").arg(message));
+        emit resultShown();
+    });
+    connect(m_runner, &InterventionRunner::cancelled, this, [this] { m_status->setText(tr("Cancelled.")); });
+    setModel(nullptr);
+}
+
+void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+    m_summary = summary && summary->config.kind == ModelKind::Decoder ? std::move(summary) : nullptr;
+    m_tokens.clear();
+    m_result.reset();
+    m_runner->forget();
+    m_table->setRowCount(0);
+    m_plot->setSeries({});
+    m_position->setEnabled(m_summary != nullptr);
+    m_status->setText(m_summary ? tr("Run an input to read each layer's prediction.")
+                                : tr("The logit lens needs a model that predicts the next token (a decoder)."));
+}
+
+void LogitLensPanel::setRun(std::shared_ptr<const RunResult> run) {
+    setTokens(run->source, tr("the main input"));
+}
+
+void LogitLensPanel::setTokens(std::vector<TokenChip> tokens, const QString& origin) {
+    if (!m_summary) return;
+    m_tokens = std::move(tokens);
+    m_origin = origin;
+    m_result.reset();
+    if (isVisible()) compute(); // otherwise when the tab is shown: no extra passes per run for a hidden tab
+}
+
+void LogitLensPanel::setPosition(int position) {
+    m_position->setValue(position);
+    showPosition();
+}
+
+int LogitLensPanel::position() const {
+    return m_position->value();
+}
+
+QString LogitLensPanel::status() const {
+    return m_status->text();
+}
+
+void LogitLensPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (!m_result && !m_runner->busy()) compute();
+}
+
+void LogitLensPanel::compute() {
+    if (!m_summary || m_tokens.empty()) return;
+    std::vector<int64_t> tokens;
+    for (const TokenChip& chip : m_tokens)
+        tokens.push_back(chip.id);
+    m_status->setText(tr("Reading out every layer…"));
+    m_runner->request<LensResultPtr>(QString::fromStdString(m_summary->path), std::move(tokens), &computeLens,
+        [this](LensResultPtr result) {
+            const bool fresh = !m_result || m_result->tokens.size() != result->tokens.size();
+            m_result = std::move(result);
+            const int last = static_cast<int>(m_result->tokens.size()) - 1;
+            {
+                const QSignalBlocker block(m_position);
+                m_position->setRange(0, last);
+                if (fresh) m_position->setValue(last); // the prediction after the whole input
+            }
+            showPosition();
+            emit resultShown();
+        });
+}
+
+void LogitLensPanel::showPosition() {
+    if (!m_result) return;
+    const LogitLens& lens = m_result->lens;
+    const int64_t n = lens.chosenProbability.dim(1), layers = lens.chosenProbability.dim(0) - 1;
+    const int64_t at = std::clamp<int64_t>(m_position->value(), 0, n - 1);
+    const int64_t chosen = lens.chosen[static_cast<size_t>(at)];
+    m_table->setRowCount(static_cast<int>(layers + 1));
+    PlotSeries series { tr("p(chosen)"), {}, {}, QColor(40, 90, 200) };
+    for (int64_t l = 0; l <= layers; ++l) {
+        const int row = static_cast<int>(l);
+        const double p = lens.chosenProbability.data()[l * n + at];
+        const QString name = l == 0 ? tr("embeddings") : l == layers ? tr("layer %1 (output)").arg(l - 1) : tr("layer %1").arg(l - 1);
+        QStringList top;
+        for (const TopToken& t : lens.top[static_cast<size_t>(l)][static_cast<size_t>(at)])
+            top << QStringLiteral("%1 %2").arg(shownToken(m_result->text, t.id)).arg(t.probability, 0, 'f', 3);
+        m_table->setItem(row, 0, new QTableWidgetItem(name));
+        m_table->setItem(row, 1, new QTableWidgetItem(QString::number(p, 'g', 4)));
+        m_table->setItem(row, 2, new QTableWidgetItem(top.join(", ")));
+        series.x.push_back(static_cast<double>(l));
+        series.y.push_back(p);
+    }
+    m_plot->setSeries({ series });
+    m_plot->plot()->yAxis->setRange(0.0, 1.05); // a probability: the whole scale, so layers compare across positions
+    m_plot->plot()->replot(QCustomPlot::rpQueuedReplot);
+    m_status->setText(tr("After \"%1\" (position %2 of %3) the model predicts \"%4\"; rows: what the residual "
+                         "stream predicts after each layer.")
+                          .arg(shownToken(m_result->text, m_result->tokens[static_cast<size_t>(at)]))
+                          .arg(at)
+                          .arg(m_origin, shownToken(m_result->text, chosen)));
+}
+
+} // namespace attn::ui
