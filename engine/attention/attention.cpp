@@ -79,19 +79,6 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
     return dims;
 }
 
-/// Half-open range [lo, hi) of keys that causal / sliding-window rules leave visible to query row i.
-std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys) {
-    const int64_t p = spec.queryOffset + queryRow;
-    int64_t lo = 0;
-    int64_t hi = numKeys;
-    if (spec.causal) hi = std::min(hi, p + 1);
-    if (spec.slidingWindow > 0) {
-        lo = std::clamp<int64_t>(p - spec.slidingWindow + 1, 0, numKeys);
-        if (!spec.causal) hi = std::min(hi, p + spec.slidingWindow);
-    }
-    return { lo, std::max(lo, hi) };
-}
-
 /// Writes -inf over the masked entries of one score row.
 void maskRow(
     const MaskSpec& spec, int64_t queryRow, float* row, int64_t numKeys, const float* keepRow, const float* biasRow) {
@@ -224,6 +211,18 @@ Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys) {
     for (int64_t i = 0; i < numQueries; ++i)
         maskRow(spec, i, mask.data() + i * numKeys, numKeys, nullptr, nullptr);
     return mask;
+}
+
+std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys) {
+    const int64_t p = spec.queryOffset + queryRow;
+    int64_t lo = 0;
+    int64_t hi = numKeys;
+    if (spec.causal) hi = std::min(hi, p + 1);
+    if (spec.slidingWindow > 0) {
+        lo = std::clamp<int64_t>(p - spec.slidingWindow + 1, 0, numKeys);
+        if (!spec.causal) hi = std::min(hi, p + spec.slidingWindow);
+    }
+    return { lo, std::max(lo, hi) };
 }
 
 bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <span>
 #include <vector>
 
@@ -70,6 +71,10 @@ float logSumExp(const float* row, int64_t cols);
 
 /// The mask of `spec` as a [q, k] additive tensor: 0 where visible, -inf where masked (keepMask and bias excluded).
 Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys);
+
+/// Half-open range [lo, hi) of the numKeys keys that the causal and sliding-window rules of `spec` leave visible to
+/// query row i (spec.queryOffset applies; padding is not looked at).
+std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys);
 
 /// True if query row i may see key column j under the structural parts of `spec` (causal, window, padding).
 bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol);

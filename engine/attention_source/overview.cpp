@@ -3,6 +3,8 @@
 
 #include "core/error.h"
 
+#include <Eigen/Core>
+
 #include <algorithm>
 #include <string>
 
@@ -85,15 +87,11 @@ void OverviewBuilder::add(int64_t q0, int64_t rows, const float* probs)
         float* max = m_max.data() + r * m_cols;
         double* sum = m_sum.data() + r * m_cols;
         for (int64_t c = 0; c < m_cols; ++c) {
+            // Vectorized: a derived run builds every head's thumbnail inside its forward pass (SummaryCollector).
             const int64_t j0 = c * m_block, j1 = std::min(m_numKeys, j0 + m_block);
-            double s = 0;
-            float m = max[c];
-            for (int64_t j = j0; j < j1; ++j) {
-                s += row[j];
-                m = std::max(m, row[j]);
-            }
-            sum[c] += s;
-            max[c] = m;
+            const Eigen::Map<const Eigen::ArrayXf> cell(row + j0, j1 - j0);
+            sum[c] += cell.cast<double>().sum();
+            max[c] = std::max(max[c], cell.maxCoeff());
         }
     }
     m_nextRow += rows;
