@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "attention/attention.h"
 
-#include "backend/cpu_workers.h"
 #include "core/blas.h"
 #include "core/error.h"
 
@@ -27,9 +26,6 @@ constexpr int64_t kScratchFloats = int64_t(1) << 20;
 // (the vectorized exp differs by an ulp or so: enough to move a tiny HF fixture's logits, 0.9 of their 1e-5 test bound
 // before, just past it); from here on the exp is most of the softmax's time and is vectorized.
 constexpr int64_t kWindowSoftmaxMinKeys = 128;
-// A block's softmax is split over the cores in parts of this many rows once it has this many scores.
-constexpr int64_t kSoftmaxRows = 16;
-constexpr int64_t kParallelSoftmaxFloats = int64_t(1) << 16;
 
 /// The shapes of one attention call, validated.
 struct Dims {
@@ -172,38 +168,31 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
             const int64_t width = hi - lo;
             gemmStrided(rows, width, dims.d, scale, q.data() + (firstRow + r0) * dims.d, dims.d,
                 k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk);
-            // The softmax of the block's rows on every core (the products above already use them all).
-            const auto softmaxRows = [&](int64_t part) {
-                for (int64_t r = part * kSoftmaxRows; r < std::min(rows, (part + 1) * kSoftmaxRows); ++r) {
-                    float* row = block + r * dims.nk;
-                    if (options.softcap > 0.0f) {
-                        RowArrayMap s(row + lo, width);
-                        s = (s / options.softcap).tanh() * options.softcap;
-                    }
-                    const int64_t h = (firstRow + r0 + r) / dims.nq;
-                    const int64_t i = (firstRow + r0 + r) % dims.nq;
-                    const float* keep = perHeadRows(spec.keepMask, h, dims);
-                    const float* bias = perHeadRows(spec.bias, h, dims);
-                    const auto [visibleLo, visibleHi] = visibleRange(spec, i, dims.nk);
-                    if (keep || bias || !spec.keyKeep.empty()
-                        || width < kWindowSoftmaxMinKeys) { // keys masked inside the window, or a short one
-                        maskSpan(spec, i, row, lo, hi, dims.nk, keep ? keep + i * dims.nk : nullptr,
-                            bias ? bias + i * dims.nk : nullptr);
-                        softmaxRowsInPlace(row + lo, 1, width);
-                    } else {
-                        softmaxWindow(
-                            row + lo, width, std::clamp(visibleLo, lo, hi) - lo, std::clamp(visibleHi, lo, hi) - lo);
-                    }
-                    if (!options.headScale.empty())
-                        RowArrayMap(row + lo, width) *= options.headScale[static_cast<size_t>(h)];
+            // The block's scores are still in cache: mask and normalize them now. (One thread: the GUI thread computes
+            // tiles too, and must not wait for a worker pool another thread holds.)
+            for (int64_t r = 0; r < rows; ++r) {
+                float* row = block + r * dims.nk;
+                if (options.softcap > 0.0f) {
+                    RowArrayMap s(row + lo, width);
+                    s = (s / options.softcap).tanh() * options.softcap;
                 }
-            };
-            const int64_t parts = (rows + kSoftmaxRows - 1) / kSoftmaxRows;
-            if (parts > 1 && rows * width >= kParallelSoftmaxFloats)
-                parallelFor(parts, softmaxRows);
-            else
-                for (int64_t part = 0; part < parts; ++part)
-                    softmaxRows(part);
+                const int64_t h = (firstRow + r0 + r) / dims.nq;
+                const int64_t i = (firstRow + r0 + r) % dims.nq;
+                const float* keep = perHeadRows(spec.keepMask, h, dims);
+                const float* bias = perHeadRows(spec.bias, h, dims);
+                const auto [visibleLo, visibleHi] = visibleRange(spec, i, dims.nk);
+                // Keys masked inside the window, or a short one: -inf, then the exact softmax.
+                if (keep || bias || !spec.keyKeep.empty() || width < kWindowSoftmaxMinKeys) {
+                    maskSpan(spec, i, row, lo, hi, dims.nk, keep ? keep + i * dims.nk : nullptr,
+                        bias ? bias + i * dims.nk : nullptr);
+                    softmaxRowsInPlace(row + lo, 1, width);
+                } else {
+                    softmaxWindow(
+                        row + lo, width, std::clamp(visibleLo, lo, hi) - lo, std::clamp(visibleHi, lo, hi) - lo);
+                }
+                if (!options.headScale.empty())
+                    RowArrayMap(row + lo, width) *= options.headScale[static_cast<size_t>(h)];
+            }
             if (output)
                 gemmStrided(rows, dims.dv, width, 1.0f, block + lo, dims.nk, v->data() + (kvh * dims.nk + lo) * dims.dv,
                     dims.dv, false, output + (firstRow + r0) * dims.dv, dims.dv);

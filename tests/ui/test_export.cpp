@@ -370,9 +370,9 @@ TEST(ExportCli, HeadlessFiguresRecipesAndDataMatchTheEngine)
     EXPECT_NE(out.find("no head 1.99"), std::string::npos) << out;
 }
 
-TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
+// The window with stories260K open and the prompt run.
+void showStories(MainWindow& window)
 {
-    MainWindow window;
     window.show();
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
     window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
@@ -380,6 +380,12 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
     window.setInputText(kPrompt);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), 30000);
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(showStories(window));
     window.setCurrentHead(3, 5);
     auto* menu = window.findChild<ExportMenu*>("exportMenu");
     ASSERT_NE(menu, nullptr);
@@ -417,13 +423,7 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
 TEST(ExportMenu, StartedExportsWriteOnAWorkerAndEqualTheSynchronousOnes)
 {
     MainWindow window;
-    window.show();
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr || !window.lastError().isEmpty(), 30000);
-    window.setInputText(kPrompt);
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), 30000);
-    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    ASSERT_NO_FATAL_FAILURE(showStories(window));
     auto* menu = window.findChild<ExportMenu*>("exportMenu");
     ASSERT_NE(menu, nullptr);
     const std::string dir = test::makeTempDir("ui-export-async");
