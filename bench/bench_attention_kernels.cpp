@@ -80,11 +80,11 @@ void BM_AttentionOutput(benchmark::State& state)
     setCounters(state, 4.0 * hq * n * n * d, 4.0 * (2 * hq * n * d + 2 * hkv * n * d), *backend);
 }
 
-// All probabilities of 2 heads (what the attention views ask for): [2, n, n] floats come back.
+// All probabilities of 2 heads (what the attention views ask for): [2, n, n] floats come back. Head dim 64 or 128.
 void BM_AttentionProbabilities(benchmark::State& state)
 {
     AS_BACKEND_OR_SKIP(state)
-    const int64_t n = state.range(1), hq = 2, d = 64;
+    const int64_t n = state.range(1), hq = 2, d = state.range(2);
     const Tensor q = randomTensor({ hq, n, d }, 1), k = randomTensor({ 1, n, d }, 2);
     AttentionOptions o;
     o.mask.causal = true;
@@ -136,7 +136,16 @@ void sizes(benchmark::internal::Benchmark* b)
 }
 
 BENCHMARK(BM_AttentionOutput)->Apply(sizes);
-BENCHMARK(BM_AttentionProbabilities)->Apply(sizes);
+void probabilitySizes(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "vulkan", "tokens", "d" })->Unit(benchmark::kMillisecond)->UseRealTime();
+    for (int64_t backend : { 0, 1 })
+        for (int64_t n : { 512, 2048, 8192 })
+            for (int64_t d : { 64, 128 })
+                b->Args({ backend, n, d });
+}
+
+BENCHMARK(BM_AttentionProbabilities)->Apply(probabilitySizes);
 BENCHMARK(BM_ProbabilityTile)->Apply(sizes);
 BENCHMARK(BM_Rope)->Apply(sizes);
 BENCHMARK(BM_Matmul)->Apply(sizes);

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
 // GUI responsiveness probe (issue 22; not a test, bench/README.md has the numbers): the worst event-loop stall of
 // each thing a user does on a long input: opening the model and running the input, switching to every view tab,
-// decoding (Run for a few seconds from a prompt of that length) and exporting a figure. A 2 ms precise timer records
-// the gaps; a stall is the longest gap from the action until the tab has drawn (the head view's worker lines
-// included) and settled.
-// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--export-tabs 0,1]
-// (--export-tabs: the tab indices exported; a head view export draws every line of the input, minutes at 2,048)
+// decoding (Run for a few seconds from a prompt of that length) and exporting figures and data the way the Export menu
+// does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
+// longest gap from the action until the tab has drawn (the head view's worker lines included) or the export's file is
+// written, and settled.
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3]
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "export/export_menu.h"
 #include "main_window.h"
+#include "plots/heatmap_view.h"
 #include "widgets/event_loop_stalls.h"
+#include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 
 #include <QApplication>
@@ -72,7 +74,6 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QString modelDir, textPath;
     QList<int> sizes { 512, 2048 };
-    QList<int> exportTabs { 0, 1 };
     double decodeSeconds = 3.0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const QString flag = argv[i], value = argv[i + 1];
@@ -82,11 +83,10 @@ int main(int argc, char** argv)
             textPath = value;
         else if (flag == "--decode-seconds")
             decodeSeconds = value.toDouble();
-        else if (flag == "--tokens" || flag == "--export-tabs") {
-            QList<int>& list = flag == "--tokens" ? sizes : exportTabs;
-            list.clear();
+        else if (flag == "--tokens") {
+            sizes.clear();
             for (const QString& s : value.split(','))
-                list.append(s.toInt());
+                sizes.append(s.toInt());
         }
     }
     QFile file(textPath);
@@ -147,24 +147,45 @@ int main(int argc, char** argv)
                 controller->pause();
                 return !controller->running();
             });
-        for (int tab : exportTabs) {
-            tabs->setCurrentIndex(tab);
-            waitFor([] { return true; }, 1000);
-            const QString name = "export PNG of " + tabs->tabText(tab).remove('&');
-            const QString path = QDir(exports.path()).filePath(QString("figure-%1-%2.png").arg(n).arg(tab));
-            QString failure;
-            probe.measure(
-                name.toUtf8().constData(),
-                [&] {
-                    try {
-                        exportMenu->exportFigure(path, 96);
-                    } catch (const std::exception& e) {
-                        failure = QString::fromUtf8(e.what()); // the window would show it; the probe says so
-                    }
-                },
-                [&] { return QFile::exists(path) || !failure.isEmpty(); });
-            if (!failure.isEmpty())
-                std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
+        // What each attention view exports: its figure as PNG; the heatmap also as SVG, PDF and its data.
+        const std::vector<std::pair<QWidget*, QStringList>> exportsOf { { window.heatmapView(),
+                                                                            { "png", "svg", "pdf", "npy", "csv" } },
+            { window.linesView(), { "png" } }, { window.gridView(), { "png" } } };
+        int exported = 0;
+        for (const auto& [view, formats] : exportsOf) {
+            for (int i = 0; i < tabs->count(); ++i)
+                if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view)) tabs->setCurrentIndex(i);
+            waitFor([&] { return tabs->currentWidget() != view || window.linesView()->linesReady(); }, 60000);
+            const QString tab = tabs->tabText(tabs->currentIndex()).remove('&');
+            for (const QString& format : formats) {
+                const QString path
+                    = QDir(exports.path()).filePath(QString("%1-%2.%3").arg(n).arg(exported++).arg(format));
+                QString failure;
+                bool finished = false;
+                const auto done = QObject::connect(
+                    exportMenu, &attn::ui::ExportMenu::exportFinished, [&](const QString&, const QString& error, bool) {
+                        failure = error;
+                        finished = true;
+                    });
+                const bool data = format == "npy" || format == "csv";
+                probe.measure(
+                    QString("export %1 of %2").arg(format.toUpper(), tab).toUtf8().constData(),
+                    [&] {
+                        try {
+                            if (data)
+                                exportMenu->startDataExport(path);
+                            else
+                                exportMenu->startFigureExport(path, 96);
+                        } catch (const std::exception& e) {
+                            failure = QString::fromUtf8(e.what()); // the window would show it; the probe says so
+                            finished = true;
+                        }
+                    },
+                    [&] { return finished; });
+                QObject::disconnect(done);
+                if (!failure.isEmpty())
+                    std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
+            }
         }
     }
     return 0;

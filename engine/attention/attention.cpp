@@ -22,6 +22,10 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Without probabilities the scores are computed in row blocks of at most this many floats (4 MiB), so long
 // sequences never need a [q, k] buffer.
 constexpr int64_t kScratchFloats = int64_t(1) << 20;
+// Blocks narrower than this many keys keep softmaxRowsInPlace's scalar exp, so short inputs round exactly as before
+// (the vectorized exp differs by an ulp or so: enough to move a tiny HF fixture's logits, 0.9 of their 1e-5 test bound
+// before, just past it); from here on the exp is most of the softmax's time and is vectorized.
+constexpr int64_t kWindowSoftmaxMinKeys = 128;
 
 /// The shapes of one attention call, validated.
 struct Dims {
@@ -79,20 +83,58 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
     return dims;
 }
 
-/// Writes -inf over the masked entries of one score row.
-void maskRow(
-    const MaskSpec& spec, int64_t queryRow, float* row, int64_t numKeys, const float* keepRow, const float* biasRow) {
-    RowArrayMap r(row, numKeys);
-    if (biasRow) r += ConstRowArrayMap(biasRow, numKeys);
-    if (keepRow) r = (ConstRowArrayMap(keepRow, numKeys) != 0.0f).select(r, kNegInf);
-    const auto [lo, hi] = visibleRange(spec, queryRow, numKeys);
-    std::fill(row, row + lo, kNegInf);
-    std::fill(row + hi, row + numKeys, kNegInf);
+} // namespace
+
+std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys) {
+    const int64_t p = spec.queryOffset + queryRow;
+    int64_t lo = 0;
+    int64_t hi = numKeys;
+    if (spec.causal) hi = std::min(hi, p + 1);
+    if (spec.slidingWindow > 0) {
+        lo = std::clamp<int64_t>(p - spec.slidingWindow + 1, 0, numKeys);
+        if (!spec.causal) hi = std::min(hi, p + spec.slidingWindow);
+    }
+    return { lo, std::max(lo, hi) };
+}
+
+namespace {
+
+/// Writes -inf over the masked entries of keys [from, to) of one score row (bias and keep masks are whole rows).
+void maskSpan(const MaskSpec& spec, int64_t queryRow, float* row, int64_t from, int64_t to, int64_t numKeys,
+    const float* keepRow, const float* biasRow) {
+    RowArrayMap r(row + from, to - from);
+    if (biasRow) r += ConstRowArrayMap(biasRow + from, to - from);
+    if (keepRow) r = (ConstRowArrayMap(keepRow + from, to - from) != 0.0f).select(r, kNegInf);
+    const auto [visibleLo, visibleHi] = visibleRange(spec, queryRow, numKeys);
+    const int64_t lo = std::clamp(visibleLo, from, to), hi = std::clamp(visibleHi, lo, to);
+    std::fill(row + from, row + lo, kNegInf);
+    std::fill(row + hi, row + to, kNegInf);
     if (!spec.keyKeep.empty())
         for (int64_t j = lo; j < hi; ++j)
             if (!spec.keyKeep[static_cast<size_t>(j)]) row[j] = kNegInf;
 }
 
+/// softmax of row[a, b) in place and 0 over the rest of row[0, n): a row whose masked keys all lie outside one window
+/// (causal, sliding window). Every exp is vectorized, unlike softmaxRowsInPlace's, which must zero -inf entries.
+void softmaxWindow(float* row, int64_t n, int64_t a, int64_t b) {
+    std::fill(row, row + a, 0.0f);
+    std::fill(row + std::max(a, b), row + n, 0.0f);
+    if (b <= a) return;
+    RowArrayMap r(row + a, b - a);
+    r = (r - r.maxCoeff()).exp();
+    r *= 1.0f / r.sum();
+}
+
+void maskRow(
+    const MaskSpec& spec, int64_t queryRow, float* row, int64_t numKeys, const float* keepRow, const float* biasRow) {
+    maskSpan(spec, queryRow, row, 0, numKeys, numKeys, keepRow, biasRow);
+}
+
+/// One attention call: probabilities (and optionally the output), one key/value head at a time.
+/// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
+/// [group * q, d] block: one GEMM per kv head and row block reads K and V once (this is what makes GQA decode steps
+/// cheap). Row blocks keep their scores in cache from the product through the softmax (and the product with V), and
+/// each block multiplies only the keys some row of it can see: a causal prefill skips the masked half.
 /// Hands rows [row, row + rows) of the fused [hq * q] rows to `observe`, split where one query head ends.
 void observeBlock(const std::function<void(int64_t, int64_t, int64_t, const float*)>& observe, const float* block,
     int64_t row, int64_t rows, const Dims& dims) {
@@ -103,9 +145,6 @@ void observeBlock(const std::function<void(int64_t, int64_t, int64_t, const floa
     }
 }
 
-/// One attention call: probabilities (and optionally the output), one key/value head at a time.
-/// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
-/// [group * q, d] block: one GEMM per kv head reads K and V once (this is what makes GQA decode steps cheap).
 void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options, const Dims& dims,
     float* probs, float* output) {
     if (dims.nq == 0 || dims.nk == 0)
@@ -113,39 +152,70 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
     const int64_t group = dims.hq / dims.hkv;
     const int64_t fusedRows = group * dims.nq;
-    const int64_t blockRows = probs ? fusedRows : std::clamp<int64_t>(kScratchFloats / dims.nk, 1, fusedRows);
+    const int64_t blockRows = std::clamp<int64_t>(kScratchFloats / dims.nk, 1, fusedRows);
     std::vector<float> scratch(probs ? 0 : static_cast<size_t>(blockRows * dims.nk));
     const MaskSpec& spec = options.mask;
 
     for (int64_t kvh = 0; kvh < dims.hkv; ++kvh) {
         const int64_t firstRow = kvh * fusedRows; // row index into [hq * q]
-        for (int64_t r0 = 0; r0 < fusedRows; r0 += blockRows) {
+        for (int64_t r0 = 0; r0 < fusedRows;) {
             if (options.cancelRequested && (*options.cancelRequested)()) throw Cancelled();
-            const int64_t rows = std::min(blockRows, fusedRows - r0);
+            // Whole heads per block when they fit, else a block within one head (so the visible keys stay narrow).
+            const int64_t rows = dims.nq <= blockRows ? std::min(fusedRows - r0, blockRows / dims.nq * dims.nq)
+                                                      : std::min(blockRows, dims.nq - r0 % dims.nq);
             float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
-            gemm(rows, dims.nk, dims.d, scale, q.data() + (firstRow + r0) * dims.d, k.data() + kvh * dims.nk * dims.d,
-                true, block);
-            if (options.softcap > 0.0f) {
-                Eigen::Map<Eigen::ArrayXf> s(block, rows * dims.nk);
-                s = (s / options.softcap).tanh() * options.softcap;
-            }
+            int64_t lo = dims.nk, hi = 0; // the keys any row of the block sees
             for (int64_t r = 0; r < rows; ++r) {
+                const auto [rowLo, rowHi] = visibleRange(spec, (r0 + r) % dims.nq, dims.nk);
+                if (rowLo < rowHi) {
+                    lo = std::min(lo, rowLo);
+                    hi = std::max(hi, rowHi);
+                }
+            }
+            if (hi <= lo) { // every row fully masked: zero probabilities, zero output
+                if (!probs) std::fill_n(block, rows * dims.nk, 0.0f);
+                if (output) std::fill_n(output + (firstRow + r0) * dims.dv, rows * dims.dv, 0.0f);
+                if (options.observeRows) observeBlock(*options.observeRows, block, firstRow + r0, rows, dims);
+                r0 += rows;
+                continue;
+            }
+            const int64_t width = hi - lo;
+            gemmStrided(rows, width, dims.d, scale, q.data() + (firstRow + r0) * dims.d, dims.d,
+                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk);
+            // The block's scores are still in cache: mask and normalize them now. (One thread: the GUI thread computes
+            // tiles too, and must not wait for a worker pool another thread holds.)
+            for (int64_t r = 0; r < rows; ++r) {
+                float* row = block + r * dims.nk;
+                if (options.softcap > 0.0f) {
+                    RowArrayMap s(row + lo, width);
+                    s = (s / options.softcap).tanh() * options.softcap;
+                }
                 const int64_t h = (firstRow + r0 + r) / dims.nq;
                 const int64_t i = (firstRow + r0 + r) % dims.nq;
                 const float* keep = perHeadRows(spec.keepMask, h, dims);
                 const float* bias = perHeadRows(spec.bias, h, dims);
-                maskRow(spec, i, block + r * dims.nk, dims.nk, keep ? keep + i * dims.nk : nullptr,
-                    bias ? bias + i * dims.nk : nullptr);
+                const auto [visibleLo, visibleHi] = visibleRange(spec, i, dims.nk);
+                // Keys masked inside the window, or a short one: -inf, then the exact softmax.
+                if (keep || bias || !spec.keyKeep.empty() || width < kWindowSoftmaxMinKeys) {
+                    maskSpan(spec, i, row, lo, hi, dims.nk, keep ? keep + i * dims.nk : nullptr,
+                        bias ? bias + i * dims.nk : nullptr);
+                    softmaxRowsInPlace(row + lo, 1, width);
+                } else {
+                    softmaxWindow(
+                        row + lo, width, std::clamp(visibleLo, lo, hi) - lo, std::clamp(visibleHi, lo, hi) - lo);
+                }
+                if (!options.headScale.empty())
+                    RowArrayMap(row + lo, width) *= options.headScale[static_cast<size_t>(h)];
+                if (options.observeRows && !probs) { // the scratch row outside the block's keys holds older rows
+                    std::fill(row, row + lo, 0.0f);
+                    std::fill(row + hi, row + dims.nk, 0.0f);
+                }
             }
-            softmaxRowsInPlace(block, rows, dims.nk);
-            if (!options.headScale.empty())
-                for (int64_t r = 0; r < rows; ++r)
-                    RowArrayMap(block + r * dims.nk, dims.nk)
-                        *= options.headScale[static_cast<size_t>((firstRow + r0 + r) / dims.nq)];
             if (options.observeRows) observeBlock(*options.observeRows, block, firstRow + r0, rows, dims);
             if (output)
-                gemm(rows, dims.dv, dims.nk, 1.0f, block, v->data() + kvh * dims.nk * dims.dv, false,
-                    output + (firstRow + r0) * dims.dv);
+                gemmStrided(rows, dims.dv, width, 1.0f, block + lo, dims.nk, v->data() + (kvh * dims.nk + lo) * dims.dv,
+                    dims.dv, false, output + (firstRow + r0) * dims.dv, dims.dv);
+            r0 += rows;
         }
     }
 }
@@ -211,18 +281,6 @@ Tensor additiveMask(const MaskSpec& spec, int64_t numQueries, int64_t numKeys) {
     for (int64_t i = 0; i < numQueries; ++i)
         maskRow(spec, i, mask.data() + i * numKeys, numKeys, nullptr, nullptr);
     return mask;
-}
-
-std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow, int64_t numKeys) {
-    const int64_t p = spec.queryOffset + queryRow;
-    int64_t lo = 0;
-    int64_t hi = numKeys;
-    if (spec.causal) hi = std::min(hi, p + 1);
-    if (spec.slidingWindow > 0) {
-        lo = std::clamp<int64_t>(p - spec.slidingWindow + 1, 0, numKeys);
-        if (!spec.causal) hi = std::min(hi, p + spec.slidingWindow);
-    }
-    return { lo, std::max(lo, hi) };
 }
 
 bool keyVisible(const MaskSpec& spec, int64_t queryRow, int64_t keyCol) {

@@ -58,21 +58,23 @@ void clearUpperVectorState()
 constexpr int64_t kBlasMinMultiplyAdds = int64_t(1) << 18;
 
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMatrix>;
+using Strided = Eigen::OuterStride<>;
+using ConstMap = Eigen::Map<const RowMatrix, 0, Strided>;
 
-void eigenGemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c)
+void eigenGemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+    bool bTransposed, float* c, int64_t ldc)
 {
-    Eigen::Map<RowMatrix> C(c, m, n);
-    const ConstMap A(a, m, k);
+    Eigen::Map<RowMatrix, 0, Strided> C(c, m, n, Strided(ldc));
+    const ConstMap A(a, m, k, Strided(lda));
     if (bTransposed) {
-        const ConstMap B(b, n, k);
+        const ConstMap B(b, n, k, Strided(ldb));
         if (m == 1) { // a matrix-vector product
-            Eigen::Map<Eigen::VectorXf>(c, n).noalias() = alpha * B * Eigen::Map<const Eigen::VectorXf>(a, k);
+            C.row(0).transpose().noalias() = alpha * B * A.row(0).transpose();
             return;
         }
         C.noalias() = alpha * A * B.transpose();
     } else {
-        C.noalias() = alpha * A * ConstMap(b, k, n);
+        C.noalias() = alpha * A * ConstMap(b, k, n, Strided(ldb));
     }
 }
 
@@ -80,19 +82,25 @@ void eigenGemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, con
 
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c)
 {
+    gemmStrided(m, n, k, alpha, a, k, b, bTransposed ? k : n, bTransposed, c, n);
+}
+
+void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+    bool bTransposed, float* c, int64_t ldc)
+{
     clearUpperVectorState(); // every forward starts with a product, so this covers all of it
     if (m == 0 || n == 0) return;
-    if (m * n * k < kBlasMinMultiplyAdds) return eigenGemm(m, n, k, alpha, a, b, bTransposed, c);
+    if (m * n * k < kBlasMinMultiplyAdds) return eigenGemm(m, n, k, alpha, a, lda, b, ldb, bTransposed, c, ldc);
     const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
     if (m == 1) {
         if (bTransposed)
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, b, K, a, 1, 0.0f, c, 1);
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, b, static_cast<blasint>(ldb), a, 1, 0.0f, c, 1);
         else
-            cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, b, N, a, 1, 0.0f, c, 1);
+            cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, b, static_cast<blasint>(ldb), a, 1, 0.0f, c, 1);
         return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, bTransposed ? CblasTrans : CblasNoTrans, M, N, K, alpha, a, K, b,
-        bTransposed ? K : N, 0.0f, c, N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, bTransposed ? CblasTrans : CblasNoTrans, M, N, K, alpha, a,
+        static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
 }
 
 const std::string& blasKernels()

@@ -11,6 +11,11 @@ namespace attn {
 /// such as the decode steps of small models, on Eigen, where a library call would cost more than the arithmetic.
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c);
 
+/// gemm() on sub-matrices: row i of A starts at a + i * lda, row i of B at b + i * ldb, row i of C at c + i * ldc
+/// (a block of a wider matrix, e.g. the visible keys of a row block of attention scores).
+void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+    bool bTransposed, float* c, int64_t ldc);
+
 /// The OpenBLAS core the large products use ("SkylakeX", "Haswell", ...). The first call makes sure it fits this
 /// CPU (see blas.cpp); it happens before main, while no other thread can use BLAS.
 const std::string& blasKernels();

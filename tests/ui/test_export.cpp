@@ -370,9 +370,9 @@ TEST(ExportCli, HeadlessFiguresRecipesAndDataMatchTheEngine)
     EXPECT_NE(out.find("no head 1.99"), std::string::npos) << out;
 }
 
-TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
+// The window with stories260K open and the prompt run.
+void showStories(MainWindow& window)
 {
-    MainWindow window;
     window.show();
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
     window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
@@ -380,6 +380,12 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
     window.setInputText(kPrompt);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), 30000);
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
+TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(showStories(window));
     window.setCurrentHead(3, 5);
     auto* menu = window.findChild<ExportMenu*>("exportMenu");
     ASSERT_NE(menu, nullptr);
@@ -410,6 +416,57 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
         EXPECT_EQ(readAll(base + ".png"), readAll(base + "-recipe.png")) << figureViewName(recipe.view);
         EXPECT_EQ(figureData(*again, saved).numel(), figureData(*window.snapshot(), recipe).numel());
     }
+}
+
+// Issue 22: the menu's exports write on a worker (the call returns after recording), report through exportFinished(),
+// and give the same files as the synchronous calls; a cancelled export leaves no file.
+TEST(ExportMenu, StartedExportsWriteOnAWorkerAndEqualTheSynchronousOnes)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(showStories(window));
+    auto* menu = window.findChild<ExportMenu*>("exportMenu");
+    ASSERT_NE(menu, nullptr);
+    const std::string dir = test::makeTempDir("ui-export-async");
+    // The synchronous files under the same names (an SVG's title is its file name) in another folder.
+    const std::string syncDir = test::makeTempDir("ui-export-sync");
+    QSignalSpy finished(menu, &ExportMenu::exportFinished);
+    const auto started = [&](const std::function<void()>& start) {
+        const qsizetype before = finished.count();
+        start();
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(finished.count() > before, 60000); }();
+        return finished.last();
+    };
+    for (QWidget* view : std::vector<QWidget*> { window.heatmapView(), window.linesView(), window.gridView() }) {
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            if (window.tabs()->widget(i) == view || window.tabs()->widget(i)->isAncestorOf(view))
+                window.tabs()->setCurrentIndex(i);
+        const QString name = "/view" + QString::number(window.tabs()->currentIndex());
+        const QString base = QString::fromStdString(dir) + name, sync = QString::fromStdString(syncDir) + name;
+        for (const char* format : { ".png", ".svg", ".pdf" }) {
+            menu->exportFigure(sync + format, 96);
+            const QList<QVariant> outcome = started([&] { menu->startFigureExport(base + format, 96); });
+            EXPECT_EQ(outcome.at(0).toString(), base + format);
+            EXPECT_EQ(outcome.at(1).toString().toStdString(), "");
+            EXPECT_FALSE(outcome.at(2).toBool());
+            if (QString(format) != ".pdf") { // a PDF names its creation time
+                EXPECT_EQ(readAll((base + format).toStdString()), readAll((sync + format).toStdString()))
+                    << base.toStdString() << format;
+            } else {
+                EXPECT_GT(readAll((base + format).toStdString()).size(), 1000);
+            }
+        }
+        menu->exportData(sync + ".npy");
+        started([&] { menu->startDataExport(base + ".npy"); });
+        EXPECT_EQ(readAll((base + ".npy").toStdString()), readAll((sync + ".npy").toStdString()));
+    }
+    // Cancelled at once: either it stopped (no file) or it had already written the whole file.
+    const QString cancelled = QString::fromStdString(dir + "/cancelled.png");
+    const QList<QVariant> outcome = started([&] {
+        menu->startFigureExport(cancelled, 300);
+        menu->cancelExport();
+    });
+    EXPECT_EQ(outcome.at(2).toBool(), !QFile::exists(cancelled));
+    EXPECT_EQ(outcome.at(1).toString().toStdString(), "");
 }
 
 } // namespace

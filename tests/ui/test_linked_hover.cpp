@@ -225,5 +225,38 @@ TEST(AttentionLines, AttendedByDrawsOnlyTheLinesIntoTheKey)
     EXPECT_FALSE(drawAttentionLines(p, r, [] { return true; }));
 }
 
+// Issue 22: a row draws its strongest kMaxLinesPerRow lines, not one per key (a 512-token export drew 500,000 lines).
+TEST(AttentionLines, EachRowDrawsAtMostItsStrongestLines)
+{
+    constexpr int64_t keys = 80;
+    // One query: keys 0..79 with weights rising with the key (20..99, normalized: hairlines), so the strongest 32 are
+    // keys 48..79.
+    std::vector<float> weights(keys);
+    for (int64_t j = 0; j < keys; ++j)
+        weights[static_cast<size_t>(j)] = static_cast<float>(j + 20) / 4760.0f;
+    auto row = std::make_shared<const Tensor>(Shape { 1, keys }, weights);
+    LinesRequest r;
+    r.numQueries = 1;
+    r.numKeys = keys;
+    r.matrices.push_back({ [row](int64_t, int64_t) { return row; }, Qt::black });
+    r.layout = { 10, 190, 0, 10 * static_cast<double>(keys), 10 }; // query row 800 px tall, key rows 10 px
+    r.area = QRectF(0, 0, 200, 10 * keys);
+    QImage image(200, 10 * keys, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    {
+        QPainter p(&image);
+        EXPECT_TRUE(drawAttentionLines(p, r));
+    }
+    int drawn = 0;
+    for (int64_t j = 0; j < keys; ++j) {
+        const bool ink = inkNear(image, 188, static_cast<int>(r.layout.keyY(j))) > 0;
+        drawn += ink;
+        if (j >= keys - kMaxLinesPerRow) {
+            EXPECT_TRUE(ink) << "strong key " << j;
+        }
+    }
+    EXPECT_EQ(drawn, kMaxLinesPerRow);
+}
+
 } // namespace
 } // namespace attn::ui

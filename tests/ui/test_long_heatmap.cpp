@@ -3,18 +3,25 @@
 // zoomed out and the source's own tiles token by token once zoomed in, its labels follow the zoom, the minimap and
 // "go to token" appear; the grid draws overview thumbnails; the head view and the statistics read through the source.
 #include "core/error.h"
+#include "export/figure_data.h"
+#include "export/figure_renderer.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
+#include "support/shared_data.h"
 #include "support/tile_cases.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 
 #include <qcustomplot.h>
 
+#include <QFile>
+#include <QImage>
+#include <QSet>
 #include <QSpinBox>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::ui {
@@ -22,19 +29,19 @@ namespace {
 
 constexpr int64_t kTokens = 600;
 
-SnapshotPtr longSnapshot() {
+SnapshotPtr longSnapshot(int64_t tokens = kTokens) {
     AttentionOptions causal;
     causal.mask.causal = true;
     std::vector<Tensor> q, k;
     for (uint32_t l = 0; l < 2; ++l) {
-        q.push_back(test::normalTensor({ 2, kTokens, 16 }, 10 + l));
-        k.push_back(test::normalTensor({ 2, kTokens, 16 }, 20 + l));
+        q.push_back(test::normalTensor({ 2, tokens, 16 }, 10 + l));
+        k.push_back(test::normalTensor({ 2, tokens, 16 }, 20 + l));
     }
     auto source = std::make_shared<const AttentionSource>(std::make_shared<const OwnedQueryKeys>(q, k), causal);
-    std::vector<TokenChip> tokens;
-    for (int64_t i = 0; i < kTokens; ++i)
-        tokens.push_back({ "t" + std::to_string(i), i, false });
-    return std::make_shared<const AttentionSnapshot>(tokens, source);
+    std::vector<TokenChip> chips;
+    for (int64_t i = 0; i < tokens; ++i)
+        chips.push_back({ "t" + std::to_string(i), i, false });
+    return std::make_shared<const AttentionSnapshot>(chips, source);
 }
 
 TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn) {
@@ -166,6 +173,50 @@ TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource) {
     stats.setSnapshot(s);
     EXPECT_EQ(s->stats(1, 1).rows, kTokens);
     EXPECT_EQ(s->stats(1, 1).entropy, s->source()->headStats(1, 1).entropy);
+}
+
+// Issue 22: a 2,048-token input holds no whole head, and its heatmap figure export used to be refused. It is drawn as
+// the view shows it zoomed out (the overview level whose blocks fit the plot) and its data comes from the source's
+// rows.
+TEST(LongHeatmap, FigureAndDataExportOfA2048TokenInput) {
+    constexpr int64_t n = 2048;
+    const SnapshotPtr s = longSnapshot(n);
+    ASSERT_FALSE(s->holdsMatrices());
+    FigureRecipe r;
+    r.view = FigureView::Heatmap;
+    r.layer = 1;
+    r.head = 0;
+    r.dpi = 96;
+    const std::string dir = test::makeTempDir("ui-long-export");
+    const QString png = QString::fromStdString(dir + "/long.png");
+    FigureRenderer(s).render(r, png, FigureFormat::Png);
+    QImage image;
+    ASSERT_TRUE(image.load(png));
+    EXPECT_EQ(image.size(), FigureRenderer(s).figureSize(r));
+    // The lower triangle is drawn in many colours, the masked upper one in the plot's background.
+    QSet<QRgb> colors;
+    for (int y = image.height() / 4; y < image.height() * 3 / 4; y += 2)
+        for (int x = image.width() / 8; x < image.width() * 3 / 4; x += 2)
+            colors.insert(image.pixel(x, y));
+    EXPECT_GT(colors.size(), 50);
+    const QString svg = QString::fromStdString(dir + "/long.svg");
+    FigureRenderer(s).render(r, svg, FigureFormat::Svg);
+    QFile file(svg);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(file.readAll().contains("overview: max of 4")) << "the figure says what a cell is";
+
+    const Tensor data = figureData(*s, r);
+    ASSERT_EQ(data.shape(), (Shape { n, n }));
+    const auto rows = s->rows(1, 0, 0, n);
+    EXPECT_TRUE(std::equal(data.data(), data.data() + data.numel(), rows->data())) << "the source's own probabilities";
+    EXPECT_THROW(FigureRenderer(s).render(
+                     [&] {
+                         FigureRecipe bad = r;
+                         bad.head = 2;
+                         return bad;
+                     }(),
+                     png, FigureFormat::Png),
+        Error);
 }
 
 } // namespace

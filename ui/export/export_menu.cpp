@@ -19,13 +19,32 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTabWidget>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <cstdio>
 
 namespace attn::ui {
+
+namespace {
+
+/// Every layer's attention of a classified image stacked, token 0 = [CLS], then the patches row-major (as
+/// `attnscope-cli attention`).
+void writeVisionNpy(const std::string& path, const VisionResult& result)
+{
+    const Shape head = result.attention.front().shape();
+    Tensor all({ static_cast<int64_t>(result.attention.size()), head[0], head[1], head[2] });
+    float* out = all.data();
+    for (const Tensor& layer : result.attention)
+        out = std::copy(layer.data(), layer.data() + layer.numel(), out);
+    writeNpy(path, all);
+}
+
+} // namespace
 
 ExportMenu::ExportMenu(MainWindow* window)
     : QMenu(tr("&Export"), window)
@@ -42,16 +61,33 @@ ExportMenu::ExportMenu(MainWindow* window)
                         m_window, tr("PNG resolution"), tr("Dots per inch:"), 192, 24, 2400, 24, &ok);
                     if (!ok) return;
                 }
-                exportFigure(path, dpi);
+                start(tr("Export figure"), path, [&] { return figureWork(path, dpi); });
             });
     })->setObjectName("actionExportFigure");
     addAction(tr("Current view &data (.npy, .csv)…"), this, [this] {
         run(tr("Export data"), tr("NumPy array, float32 (*.npy);;CSV table (*.csv)"),
-            [this](const QString& path) { exportData(path); });
+            [this](const QString& path) { start(tr("Export data"), path, [&] { return dataWork(path); }); });
     })->setObjectName("actionExportData");
     addAction(tr("View &recipe (.json)…"), this, [this] {
         run(tr("Save view recipe"), tr("View recipe (*.json)"), [this](const QString& path) { exportRecipe(path); });
     })->setObjectName("actionExportRecipe");
+    connect(&m_watcher, &QFutureWatcher<ExportOutcome>::finished, this, [this] {
+        const ExportOutcome outcome = m_watcher.result();
+        if (m_progress) {
+            m_progress->hide();
+            m_progress->deleteLater();
+            m_progress = nullptr;
+        }
+        if (!m_runningTitle.isEmpty() && !outcome.error.isEmpty())
+            QMessageBox::warning(m_window, m_runningTitle, outcome.error);
+        emit exportFinished(m_runningPath, outcome.error, outcome.cancelled);
+    });
+}
+
+ExportMenu::~ExportMenu()
+{
+    cancelExport();
+    m_watcher.waitForFinished();
 }
 
 bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
@@ -100,57 +136,104 @@ bool ExportMenu::currentRecipe(FigureRecipe* recipe) const
     return true;
 }
 
-void ExportMenu::exportFigure(const QString& path, int dpi) const
+ExportMenu::ExportWork ExportMenu::figureWork(const QString& path, int dpi) const
 {
     const FigureFormat format = figureFormatFromPath(path);
     if (m_window->tabs()->currentWidget() == m_window->visionView()) {
         m_window->visionView()->exportFigure(path, format, dpi); // as `attnscope-cli export --view vision` draws it
-        return;
+        return [](const ExportCancel&) { return true; };
     }
+    std::shared_ptr<const RecordedFigure> figure;
     FigureRecipe recipe;
     if (currentRecipe(&recipe)) {
         recipe.dpi = dpi;
-        FigureRenderer(m_window->snapshot()).render(recipe, path, format);
-        return;
+        figure
+            = std::make_shared<const RecordedFigure>(FigureRenderer(m_window->snapshot()).record(recipe, path, format));
+    } else {
+        QWidget* tab = m_window->tabs()->currentWidget();
+        if (!tab) throw Error("export: there is no view to export");
+        // Another panel: the figure widget it marks, else its plot when it has exactly one, else the whole panel.
+        QWidget* marked = tab->findChild<QWidget*>(kFigureObjectName);
+        const QList<QCustomPlot*> plots = tab->findChildren<QCustomPlot*>();
+        QWidget& target = marked ? *marked : plots.size() == 1 ? *plots.front() : *tab;
+        figure = std::make_shared<const RecordedFigure>(recordWidget(target, path, format, { target.size(), dpi }));
     }
-    QWidget* tab = m_window->tabs()->currentWidget();
-    if (!tab) throw Error("export: there is no view to export");
-    // Another panel: the figure widget it marks, else its plot when it has exactly one, else the whole panel.
-    QWidget* figure = tab->findChild<QWidget*>(kFigureObjectName);
-    const QList<QCustomPlot*> plots = tab->findChildren<QCustomPlot*>();
-    QWidget& target = figure ? *figure : plots.size() == 1 ? *plots.front() : *tab;
-    exportWidget(target, path, format, { target.size(), dpi });
+    return [figure, path](const ExportCancel& cancelled) { return writeFigure(*figure, path, cancelled); };
 }
 
-void ExportMenu::exportData(const QString& path) const
+ExportMenu::ExportWork ExportMenu::dataWork(const QString& path) const
 {
+    const std::string file = path.toStdString();
     if (m_window->tabs()->currentWidget() == m_window->visionView()) {
-        exportVisionData(path);
-        return;
+        const VisionResultPtr result = m_window->visionView()->result();
+        if (!result) throw Error("export: classify an image first (Vision tab > Open image)");
+        if (QFileInfo(path).suffix().toLower() != "npy")
+            throw Error(
+                "export " + file + ": the vision data is a [layers, heads, tokens, tokens] array; save it as .npy");
+        return [result, file](const ExportCancel&) {
+            writeVisionNpy(file, *result);
+            return true;
+        };
     }
     FigureRecipe recipe;
     if (!currentRecipe(&recipe))
         throw Error("export: the data of this view cannot be exported (open a model and show an attention view)");
-    const std::string file = path.toStdString();
-    if (QFileInfo(path).suffix().toLower() == "csv")
-        writeFigureCsv(file, *m_window->snapshot(), recipe);
-    else
-        writeFigureNpy(file, *m_window->snapshot(), recipe);
+    const bool csv = QFileInfo(path).suffix().toLower() == "csv";
+    return [snapshot = m_window->snapshot(), recipe, file, csv](const ExportCancel& cancelled) {
+        if (csv)
+            writeFigureCsv(file, *snapshot, recipe);
+        else
+            writeFigureNpy(file, *snapshot, recipe);
+        if (!cancelled || !cancelled()) return true;
+        std::remove(file.c_str()); // cancelled while writing: leave no file
+        return false;
+    };
 }
 
-void ExportMenu::exportVisionData(const QString& path) const
+void ExportMenu::exportFigure(const QString& path, int dpi) const
 {
-    const VisionResultPtr result = m_window->visionView()->result();
-    if (!result) throw Error("export: classify an image first (Vision tab > Open image)");
-    if (QFileInfo(path).suffix().toLower() != "npy")
-        throw Error("export " + path.toStdString() + ": the vision data is a [layers, heads, tokens, tokens] array; save it as .npy");
-    // Every layer's attention stacked, token 0 = [CLS], then the patches row-major (as `attnscope-cli attention`).
-    const Shape head = result->attention.front().shape();
-    Tensor all({ static_cast<int64_t>(result->attention.size()), head[0], head[1], head[2] });
-    float* out = all.data();
-    for (const Tensor& layer : result->attention)
-        out = std::copy(layer.data(), layer.data() + layer.numel(), out);
-    writeNpy(path.toStdString(), all);
+    figureWork(path, dpi)({});
+}
+
+void ExportMenu::exportData(const QString& path) const
+{
+    dataWork(path)({});
+}
+
+void ExportMenu::startFigureExport(const QString& path, int dpi)
+{
+    start(QString(), path, [&] { return figureWork(path, dpi); });
+}
+
+void ExportMenu::startDataExport(const QString& path)
+{
+    start(QString(), path, [&] { return dataWork(path); });
+}
+
+void ExportMenu::start(const QString& title, const QString& path, const std::function<ExportWork()>& prepare)
+{
+    if (exportRunning())
+        throw Error("export " + path.toStdString() + ": " + m_runningPath.toStdString() + " is still being written");
+    ExportWork work = prepare(); // throws before anything runs
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_runningPath = path;
+    m_runningTitle = title;
+    m_watcher.setFuture(QtConcurrent::run([work = std::move(work), cancel = m_cancel] {
+        ExportOutcome outcome;
+        try {
+            outcome.cancelled = !work([cancel] { return cancel->load(); });
+        } catch (const std::exception& e) {
+            outcome.error = QString::fromUtf8(e.what());
+        }
+        return outcome;
+    }));
+    // Not modal, so the window stays usable; it shows only when the export takes a while.
+    m_progress = new QProgressDialog(tr("Writing %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 0, m_window);
+    m_progress->setObjectName("exportProgress");
+    m_progress->setWindowTitle(title.isEmpty() ? tr("Export") : title);
+    m_progress->setMinimumDuration(400);
+    connect(m_progress, &QProgressDialog::canceled, this, &ExportMenu::cancelExport);
+    m_progress->setValue(0);
 }
 
 void ExportMenu::exportRecipe(const QString& path) const
@@ -176,7 +259,10 @@ QString ExportMenu::suggestedBaseName() const
     }
     FigureRecipe recipe;
     if (currentRecipe(&recipe))
-        name += QString("_%1_L%2H%3").arg(QString::fromStdString(figureViewName(recipe.view))).arg(recipe.layer).arg(recipe.head);
+        name += QString("_%1_L%2H%3")
+                    .arg(QString::fromStdString(figureViewName(recipe.view)))
+                    .arg(recipe.layer)
+                    .arg(recipe.head);
     else if (m_window->tabs()->currentIndex() >= 0)
         name += "_" + m_window->tabs()->tabText(m_window->tabs()->currentIndex()).remove('&').toLower();
     return name.replace(QRegularExpression(R"([^A-Za-z0-9._-]+)"), "-");

@@ -57,7 +57,8 @@ void writeLong(std::ostream& out, const AttentionSnapshot& s, const std::vector<
     out << "layer,head,query,key,query_token,key_token,weight\n";
     const int64_t q = s.numQueries(), k = s.numKeys();
     for (const auto& [layer, head] : heads) {
-        const float* p = s.head(layer, head);
+        const auto rows = s.rows(layer, head, 0, q); // a long input's source computes them now
+        const float* p = rows->data();
         for (int64_t i = 0; i < q; ++i)
             for (int64_t j = 0; j < k; ++j)
                 out << layer << ',' << head << ',' << i << ',' << j << ',' << quoted(queryText(s, i)) << ','
@@ -71,16 +72,14 @@ Tensor figureData(const AttentionSnapshot& s, const FigureRecipe& r)
 {
     const int64_t q = s.numQueries(), k = s.numKeys();
     switch (r.view) {
-    case FigureView::Heatmap: {
-        const float* p = s.head(r.layer, r.head);
-        return Tensor({ q, k }, std::vector<float>(p, p + q * k));
-    }
+    case FigureView::Heatmap: // whole rows, which a long input's source derives on request
+        return *s.rows(r.layer, r.head, 0, q);
     case FigureView::HeadView: {
         const std::vector<int64_t> heads = chosenHeads(r);
         std::vector<float> values;
         for (int64_t h : heads) {
-            const float* p = s.head(r.layer, h);
-            values.insert(values.end(), p, p + q * k);
+            const auto rows = s.rows(r.layer, h, 0, q);
+            values.insert(values.end(), rows->data(), rows->data() + q * k);
         }
         return Tensor({ static_cast<int64_t>(heads.size()), q, k }, std::move(values));
     }

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "export/color_map_cells.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
@@ -104,7 +105,7 @@ QSize pngPixelSize(const FigureSize& size)
         static_cast<int>(std::lround(size.logical.height() * scale)));
 }
 
-void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size)
+RecordedFigure recordWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size)
 {
     if (size.logical.width() < 16 || size.logical.height() < 16 || size.logical.width() > 20000
         || size.logical.height() > 20000)
@@ -120,29 +121,53 @@ void exportWidget(QWidget& widget, const QString& path, FigureFormat format, con
     const auto restore = qScopeGuard([&] {
         if (resize) widget.setGeometry(geometry);
     });
-    const QSize logical = size.logical;
-    switch (format) {
+    RecordedFigure figure;
+    figure.format = format;
+    figure.size = size;
+    QCPPainter painter;
+    if (!painter.begin(&figure.picture)) throw Error("export " + describe(path) + ": cannot record the figure");
+    const bool vector = format != FigureFormat::Png;
+    if (!vector) {
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setRenderHint(QPainter::TextAntialiasing);
+        // Lines and text grow with the DPI, like on a high-density screen.
+        if (pngPixelSize(size) != size.logical) painter.setMode(QCPPainter::pmNonCosmetic);
+    }
+    paintWidget(widget, painter, size.logical, vector);
+    painter.end();
+    return figure;
+}
+
+bool writeFigure(const RecordedFigure& figure, const QString& path, const ExportCancel& cancelled)
+{
+    checkWritable(path);
+    const QSize logical = figure.size.logical;
+    // The picture, then the overlay; false (and no file) when the overlay was cancelled.
+    const auto draw = [&](QPainter& painter) {
+        painter.drawPicture(0, 0, figure.picture);
+        return !figure.overlay || figure.overlay(painter, cancelled);
+    };
+    switch (figure.format) {
     case FigureFormat::Png: {
-        const QSize pixels = pngPixelSize(size);
+        const QSize pixels = pngPixelSize(figure.size);
         QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
         image.fill(Qt::white);
         {
-            QCPPainter painter(&image);
+            QPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);
             painter.setRenderHint(QPainter::TextAntialiasing);
-            const double scale = static_cast<double>(pixels.width()) / logical.width();
-            painter.scale(scale, static_cast<double>(pixels.height()) / logical.height());
-            // Lines and text grow with the DPI, like on a high-density screen.
-            if (scale != 1.0) painter.setMode(QCPPainter::pmNonCosmetic);
-            paintWidget(widget, painter, logical, false);
+            painter.scale(static_cast<double>(pixels.width()) / logical.width(),
+                static_cast<double>(pixels.height()) / logical.height());
+            if (!draw(painter)) return false;
         }
         // Only now: while painting, the image's DPI would scale point-sized fonts a second time.
         QImage png = image.convertToFormat(QImage::Format_RGB32);
-        const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
+        const int dotsPerMeter = static_cast<int>(std::lround(figure.size.dpi / 0.0254));
         png.setDotsPerMeterX(dotsPerMeter);
         png.setDotsPerMeterY(dotsPerMeter);
+        if (cancelled && cancelled()) return false;
         if (!png.save(path, "PNG")) throw Error("export " + describe(path) + ": cannot write the PNG file");
-        return;
+        return true;
     }
     case FigureFormat::Svg: {
         QSvgGenerator svg;
@@ -152,27 +177,38 @@ void exportWidget(QWidget& widget, const QString& path, FigureFormat format, con
         svg.setResolution(static_cast<int>(kLogicalDpi));
         svg.setTitle(QFileInfo(path).completeBaseName());
         svg.setDescription(QStringLiteral("AttnScope figure"));
-        QCPPainter painter;
+        QPainter painter;
         if (!painter.begin(&svg)) throw Error("export " + describe(path) + ": cannot write the SVG file");
-        paintWidget(widget, painter, logical, true);
+        const bool done = draw(painter);
         painter.end();
-        return;
+        if (!done) QFile::remove(path);
+        return done;
     }
     case FigureFormat::Pdf: {
-        QPdfWriter pdf(path);
-        pdf.setCreator(QStringLiteral("AttnScope"));
-        pdf.setTitle(QFileInfo(path).completeBaseName());
-        pdf.setResolution(static_cast<int>(kLogicalDpi));
-        const QSizeF points(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi);
-        pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QCPPainter painter;
-        if (!painter.begin(&pdf)) throw Error("export " + describe(path) + ": cannot write the PDF file");
-        paintWidget(widget, painter, logical, true);
-        painter.end();
-        return;
+        bool done = false;
+        {
+            QPdfWriter pdf(path);
+            pdf.setCreator(QStringLiteral("AttnScope"));
+            pdf.setTitle(QFileInfo(path).completeBaseName());
+            pdf.setResolution(static_cast<int>(kLogicalDpi));
+            const QSizeF points(logical.width() * 72.0 / kLogicalDpi, logical.height() * 72.0 / kLogicalDpi);
+            pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            QPainter painter;
+            if (!painter.begin(&pdf)) throw Error("export " + describe(path) + ": cannot write the PDF file");
+            done = draw(painter);
+            painter.end();
+        }
+        if (!done) QFile::remove(path);
+        return done;
     }
     }
+    return false;
+}
+
+void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size)
+{
+    writeFigure(recordWidget(widget, path, format, size), path);
 }
 
 } // namespace attn::ui

@@ -2,9 +2,13 @@
 #pragma once
 // The one way any view becomes a file: PNG at a chosen DPI, or SVG / PDF with vector text. Every view (and any future
 // one, e.g. the decode panel) exports through exportWidget().
+#include <QPicture>
 #include <QSize>
 #include <QString>
 
+#include <functional>
+
+class QPainter;
 class QWidget;
 
 namespace attn::ui {
@@ -33,11 +37,32 @@ constexpr int kVectorCellLimit = 256;
 /// its controls) with this object name.
 inline constexpr const char* kFigureObjectName = "exportFigure";
 
+/// True when a figure being written should stop (the user cancelled the export).
+using ExportCancel = std::function<bool()>;
+
+/// A figure recorded on the GUI thread (widgets live there) and rasterized, encoded and written on any thread: the
+/// Export menu records it, which is quick, and leaves the slow part to a worker so the window never waits for it.
+struct RecordedFigure {
+    QPicture picture; ///< the widget's drawing in logical pixels
+    FigureFormat format = FigureFormat::Png;
+    FigureSize size;
+    /// Drawn after the picture on the writing thread, in the same coordinates (the head view's lines: the bulk of
+    /// its drawing); returns false once `cancelled` says so.
+    std::function<bool(QPainter&, const ExportCancel& cancelled)> overlay;
+};
+
+/// Records `widget` at `size` for `format`, to be written to `path` (see exportWidget()); throws Error for a size or
+/// DPI out of range or a folder that does not exist.
+RecordedFigure recordWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size);
+/// Writes a recorded figure to `path` (any thread); false when cancelled (no file is left). Throws Error when the
+/// file cannot be written.
+bool writeFigure(const RecordedFigure& figure, const QString& path, const ExportCancel& cancelled = {});
+
 /// Writes `widget` to `path` at `size` (a widget other than a plot is resized for the export, then put back). A
 /// QCustomPlot is drawn through its vector path (text, axes and colour bar stay vectors); any other widget through
 /// QWidget::render, which keeps the QPainter calls of its paintEvent (text and shapes) as vectors. Pass the QCustomPlot
 /// itself for plot views: a container's render() would only embed the plot's screen buffer. Throws Error when the file
-/// cannot be written.
+/// cannot be written. recordWidget() then writeFigure().
 void exportWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size);
 
 } // namespace attn::ui

@@ -23,6 +23,14 @@ std::set<int64_t> headSet(const FigureRecipe& r)
     return r.heads.empty() ? std::set<int64_t> { r.head } : std::set<int64_t>(r.heads.begin(), r.heads.end());
 }
 
+// A range check that needs no matrix: a long input's snapshot holds none and is drawn from its source.
+void checkHead(const AttentionSnapshot& s, int64_t layer, int64_t head)
+{
+    if (layer < 0 || layer >= s.numLayers() || head < 0 || head >= s.numHeads())
+        throw Error("export: no head " + std::to_string(layer) + "." + std::to_string(head) + " (the model has "
+            + std::to_string(s.numLayers()) + " layers x " + std::to_string(s.numHeads()) + " heads)");
+}
+
 QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
 {
     const AttentionSnapshot& s = *snapshot;
@@ -76,10 +84,10 @@ void FigureRenderer::check(const FigureRecipe& r) const
     if (r.view == FigureView::Caption)
         throw Error("export: the caption view is not a text attention snapshot; it is drawn by renderCaptionStrip");
     if (r.view == FigureView::Stats) return;
-    m_snapshot->head(r.layer, r.head); // throws for a layer or head outside the model
+    checkHead(*m_snapshot, r.layer, r.head);
     if (r.view == FigureView::HeadView) {
         for (int64_t h : headSet(r))
-            m_snapshot->head(r.layer, h);
+            checkHead(*m_snapshot, r.layer, h);
         if (r.selectedToken < -1 || r.selectedToken >= m_snapshot->numQueries())
             throw Error("export: selected token " + std::to_string(r.selectedToken) + " is outside the "
                 + std::to_string(m_snapshot->numQueries()) + " input tokens");
@@ -87,6 +95,11 @@ void FigureRenderer::check(const FigureRecipe& r) const
 }
 
 void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, FigureFormat format) const
+{
+    writeFigure(record(recipe, path, format), path);
+}
+
+RecordedFigure FigureRenderer::record(const FigureRecipe& recipe, const QString& path, FigureFormat format) const
 {
     check(recipe);
     const FigureSize size { figureSize(recipe), recipe.dpi };
@@ -98,23 +111,20 @@ void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, Fig
         view.setColormap(recipe.colormap);
         view.setOptions(recipe.options);
         view.layoutPlot(size.logical);
-        exportWidget(*view.plot(), path, format, size);
-        return;
+        return recordWidget(*view.plot(), path, format, size);
     }
     case FigureView::Stats: {
         StatsView view;
         view.setSnapshot(m_snapshot);
         view.setMetric(recipe.metric);
-        exportWidget(*view.plot(), path, format, size);
-        return;
+        return recordWidget(*view.plot(), path, format, size);
     }
     case FigureView::Grid: {
         HeadGridView view;
         view.setSnapshot(m_snapshot);
         view.setColormap(recipe.colormap);
         view.setCurrent(recipe.layer, recipe.head);
-        exportWidget(view, path, format, size);
-        return;
+        return recordWidget(view, path, format, size);
     }
     case FigureView::HeadView: {
         HeadLinesView view;
@@ -122,14 +132,19 @@ void FigureRenderer::render(const FigureRecipe& recipe, const QString& path, Fig
         view.setLayer(recipe.layer);
         view.setHeads(headSet(recipe));
         view.setSelectedToken(recipe.selectedToken);
-        exportWidget(view, path, format, size);
-        return;
+        // The lines, the bulk of the drawing, are drawn where the figure is written (a worker for the Export menu).
+        view.setLinesDeferred(true);
+        RecordedFigure figure = recordWidget(view, path, format, size);
+        figure.overlay = [lines = view.linesRequest(QRectF(QPointF(), QSizeF(size.logical)))](QPainter& painter,
+                             const ExportCancel& cancelled) { return drawAttentionLines(painter, lines, cancelled); };
+        return figure;
     }
     case FigureView::Decode:
     case FigureView::Vision:
     case FigureView::Caption:
         break;
     }
+    throw Error("export: the " + figureViewName(recipe.view) + " view is not drawn from an attention snapshot");
 }
 
 } // namespace attn::ui

@@ -20,6 +20,10 @@ public:
     QSize figureSize(const FigureRecipe& recipe) const;
     /// Throws Error for a layer, head or token outside the snapshot, an unsupported view or an unwritable file.
     void render(const FigureRecipe& recipe, const QString& path, FigureFormat format) const;
+    /// The GUI-thread half of render(): the view built and recorded, to be written by writeFigure() on any thread.
+    /// A long input is drawn as the view shows it zoomed out: its heatmap as the overview level whose blocks fit the
+    /// plot (each cell the max of its block, the title says the block size).
+    RecordedFigure record(const FigureRecipe& recipe, const QString& path, FigureFormat format) const;
 
 private:
     void check(const FigureRecipe& recipe) const;

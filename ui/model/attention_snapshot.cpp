@@ -57,6 +57,12 @@ AttentionSnapshot::AttentionSnapshot(
     m_stats.reserve(m_layers.size());
     for (int64_t l = 0; l < m_numLayers; ++l)
         m_stats.push_back(computeLayerHeadStats(m_layers[static_cast<size_t>(l)], this->mask(l)));
+    // The grid's thumbnails too, here on the engine thread: built on the GUI thread, all heads of a 512-token input
+    // kept the window from drawing for half a second after each run (and again for each grid export).
+    m_thumbnails.reserve(static_cast<size_t>(m_numLayers * m_numHeads));
+    for (int64_t l = 0; l < m_numLayers; ++l)
+        for (int64_t h = 0; h < m_numHeads; ++h)
+            m_thumbnails.push_back(buildOverview(l, h, AttentionSource::kThumbnailSide));
     if (!isCross()) return;
     for (std::vector<HeadStats>& layer : m_stats)
         for (HeadStats& head : layer)
@@ -120,6 +126,12 @@ std::shared_ptr<const Tensor> AttentionSnapshot::rows(int64_t layer, int64_t hea
 std::shared_ptr<const Overview> AttentionSnapshot::overview(int64_t layer, int64_t head, int64_t maxSide) const {
     checkIndex(layer, head);
     if (m_source) return m_source->overview(layer, head, maxSide);
+    if (maxSide <= AttentionSource::kThumbnailSide && !m_thumbnails.empty())
+        return m_thumbnails[static_cast<size_t>(layer * m_numHeads + head)];
+    return buildOverview(layer, head, maxSide);
+}
+
+std::shared_ptr<const Overview> AttentionSnapshot::buildOverview(int64_t layer, int64_t head, int64_t maxSide) const {
     OverviewBuilder builder(m_numQueries, m_numKeys,
         overviewBlock(m_numQueries, m_numKeys, std::max(maxSide, AttentionSource::kThumbnailSide)));
     builder.add(0, m_numQueries, this->head(layer, head));

@@ -86,6 +86,7 @@ public:
 
 private:
     void checkIndex(int64_t layer, int64_t head) const;
+    std::shared_ptr<const Overview> buildOverview(int64_t layer, int64_t head, int64_t maxSide) const;
     void checkTokens() const;
 
     std::vector<TokenChip> m_tokens;
@@ -100,6 +101,7 @@ private:
     MaskSpec m_mask;
     std::vector<MaskSpec> m_layerMasks; ///< empty: m_mask for every layer
     std::vector<std::vector<HeadStats>> m_stats;
+    std::vector<std::shared_ptr<const Overview>> m_thumbnails; ///< [layer * heads + head], with the statistics
 };
 
 using SnapshotPtr = std::shared_ptr<const AttentionSnapshot>;

@@ -68,6 +68,7 @@ bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& c
     const int64_t k1 = r.focus.query < 0 && r.focus.key >= 0 ? std::min(k0 + 1, r.numKeys) : r.numKeys;
     p.setRenderHint(QPainter::Antialiasing);
     std::vector<std::vector<QLineF>> buckets(static_cast<size_t>(kAlphaLevels * kWidthLevels));
+    std::vector<int64_t> keys; // one row's drawn keys
     for (const LinesMatrix& m : r.matrices) {
         for (auto& b : buckets)
             b.clear();
@@ -78,11 +79,21 @@ bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& c
             for (int64_t i = b0; i < b1; ++i) {
                 const float* row = rows->data() + (i - b0) * r.numKeys;
                 const float rowMax = std::max(1e-12f, *std::max_element(row, row + r.numKeys));
+                const float floor = static_cast<float>(r.minRelative) * rowMax;
+                keys.clear();
+                for (int64_t j = k0; j < k1; ++j)
+                    if (row[j] >= floor) keys.push_back(j);
+                if (r.maxPerRow > 0 && static_cast<int64_t>(keys.size()) > r.maxPerRow) {
+                    // The strongest keys, ties to the earlier position, so the choice is deterministic.
+                    const auto stronger
+                        = [row](int64_t a, int64_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); };
+                    std::nth_element(keys.begin(), keys.begin() + r.maxPerRow, keys.end(), stronger);
+                    keys.resize(static_cast<size_t>(r.maxPerRow));
+                }
                 const QPointF from(r.layout.leftX, r.layout.queryY(i));
-                for (int64_t j = k0; j < k1; ++j) {
+                for (int64_t j : keys) {
                     // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows weight.
                     const double relative = row[j] / rowMax;
-                    if (relative < r.minRelative) continue;
                     QPointF a = from, b(r.layout.rightX, r.layout.keyY(j));
                     if (!clip(a, b, box)) continue;
                     const int level = std::min(kAlphaLevels - 1, static_cast<int>(relative * kAlphaLevels));

@@ -52,6 +52,9 @@ struct LinesMatrix {
     QColor color;
 };
 
+/// The default cap on the lines one query row draws per head (LinesRequest::maxPerRow).
+inline constexpr int kMaxLinesPerRow = 32;
+
 struct LinesRequest {
     int64_t numQueries = 0;
     int64_t numKeys = 0;
@@ -60,6 +63,10 @@ struct LinesRequest {
     LinesLayout layout;
     QRectF area; ///< only lines through it are drawn
     double minRelative = 0.02; ///< lines under this fraction of their row's strongest weight are skipped
+    /// Each query row draws at most this many lines per matrix, its strongest (0: no cap). A row's lines beyond its
+    /// strongest few dozen are faint hairlines stacked on one another: a 512-token head view drew 500,000 lines for a
+    /// picture its top 32 per row already show, and took a minute to export.
+    int maxPerRow = kMaxLinesPerRow;
     double alpha = 0.45; ///< opacity of a row's strongest line
     double focusAlpha = 0.9; ///< the same with a focus token
     double maxExtraWidth = 4.0; ///< a line is 1 + maxExtraWidth * weight wide

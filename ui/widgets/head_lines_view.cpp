@@ -119,7 +119,7 @@ QSize HeadLinesView::sizeHint() const
     return QSize(2 * kLeft + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
 }
 
-LinesRequest HeadLinesView::request(const QRectF& area) const
+LinesRequest HeadLinesView::linesRequest(const QRectF& area) const
 {
     LinesRequest r;
     r.numQueries = m_snapshot->numQueries();
@@ -156,7 +156,7 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
     }
     if (!paintsToScreen()) {
         // An export or a grab: the picture must be complete (and vector in SVG/PDF), so the lines are drawn here.
-        drawAttentionLines(p, request(event->rect()));
+        if (!m_linesDeferred) drawAttentionLines(p, linesRequest(event->rect()));
     } else {
         // Until the new lines arrive the previous ones stand in when only the focus token changed.
         if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
@@ -165,7 +165,7 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
         m_picture->requestFor(visible,
             visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
             devicePixelRatioF(), m_key,
-            [r = request(QRectF())](
+            [r = linesRequest(QRectF())](
                 QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) mutable {
                 r.area = area;
                 return drawAttentionLines(painter, r, cancelled);

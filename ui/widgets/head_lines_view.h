@@ -36,6 +36,10 @@ public:
     int64_t selectedToken() const { return m_pinned.query; }
     /// The token whose lines are shown (the hovered one, else the pinned one).
     LinesFocus focus() const;
+    /// Exports only: render() leaves the lines out, for the caller to draw linesRequest() on the writing thread.
+    void setLinesDeferred(bool deferred) { m_linesDeferred = deferred; }
+    /// The lines through `area` (widget coordinates) as they are drawn now.
+    LinesRequest linesRequest(const QRectF& area) const;
     /// True once the lines of what is on screen are drawn (tests wait for it).
     bool linesReady() const;
     static QColor headColor(int64_t head);
@@ -54,7 +58,6 @@ private:
     LinesFocus tokenAt(const QPoint& pos) const;
     /// False while exporting or grabbing: then the lines are drawn in place, complete.
     bool paintsToScreen() const;
-    LinesRequest request(const QRectF& area) const;
     /// Something the lines depend on changed; `content`: more than the focus token.
     void changed(bool content);
 
@@ -66,6 +69,7 @@ private:
     LinesFocus m_drawnFocus; ///< the focus of m_key.focus
     PictureKey m_key;
     BackgroundPicture* m_picture = nullptr;
+    bool m_linesDeferred = false;
 };
 
 } // namespace attn::ui
