@@ -83,7 +83,9 @@ TEST(MarianTokenizer, SpansPointIntoTheTextAroundLanguageCodes)
 TEST(MarianTokenizer, DecodesTargetIdsLikePython)
 {
     const auto tok = loadTokenizer(ModelSource {}, kDir + "/vocab.json");
-    for (const auto& c : expected()["decode"])
+    // Named: a range-for over expected()["decode"] would iterate a member of a temporary destroyed before the loop.
+    const nlohmann::json e = expected();
+    for (const auto& c : e["decode"])
         EXPECT_EQ(tok->decode(c["ids"].get<std::vector<int64_t>>(), true), c["text"].get<std::string>()) << c["ids"];
     // Without skipping, special tokens stay as their pieces (HF's convert_tokens_to_string).
     EXPECT_EQ(tok->decode({ tok->padId(), tok->eosId() }, false), "<pad> </s>");
