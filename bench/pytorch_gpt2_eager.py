@@ -9,7 +9,8 @@ gelu_new, pre-LN blocks, tied LM head over every position). `--check` loads the 
 fixtures/hf-tiny/gpt2 and compares attentions and logits with its HF goldens, so the stand-in is shown to compute what
 HF computes. Timing: GPT-2-small shape (12 layers, 12 heads, 768 wide, vocab 50257) with random weights.
 
-Usage: /usr/bin/python3 bench/pytorch_gpt2_eager.py [--threads 2] [--tokens 512] [--runs 7]
+Usage: /usr/bin/python3 bench/pytorch_gpt2_eager.py [--threads 2] [--tokens 512] [--runs 7] [--no-attentions]
+       (--no-attentions: HF's output_attentions=False, each layer's probabilities dropped once used)
        /usr/bin/python3 bench/pytorch_gpt2_eager.py --check ../shared/fixtures/hf-tiny/gpt2
 """
 import argparse
@@ -126,14 +127,15 @@ class Gpt2LMHead(nn.Module):
         self.h = nn.ModuleList([Block(c) for _ in range(c.n_layer)])
         self.ln_f = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
 
-    def forward(self, input_ids):
+    def forward(self, input_ids, keep_attentions=True):
         position_ids = torch.arange(0, input_ids.size(-1), dtype=torch.long).unsqueeze(0)
         x = self.wte(input_ids) + self.wpe(position_ids)
         presents, attentions = [], []
         for block in self.h:
             x, present, weights = block(x)
             presents.append(present)
-            attentions.append(weights)
+            if keep_attentions:
+                attentions.append(weights)
         x = self.ln_f(x)
         logits = nn.functional.linear(x, self.wte.weight)  # tied lm_head, every position (as HF)
         return logits, tuple(presents), tuple(attentions)
@@ -180,23 +182,23 @@ def check(folder):
     print("OK: matches HF eager GPT-2 within the fixture's suggested tolerances")
 
 
-def bench(threads, tokens, runs):
+def bench(threads, tokens, runs, keep_attentions):
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    c = Config()
+    c = Config(n_positions=max(1024, tokens))
     model = Gpt2LMHead(c).eval()
     ids = torch.randint(0, c.vocab_size, (1, tokens))
     walls, cpus = [], []
     with torch.no_grad():
-        model(ids)  # warm-up (allocator, OpenBLAS buffers)
+        model(ids, keep_attentions)  # warm-up (allocator, OpenBLAS buffers)
         for _ in range(runs):
             w0, c0 = time.perf_counter(), time.process_time()
-            logits, _, attentions = model(ids)
+            logits, _, attentions = model(ids, keep_attentions)
             cpus.append(time.process_time() - c0)
             walls.append(time.perf_counter() - w0)
-    assert len(attentions) == c.n_layer and attentions[0].shape == (1, c.n_head, tokens, tokens)
+    assert not keep_attentions or (len(attentions) == c.n_layer and attentions[0].shape == (1, c.n_head, tokens, tokens))
     assert logits.shape == (1, tokens, c.vocab_size)
-    print(f"pytorch eager gpt2-small threads={threads} tokens={tokens} runs={runs} "
+    print(f"pytorch eager gpt2-small threads={threads} tokens={tokens} runs={runs} attentions={keep_attentions} "
           f"wall median {statistics.median(walls):.3f} s (min {min(walls):.3f}) "
           f"cpu median {statistics.median(cpus):.3f} s  load average {os.getloadavg()[0]:.2f}")
 
@@ -206,12 +208,13 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--tokens", type=int, default=512)
     p.add_argument("--runs", type=int, default=7)
+    p.add_argument("--no-attentions", action="store_true", help="output_attentions=False: drop each layer's probabilities")
     p.add_argument("--check", metavar="FIXTURE_DIR", help="compare with an hf-tiny gpt2 fixture's HF goldens instead")
     a = p.parse_args()
     if a.check:
         check(a.check)
     else:
-        bench(a.threads, a.tokens, a.runs)
+        bench(a.threads, a.tokens, a.runs, not a.no_attentions)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ FirstRunHint::FirstRunHint(const QString& demoTitle)
     auto* text = new QLabel(tr("<b>Tip:</b> hover a token to see it in every view · <b>[</b> <b>]</b> step through "
                                "heads · <b>F1</b> explains this view"));
     text->setObjectName("firstRunHintText");
+    // Never squeezed by the status text beside it (which elides instead): the tip is read whole or not at all.
+    text->setMinimumWidth(text->sizeHint().width());
     setToolTip(tr("<b>%1</b><br>Hover a token (in the chips, the heatmap or the head view) to see it in every view; "
                   "<b>[</b> and <b>]</b> step through heads; the Model view shows every head at once; <b>F1</b> "
                   "explains the view you are looking at.")
