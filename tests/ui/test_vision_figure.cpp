@@ -184,12 +184,18 @@ TEST(VisionFigure, ClassChartIsVectorInSvgAndPdf)
     const QString fill = "fill=\"" + ClassBarChart::barColor().name() + "\"";
     int bars = 0;
     std::vector<double> widths;
+    // A bar is a <rect> when painted straight into the generator, a rectangular <path> ("M x0,y L x1,y ...") when
+    // replayed from the recorded picture that exports draw on a worker.
     const QRegularExpression rectWidth(R"re(<rect [^>]*width="([0-9.e+-]+)")re");
+    const QRegularExpression pathWidth(R"re(<path [^>]*d="M([0-9.e+-]+),([0-9.e+-]+) L([0-9.e+-]+),\2 )re");
     for (qsizetype at = svg.indexOf(fill); at >= 0; at = svg.indexOf(fill, at + 1)) {
         const qsizetype end = svg.indexOf("</g>", at);
         const QString group = svg.mid(at, end - at);
         bars += static_cast<int>(group.count("<rect") + group.count("<path") + group.count("<polygon"));
-        if (const auto match = rectWidth.match(group); match.hasMatch()) widths.push_back(match.captured(1).toDouble());
+        if (const auto match = rectWidth.match(group); match.hasMatch())
+            widths.push_back(match.captured(1).toDouble());
+        else if (const auto path = pathWidth.match(group); path.hasMatch())
+            widths.push_back(path.captured(3).toDouble() - path.captured(1).toDouble());
     }
     EXPECT_EQ(bars, static_cast<int>(result->topClasses.size())) << "the bars are not vector shapes";
     // Bar lengths are proportional to the probabilities.
