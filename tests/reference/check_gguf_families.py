@@ -20,6 +20,8 @@ gemma2's query scale is not in a GGUF file: llama.cpp takes head_dim (n_embd / n
 released checkpoints' query_pre_attn_scalar says, but not what the tiny checkpoint's (24, head_dim 16) says. Its GGUF is
 therefore checked against this engine's HF path on a copy of the checkpoint whose config says query_pre_attn_scalar =
 head_dim (that HF path is itself held to the goldens by fixtures_decoder_families), at the same tolerances.
+Usage: check_gguf_families.py CLI HF_TINY_DIR WORK_DIR BACKENDS   (BACKENDS: cpu,vulkan, or cpu for a build without
+Vulkan such as the asan preset)
 usage: check_gguf_families.py CLI HF_TINY_DIR WORKDIR. Exit 0 only if every check holds."""
 import json, os, shutil, subprocess, sys
 import numpy as np
@@ -30,7 +32,7 @@ import safetensors_io  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_writer_np  # noqa: E402
 
-cli, root, work = sys.argv[1:4]
+cli, root, work, backends = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(',')
 os.makedirs(work, exist_ok=True)
 failures = []
 
@@ -176,7 +178,7 @@ for fixture in FIXTURES:
             against = "HF's goldens"
         got_greedy = greedy(path, ids, len(want_greedy))
         errors = {}  # backend -> (attention, logits, router logits) max abs errors
-        for backend in ('cpu', 'vulkan'):  # vulkan: the packed GGUF rows widened on upload (lavapipe in CI)
+        for backend in backends:  # vulkan: the packed GGUF rows widened on upload (lavapipe in CI)
             logits, attn, routers = run(path, ids, backend)
             if len(attn) != layers:
                 raise RuntimeError(f"{backend}: {len(attn)} attention layers, the goldens have {layers}")
