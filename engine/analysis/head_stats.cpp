@@ -17,7 +17,7 @@ void HeadStatsAccumulator::add(const float* probs, int64_t rows, int64_t numKeys
     // Masked probabilities are exactly 0 (the attention core's contract), so each row's sums run over the keys the
     // causal and window rules leave visible only, vectorized in double: a derived run summarizes every head of a
     // long input inside its forward pass (SummaryCollector), where a per-key scalar loop cost a third of the pass.
-    Eigen::ArrayXd p, distance;
+    Eigen::ArrayXd widened(numKeys); // one buffer for every row: a row's length changes, its storage does not
     for (int64_t i = 0; i < rows; ++i) {
         const float* row = probs + i * numKeys;
         const int64_t pos = mask.queryOffset + i;
@@ -27,10 +27,10 @@ void HeadStatsAccumulator::add(const float* probs, int64_t rows, int64_t numKeys
             for (int64_t j = lo; j < hi; ++j)
                 if (!mask.keyKeep[static_cast<size_t>(j)]) --visible;
         const int64_t n = hi - lo;
+        auto p = widened.head(n);
         p = Eigen::Map<const Eigen::ArrayXf>(row + lo, n).cast<double>();
-        distance = (static_cast<double>(pos) - Eigen::ArrayXd::LinSpaced(n, static_cast<double>(lo),
-                                                   static_cast<double>(hi - 1)))
-                       .abs();
+        const auto keys = Eigen::ArrayXd::LinSpaced(n, static_cast<double>(lo), static_cast<double>(hi - 1));
+        const auto distance = (static_cast<double>(pos) - keys).abs();
         const double total = p.sum();
         const double h = -(p > 0.0).select(p * p.log(), 0.0).sum();
         const double dist = (p * distance).sum();
