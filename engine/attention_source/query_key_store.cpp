@@ -4,7 +4,6 @@
 #include "core/error.h"
 #include "model/kv_cache.h"
 
-#include <algorithm>
 #include <string>
 
 namespace attn {
@@ -63,25 +62,27 @@ const Tensor& OwnedQueryKeys::keys(int64_t layer, int64_t kvHead) const
     return m_k[static_cast<size_t>(layer * m_kvHeads + kvHead)];
 }
 
-std::shared_ptr<const OwnedQueryKeys> copyQueryKeys(const QueryKeyStore& store, int64_t length)
+std::shared_ptr<const OwnedQueryKeys> OwnedQueryKeys::copyOf(const QueryKeyStore& store, int64_t length)
 {
     if (length < 1 || length > store.numQueries() || length > store.numKeys())
         throw Error("attention source: " + std::to_string(length) + " positions asked of a store of "
             + std::to_string(store.numQueries()) + " queries and " + std::to_string(store.numKeys()) + " keys");
-    // Per layer [heads, length, d]: the first `length` rows of each head's [1, >= length, d] tensor.
-    const auto gather = [length](int64_t heads, const auto& headTensor) {
-        const int64_t d = headTensor(0).dim(2);
-        Tensor out({ heads, length, d });
-        for (int64_t h = 0; h < heads; ++h)
-            std::copy_n(headTensor(h).data(), length * d, out.data() + h * length * d);
-        return out;
+    // Each head's first `length` rows of its [1, >= length, d] tensor, straight into this store's per-head layout.
+    const auto firstRows = [length](const Tensor& t) {
+        return Tensor(Shape { 1, length, t.dim(2) }, std::vector<float>(t.data(), t.data() + length * t.dim(2)));
     };
-    std::vector<Tensor> queries, keys;
-    for (int64_t l = 0; l < store.numLayers(); ++l) {
-        queries.push_back(gather(store.numHeads(), [&](int64_t h) -> const Tensor& { return store.queries(l, h); }));
-        keys.push_back(gather(store.numKvHeads(), [&](int64_t h) -> const Tensor& { return store.keys(l, h); }));
+    std::shared_ptr<OwnedQueryKeys> out(new OwnedQueryKeys());
+    out->m_layers = store.numLayers();
+    out->m_heads = store.numHeads();
+    out->m_kvHeads = store.numKvHeads();
+    out->m_numQueries = out->m_numKeys = length;
+    for (int64_t l = 0; l < out->m_layers; ++l) {
+        for (int64_t h = 0; h < out->m_heads; ++h)
+            out->m_q.push_back(firstRows(store.queries(l, h)));
+        for (int64_t h = 0; h < out->m_kvHeads; ++h)
+            out->m_k.push_back(firstRows(store.keys(l, h)));
     }
-    return std::make_shared<const OwnedQueryKeys>(queries, keys);
+    return out;
 }
 
 CachedQueryKeys::CachedQueryKeys(const KvCache& cache, std::shared_ptr<const void> owner)

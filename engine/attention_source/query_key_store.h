@@ -32,6 +32,10 @@ public:
     /// queries[l] [hq, nq, d], keys[l] [hkv, nk, d], the same shapes on every layer, hq % hkv == 0. Throws Error
     /// otherwise.
     OwnedQueryKeys(const std::vector<Tensor>& queries, const std::vector<Tensor>& keys);
+    /// The first `length` queries and keys of every head of `store`, copied once: a store that no later write to the
+    /// original (a decoder appending or rewinding its cache) can change, so it may be read on another thread. Throws
+    /// Error when `store` holds fewer positions.
+    static std::shared_ptr<const OwnedQueryKeys> copyOf(const QueryKeyStore& store, int64_t length);
 
     int64_t numLayers() const override { return m_layers; }
     int64_t numHeads() const override { return m_heads; }
@@ -42,14 +46,10 @@ public:
     const Tensor& keys(int64_t layer, int64_t kvHead) const override;
 
 private:
+    OwnedQueryKeys() = default;
     int64_t m_layers = 0, m_heads = 0, m_kvHeads = 0, m_numQueries = 0, m_numKeys = 0;
     std::vector<Tensor> m_q, m_k; ///< [layer * heads + head], each [1, t, d]
 };
-
-/// The first `length` queries and keys of every head of `store`, copied: a store that no later write to the original
-/// (a decoder appending or rewinding its cache) can change, so it may be read on another thread. Throws Error when
-/// `store` holds fewer positions.
-std::shared_ptr<const OwnedQueryKeys> copyQueryKeys(const QueryKeyStore& store, int64_t length);
 
 /// A decoder's KV cache read in place (no copy) at the length it had when the store was made. Reading after the
 /// cache is gone, or after a rewind cut below that length, throws Error instead of showing other positions.

@@ -131,7 +131,7 @@ std::shared_ptr<const AttentionSource> Session::attentionSourceCopy(int64_t posi
     if (!m_cache) throw Error("attention request: only a decoder's positions can be copied");
     requireDerivable();
     return std::make_shared<const AttentionSource>(
-        copyQueryKeys(CachedQueryKeys(*m_cache), positions), decoderDerivation());
+        OwnedQueryKeys::copyOf(CachedQueryKeys(*m_cache), positions), decoderDerivation());
 }
 
 } // namespace attn
