@@ -71,6 +71,7 @@ seed image '\x04' "$build/tiny.ppm"
 status=0
 for t in "${targets[@]}"; do
   mkdir -p "$build/crashes/$t"
+  touch "$build/$t.start"
   dict=()
   case $t in
   safetensors | config | tokenizer) dict=(-dict=tests/fuzz/json.dict) ;;
@@ -89,6 +90,11 @@ for t in "${targets[@]}"; do
       2>"$build/$t.log"; then
     status=1
     echo "fuzz.sh: $t FOUND A CRASH: see $build/$t.log and $build/crashes/$t/" >&2
+    # CI keeps only the console: print the report itself, and the input as hex, so a finding can be replayed.
+    grep -v '^#\|^"\|^  *"\|^INFO:\|^\[' "$build/$t.log" | tail -n 60 >&2 || true
+    find "$build/crashes/$t" -type f -newer "$build/$t.start" | while read -r a; do
+      { echo "fuzz.sh: $(basename "$a") ($(stat -c %s "$a") bytes), first 4 KiB as hex:"; head -c 4096 "$a" | od -An -tx1 | head -n 260; } >&2
+    done
   fi
   grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$build/$t.log" | tr '\n' ' '
   echo

@@ -30,40 +30,73 @@ std::string parserMessage(const std::exception& e)
     return m.size() > 300 ? m.substr(0, 300) + "..." : m;
 }
 
+/// A first pass over the text that builds nothing: it bounds the nesting and refuses duplicate keys. A parser
+/// callback could do the same in one pass, but nlohmann's callback parser rescans the parent container after every
+/// object it closes (to drop discarded values), which is quadratic: a 256 KB array of empty objects took minutes.
+class StructureCheck : public nlohmann::json_sax<nlohmann::json> {
+public:
+    StructureCheck(const std::string& source, const std::string& what)
+        : m_source(source)
+        , m_what(what)
+    {
+    }
+
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+
+    bool key(string_t& key) override
+    {
+        if (!m_keys.back().insert(key).second)
+            throw Error(m_source,
+                m_what + " has the key \"" + shortened(key)
+                    + "\" twice in one object (ambiguous: parsers disagree on which one counts)");
+        return true;
+    }
+
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
+    {
+        throw Error(m_source, "malformed " + m_what + ": " + parserMessage(e));
+    }
+
+private:
+    bool open()
+    {
+        if (m_keys.size() >= static_cast<size_t>(kMaxJsonDepth))
+            throw Error(m_source,
+                m_what + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels (a damaged or hostile file)");
+        m_keys.emplace_back(); // arrays get an unused entry so the stack follows the nesting
+        return true;
+    }
+
+    bool close()
+    {
+        m_keys.pop_back();
+        return true;
+    }
+
+    const std::string& m_source;
+    const std::string& m_what;
+    std::vector<std::set<std::string>> m_keys; ///< the keys seen so far in each open container
+};
+
 } // namespace
 
 nlohmann::json parseUntrustedJson(std::string_view text, const std::string& source, const std::string& what)
 {
-    // The keys seen so far in each open object (arrays get an unused entry so the stack follows the nesting).
-    std::vector<std::set<std::string>> keys;
-    const auto check = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using Event = nlohmann::json::parse_event_t;
-        switch (event) {
-        case Event::object_start:
-        case Event::array_start:
-            if (depth >= kMaxJsonDepth)
-                throw Error(source,
-                    what + " nests deeper than " + std::to_string(kMaxJsonDepth)
-                        + " levels (a damaged or hostile file)");
-            keys.emplace_back();
-            break;
-        case Event::object_end:
-        case Event::array_end:
-            keys.pop_back();
-            break;
-        case Event::key:
-            if (!keys.back().insert(parsed.get<std::string>()).second)
-                throw Error(source,
-                    what + " has the key \"" + shortened(parsed.get<std::string>())
-                        + "\" twice in one object (ambiguous: parsers disagree on which one counts)");
-            break;
-        case Event::value:
-            break;
-        }
-        return true;
-    };
+    StructureCheck check(source, what);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &check);
+    // Well-formed and shallow now; the plain DOM parser is linear (its errors were the first pass's, kept in case).
     try {
-        return nlohmann::json::parse(text.begin(), text.end(), check);
+        return nlohmann::json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::exception& e) {
         throw Error(source, "malformed " + what + ": " + parserMessage(e));
     }

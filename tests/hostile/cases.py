@@ -269,6 +269,19 @@ def tok_json_case(edit):
     return build
 
 
+def with_vocab_size(n, build_case):
+    """build_case, then config.json's vocab_size set to n (for a tokenizer larger than the fixture's)."""
+
+    def build(d: Path):
+        target = build_case(d)
+        cfg = load_json(d / "config.json")
+        cfg["vocab_size"] = n
+        write_json(d / "config.json", cfg)
+        return target
+
+    return build
+
+
 def gpt2_file_case(filename, transform=None, special=None):
     """The gpt2 folder with one tokenizer file replaced by transform(original text), or by a special file."""
 
@@ -433,6 +446,9 @@ CASES = [
     Case("config_not_object", config_case("gpt2", raw=lambda c: "[1, 2, 3]"), I, "config is not a JSON object"),
     Case("config_truncated", config_case("gpt2", raw=lambda c: json.dumps(c)[:200]), I, "malformed JSON"),
     Case("config_garbage_token", config_case("gpt2", raw=lambda c: "{\"a\": " + "x" * 200000 + "}"), I, "malformed JSON"),
+    # Wide, not deep: 400k sibling objects (nlohmann's callback parser rescanned the parent after each: minutes).
+    Case("config_wide_array_of_objects", config_case("gpt2", raw=raw_with('"wide": [' + "{}," * 400000 + "{}]")), I,
+         "", ok=True, seconds=5),  # 0.2 s now; over 10 s before
     Case("config_fifo", config_case("gpt2", special="fifo"), I, "not a regular file", seconds=10),
     Case("config_dev_zero", config_case("gpt2", special="zero"), I, "not a regular file", seconds=10),
     Case("config_directory", config_case("gpt2", special="dir"), I, "is a folder"),
@@ -538,6 +554,10 @@ CASES = [
          TOK + ["--tokenizer", "{dir}/tokenizer.json"], "nests deeper than 64 levels"),
     Case("tokjson_duplicate_vocab_key", tok_json_case(lambda tj: json.dumps(tj).replace('"vocab": {', '"vocab": {"a": 0, ')),
          TOK + ["--tokenizer", "{dir}/tokenizer.json"], "has the key \"a\" twice in one object"),
+    # 60k added tokens (config.json's vocab_size says so): adding and splitting were linear scans per token.
+    Case("tokjson_60k_added_tokens", with_vocab_size(60300, tok_json_case(lambda tj: tj["added_tokens"].extend(
+        {"id": 300 + i, "content": "<a%d>" % i, "special": False} for i in range(60000)))),
+         TOK + ["--tokenizer", "{dir}/tokenizer.json"], "", ok=True, seconds=3),  # 0.6 s now, 6 s before
     Case("vocabjson_id_huge", gpt2_file_case("vocab.json", lambda t: t.replace("{", '{"ZZZ": 123456789, ', 1)), TOK,
          "has the id 123456789, outside 0.."),
     Case("vocabjson_negative_id", gpt2_file_case("vocab.json", lambda t: t.replace("{", '{"ZZZ": -5, ', 1)), TOK,
