@@ -10,6 +10,7 @@
 #include "model/weight_reader.h"
 
 #include <cmath>
+#include <tuple>
 
 namespace attn {
 namespace {
@@ -29,24 +30,19 @@ struct BartLayout {
     ProjectionWeights projection(const std::string& p) const
     {
         ProjectionWeights w;
-        w.qW = r.takeMatrix(p + "q_proj.weight", { D, D });
-        w.qB = r.take(p + "q_proj.bias", { D });
+        std::tie(w.qW, w.qB) = r.takeLinear(p + "q_proj", D, D);
         w.kW = r.takeMatrix(p + "k_proj.weight", { D, D });
         if (keyBias) w.kB = r.take(p + "k_proj.bias", { D });
-        w.vW = r.takeMatrix(p + "v_proj.weight", { D, D });
-        w.vB = r.take(p + "v_proj.bias", { D });
-        w.oW = r.takeMatrix(p + "out_proj.weight", { D, D });
-        w.oB = r.take(p + "out_proj.bias", { D });
+        std::tie(w.vW, w.vB) = r.takeLinear(p + "v_proj", D, D);
+        std::tie(w.oW, w.oB) = r.takeLinear(p + "out_proj", D, D);
         return w;
     }
 
     FeedForwardWeights feedForward(const std::string& p, int64_t F) const
     {
         FeedForwardWeights f;
-        f.inW = r.takeMatrix(p + "fc1.weight", { F, D });
-        f.inB = r.take(p + "fc1.bias", { F });
-        f.outW = r.takeMatrix(p + "fc2.weight", { D, F });
-        f.outB = r.take(p + "fc2.bias", { D });
+        std::tie(f.inW, f.inB) = r.takeLinear(p + "fc1", F, D);
+        std::tie(f.outW, f.outB) = r.takeLinear(p + "fc2", D, F);
         return f;
     }
 

@@ -10,6 +10,7 @@
 #include "model/weight_reader.h"
 
 #include <chrono>
+#include <tuple>
 
 namespace attn {
 
@@ -57,11 +58,7 @@ StepResult BertModel::encode(const std::vector<int64_t>& tokens, const std::vect
             const Value q = s.splitHeads(s.linear(x, w.qW, &w.qB), c.numHeads, c.headDim, 0);
             const Value k = s.splitHeads(s.linear(x, w.kW, &w.kB), c.numHeads, c.headDim, 0);
             const Value v = s.splitHeads(s.linear(x, w.vW, &w.vB), c.numHeads, c.headDim, 0);
-            if (options.wantQueryKeys) {
-                s.read(q, &result.queries.emplace_back());
-                s.read(k, &result.keys.emplace_back());
-                s.read(v, &result.values.emplace_back());
-            }
+            readQueryKeys(s, options, result, q, k, v);
             const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
                 options.wantAttention ? &result.attention[l] : nullptr);
             s.add(x, s.linear(heads, w.oW, &w.oB));
@@ -94,7 +91,8 @@ std::shared_ptr<BertModel> loadBert(const ModelSource& source)
     const int64_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize;
     const std::string e = pre + "embeddings.";
     BertWeights w;
-    // Matrices through takeMatrix (F16/BF16 stay half, read by linear() and gatherRows()); vectors as float32.
+    // Matrices through takeMatrix / takeLinear (F16/BF16 stay half, read by linear() and gatherRows()); vectors as
+    // float32.
     w.word = r.takeMatrix(e + "word_embeddings.weight", { V, D });
     w.pos = r.takeMatrix(e + "position_embeddings.weight", { c.maxPositions, D });
     w.type = r.takeMatrix(e + "token_type_embeddings.weight", { c.typeVocabSize, D });
@@ -105,27 +103,20 @@ std::shared_ptr<BertModel> loadBert(const ModelSource& source)
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = pre + "encoder.layer." + std::to_string(l) + ".";
         BertLayer L;
-        L.qW = r.takeMatrix(p + "attention.self.query.weight", { D, D });
-        L.qB = r.take(p + "attention.self.query.bias", { D });
-        L.kW = r.takeMatrix(p + "attention.self.key.weight", { D, D });
-        L.kB = r.take(p + "attention.self.key.bias", { D });
-        L.vW = r.takeMatrix(p + "attention.self.value.weight", { D, D });
-        L.vB = r.take(p + "attention.self.value.bias", { D });
-        L.oW = r.takeMatrix(p + "attention.output.dense.weight", { D, D });
-        L.oB = r.take(p + "attention.output.dense.bias", { D });
+        std::tie(L.qW, L.qB) = r.takeLinear(p + "attention.self.query", D, D);
+        std::tie(L.kW, L.kB) = r.takeLinear(p + "attention.self.key", D, D);
+        std::tie(L.vW, L.vB) = r.takeLinear(p + "attention.self.value", D, D);
+        std::tie(L.oW, L.oB) = r.takeLinear(p + "attention.output.dense", D, D);
         L.ln1w = r.take(p + "attention.output.LayerNorm.weight", { D });
         L.ln1b = r.take(p + "attention.output.LayerNorm.bias", { D });
-        L.iW = r.takeMatrix(p + "intermediate.dense.weight", { I, D });
-        L.iB = r.take(p + "intermediate.dense.bias", { I });
-        L.outW = r.takeMatrix(p + "output.dense.weight", { D, I });
-        L.outB = r.take(p + "output.dense.bias", { D });
+        std::tie(L.iW, L.iB) = r.takeLinear(p + "intermediate.dense", I, D);
+        std::tie(L.outW, L.outB) = r.takeLinear(p + "output.dense", D, I);
         L.ln2w = r.take(p + "output.LayerNorm.weight", { D });
         L.ln2b = r.take(p + "output.LayerNorm.bias", { D });
         w.layers.push_back(std::move(L));
     }
     if (r.has("cls.predictions.transform.dense.weight")) {
-        w.head.dW = r.takeMatrix("cls.predictions.transform.dense.weight", { D, D });
-        w.head.dB = r.take("cls.predictions.transform.dense.bias", { D });
+        std::tie(w.head.dW, w.head.dB) = r.takeLinear("cls.predictions.transform.dense", D, D);
         w.head.lnW = r.take("cls.predictions.transform.LayerNorm.weight", { D });
         w.head.lnB = r.take("cls.predictions.transform.LayerNorm.bias", { D });
         w.head.bias = r.take("cls.predictions.bias", { V });

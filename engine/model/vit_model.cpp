@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 
 namespace attn {
 
@@ -113,11 +114,7 @@ StepResult VitModel::run(const Tensor& pixels, const ForwardOptions& options, Te
             const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
             const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
             const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
-            if (options.wantQueryKeys) {
-                s.read(q, &result.queries.emplace_back());
-                s.read(k, &result.keys.emplace_back());
-                s.read(v, &result.values.emplace_back());
-            }
+            readQueryKeys(s, options, result, q, k, v);
             const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
                 options.wantAttention ? &result.attention[l] : nullptr);
             s.add(xs, s.linear(heads, w.oW, &w.oB));
@@ -265,14 +262,11 @@ std::shared_ptr<VitModel> loadVit(
             L.kB = r.take(a + "key.bias", { D });
             L.vB = r.take(a + "value.bias", { D });
         }
-        L.oW = r.takeMatrix(p + "attention.output.dense.weight", { D, D });
-        L.oB = r.take(p + "attention.output.dense.bias", { D });
+        std::tie(L.oW, L.oB) = r.takeLinear(p + "attention.output.dense", D, D);
         L.ln2w = r.take(p + "layernorm_after.weight", { D });
         L.ln2b = r.take(p + "layernorm_after.bias", { D });
-        L.iW = r.takeMatrix(p + "intermediate.dense.weight", { I, D });
-        L.iB = r.take(p + "intermediate.dense.bias", { I });
-        L.outW = r.takeMatrix(p + "output.dense.weight", { D, I });
-        L.outB = r.take(p + "output.dense.bias", { D });
+        std::tie(L.iW, L.iB) = r.takeLinear(p + "intermediate.dense", I, D);
+        std::tie(L.outW, L.outB) = r.takeLinear(p + "output.dense", D, I);
         w.layers.push_back(std::move(L));
     }
     w.lnW = r.take(pre + "layernorm.weight", { D });
@@ -284,7 +278,8 @@ std::shared_ptr<VitModel> loadVit(
     auto head = [&](const std::string& name, int64_t token) {
         if (!r.has(name + ".weight")) return false;
         if (labels == 0) throw Error(c.source, "the weights hold a classifier (" + name + ") but id2label is missing");
-        w.heads.push_back({ r.takeMatrix(name + ".weight", { labels, D }), r.take(name + ".bias", { labels }), token });
+        const auto [weight, bias] = r.takeLinear(name, labels, D);
+        w.heads.push_back({ weight, bias, token });
         return true;
     };
     // DeiTForImageClassificationWithTeacher averages its two heads; the plain classes have one on [CLS].

@@ -35,6 +35,11 @@ Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
     return matrixInPlace(name, shape, shape);
 }
 
+std::pair<Tensor, Tensor> WeightReader::takeLinear(const std::string& name, int64_t out, int64_t in)
+{
+    return { takeMatrix(name + ".weight", { out, in }), take(name + ".bias", { out }) };
+}
+
 Tensor WeightReader::takeFlattenedMatrix(const std::string& name, const Shape& storedShape)
 {
     if (!has(name) || storedShape.size() < 2 || storedShape[0] <= 0) return take(name, storedShape);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -23,6 +24,8 @@ public:
     /// A weight matrix [out, in] for linear() / gatherRows(): stored F32, F16 or BF16 stays in place in the mapping
     /// (f32 is multiplied directly, halves are widened inside the products); other dtypes as take().
     Tensor takeMatrix(const std::string& name, const Shape& shape);
+    /// A Linear layer `name`: name.weight [out, in] as takeMatrix() gives it and name.bias [out] as float32.
+    std::pair<Tensor, Tensor> takeLinear(const std::string& name, int64_t out, int64_t in);
     /// A kernel stored [out, d1, d2, ...] (a convolution) as the matrix [out, d1 * d2 * ...] its im2col product
     /// multiplies, kept as takeMatrix() keeps a matrix (F16/BF16 half, f32 in place).
     Tensor takeFlattenedMatrix(const std::string& name, const Shape& storedShape);

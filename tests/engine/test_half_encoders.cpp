@@ -14,13 +14,12 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
 #include <map>
 
 namespace attn {
 namespace {
 
+using test::HalfCase;
 using test::LoadedWeights;
 
 void addMatrices(LoadedWeights& out, std::initializer_list<const Tensor*> matrices)
@@ -155,11 +154,6 @@ Outputs forwardOf(const Model& model, const test::Fixture& fx)
         { "decoder_hidden_states", dec.hiddenStates }, { "logits", { dec.logits } } };
 }
 
-struct HalfCase {
-    const char* fixture;
-    GgmlType type;
-};
-
 class HalfEncoders : public ::testing::TestWithParam<HalfCase> { };
 
 /// Loaded from a half copy, every weight matrix stays packed in the stored type (restoring the widening at load
@@ -175,14 +169,7 @@ TEST_P(HalfEncoders, MatricesStayHalfAndMatchTheirFloat32Widening)
     const LoadedWeights weights = weightsOf(*model);
     // At least the four attention projections and two feed-forward matrices of every layer.
     ASSERT_GE(weights.matrices.size(), 6 * static_cast<size_t>(model->config().numLayers));
-    for (const Tensor* t : weights.matrices) {
-        ASSERT_NE(t->packed(), nullptr) << shapeToString(t->shape()) << " widened to float32";
-        EXPECT_EQ(t->packed()->type(), c.type);
-    }
-    // The float32 rest (norms, biases, ViT's positions, T5's bias tables) is a few percent of these tiny models
-    // (under 1 % at real sizes); the widened matrices would double the bytes.
-    const uint64_t fileBytes = std::filesystem::file_size(half + "/model.safetensors");
-    EXPECT_LE(static_cast<double>(test::weightBytes(weights)), 1.15 * static_cast<double>(fileBytes));
+    test::expectKeptHalf(weights, c.type, half + "/model.safetensors");
 
     const Outputs got = forwardOf(*model, fx);
     const Outputs want = forwardOf(*loadModel(test::roundedFolder(c.fixture, tmp + "/f32", c.type, false)), fx);
@@ -203,11 +190,7 @@ INSTANTIATE_TEST_SUITE_P(Families, HalfEncoders,
         HalfCase { "vit", GgmlType::BF16 }, HalfCase { "bart", GgmlType::F16 }, HalfCase { "marian", GgmlType::BF16 },
         HalfCase { "t5", GgmlType::BF16 }, HalfCase { "whisper", GgmlType::F16 },
         HalfCase { "vision-encoder-decoder", GgmlType::BF16 }),
-    [](const auto& info) {
-        std::string name = std::string(info.param.fixture) + (info.param.type == GgmlType::BF16 ? "_bf16" : "_f16");
-        std::replace(name.begin(), name.end(), '-', '_');
-        return name;
-    });
+    [](const auto& info) { return test::halfCaseName(info.param); });
 
 } // namespace
 } // namespace attn

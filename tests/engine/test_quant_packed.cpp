@@ -19,15 +19,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <random>
 
 namespace attn {
 namespace {
 
+using test::HalfCase;
 using test::LoadedWeights;
 using test::roundedFolder;
-using test::weightBytes;
 
 Tensor randomTensor(Shape shape, uint32_t seed)
 {
@@ -184,11 +183,6 @@ LoadedWeights weightsOf(const std::shared_ptr<const Model>& model)
     return out;
 }
 
-struct HalfCase {
-    const char* fixture;
-    GgmlType type;
-};
-
 class HalfFamily : public ::testing::TestWithParam<HalfCase> { };
 
 /// Every HF decoder family loaded from an F16 or BF16 copy of its fixture keeps every weight matrix packed in the
@@ -203,13 +197,7 @@ TEST_P(HalfFamily, LoadedModelKeepsEveryMatrixHalf)
     ASSERT_NE(model, nullptr);
     const LoadedWeights weights = weightsOf(model);
     ASSERT_GE(weights.matrices.size(), 2 + 4 * static_cast<size_t>(model->config().numLayers));
-    for (const Tensor* t : weights.matrices) {
-        ASSERT_NE(t->packed(), nullptr) << shapeToString(t->shape()) << " widened to float32";
-        EXPECT_EQ(t->packed()->type(), c.type);
-    }
-    // Vectors (norms, biases) widen: a few percent of these tiny models, nothing at real sizes.
-    const uint64_t fileBytes = std::filesystem::file_size(half + "/model.safetensors");
-    EXPECT_LE(static_cast<double>(weightBytes(weights)), 1.15 * static_cast<double>(fileBytes));
+    test::expectKeptHalf(weights, c.type, half + "/model.safetensors");
 
     const std::string full = roundedFolder(c.fixture, tmp + "/f32", c.type, false);
     const StepResult a = forwardOf(model);
@@ -227,9 +215,7 @@ INSTANTIATE_TEST_SUITE_P(Families, HalfFamily,
         HalfCase { "olmo", GgmlType::BF16 }, HalfCase { "starcoder2", GgmlType::F16 },
         HalfCase { "mixtral", GgmlType::BF16 }, HalfCase { "opt", GgmlType::F16 }, HalfCase { "gpt2", GgmlType::F16 },
         HalfCase { "gpt2", GgmlType::BF16 }),
-    [](const auto& info) {
-        return std::string(info.param.fixture) + (info.param.type == GgmlType::BF16 ? "_bf16" : "_f16");
-    });
+    [](const auto& info) { return test::halfCaseName(info.param); });
 
 } // namespace
 } // namespace attn

@@ -10,8 +10,10 @@
 #include "quant/packed_matrix.h"
 #include "support/shared_data.h"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -97,6 +99,36 @@ inline uint64_t weightBytes(const LoadedWeights& w)
             bytes += t->packed() ? t->packed()->bytes() : 4 * static_cast<uint64_t>(t->numel());
         }
     return bytes;
+}
+
+/// A fixture and the half type its weights are rounded to.
+struct HalfCase {
+    const char* fixture;
+    GgmlType type;
+};
+
+/// The case as a test name: "llama_bf16", "vision_encoder_decoder_f16".
+inline std::string halfCaseName(const HalfCase& c)
+{
+    std::string name = std::string(c.fixture) + (c.type == GgmlType::BF16 ? "_bf16" : "_f16");
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+/// Every matrix is packed in `type` (a widening at load fails here; results alone cannot show it), and the weights
+/// hold at most 1.15x the bytes of `weightsFile`: the float32 rest (norms, biases, small tables) is a few percent of
+/// the tiny fixtures and under 1 % at real sizes, while widened matrices would double the bytes.
+inline void expectKeptHalf(const LoadedWeights& w, GgmlType type, const std::string& weightsFile)
+{
+    for (const Tensor* t : w.matrices) {
+        if (!t->packed()) {
+            ADD_FAILURE() << shapeToString(t->shape()) << " widened to float32";
+            continue;
+        }
+        EXPECT_EQ(t->packed()->type(), type);
+    }
+    const auto fileBytes = static_cast<double>(std::filesystem::file_size(weightsFile));
+    EXPECT_LE(static_cast<double>(weightBytes(w)), 1.15 * fileBytes);
 }
 
 } // namespace attn::test
