@@ -10,10 +10,13 @@
 #include "model/weight_reader.h"
 
 #include <cmath>
+#include <tuple>
 
 namespace attn {
 namespace {
 
+/// Tensor names of the layout. Matrices (projections, feed-forward, embeddings, learned or stored positions,
+/// Whisper's convolution kernels) come through takeMatrix, so F16/BF16 stay half; vectors widen to float32.
 struct BartLayout {
     WeightReader& r;
     int64_t D;
@@ -27,31 +30,26 @@ struct BartLayout {
     ProjectionWeights projection(const std::string& p) const
     {
         ProjectionWeights w;
-        w.qW = r.take(p + "q_proj.weight", { D, D });
-        w.qB = r.take(p + "q_proj.bias", { D });
-        w.kW = r.take(p + "k_proj.weight", { D, D });
+        std::tie(w.qW, w.qB) = r.takeLinear(p + "q_proj", D, D);
+        w.kW = r.takeMatrix(p + "k_proj.weight", { D, D });
         if (keyBias) w.kB = r.take(p + "k_proj.bias", { D });
-        w.vW = r.take(p + "v_proj.weight", { D, D });
-        w.vB = r.take(p + "v_proj.bias", { D });
-        w.oW = r.take(p + "out_proj.weight", { D, D });
-        w.oB = r.take(p + "out_proj.bias", { D });
+        std::tie(w.vW, w.vB) = r.takeLinear(p + "v_proj", D, D);
+        std::tie(w.oW, w.oB) = r.takeLinear(p + "out_proj", D, D);
         return w;
     }
 
     FeedForwardWeights feedForward(const std::string& p, int64_t F) const
     {
         FeedForwardWeights f;
-        f.inW = r.take(p + "fc1.weight", { F, D });
-        f.inB = r.take(p + "fc1.bias", { F });
-        f.outW = r.take(p + "fc2.weight", { D, F });
-        f.outB = r.take(p + "fc2.bias", { D });
+        std::tie(f.inW, f.inB) = r.takeLinear(p + "fc1", F, D);
+        std::tie(f.outW, f.outB) = r.takeLinear(p + "fc2", D, F);
         return f;
     }
 
     /// A tied duplicate if the file has it (equal to `fallback` by construction), else `fallback`.
     Tensor optional(const std::string& name, const Tensor& fallback) const
     {
-        return r.has(name) ? r.take(name, fallback.shape()) : fallback;
+        return r.has(name) ? r.takeMatrix(name, fallback.shape()) : fallback;
     }
 };
 
@@ -76,18 +74,19 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
     w.activation = parseActivation(c.activation, source.configPath);
 
     if (whisper) {
-        w.decoder.tokenEmbedding = r.take(pre + "decoder.embed_tokens.weight", { V, D });
-        w.audio.conv1W = r.take(pre + "encoder.conv1.weight", { D, c.numMelBins, 3 });
+        w.decoder.tokenEmbedding = r.takeMatrix(pre + "decoder.embed_tokens.weight", { V, D });
+        w.audio.conv1W
+            = r.takeFlattenedMatrix(pre + "encoder.conv1.weight", { D, c.numMelBins, AudioFrontEndWeights::kKernel });
         w.audio.conv1B = r.take(pre + "encoder.conv1.bias", { D });
-        w.audio.conv2W = r.take(pre + "encoder.conv2.weight", { D, D, 3 });
+        w.audio.conv2W = r.takeFlattenedMatrix(pre + "encoder.conv2.weight", { D, D, AudioFrontEndWeights::kKernel });
         w.audio.conv2B = r.take(pre + "encoder.conv2.bias", { D });
-        w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { c.maxPositions, D });
-        w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { c.maxTargetPositions, D });
+        w.encoder.positions = r.takeMatrix(pre + "encoder.embed_positions.weight", { c.maxPositions, D });
+        w.decoder.positions = r.takeMatrix(pre + "decoder.embed_positions.weight", { c.maxTargetPositions, D });
         w.encoder.finalNorm = L.norm(pre + "encoder.layer_norm");
         w.decoder.finalNorm = L.norm(pre + "decoder.layer_norm");
         w.lmHead = L.optional("proj_out.weight", w.decoder.tokenEmbedding);
     } else {
-        const Tensor shared = r.take(pre + "shared.weight", { V, D });
+        const Tensor shared = r.takeMatrix(pre + "shared.weight", { V, D });
         w.encoder.tokenEmbedding = L.optional(pre + "encoder.embed_tokens.weight", shared);
         w.decoder.tokenEmbedding = L.optional(pre + "decoder.embed_tokens.weight", shared);
         w.lmHead = L.optional("lm_head.weight", w.decoder.tokenEmbedding);
@@ -96,8 +95,8 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
         if (bart) {
             w.encoder.positionOffset = w.decoder.positionOffset = 2; // BartLearnedPositionalEmbedding's offset
             const int64_t rows = addOrThrow(c.maxPositions, 2, source.configPath, "max_position_embeddings");
-            w.encoder.positions = r.take(pre + "encoder.embed_positions.weight", { rows, D });
-            w.decoder.positions = r.take(pre + "decoder.embed_positions.weight", { rows, D });
+            w.encoder.positions = r.takeMatrix(pre + "encoder.embed_positions.weight", { rows, D });
+            w.decoder.positions = r.takeMatrix(pre + "decoder.embed_positions.weight", { rows, D });
             w.encoder.embeddingNorm = L.norm(pre + "encoder.layernorm_embedding");
             w.decoder.embeddingNorm = L.norm(pre + "decoder.layernorm_embedding");
         } else {
@@ -105,7 +104,7 @@ std::shared_ptr<EncoderDecoderModel> loadBartFamily(const ModelSource& source)
             // table is sized by the config alone, so it is bounded (Marian models use 512 positions).
             constexpr int64_t kMaxComputedPositions = 1 << 16;
             const auto positions = [&](const std::string& name) {
-                if (r.has(name)) return r.take(name, { c.maxPositions, D });
+                if (r.has(name)) return r.takeMatrix(name, { c.maxPositions, D });
                 if (c.maxPositions > kMaxComputedPositions)
                     throw Error(source.configPath,
                         "max_position_embeddings " + std::to_string(c.maxPositions) + " is more than the "

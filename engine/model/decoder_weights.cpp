@@ -2,7 +2,6 @@
 #include "model/decoder_weights.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace attn {
 
@@ -66,13 +65,6 @@ void takeLmHead(WeightReader& r, const ModelConfig& c, const std::string& name, 
         r.skip(name);
     else
         w.lmHead = r.takeMatrix(name, { c.vocabSize, c.embeddingDim > 0 ? c.embeddingDim : c.hiddenSize });
-}
-
-std::vector<int64_t> rowRange(int64_t first, int64_t count)
-{
-    std::vector<int64_t> rows(static_cast<size_t>(count));
-    std::iota(rows.begin(), rows.end(), first);
-    return rows;
 }
 
 } // namespace attn

@@ -33,7 +33,4 @@ void takePlainFeedForward(WeightReader& r, const ModelConfig& c, const std::stri
 /// it even when a copy is stored).
 void takeLmHead(WeightReader& r, const ModelConfig& c, const std::string& name, LlamaWeights& w);
 
-/// The row indices first .. first + count - 1 (a part of a fused projection, for WeightReader::takeMatrixRows).
-std::vector<int64_t> rowRange(int64_t first, int64_t count);
-
 } // namespace attn

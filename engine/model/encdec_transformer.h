@@ -8,6 +8,8 @@
 #include "model/seq2seq_model.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace attn {
 
@@ -47,7 +49,7 @@ enum class PositionKind {
 struct StackWeights {
     Tensor tokenEmbedding; ///< [V, D]
     PositionKind positionKind = PositionKind::Table;
-    Tensor positions; ///< [P, D] for Table
+    Tensor positions; ///< [P, D] for Table (read by gatherRows: may be packed)
     int64_t positionOffset = 0; ///< BART's learned positions start at row 2
     Tensor relativeBias; ///< [buckets, heads] for RelativeBuckets
     NormWeights embeddingNorm; ///< BART layernorm_embedding
@@ -56,7 +58,9 @@ struct StackWeights {
 
 /// Whisper's convolutional front end: conv1 (k3, p1) + GELU, conv2 (k3, s2, p1) + GELU.
 struct AudioFrontEndWeights {
-    Tensor conv1W, conv1B, conv2W, conv2B; ///< [D, mel, 3], [D], [D, D, 3], [D]
+    static constexpr int64_t kKernel = 3;
+    /// Kernels stored [D, mel, 3] and [D, D, 3], flattened to the im2col matrices [D, mel * 3], [D, D * 3].
+    Tensor conv1W, conv1B, conv2W, conv2B;
     bool present() const { return !conv1W.empty(); }
 };
 
@@ -77,6 +81,29 @@ struct TransformerSeq2SeqWeights {
     Tensor statesProjW, statesProjB; ///< [D, encoder width], [D]
 };
 
-std::shared_ptr<EncoderDecoderModel> makeTransformerSeq2Seq(ModelConfig config, TransformerSeq2SeqWeights weights);
+/// The encoder-decoder transformer over one family's weights (made by makeTransformerSeq2Seq, which checks them).
+class TransformerSeq2Seq final : public EncoderDecoderModel {
+public:
+    TransformerSeq2Seq(ModelConfig config, int64_t decoderHeadDim, TransformerSeq2SeqWeights weights);
+    std::shared_ptr<const EncoderOutput> encode(
+        const EncoderInput& input, const ForwardOptions& options) const override;
+    Seq2SeqStepResult decode(const EncoderOutput& encoding, KvCache& cache, const std::vector<int64_t>& tokens,
+        const ForwardOptions& options) const override;
+    /// The weights as loaded (their storage: packed half or float32).
+    const TransformerSeq2SeqWeights& weights() const { return m_w; }
+
+private:
+    /// Scaled token embeddings plus absolute positions first .. first + n - 1 (Table stacks).
+    Tensor tokenEmbeddings(
+        const StackWeights& stack, const std::vector<int64_t>& tokens, int64_t first, const std::string& what) const;
+    /// States from another encoder, checked against the width the decoder's cross-attention (or projection) reads.
+    Tensor givenStates(const Tensor& states) const;
+    /// Whisper: features [mel, frames] -> two convolutions with GELU -> [frames / 2, D] + stored positions.
+    Tensor audioEmbeddings(const EncoderInput& input) const;
+
+    TransformerSeq2SeqWeights m_w;
+};
+
+std::shared_ptr<TransformerSeq2Seq> makeTransformerSeq2Seq(ModelConfig config, TransformerSeq2SeqWeights weights);
 
 } // namespace attn

@@ -71,6 +71,15 @@ int64_t resumeReusedLayers(const ForwardOptions& options, KvCache& cache, StepRe
     return r->layer;
 }
 
+void readQueryKeys(
+    Stream& s, const ForwardOptions& options, StepResult& result, const Value& q, const Value& k, const Value& v)
+{
+    if (!options.wantQueryKeys) return;
+    s.read(q, &result.queries.emplace_back());
+    s.read(k, &result.keys.emplace_back());
+    s.read(v, &result.values.emplace_back());
+}
+
 Value logitsInput(Stream& s, const Value& normed, const ForwardOptions& options) {
     if (!options.lastLogitsOnly) return normed;
     Tensor all;

@@ -110,6 +110,11 @@ struct StepResult {
     double seconds = 0.0; ///< wall time of the forward pass
 };
 
+/// An encoder layer's q, k and v [heads, n, d] read into result.queries / keys / values with options.wantQueryKeys
+/// (the vectors reserved by Model::startResult); nothing without.
+void readQueryKeys(
+    Stream& s, const ForwardOptions& options, StepResult& result, const Value& q, const Value& k, const Value& v);
+
 /// A loaded model. Immutable after loading, so one model may serve several sessions.
 class Model {
 public:

@@ -12,6 +12,8 @@
 namespace attn {
 namespace {
 
+/// Tensor names of the layout. Matrices (projections, feed-forward, embeddings, LM head) come through takeMatrix, so
+/// F16/BF16 stay half; norms and the relative-position bias tables widen to float32.
 struct T5Layout {
     WeightReader& r;
     int64_t D, inner, F;
@@ -22,10 +24,10 @@ struct T5Layout {
     ProjectionWeights attention(const std::string& p) const
     {
         ProjectionWeights w;
-        w.qW = r.take(p + "q.weight", { inner, D });
-        w.kW = r.take(p + "k.weight", { inner, D });
-        w.vW = r.take(p + "v.weight", { inner, D });
-        w.oW = r.take(p + "o.weight", { D, inner });
+        w.qW = r.takeMatrix(p + "q.weight", { inner, D });
+        w.kW = r.takeMatrix(p + "k.weight", { inner, D });
+        w.vW = r.takeMatrix(p + "v.weight", { inner, D });
+        w.oW = r.takeMatrix(p + "o.weight", { D, inner });
         return w;
     }
 
@@ -33,12 +35,12 @@ struct T5Layout {
     {
         FeedForwardWeights f;
         if (gated) {
-            f.inW = r.take(p + "DenseReluDense.wi_0.weight", { F, D });
-            f.gateW = r.take(p + "DenseReluDense.wi_1.weight", { F, D });
+            f.inW = r.takeMatrix(p + "DenseReluDense.wi_0.weight", { F, D });
+            f.gateW = r.takeMatrix(p + "DenseReluDense.wi_1.weight", { F, D });
         } else {
-            f.inW = r.take(p + "DenseReluDense.wi.weight", { F, D });
+            f.inW = r.takeMatrix(p + "DenseReluDense.wi.weight", { F, D });
         }
-        f.outW = r.take(p + "DenseReluDense.wo.weight", { D, F });
+        f.outW = r.takeMatrix(p + "DenseReluDense.wo.weight", { D, F });
         return f;
     }
 
@@ -46,7 +48,7 @@ struct T5Layout {
     {
         StackWeights s;
         const std::string embed = name + ".embed_tokens.weight";
-        s.tokenEmbedding = r.has(embed) ? r.take(embed, shared.shape()) : shared; // a tied duplicate when present
+        s.tokenEmbedding = r.has(embed) ? r.takeMatrix(embed, shared.shape()) : shared; // a tied duplicate when present
         s.positionKind = PositionKind::RelativeBuckets;
         s.relativeBias
             = r.take(name + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight", { buckets, heads });
@@ -70,7 +72,7 @@ std::shared_ptr<EncoderDecoderModel> loadT5(const ModelSource& source)
     // HF maps "gated-gelu" to the tanh GELU (gelu_new); the other names mean what they say.
     w.activation = c.gatedFeedForward && c.activation == "gelu" ? Activation::GeluTanh
                                                                 : parseActivation(c.activation, source.configPath);
-    const Tensor shared = r.take("shared.weight", { V, D });
+    const Tensor shared = r.takeMatrix("shared.weight", { V, D });
     w.encoder = L.stack("encoder", shared, c.numHeads, c.relativeBuckets);
     w.decoder = L.stack("decoder", shared, c.numDecoderHeads, c.relativeBuckets);
     if (c.tieWordEmbeddings) {
@@ -78,7 +80,7 @@ std::shared_ptr<EncoderDecoderModel> loadT5(const ModelSource& source)
         w.logitScale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(D)));
         r.skip("lm_head.weight");
     } else {
-        w.lmHead = r.take("lm_head.weight", { V, D });
+        w.lmHead = r.takeMatrix("lm_head.weight", { V, D });
     }
     for (int64_t l = 0; l < c.numLayers; ++l) {
         const std::string p = "encoder.block." + std::to_string(l) + ".layer.";

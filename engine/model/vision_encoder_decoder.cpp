@@ -12,25 +12,25 @@
 namespace attn {
 namespace {
 
-/// Rows [begin, end) of a [rows, cols] tensor, or of a [n] bias.
-Tensor rowBlock(const Tensor& t, int64_t begin, int64_t end)
+/// Elements [begin, end) of a [n] bias.
+Tensor biasBlock(const Tensor& b, int64_t begin, int64_t end)
 {
-    const int64_t cols = t.rank() == 2 ? t.dim(1) : 1;
-    Tensor out(t.rank() == 2 ? Shape { end - begin, cols } : Shape { end - begin });
-    std::memcpy(out.data(), t.data() + begin * cols, sizeof(float) * static_cast<size_t>((end - begin) * cols));
+    Tensor out({ end - begin });
+    std::memcpy(out.data(), b.data() + begin, sizeof(float) * static_cast<size_t>(end - begin));
     return out;
 }
 
-/// GPT-2's Conv1D stores [in, out]; as a Linear [out, in], in `parts` equal blocks of output rows (fused q|k|v).
+/// GPT-2's Conv1D stores [in, out]; as a Linear [out, in], in `parts` equal blocks of output rows (fused q|k|v),
+/// each followed by its bias. F16/BF16 weights stay half (one transposed copy, the parts over its rows).
 std::vector<Tensor> conv1dAsLinears(WeightReader& r, const std::string& name, int64_t in, int64_t out, int64_t parts)
 {
-    const Tensor w = transposed(r.take(name + ".weight", { in, out }));
+    const Tensor w = r.takeTransposedMatrix(name + ".weight", { in, out });
     const Tensor b = r.take(name + ".bias", { out });
     std::vector<Tensor> blocks;
     const int64_t rows = out / parts;
     for (int64_t i = 0; i < parts; ++i) {
-        blocks.push_back(rowBlock(w, i * rows, (i + 1) * rows));
-        blocks.push_back(rowBlock(b, i * rows, (i + 1) * rows));
+        blocks.push_back(parts == 1 ? w : matrixRows(w, rowRange(i * rows, rows), name + ".weight"));
+        blocks.push_back(biasBlock(b, i * rows, (i + 1) * rows));
     }
     return blocks;
 }
@@ -44,8 +44,8 @@ TransformerSeq2SeqWeights gpt2CrossDecoder(WeightReader& r, const ModelConfig& c
     TransformerSeq2SeqWeights w;
     w.preNorm = true;
     w.activation = parseActivation(c.activation, c.source);
-    w.decoder.tokenEmbedding = r.take(pre + "wte.weight", { c.vocabSize, D });
-    w.decoder.positions = r.take(pre + "wpe.weight", { c.maxPositions, D });
+    w.decoder.tokenEmbedding = r.takeMatrix(pre + "wte.weight", { c.vocabSize, D });
+    w.decoder.positions = r.takeMatrix(pre + "wpe.weight", { c.maxPositions, D });
     auto norm = [&](const std::string& name) {
         return NormWeights { r.take(name + ".weight", { D }), r.take(name + ".bias", { D }) };
     };
@@ -125,7 +125,7 @@ std::shared_ptr<VisionEncoderDecoderModel> loadVisionEncoderDecoder(const ModelS
         = gpt2CrossDecoder(r, d, r.has("decoder.transformer.wte.weight") ? "decoder.transformer." : "decoder.");
     r.skip("decoder.lm_head.weight"); // tied to wte
     if (encoderConfig.hiddenSize != d.hiddenSize) {
-        w.statesProjW = r.take("enc_to_dec_proj.weight", { d.hiddenSize, encoderConfig.hiddenSize });
+        w.statesProjW = r.takeMatrix("enc_to_dec_proj.weight", { d.hiddenSize, encoderConfig.hiddenSize });
         w.statesProjB = r.take("enc_to_dec_proj.bias", { d.hiddenSize });
     }
     r.expectAllUsed();

@@ -27,6 +27,8 @@ public:
 
     /// The image side: preprocessing, patch grid, token names.
     const VisionModel& imageEncoder() const { return *m_encoder; }
+    /// The text side: the decoder half of the encoder-decoder transformer, with cross-attention.
+    const EncoderDecoderModel& textDecoder() const { return *m_decoder; }
 
 private:
     std::shared_ptr<const VisionModel> m_encoder;

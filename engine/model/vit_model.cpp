@@ -16,30 +16,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <tuple>
 
 namespace attn {
 
 namespace {
-
-struct VitLayer {
-    Tensor ln1w, ln1b, qW, qB, kW, kB, vW, vB, oW, oB, ln2w, ln2b, iW, iB, outW, outB;
-};
-
-/// A linear classifier reading one token of the final sequence.
-struct VitHead {
-    Tensor w, b;
-    int64_t token = 0;
-};
-
-struct VitWeights {
-    Tensor patchW; ///< [D, C * P * P], the convolution kernel flattened like im2col rows
-    Tensor patchB; ///< [D]
-    Tensor prefix; ///< [prefixTokens, D]: cls (and distillation) tokens
-    Tensor positions; ///< [prefixTokens + side * side, D]
-    std::vector<VitLayer> layers;
-    Tensor lnW, lnB;
-    std::vector<VitHead> heads; ///< empty: no classifier; two (DeiT with teacher): logits are their mean
-};
 
 const Tensor* biasOrNull(const Tensor& b)
 {
@@ -54,129 +35,6 @@ Tensor rowSlice(const Tensor& x, int64_t begin, int64_t end)
     std::memcpy(out.data(), x.data() + begin * d, sizeof(float) * static_cast<size_t>((end - begin) * d));
     return out;
 }
-
-class VitModel final : public VisionModel {
-public:
-    VitModel(ModelConfig config, ImagePreprocessConfig preprocess, VitWeights w)
-        : VisionModel(std::move(config), std::move(preprocess))
-        , m_w(std::move(w))
-        , m_activation(parseActivation(m_config.activation, m_config.source))
-    {
-    }
-
-    int64_t prefixTokens() const override { return m_w.prefix.dim(0); }
-
-    StepResult classify(const Tensor& pixels, const ForwardOptions& options) const override
-    {
-        return run(pixels, options, nullptr);
-    }
-
-    StepResult encodeImage(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const override
-    {
-        return run(pixels, options, lastHidden);
-    }
-
-private:
-    StepResult run(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const
-    {
-        const auto start = std::chrono::steady_clock::now();
-        const ModelConfig& c = m_config;
-        if (pixels.rank() != 3 || pixels.dim(0) != c.numChannels)
-            throw Error("pixel values " + shapeToString(pixels.shape()) + " do not fit the model's input ["
-                + std::to_string(c.numChannels) + ", H, W]");
-        const PatchGrid grid = patchGrid(pixels.dim(1), pixels.dim(2));
-        const Tensor embedded = embed(pixels, grid);
-        AttentionOptions attn;
-        StepResult result;
-        Tensor x;
-        runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
-            result = startResult({}, 0, options); // a rerun after a device failure starts afresh
-            const Value xs = s.input(embedded);
-            if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
-            for (const VitLayer& w : m_w.layers) {
-                const size_t l = static_cast<size_t>(&w - m_w.layers.data());
-                const Value h = s.layerNorm(xs, w.ln1w, w.ln1b, c.normEps);
-                const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
-                const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
-                const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
-                if (options.wantQueryKeys) {
-                    s.read(q, &result.queries.emplace_back());
-                    s.read(k, &result.keys.emplace_back());
-                    s.read(v, &result.values.emplace_back());
-                }
-                const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
-                    options.wantAttention ? &result.attention[l] : nullptr);
-                s.add(xs, s.linear(heads, w.oW, &w.oB));
-                const Value inter = s.linear(s.layerNorm(xs, w.ln2w, w.ln2b, c.normEps), w.iW, &w.iB);
-                s.activate(inter, m_activation);
-                s.add(xs, s.linear(inter, w.outW, &w.outB));
-                if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
-                s.flush();
-                reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
-            }
-            if (lastHidden) s.take(s.layerNorm(xs, m_w.lnW, m_w.lnB, c.normEps), lastHidden);
-            if (!lastHidden && !m_w.heads.empty()) s.take(xs, &x);
-            s.flush();
-        });
-        if (!lastHidden && !m_w.heads.empty()) {
-            // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them
-            // gives HF's numbers.
-            Tensor pre = rowSlice(x, 0, prefixTokens());
-            layerNormInPlace(pre, m_w.lnW, m_w.lnB, c.normEps);
-            for (const VitHead& head : m_w.heads) {
-                Tensor l = linear(rowSlice(pre, head.token, head.token + 1), head.w, &head.b);
-                if (result.logits.empty())
-                    result.logits = std::move(l);
-                else
-                    addInPlace(result.logits, l);
-            }
-            const float inv = 1.0f / static_cast<float>(m_w.heads.size());
-            if (m_w.heads.size() > 1)
-                for (float& v : result.logits.storage())
-                    v *= inv;
-        }
-        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return result;
-    }
-
-    /// Patch convolution (stride = kernel = P) as im2col times the flattened kernel, then prefix tokens and positions.
-    Tensor embed(const Tensor& pixels, const PatchGrid& grid) const
-    {
-        const int64_t C = m_config.numChannels, P = m_config.patchSize, W = pixels.dim(2), H = pixels.dim(1);
-        Tensor cols({ grid.patches(), C * P * P });
-        for (int64_t r = 0; r < grid.rows; ++r)
-            for (int64_t cc = 0; cc < grid.cols; ++cc) {
-                float* dst = cols.data() + (r * grid.cols + cc) * C * P * P;
-                for (int64_t ch = 0; ch < C; ++ch)
-                    for (int64_t i = 0; i < P; ++i)
-                        std::memcpy(dst + (ch * P + i) * P, pixels.data() + (ch * H + r * P + i) * W + cc * P,
-                            sizeof(float) * static_cast<size_t>(P));
-            }
-        const Tensor patches = linear(cols, m_w.patchW, &m_w.patchB);
-        const int64_t pre = prefixTokens(), D = m_config.hiddenSize, T = pre + grid.patches();
-        Tensor x({ T, D });
-        std::memcpy(x.data(), m_w.prefix.data(), sizeof(float) * static_cast<size_t>(pre * D));
-        std::memcpy(x.data() + pre * D, patches.data(), sizeof(float) * static_cast<size_t>(patches.numel()));
-        addInPlace(x, positionsFor(grid, H == W));
-        return x;
-    }
-
-    Tensor positionsFor(const PatchGrid& grid, bool squareImage) const
-    {
-        const int64_t pre = prefixTokens(), stored = m_w.positions.dim(0) - pre;
-        // HF's test: the stored table is used as is only for the same patch count and a square image.
-        if (grid.patches() == stored && squareImage) return m_w.positions;
-        const Tensor patchPos
-            = interpolatePatchPositions(rowSlice(m_w.positions, pre, pre + stored), grid.rows, grid.cols);
-        Tensor out({ pre + grid.patches(), m_config.hiddenSize });
-        std::memcpy(out.data(), m_w.positions.data(), sizeof(float) * static_cast<size_t>(pre * m_config.hiddenSize));
-        std::memcpy(out.data() + pre * m_config.hiddenSize, patchPos.data(), sizeof(float) * patchPos.storage().size());
-        return out;
-    }
-
-    VitWeights m_w;
-    Activation m_activation;
-};
 
 /// torch's cubic convolution weights (A = -0.75) for fractional offset t.
 std::array<float, 4> cubicWeights(float t)
@@ -217,6 +75,114 @@ std::string prefixOf(const WeightReader& r, const std::string& family)
 
 } // namespace
 
+VitModel::VitModel(ModelConfig config, ImagePreprocessConfig preprocess, VitWeights weights)
+    : VisionModel(std::move(config), std::move(preprocess))
+    , m_w(std::move(weights))
+    , m_activation(parseActivation(m_config.activation, m_config.source))
+{
+}
+
+StepResult VitModel::classify(const Tensor& pixels, const ForwardOptions& options) const
+{
+    return run(pixels, options, nullptr);
+}
+
+StepResult VitModel::encodeImage(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const
+{
+    return run(pixels, options, lastHidden);
+}
+
+StepResult VitModel::run(const Tensor& pixels, const ForwardOptions& options, Tensor* lastHidden) const
+{
+    const auto start = std::chrono::steady_clock::now();
+    const ModelConfig& c = m_config;
+    if (pixels.rank() != 3 || pixels.dim(0) != c.numChannels)
+        throw Error("pixel values " + shapeToString(pixels.shape()) + " do not fit the model's input ["
+            + std::to_string(c.numChannels) + ", H, W]");
+    const PatchGrid grid = patchGrid(pixels.dim(1), pixels.dim(2));
+    const Tensor embedded = embed(pixels, grid);
+    AttentionOptions attn;
+    StepResult result;
+    Tensor x;
+    runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
+        result = startResult({}, 0, options); // a rerun after a device failure starts afresh
+        const Value xs = s.input(embedded);
+        if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
+        for (const VitLayer& w : m_w.layers) {
+            const size_t l = static_cast<size_t>(&w - m_w.layers.data());
+            const Value h = s.layerNorm(xs, w.ln1w, w.ln1b, c.normEps);
+            const Value q = s.splitHeads(s.linear(h, w.qW, biasOrNull(w.qB)), c.numHeads, c.headDim, 0);
+            const Value k = s.splitHeads(s.linear(h, w.kW, biasOrNull(w.kB)), c.numHeads, c.headDim, 0);
+            const Value v = s.splitHeads(s.linear(h, w.vW, biasOrNull(w.vB)), c.numHeads, c.headDim, 0);
+            readQueryKeys(s, options, result, q, k, v);
+            const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
+                options.wantAttention ? &result.attention[l] : nullptr);
+            s.add(xs, s.linear(heads, w.oW, &w.oB));
+            const Value inter = s.linear(s.layerNorm(xs, w.ln2w, w.ln2b, c.normEps), w.iW, &w.iB);
+            s.activate(inter, m_activation);
+            s.add(xs, s.linear(inter, w.outW, &w.outB));
+            if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
+            s.flush();
+            reportLayerDone(options, static_cast<int64_t>(l) + 1, c.numLayers);
+        }
+        if (lastHidden) s.take(s.layerNorm(xs, m_w.lnW, m_w.lnB, c.normEps), lastHidden);
+        if (!lastHidden && !m_w.heads.empty()) s.take(xs, &x);
+        s.flush();
+    });
+    if (!lastHidden && !m_w.heads.empty()) {
+        // Only the prefix rows feed the classifiers; the final layernorm is per row, so normalizing just them
+        // gives HF's numbers.
+        Tensor pre = rowSlice(x, 0, prefixTokens());
+        layerNormInPlace(pre, m_w.lnW, m_w.lnB, c.normEps);
+        for (const VitHead& head : m_w.heads) {
+            Tensor l = linear(rowSlice(pre, head.token, head.token + 1), head.w, &head.b);
+            if (result.logits.empty())
+                result.logits = std::move(l);
+            else
+                addInPlace(result.logits, l);
+        }
+        const float inv = 1.0f / static_cast<float>(m_w.heads.size());
+        if (m_w.heads.size() > 1)
+            for (float& v : result.logits.storage())
+                v *= inv;
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+Tensor VitModel::embed(const Tensor& pixels, const PatchGrid& grid) const
+{
+    const int64_t C = m_config.numChannels, P = m_config.patchSize, W = pixels.dim(2), H = pixels.dim(1);
+    Tensor cols({ grid.patches(), C * P * P });
+    for (int64_t r = 0; r < grid.rows; ++r)
+        for (int64_t cc = 0; cc < grid.cols; ++cc) {
+            float* dst = cols.data() + (r * grid.cols + cc) * C * P * P;
+            for (int64_t ch = 0; ch < C; ++ch)
+                for (int64_t i = 0; i < P; ++i)
+                    std::memcpy(dst + (ch * P + i) * P, pixels.data() + (ch * H + r * P + i) * W + cc * P,
+                        sizeof(float) * static_cast<size_t>(P));
+        }
+    const Tensor patches = linear(cols, m_w.patchW, &m_w.patchB);
+    const int64_t pre = prefixTokens(), D = m_config.hiddenSize, T = pre + grid.patches();
+    Tensor x({ T, D });
+    std::memcpy(x.data(), m_w.prefix.data(), sizeof(float) * static_cast<size_t>(pre * D));
+    std::memcpy(x.data() + pre * D, patches.data(), sizeof(float) * static_cast<size_t>(patches.numel()));
+    addInPlace(x, positionsFor(grid, H == W));
+    return x;
+}
+
+Tensor VitModel::positionsFor(const PatchGrid& grid, bool squareImage) const
+{
+    const int64_t pre = prefixTokens(), stored = m_w.positions.dim(0) - pre;
+    // HF's test: the stored table is used as is only for the same patch count and a square image.
+    if (grid.patches() == stored && squareImage) return m_w.positions;
+    const Tensor patchPos = interpolatePatchPositions(rowSlice(m_w.positions, pre, pre + stored), grid.rows, grid.cols);
+    Tensor out({ pre + grid.patches(), m_config.hiddenSize });
+    std::memcpy(out.data(), m_w.positions.data(), sizeof(float) * static_cast<size_t>(pre * m_config.hiddenSize));
+    std::memcpy(out.data() + pre * m_config.hiddenSize, patchPos.data(), sizeof(float) * patchPos.storage().size());
+    return out;
+}
+
 Tensor interpolatePatchPositions(const Tensor& positions, int64_t rows, int64_t cols)
 {
     const int64_t n = positions.dim(0), D = positions.dim(1);
@@ -252,7 +218,7 @@ ImagePreprocessConfig folderPreprocessConfig(const std::string& folder, const Mo
                                         : defaultPreprocessConfig(c.numChannels, c.imageSize);
 }
 
-std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
+std::shared_ptr<VitModel> loadVit(const ModelSource& source)
 {
     WeightReader r(source.weightsPath);
     const std::string family = source.config.modelType == "deit" ? "deit" : "vit";
@@ -261,7 +227,7 @@ std::shared_ptr<VisionModel> loadVit(const ModelSource& source)
     return model;
 }
 
-std::shared_ptr<VisionModel> loadVit(
+std::shared_ptr<VitModel> loadVit(
     const ModelConfig& c, WeightReader& r, const std::string& pre, ImagePreprocessConfig prep)
 {
     const bool deit = c.modelType == "deit";
@@ -269,7 +235,7 @@ std::shared_ptr<VisionModel> loadVit(
     const int64_t side = c.imageSize / P;
     const std::string e = pre + "embeddings.";
     VitWeights w;
-    w.patchW = r.take(e + "patch_embeddings.projection.weight", { D, C, P, P }).reshaped({ D, C * P * P });
+    w.patchW = r.takeFlattenedMatrix(e + "patch_embeddings.projection.weight", { D, C, P, P });
     w.patchB = r.take(e + "patch_embeddings.projection.bias", { D });
     const int64_t prefixTokens = deit ? 2 : 1;
     Tensor cls = r.take(e + "cls_token", { 1, 1, D });
@@ -288,22 +254,19 @@ std::shared_ptr<VisionModel> loadVit(
         VitLayer L;
         L.ln1w = r.take(p + "layernorm_before.weight", { D });
         L.ln1b = r.take(p + "layernorm_before.bias", { D });
-        L.qW = r.take(a + "query.weight", { D, D });
-        L.kW = r.take(a + "key.weight", { D, D });
-        L.vW = r.take(a + "value.weight", { D, D });
+        L.qW = r.takeMatrix(a + "query.weight", { D, D });
+        L.kW = r.takeMatrix(a + "key.weight", { D, D });
+        L.vW = r.takeMatrix(a + "value.weight", { D, D });
         if (c.attentionBias) {
             L.qB = r.take(a + "query.bias", { D });
             L.kB = r.take(a + "key.bias", { D });
             L.vB = r.take(a + "value.bias", { D });
         }
-        L.oW = r.take(p + "attention.output.dense.weight", { D, D });
-        L.oB = r.take(p + "attention.output.dense.bias", { D });
+        std::tie(L.oW, L.oB) = r.takeLinear(p + "attention.output.dense", D, D);
         L.ln2w = r.take(p + "layernorm_after.weight", { D });
         L.ln2b = r.take(p + "layernorm_after.bias", { D });
-        L.iW = r.take(p + "intermediate.dense.weight", { I, D });
-        L.iB = r.take(p + "intermediate.dense.bias", { I });
-        L.outW = r.take(p + "output.dense.weight", { D, I });
-        L.outB = r.take(p + "output.dense.bias", { D });
+        std::tie(L.iW, L.iB) = r.takeLinear(p + "intermediate.dense", I, D);
+        std::tie(L.outW, L.outB) = r.takeLinear(p + "output.dense", D, I);
         w.layers.push_back(std::move(L));
     }
     w.lnW = r.take(pre + "layernorm.weight", { D });
@@ -315,7 +278,8 @@ std::shared_ptr<VisionModel> loadVit(
     auto head = [&](const std::string& name, int64_t token) {
         if (!r.has(name + ".weight")) return false;
         if (labels == 0) throw Error(c.source, "the weights hold a classifier (" + name + ") but id2label is missing");
-        w.heads.push_back({ r.take(name + ".weight", { labels, D }), r.take(name + ".bias", { labels }), token });
+        const auto [weight, bias] = r.takeLinear(name, labels, D);
+        w.heads.push_back({ weight, bias, token });
         return true;
     };
     // DeiTForImageClassificationWithTeacher averages its two heads; the plain classes have one on [CLS].

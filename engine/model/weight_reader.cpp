@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 
 namespace attn {
 
@@ -31,8 +32,25 @@ Tensor WeightReader::take(const std::string& name, const Shape& shape) {
 
 Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
     if (!has(name) || shape.size() != 2) return take(name, shape);
+    return matrixInPlace(name, shape, shape);
+}
+
+std::pair<Tensor, Tensor> WeightReader::takeLinear(const std::string& name, int64_t out, int64_t in)
+{
+    return { takeMatrix(name + ".weight", { out, in }), take(name + ".bias", { out }) };
+}
+
+Tensor WeightReader::takeFlattenedMatrix(const std::string& name, const Shape& storedShape)
+{
+    if (!has(name) || storedShape.size() < 2 || storedShape[0] <= 0) return take(name, storedShape);
+    const int64_t out = storedShape[0];
+    return matrixInPlace(name, storedShape, { out, shapeNumel(storedShape, m_path) / out });
+}
+
+Tensor WeightReader::matrixInPlace(const std::string& name, const Shape& storedShape, const Shape& matrix)
+{
     const TensorInfo& info = m_store->info(name);
-    if (info.shape != shape) return take(name, shape);
+    if (info.shape != storedShape) return take(name, storedShape); // take() names what is wrong
     const uint8_t* raw = m_store->rawData(info);
     GgmlType type;
     if (info.dtype == DType::F16)
@@ -42,21 +60,32 @@ Tensor WeightReader::takeMatrix(const std::string& name, const Shape& shape) {
     else if (info.dtype == DType::F32 && reinterpret_cast<uintptr_t>(raw) % alignof(float) == 0)
         type = GgmlType::F32; // used as it lies in the mapping: no float32 copy beside the file's pages
     else
-        return take(name, shape);
+        return take(name, storedShape).reshaped(matrix);
     m_used.insert(name);
-    return Tensor::fromPacked(std::make_shared<const PackedMatrix>(type, shape[0], shape[1], raw, m_store));
+    return Tensor::fromPacked(std::make_shared<const PackedMatrix>(type, matrix[0], matrix[1], raw, m_store));
 }
 
 std::vector<Tensor> WeightReader::takeMatrixRows(
     const std::string& name, const Shape& shape, const std::vector<std::vector<int64_t>>& parts) {
     const Tensor whole = takeMatrix(name, shape);
     std::vector<Tensor> out;
-    for (const std::vector<int64_t>& rows : parts) {
-        const PackedMatrix* p = whole.packed();
-        out.push_back(p ? Tensor::fromPacked(std::make_shared<const PackedMatrix>(p->rowSubset(rows)))
-                        : gatherRows(whole, rows, name));
-    }
+    for (const std::vector<int64_t>& rows : parts)
+        out.push_back(matrixRows(whole, rows, name));
     return out;
+}
+
+std::vector<int64_t> rowRange(int64_t first, int64_t count)
+{
+    std::vector<int64_t> rows(static_cast<size_t>(count));
+    std::iota(rows.begin(), rows.end(), first);
+    return rows;
+}
+
+Tensor matrixRows(const Tensor& whole, const std::vector<int64_t>& rows, const std::string& name)
+{
+    const PackedMatrix* p = whole.packed();
+    return p ? Tensor::fromPacked(std::make_shared<const PackedMatrix>(p->rowSubset(rows)))
+             : gatherRows(whole, rows, name);
 }
 
 Tensor WeightReader::takeTransposedMatrix(const std::string& name, const Shape& storedShape)

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attn {
@@ -23,6 +24,11 @@ public:
     /// A weight matrix [out, in] for linear() / gatherRows(): stored F32, F16 or BF16 stays in place in the mapping
     /// (f32 is multiplied directly, halves are widened inside the products); other dtypes as take().
     Tensor takeMatrix(const std::string& name, const Shape& shape);
+    /// A Linear layer `name`: name.weight [out, in] as takeMatrix() gives it and name.bias [out] as float32.
+    std::pair<Tensor, Tensor> takeLinear(const std::string& name, int64_t out, int64_t in);
+    /// A kernel stored [out, d1, d2, ...] (a convolution) as the matrix [out, d1 * d2 * ...] its im2col product
+    /// multiplies, kept as takeMatrix() keeps a matrix (F16/BF16 half, f32 in place).
+    Tensor takeFlattenedMatrix(const std::string& name, const Shape& storedShape);
     /// Row sets of one weight matrix (a fused projection split into its parts), each as takeMatrix() gives it: F16
     /// and BF16 stay packed in place (the part lists its rows, no copy); other dtypes are copied out of the float32.
     std::vector<Tensor> takeMatrixRows(
@@ -38,10 +44,21 @@ public:
     const std::string& path() const { return m_path; }
 
 private:
+    /// The tensor stored `storedShape` as the matrix `matrix` (same elements): in place in the mapping when stored
+    /// F32 (float-aligned), F16 or BF16, else a float32 copy.
+    Tensor matrixInPlace(const std::string& name, const Shape& storedShape, const Shape& matrix);
+
     std::string m_path;
     std::shared_ptr<SafetensorsStore> m_store;
     std::set<std::string> m_used;
 };
+
+/// The row indices first .. first + count - 1 (a part of a fused projection, for matrixRows / takeMatrixRows).
+std::vector<int64_t> rowRange(int64_t first, int64_t count);
+
+/// Rows `rows` of a weight matrix (a part of a fused projection) in its storage: a packed matrix gives a packed part
+/// over the same bytes (no copy), a float32 one a float32 copy; a row out of range throws Error naming `name`.
+Tensor matrixRows(const Tensor& whole, const std::vector<int64_t>& rows, const std::string& name);
 
 /// Throws Error naming `path` and listing (the first five of) the `names` that are not in `used`.
 void expectAllTensorsUsed(

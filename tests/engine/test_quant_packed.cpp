@@ -5,7 +5,6 @@
 #include "core/half.h"
 #include "core/npy.h"
 #include "io/gguf.h"
-#include "io/safetensors.h"
 #include "model/gguf_weights.h"
 #include "model/gpt2_model.h"
 #include "model/kv_cache.h"
@@ -14,20 +13,20 @@
 #include "model/model_loader.h"
 #include "model/weight_reader.h"
 #include "quant/packed_matrix.h"
+#include "support/half_copy.h"
 #include "support/shared_data.h"
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 namespace attn {
 namespace {
+
+using test::HalfCase;
+using test::LoadedWeights;
+using test::roundedFolder;
 
 Tensor randomTensor(Shape shape, uint32_t seed)
 {
@@ -119,60 +118,6 @@ TEST(QuantPacked, GgufWeightsStayInPlaceInTheirStoredType)
     EXPECT_THROW((void)r.matrix("token_embd.weight", 256, 64), Error); // the shape is checked
 }
 
-/// Half bits near f: bfloat16 by round to nearest even; f16 as the nearest value by bisection over the ordered
-/// positive halves. Any nearby half would do: the float32 copies hold the exact widening of the bits stored.
-uint16_t halfBits(float f, GgmlType type)
-{
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    if (type == GgmlType::BF16) return static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-    const float a = std::fabs(f);
-    uint16_t lo = 0, hi = 0x7bff; // 0 .. the largest finite half
-    while (hi - lo > 1) {
-        const auto mid = static_cast<uint16_t>((lo + hi) / 2);
-        (halfToFloat(mid) <= a ? lo : hi) = mid;
-    }
-    const uint16_t nearest = a - halfToFloat(lo) <= halfToFloat(hi) - a ? lo : hi;
-    return static_cast<uint16_t>(nearest | (bits >> 31 << 15));
-}
-
-float widened(uint16_t half, GgmlType type)
-{
-    return type == GgmlType::BF16 ? bf16ToFloat(half) : halfToFloat(half);
-}
-
-/// A copy of an hf-tiny fixture folder whose float32 weights are rounded to `type` (F16 or BF16), stored half
-/// (`keepHalf`) or as their exact float32 widening: the same numbers, kept half or not.
-std::string roundedFolder(const std::string& fixture, const std::string& dir, GgmlType type, bool keepHalf)
-{
-    const std::string src = test::sharedPath("fixtures/hf-tiny/" + fixture);
-    std::filesystem::create_directories(dir);
-    std::filesystem::copy_file(src + "/config.json", dir + "/config.json");
-    const auto store = SafetensorsStore::open(src + "/model.safetensors");
-    nlohmann::json header = nlohmann::json::object();
-    std::string data;
-    for (const std::string& name : store->names()) {
-        const Tensor t = store->load(name);
-        const size_t begin = data.size();
-        for (const float f : t.storage()) {
-            const uint16_t half = halfBits(f, type);
-            const float wide = widened(half, type);
-            if (keepHalf)
-                data.append(reinterpret_cast<const char*>(&half), 2);
-            else
-                data.append(reinterpret_cast<const char*>(&wide), 4);
-        }
-        header[name] = { { "dtype", keepHalf ? (type == GgmlType::BF16 ? "BF16" : "F16") : "F32" },
-            { "shape", t.shape() }, { "data_offsets", { begin, data.size() } } };
-    }
-    const std::string h = header.dump();
-    const uint64_t len = h.size();
-    std::ofstream out(dir + "/model.safetensors", std::ios::binary);
-    out.write(reinterpret_cast<const char*>(&len), 8);
-    out << h << data;
-    return dir;
-}
-
 StepResult forwardOf(const std::shared_ptr<const DecoderModel>& model)
 {
     KvCache cache = model->newCache();
@@ -197,12 +142,6 @@ TEST(QuantPacked, Bf16SafetensorsStayHalfAndMatchTheirFloat32Widening)
     for (size_t l = 0; l < a.attention.size(); ++l)
         EXPECT_LE(maxAbsDiff(a.attention[l], b.attention[l]), 1e-6);
 }
-
-/// A loaded decoder's weights: the matrices (embedding, positions, projections, feed-forward, experts, router, head),
-/// which should stay packed, and the vectors (norms, biases), which widen to float32.
-struct LoadedWeights {
-    std::vector<const Tensor*> matrices, vectors;
-};
 
 LoadedWeights weightsOf(const LlamaWeights& w)
 {
@@ -244,21 +183,6 @@ LoadedWeights weightsOf(const std::shared_ptr<const Model>& model)
     return out;
 }
 
-/// Bytes the loaded weights hold: packed matrices at their stored size, everything else as float32.
-uint64_t weightBytes(const LoadedWeights& w)
-{
-    uint64_t bytes = 0;
-    for (const auto* list : { &w.matrices, &w.vectors })
-        for (const Tensor* t : *list)
-            bytes += t->packed() ? t->packed()->bytes() : 4 * static_cast<uint64_t>(t->numel());
-    return bytes;
-}
-
-struct HalfCase {
-    const char* fixture;
-    GgmlType type;
-};
-
 class HalfFamily : public ::testing::TestWithParam<HalfCase> { };
 
 /// Every HF decoder family loaded from an F16 or BF16 copy of its fixture keeps every weight matrix packed in the
@@ -273,13 +197,7 @@ TEST_P(HalfFamily, LoadedModelKeepsEveryMatrixHalf)
     ASSERT_NE(model, nullptr);
     const LoadedWeights weights = weightsOf(model);
     ASSERT_GE(weights.matrices.size(), 2 + 4 * static_cast<size_t>(model->config().numLayers));
-    for (const Tensor* t : weights.matrices) {
-        ASSERT_NE(t->packed(), nullptr) << shapeToString(t->shape()) << " widened to float32";
-        EXPECT_EQ(t->packed()->type(), c.type);
-    }
-    // Vectors (norms, biases) widen: a few percent of these tiny models, nothing at real sizes.
-    const uint64_t fileBytes = std::filesystem::file_size(half + "/model.safetensors");
-    EXPECT_LE(static_cast<double>(weightBytes(weights)), 1.15 * static_cast<double>(fileBytes));
+    test::expectKeptHalf(weights, c.type, half + "/model.safetensors");
 
     const std::string full = roundedFolder(c.fixture, tmp + "/f32", c.type, false);
     const StepResult a = forwardOf(model);
@@ -297,9 +215,7 @@ INSTANTIATE_TEST_SUITE_P(Families, HalfFamily,
         HalfCase { "olmo", GgmlType::BF16 }, HalfCase { "starcoder2", GgmlType::F16 },
         HalfCase { "mixtral", GgmlType::BF16 }, HalfCase { "opt", GgmlType::F16 }, HalfCase { "gpt2", GgmlType::F16 },
         HalfCase { "gpt2", GgmlType::BF16 }),
-    [](const auto& info) {
-        return std::string(info.param.fixture) + (info.param.type == GgmlType::BF16 ? "_bf16" : "_f16");
-    });
+    [](const auto& info) { return test::halfCaseName(info.param); });
 
 } // namespace
 } // namespace attn

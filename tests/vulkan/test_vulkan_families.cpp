@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The encoder and encoder-decoder families on the Vulkan stream (every pass resident on the device): the hf-tiny BERT,
 // ViT, Marian, BART, T5, Whisper and ViT + GPT-2 captioner fixtures against their HF goldens at the manifests'
-// tolerances, decoding step by step through the KV mirror, and BERT with padded keys against the CPU.
+// tolerances, decoding step by step through the KV mirror, and BERT with padded keys or F16 weights against the CPU.
 #include "vulkan_test_support.h"
 
 #include "core/npy.h"
@@ -9,6 +9,7 @@
 #include "model/model_loader.h"
 #include "model/seq2seq_model.h"
 #include "model/vision_model.h"
+#include "support/half_copy.h"
 #include "support/shared_data.h"
 
 #include <nlohmann/json.hpp>
@@ -99,6 +100,25 @@ TEST_F(VulkanEncoders, BertWithPaddedKeysMatchesTheCpu)
         EXPECT_EQ(gpu.attention[l].at({ 0, 0, 7 }), 0.0f); // a padded key gets exactly nothing
     }
     EXPECT_LE(maxAbsDiff(gpu.logits, cpu.logits), 1e-4);
+}
+
+/// F16 weights kept half on the host are widened as they go up to the device: the same numbers as the CPU's products
+/// over the same halves.
+TEST_F(VulkanEncoders, HalfBertMatchesTheCpu)
+{
+    const Golden g("bert");
+    const std::string dir = roundedFolder("bert", makeTempDir("vulkan-half-bert") + "/f16", GgmlType::F16, true);
+    const auto model = std::dynamic_pointer_cast<const EncoderModel>(loadModel(dir));
+    ASSERT_TRUE(model);
+    const std::vector<int64_t> tokens = g.ids("input_ids.npy"), types = g.ids("token_type_ids.npy");
+    const StepResult cpu = model->encode(tokens, types, {}, {});
+    const DeviceTraffic before = vk().traffic();
+    const StepResult gpu = model->encode(tokens, types, {}, onVulkan());
+    EXPECT_GT(vk().traffic().submits, before.submits);
+    ASSERT_EQ(gpu.attention.size(), cpu.attention.size());
+    for (size_t l = 0; l < cpu.attention.size(); ++l)
+        EXPECT_LE(maxAbsDiff(gpu.attention[l], cpu.attention[l]), g.tolerance("attentions")) << "layer " << l;
+    EXPECT_LE(maxAbsDiff(gpu.logits, cpu.logits), g.tolerance("logits"));
 }
 
 TEST_F(VulkanEncoders, VitMatchesHf)
