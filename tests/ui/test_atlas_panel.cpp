@@ -62,6 +62,12 @@ TEST(AtlasPanel, MapsTheDemoDecoderAndLinksItsHeads)
     const Tensor induction = map->atlas.score(AtlasScore::Induction);
     EXPECT_EQ(std::max_element(induction.data(), induction.data() + 16) - induction.data(), known);
     EXPECT_TRUE(atlas->status().contains("6 clusters")) << atlas->status().toStdString();
+    // The other heads of layer 2 that copy (heads 1 and 3) are induction heads too, and the patterns put all three in
+    // one cluster.
+    for (const int64_t head : { 2 * 4 + 1, 2 * 4 + 3 }) {
+        EXPECT_EQ(map->roles[size_t(head)], AtlasRole::Induction) << head;
+        EXPECT_EQ(map->clusters.cluster[size_t(head)], map->clusters.cluster[size_t(known)]) << head;
+    }
 
     // Hover in the grid frames the head in both drawings and names it; a click selects it in the main views.
     RoleGridView* grid = atlas->grid();
