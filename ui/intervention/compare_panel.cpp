@@ -10,6 +10,9 @@
 #include "plots/heatmap_view.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
+#include "widgets/token_link.h"
+
+#include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -28,7 +31,8 @@ namespace attn::ui {
 namespace {
 
 /// On the engine thread: the attention of `text` on the decoder at `path` (the registry's copy).
-SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text) {
+SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text)
+{
     const ModelSource source = probeModel(path);
     if (source.config.kind != ModelKind::Decoder)
         throw Error(path, "comparing two prompts needs a decoder, not " + modelKindName(source.config.kind));
@@ -46,12 +50,13 @@ SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std
     MaskSpec mask;
     mask.causal = true;
     mask.slidingWindow = source.config.slidingWindow;
-    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads, mask,
-        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
+    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads,
+        mask, std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
 }
 
 /// The first `rows` x `cols` of a [q, k] tensor as a heatmap matrix.
-Mat topLeft(const Tensor& t, int64_t rows, int64_t cols) {
+Mat topLeft(const Tensor& t, int64_t rows, int64_t cols)
+{
     Mat m(rows, cols);
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j)
@@ -59,7 +64,8 @@ Mat topLeft(const Tensor& t, int64_t rows, int64_t cols) {
     return m;
 }
 
-std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n) {
+std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n)
+{
     return { chips.begin(), chips.begin() + std::min<int64_t>(n, static_cast<int64_t>(chips.size())) };
 }
 
@@ -67,7 +73,8 @@ std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n
 
 ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
-    , m_engine(engine) {
+    , m_engine(engine)
+{
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
     setObjectName("comparePanel");
     m_mode = new QComboBox;
@@ -77,8 +84,16 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_mode->addItem(tr("two prompts"), static_cast<int>(Mode::Prompts));
     m_mode->setToolTip(tr("What A and B are: two heads of the main input, two layers' head means, or the same "
                           "selection on the main input (A) and on a second prompt (B)"));
+    m_third = new QComboBox;
+    m_third->setObjectName("compareThird");
+    m_third->addItem(tr("B − A"), static_cast<int>(Third::Difference));
+    m_third->addItem(tr("log₂(B / A)"), static_cast<int>(Third::Ratio));
+    m_third->setToolTip(tr("The third map: the difference of the weights, or their ratio as log₂((B + 0.001) / (A + "
+                           "0.001)): +1 where B puts twice A's weight, −1 half; the 0.001 keeps keys neither attends "
+                           "to near 0"));
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_mode);
+    controls->addWidget(m_third);
     for (int side = 0; side < 2; ++side) {
         const QString name = side == 0 ? tr("A") : tr("B");
         m_layer[side] = new QSpinBox;
@@ -92,9 +107,7 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
         controls->addWidget(m_layer[side]);
         controls->addWidget(m_head[side]);
         for (QSpinBox* box : { m_layer[side], m_head[side] })
-            connect(box, &QSpinBox::valueChanged, this, [this] {
-                refresh();
-            });
+            connect(box, &QSpinBox::valueChanged, this, [this] { refresh(); });
     }
     m_prompt = new QLineEdit;
     m_prompt->setObjectName("comparePrompt");
@@ -130,6 +143,10 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_views[0]->setCaption({ .title = tr("A") });
     m_views[1]->setCaption({ .title = tr("B") });
     m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    m_link = new TokenLink(this);
+    for (HeatmapView* v : m_views)
+        v->setLink(m_link);
+    linkZoom();
     m_js = new LinePlot;
     m_js->setObjectName("compareJs");
     m_js->setAxes(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
@@ -153,6 +170,7 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
         updateControls();
         refresh();
     });
+    connect(m_third, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
     connect(m_compare, &QPushButton::clicked, this, [this] {
         m_promptRun.reset();
         compare();
@@ -162,7 +180,8 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     setModel(nullptr);
 }
 
-void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary)
+{
     m_summary = std::move(summary);
     m_snapshot.reset();
     m_promptRun.reset();
@@ -174,7 +193,8 @@ void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary) {
     m_status->setText(tr("Run an input, then choose A and B."));
 }
 
-void ComparePanel::setSnapshot(SnapshotPtr snapshot) {
+void ComparePanel::setSnapshot(SnapshotPtr snapshot)
+{
     m_snapshot = std::move(snapshot);
     for (int side = 0; side < 2; ++side) {
         const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
@@ -184,11 +204,35 @@ void ComparePanel::setSnapshot(SnapshotPtr snapshot) {
     refresh();
 }
 
-void ComparePanel::setMode(Mode mode) {
+void ComparePanel::setMode(Mode mode)
+{
     m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(mode)));
 }
 
-void ComparePanel::setSide(bool b, int64_t layer, int64_t head) {
+void ComparePanel::setThird(Third third)
+{
+    m_third->setCurrentIndex(m_third->findData(static_cast<int>(third)));
+}
+
+void ComparePanel::linkZoom()
+{
+    for (HeatmapView* from : m_views)
+        for (QCPAxis* axis : { from->plot()->xAxis, from->plot()->yAxis })
+            connect(axis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this,
+                [this, from, x = axis == from->plot()->xAxis](const QCPRange& range) {
+                    if (m_syncing) return;
+                    m_syncing = true;
+                    for (HeatmapView* to : m_views)
+                        if (to != from) {
+                            (x ? to->plot()->xAxis : to->plot()->yAxis)->setRange(range);
+                            to->plot()->replot(QCustomPlot::rpQueuedReplot);
+                        }
+                    m_syncing = false;
+                });
+}
+
+void ComparePanel::setSide(bool b, int64_t layer, int64_t head)
+{
     const int side = b ? 1 : 0;
     {
         const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
@@ -198,28 +242,33 @@ void ComparePanel::setSide(bool b, int64_t layer, int64_t head) {
     refresh();
 }
 
-void ComparePanel::setPromptB(const QString& text) {
+void ComparePanel::setPromptB(const QString& text)
+{
     m_prompt->setText(text);
     m_promptRun.reset();
 }
 
-void ComparePanel::refresh() {
+void ComparePanel::refresh()
+{
     // Prompts mode runs prompt B only when asked (Compare); a selection change re-reads a run already there.
     const bool ready = static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts || m_promptRun;
     m_stale = !isVisible();
     if (ready && !m_stale) compare();
 }
 
-void ComparePanel::showEvent(QShowEvent* event) {
+void ComparePanel::showEvent(QShowEvent* event)
+{
     QWidget::showEvent(event);
     if (m_stale) refresh();
 }
 
-QString ComparePanel::status() const {
+QString ComparePanel::status() const
+{
     return m_status->text();
 }
 
-void ComparePanel::updateControls() {
+void ComparePanel::updateControls()
+{
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     for (int side = 0; side < 2; ++side)
         m_head[side]->setEnabled(mode != Mode::Layers);
@@ -227,7 +276,8 @@ void ComparePanel::updateControls() {
     m_compare->setVisible(mode == Mode::Prompts);
 }
 
-Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const {
+Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const
+{
     const int side = b ? 1 : 0;
     const int64_t layer = std::clamp<int64_t>(m_layer[side]->value(), 0, snapshot.numLayers() - 1);
     const int64_t q = snapshot.numQueries(), k = snapshot.numKeys();
@@ -241,7 +291,8 @@ Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const {
     return headMean(heads);
 }
 
-void ComparePanel::compare() {
+void ComparePanel::compare()
+{
     if (!m_snapshot) return;
     if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts)
         return show(pattern(*m_snapshot, false), pattern(*m_snapshot, true), *m_snapshot, *m_snapshot);
@@ -268,7 +319,8 @@ void ComparePanel::compare() {
         });
 }
 
-void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb) {
+void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb)
+{
     const bool causal = sa.mask(0).causal && sb.mask(0).causal;
     // Causal rows are whole distributions over the keys before them, so two prompts compare on their common length.
     const int64_t rows = std::min(a.dim(0), b.dim(0)), cols = std::min(a.dim(1), b.dim(1));
@@ -291,15 +343,19 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
     };
     m_views[0]->setSnapshot(labels(sa, ma));
     m_views[1]->setSnapshot(labels(sb, mb));
-    m_views[2]->setSnapshot(labels(sa, mb - ma));
+    const bool ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
+    m_views[2]->setSnapshot(
+        labels(sa, ratio ? Mat(mb.binaryExpr(ma, [](double b, double a) { return log2Ratio(b, a); })) : Mat(mb - ma)));
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     const auto name = [&](int side) {
         return mode == Mode::Layers ? tr("L%1 mean").arg(m_layer[side]->value())
                                     : tr("L%1.H%2").arg(m_layer[side]->value()).arg(m_head[side]->value());
     };
     m_views[0]->setCaption({ .title = tr("A: %1").arg(name(0)) });
-    m_views[1]->setCaption({ .title = tr("B: %1%2").arg(name(1), mode == Mode::Prompts ? tr(", prompt B") : QString()) });
-    m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    m_views[1]->setCaption(
+        { .title = tr("B: %1%2").arg(name(1), mode == Mode::Prompts ? tr(", prompt B") : QString()) });
+    m_views[2]->setCaption(ratio ? HeatmapCaption { .title = tr("log₂(B / A)"), .value = tr("log₂ ratio") }
+                                 : HeatmapCaption { .title = tr("B − A"), .value = tr("difference") });
     std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
@@ -311,9 +367,9 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
     for (int64_t i = 0; i < rows; ++i)
         series.x.push_back(static_cast<double>(i));
     m_js->setSeries({ series });
-    const double mean = m_jsRows.empty() ? 0.0
-                                         : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0)
-            / static_cast<double>(m_jsRows.size());
+    const double mean = m_jsRows.empty()
+        ? 0.0
+        : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0) / static_cast<double>(m_jsRows.size());
     m_status->setText(tr("%1 query rows compared; mean JS divergence %2 nats (0: the same pattern, ln 2 = 0.693: "
                          "disjoint).")
                           .arg(rows)
