@@ -115,7 +115,7 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_headChange = new HeatmapView;
     m_headChange->setObjectName("headChange");
     m_headChange->setControlsVisible(false);
-    m_headChange->setMinimumSize(170, 150);
+    m_headChange->setMinimumSize(240, 180); // as the difference: the plot inside keeps its 220 px
     m_headChange->setCaption(
         { .title = tr("all heads"), .x = tr("head"), .y = tr("layer"), .value = tr("total variation") });
     m_headChange->setToolTip(tr("Per head, the mean over query rows of half the summed absolute difference of its "
