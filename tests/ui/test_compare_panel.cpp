@@ -11,6 +11,7 @@
 #include "model/model_source.h"
 #include "plots/heatmap_view.h"
 #include "session/session.h"
+#include "support/shared_data.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "widgets/token_link.h"
 #include "window_screenshots.h"
@@ -190,6 +191,57 @@ TEST(ComparePanel, RatioMapLinkedZoomAndHover)
 
     panel->setThird(ComparePanel::Third::Difference);
     expectShows(*panel->differenceView(), difference(b, a, n), n);
+}
+
+// Two models on the same input: the GPT-2 fixture (A) and its float16 copy (B) on the main input's token ids. Each
+// side is its model's own prefill of those ids; the half-precision weights move the attention a little, not nowhere.
+// A model whose vocabulary lacks the ids is refused, naming it.
+TEST(ComparePanel, TwoModelsRunTheSameTokenIds)
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    const std::string f32 = test::sharedPath("fixtures/hf-tiny/gpt2"),
+                      f16 = test::sharedPath("fixtures/hf-tiny/gpt2-fp16");
+    QSignalSpy run(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(f32));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    window.setInputText("the cat sat on the mat and the dog sat on the log");
+    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    QSignalSpy compared(panel, &ComparePanel::compared);
+    panel->setMode(ComparePanel::Mode::Models);
+    panel->setSide(false, 1, 2);
+    panel->setSide(true, 1, 2);
+    panel->setModelB(QString::fromStdString(f16));
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    ASSERT_FALSE(panel->status().startsWith("Error")) << panel->status().toStdString();
+
+    std::vector<int64_t> ids;
+    for (const TokenChip& chip : window.runResult()->source)
+        ids.push_back(chip.id);
+    const auto attentionOn = [&](const std::string& path) { return Session(loadModel(path)).prefill(ids)->attention; };
+    const std::vector<Tensor> a = attentionOn(f32), b = attentionOn(f16);
+    const auto n = static_cast<int64_t>(ids.size());
+    expectShows(*panel->viewA(), headOf(a[1], 2), n);
+    expectShows(*panel->viewB(), headOf(b[1], 2), n);
+    EXPECT_EQ(panel->viewB()->caption().title, "B: L1.H2, model B");
+    const double worst = *std::max_element(panel->jsPerRow().begin(), panel->jsPerRow().end());
+    EXPECT_GT(worst, 0.0) << "float16 weights are not the float32 ones";
+    EXPECT_LT(worst, 1e-3) << "but close to them";
+    test::saveScreenshots(window, "compare-models");
+
+    panel->setModelB(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/bert")));
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    EXPECT_TRUE(panel->status().startsWith("Error")) << panel->status().toStdString();
+    EXPECT_TRUE(panel->status().contains("bert") && panel->status().contains("decoder"))
+        << panel->status().toStdString();
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -30,20 +31,17 @@ namespace attn::ui {
 
 namespace {
 
-/// On the engine thread: the attention of `text` on the decoder at `path` (the registry's copy).
-SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text)
+/// On the engine thread: the attention of the decoder at `path` (`source`, the registry's copy) over `chips`.
+SnapshotPtr runTokens(
+    EngineContext& context, const std::string& path, const ModelSource& source, std::vector<TokenChip> chips)
 {
-    const ModelSource source = probeModel(path);
-    if (source.config.kind != ModelKind::Decoder)
-        throw Error(path, "comparing two prompts needs a decoder, not " + modelKindName(source.config.kind));
-    const std::shared_ptr<const Tokenizer> tokenizer = loadTokenizer(source);
-    const std::vector<Token> tokens = tokenizer->encode(text);
-    if (tokens.empty()) throw Error("the second prompt has no tokens: type some text");
-    std::vector<TokenChip> chips;
     std::vector<int64_t> ids;
-    for (const Token& t : tokens) {
-        chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
-        ids.push_back(t.id);
+    for (const TokenChip& chip : chips) {
+        if (chip.id < 0 || chip.id >= source.config.vocabSize)
+            throw Error(path,
+                "token id " + std::to_string(chip.id) + " is outside this model's vocabulary of "
+                    + std::to_string(source.config.vocabSize) + ": two models compare on one vocabulary");
+        ids.push_back(chip.id);
     }
     Session session(context.models().model(source), context.forwardOptions());
     const auto result = session.prefill(ids);
@@ -52,6 +50,27 @@ SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std
     mask.slidingWindow = source.config.slidingWindow;
     return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads,
         mask, std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
+}
+
+ModelSource decoderSource(const std::string& path, const std::string& what)
+{
+    ModelSource source = probeModel(path);
+    if (source.config.kind != ModelKind::Decoder)
+        throw Error(path, what + " needs a decoder, not " + modelKindName(source.config.kind));
+    return source;
+}
+
+/// On the engine thread: the attention of `text` on the decoder at `path`.
+SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text)
+{
+    const ModelSource source = decoderSource(path, "comparing two prompts");
+    const std::shared_ptr<const Tokenizer> tokenizer = loadTokenizer(source);
+    const std::vector<Token> tokens = tokenizer->encode(text);
+    if (tokens.empty()) throw Error("the second prompt has no tokens: type some text");
+    std::vector<TokenChip> chips;
+    for (const Token& t : tokens)
+        chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
+    return runTokens(context, path, source, std::move(chips));
 }
 
 /// The first `rows` x `cols` of a [q, k] tensor as a heatmap matrix.
@@ -82,8 +101,10 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_mode->addItem(tr("two heads"), static_cast<int>(Mode::Heads));
     m_mode->addItem(tr("two layers (mean of heads)"), static_cast<int>(Mode::Layers));
     m_mode->addItem(tr("two prompts"), static_cast<int>(Mode::Prompts));
-    m_mode->setToolTip(tr("What A and B are: two heads of the main input, two layers' head means, or the same "
-                          "selection on the main input (A) and on a second prompt (B)"));
+    m_mode->addItem(tr("two models"), static_cast<int>(Mode::Models));
+    m_mode->setToolTip(
+        tr("What A and B are: two heads of the main input, two layers' head means, or the same "
+           "selection on the main input (A) and on a second prompt (B), or the main input on a second model (B)"));
     m_third = new QComboBox;
     m_third->setObjectName("compareThird");
     m_third->addItem(tr("B − A"), static_cast<int>(Third::Difference));
@@ -113,10 +134,20 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_prompt->setObjectName("comparePrompt");
     m_prompt->setPlaceholderText(tr("Prompt B (Enter compares)"));
     m_prompt->setToolTip(tr("The second prompt: side B is its attention, side A the main input's"));
+    m_modelB = new QLineEdit;
+    m_modelB->setObjectName("compareModelB");
+    m_modelB->setPlaceholderText(tr("Model B folder or file (Enter compares)"));
+    m_modelB->setToolTip(tr("Side B runs the main input's token ids on this decoder (one vocabulary: a base and a "
+                            "fine-tune, F32 and F16)"));
+    m_browseB = new QPushButton(tr("…"));
+    m_browseB->setObjectName("browseModelB");
+    m_browseB->setToolTip(tr("Choose model B"));
     m_compare = new QPushButton(tr("Compare"));
     m_compare->setObjectName("compareButton");
     m_compare->setToolTip(tr("Run prompt B and compare"));
     controls->addWidget(m_prompt, 1);
+    controls->addWidget(m_modelB, 1);
+    controls->addWidget(m_browseB);
     controls->addWidget(m_compare);
     controls->addStretch(0); // the spin boxes keep their size when the prompt is hidden
     m_status = new QLabel;
@@ -176,6 +207,14 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
         compare();
     });
     connect(m_prompt, &QLineEdit::returnPressed, m_compare, &QPushButton::click);
+    connect(m_modelB, &QLineEdit::returnPressed, m_compare, &QPushButton::click);
+    connect(m_browseB, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Model B"), QString(), tr("Models (*.safetensors *.gguf *.bin config.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        setModelB(path);
+        compare();
+    });
     updateControls();
     setModel(nullptr);
 }
@@ -242,6 +281,12 @@ void ComparePanel::setSide(bool b, int64_t layer, int64_t head)
     refresh();
 }
 
+void ComparePanel::setModelB(const QString& path)
+{
+    m_modelB->setText(path);
+    m_promptRun.reset();
+}
+
 void ComparePanel::setPromptB(const QString& text)
 {
     m_prompt->setText(text);
@@ -250,8 +295,9 @@ void ComparePanel::setPromptB(const QString& text)
 
 void ComparePanel::refresh()
 {
-    // Prompts mode runs prompt B only when asked (Compare); a selection change re-reads a run already there.
-    const bool ready = static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts || m_promptRun;
+    // Prompts and Models run B only when asked (Compare); a selection change re-reads a run already there.
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    const bool ready = (mode != Mode::Prompts && mode != Mode::Models) || m_promptRun;
     m_stale = !isVisible();
     if (ready && !m_stale) compare();
 }
@@ -273,7 +319,9 @@ void ComparePanel::updateControls()
     for (int side = 0; side < 2; ++side)
         m_head[side]->setEnabled(mode != Mode::Layers);
     m_prompt->setVisible(mode == Mode::Prompts);
-    m_compare->setVisible(mode == Mode::Prompts);
+    m_modelB->setVisible(mode == Mode::Models);
+    m_browseB->setVisible(mode == Mode::Models);
+    m_compare->setVisible(mode == Mode::Prompts || mode == Mode::Models);
 }
 
 Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const
@@ -294,19 +342,28 @@ Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const
 void ComparePanel::compare()
 {
     if (!m_snapshot) return;
-    if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts)
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    if (mode != Mode::Prompts && mode != Mode::Models)
         return show(pattern(*m_snapshot, false), pattern(*m_snapshot, true), *m_snapshot, *m_snapshot);
     if (m_promptRun) return show(pattern(*m_snapshot, false), pattern(*m_promptRun, true), *m_snapshot, *m_promptRun);
-    if (!m_summary || m_prompt->text().isEmpty()) {
-        m_status->setText(tr("Type prompt B, then Compare."));
+    const QLineEdit* input = mode == Mode::Prompts ? m_prompt : m_modelB;
+    if (!m_summary || input->text().isEmpty()) {
+        m_status->setText(
+            mode == Mode::Prompts ? tr("Type prompt B, then Compare.") : tr("Choose model B, then Compare."));
         return emit compared();
     }
     const quint64 request = ++m_request;
-    m_status->setText(tr("Running prompt B…"));
+    m_status->setText(mode == Mode::Prompts ? tr("Running prompt B…") : tr("Running the input on model B…"));
+    std::function<SnapshotPtr(EngineContext&)> job;
+    if (mode == Mode::Prompts)
+        job = [path = m_summary->path, text = m_prompt->text().toStdString()](
+                  EngineContext& context) { return runPrompt(context, path, text); };
+    else
+        job = [path = m_modelB->text().toStdString(), chips = m_snapshot->tokens()](EngineContext& context) {
+            return runTokens(context, path, decoderSource(path, "comparing two models"), chips);
+        };
     m_engine->post<SnapshotPtr>(
-        this,
-        [path = m_summary->path, text = m_prompt->text().toStdString()](
-            EngineContext& context) { return runPrompt(context, path, text); },
+        this, std::move(job),
         [this, request](SnapshotPtr run) {
             if (request != m_request) return;
             m_promptRun = std::move(run);
@@ -352,8 +409,10 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
                                     : tr("L%1.H%2").arg(m_layer[side]->value()).arg(m_head[side]->value());
     };
     m_views[0]->setCaption({ .title = tr("A: %1").arg(name(0)) });
-    m_views[1]->setCaption(
-        { .title = tr("B: %1%2").arg(name(1), mode == Mode::Prompts ? tr(", prompt B") : QString()) });
+    m_views[1]->setCaption({ .title = tr("B: %1%2").arg(name(1),
+                                 mode == Mode::Prompts      ? tr(", prompt B")
+                                     : mode == Mode::Models ? tr(", model B")
+                                                            : QString()) });
     m_views[2]->setCaption(ratio ? HeatmapCaption { .title = tr("log₂(B / A)"), .value = tr("log₂ ratio") }
                                  : HeatmapCaption { .title = tr("B − A"), .value = tr("difference") });
     std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());

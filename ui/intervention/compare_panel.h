@@ -27,7 +27,7 @@ class TokenLink;
 class ComparePanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Mode { Heads, Layers, Prompts };
+    enum class Mode { Heads, Layers, Prompts, Models };
     /// What the third map shows.
     enum class Third { Difference, Ratio };
 
@@ -42,6 +42,8 @@ public:
     void setSide(bool b, int64_t layer, int64_t head);
     /// Prompts mode: the second prompt, run with the next compare().
     void setPromptB(const QString& text);
+    /// Models mode: the decoder side B runs the main input's token ids on, with the next compare().
+    void setModelB(const QString& path);
     /// Shows the comparison (Prompts mode: after the second prompt's run arrives).
     void compare();
 
@@ -76,7 +78,7 @@ private:
     EngineController* m_engine = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;
     SnapshotPtr m_snapshot;
-    SnapshotPtr m_promptRun; ///< Prompts mode: the second prompt's attention
+    SnapshotPtr m_promptRun; ///< Prompts / Models mode: side B's (the second prompt's, model B's)
     quint64 m_request = 0;
     bool m_stale = false; ///< the selection or the input changed while the tab was hidden
     std::vector<double> m_jsRows;
@@ -87,6 +89,8 @@ private:
     QSpinBox* m_layer[2] = {};
     QSpinBox* m_head[2] = {};
     QLineEdit* m_prompt = nullptr;
+    QLineEdit* m_modelB = nullptr;
+    QPushButton* m_browseB = nullptr;
     QPushButton* m_compare = nullptr;
     QLabel* m_status = nullptr;
     HeatmapView* m_views[3] = {};
