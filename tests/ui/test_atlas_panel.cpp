@@ -7,8 +7,8 @@
 #include "atlas/atlas_panel.h"
 #include "atlas/cluster_matrix_view.h"
 #include "atlas/role_grid_view.h"
-#include "demo_models.h"
 #include "main_window.h"
+#include "window_runs.h"
 #include "window_screenshots.h"
 
 #include <QElapsedTimer>
@@ -35,18 +35,7 @@ const char* kStory = "Ben went to the park. Ben said the magic words: gold wind 
 TEST(AtlasPanel, MapsTheDemoDecoderAndLinksItsHeads)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QString path;
-    for (const DemoModel& d : bundledDemoModels())
-        if (d.path.endsWith("/demo-stories-llama")) path = d.path;
-    ASSERT_FALSE(path.isEmpty());
-    QSignalSpy run(&window, &MainWindow::snapshotShown);
-    window.openModel(path);
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText(kStory);
-    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kStory));
 
     AtlasPanel* atlas = window.atlasPanel();
     QSignalSpy shown(atlas, &AtlasPanel::mapShown);
@@ -96,7 +85,8 @@ TEST(AtlasPanel, MapsTheDemoDecoderAndLinksItsHeads)
     atlas->setProbeLength(20);
     atlas->mapInput();
     QTRY_VERIFY_WITH_TIMEOUT(atlas->map()->atlas.inputs() == 2, kTimeoutMs);
-    EXPECT_EQ(atlas->map()->signatures.dim(1), std::min<int64_t>(n, kPatternGrid) * std::min<int64_t>(n, kPatternGrid) + kPatternGrid * kPatternGrid);
+    EXPECT_EQ(atlas->map()->signatures.dim(1),
+        std::min<int64_t>(n, kPatternGrid) * std::min<int64_t>(n, kPatternGrid) + kPatternGrid * kPatternGrid);
     EXPECT_TRUE(atlas->status().contains("induction probe")) << atlas->status().toStdString();
 
     // Its scores.json opens as a map of the same scores and roles, clustered by the scores.

@@ -2,7 +2,6 @@
 // The Compare tab on the demo decoder: two heads, two layers' head means and one head on two prompts. The views show
 // the engine's attention (an independent prefill through the engine API), B − A, and the Jensen-Shannon divergence
 // per row; a head against itself diverges nowhere.
-#include "demo_models.h"
 #include "intervention/attention_compare.h"
 #include "intervention/compare_panel.h"
 #include "main_window.h"
@@ -14,6 +13,7 @@
 #include "support/shared_data.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "widgets/token_link.h"
+#include "window_runs.h"
 #include "window_screenshots.h"
 
 #include <QSignalSpy>
@@ -35,17 +35,10 @@ constexpr double kTolerance = 1e-6;
 const char* kMain = "Ben went to the park. Ben said the magic words: gold wind frog lamp.";
 const char* kSecond = "Mia went to the beach. She found a red kite and a shell.";
 
-QString demoPath()
-{
-    for (const DemoModel& d : bundledDemoModels())
-        if (d.path.endsWith("/demo-stories-llama")) return d.path;
-    return {};
-}
-
 /// Every layer's attention of `text` on the demo, from a prefill of its own.
 std::vector<Tensor> attentionOf(const std::string& text)
 {
-    const ModelSource source = probeModel(demoPath().toStdString());
+    const ModelSource source = probeModel(test::demoDecoderPath().toStdString());
     const auto model = loadModel(source);
     const auto tokenizer = loadTokenizer(source);
     std::vector<int64_t> ids;
@@ -84,14 +77,7 @@ Tensor difference(const Tensor& b, const Tensor& a, int64_t n)
 TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy run(&window, &MainWindow::snapshotShown);
-    window.openModel(demoPath());
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText(kMain);
-    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
     ComparePanel* panel = window.comparePanel();
     window.tabs()->setCurrentWidget(panel);
     const std::vector<Tensor> main = attentionOf(kMain);
@@ -147,14 +133,7 @@ TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs)
 TEST(ComparePanel, RatioMapLinkedZoomAndHover)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy run(&window, &MainWindow::snapshotShown);
-    window.openModel(demoPath());
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText(kMain);
-    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
     ComparePanel* panel = window.comparePanel();
     window.tabs()->setCurrentWidget(panel);
     const std::vector<Tensor> main = attentionOf(kMain);
@@ -172,9 +151,14 @@ TEST(ComparePanel, RatioMapLinkedZoomAndHover)
     EXPECT_NEAR(log2Ratio(0.5, 0.25), std::log2(0.501 / 0.251), 1e-12);
     test::saveScreenshots(window, "compare-ratio");
 
+    // Zoomed once every map is drawn (a map drawn for the first time resets its own zoom, and the others follow).
+    for (HeatmapView* v : { panel->viewA(), panel->viewB(), panel->differenceView() })
+        v->flushRedraw();
     panel->viewB()->plot()->xAxis->setRange(2.5, 8.5);
     panel->viewB()->plot()->yAxis->setRange(3.5, 9.5);
+    QCoreApplication::processEvents();
     for (HeatmapView* v : { panel->viewA(), panel->differenceView() }) {
+        v->flushRedraw();
         EXPECT_DOUBLE_EQ(v->plot()->xAxis->range().lower, 2.5);
         EXPECT_DOUBLE_EQ(v->plot()->xAxis->range().upper, 8.5);
         EXPECT_DOUBLE_EQ(v->plot()->yAxis->range().lower, 3.5);
@@ -198,17 +182,11 @@ TEST(ComparePanel, RatioMapLinkedZoomAndHover)
 // A model whose vocabulary lacks the ids is refused, naming it.
 TEST(ComparePanel, TwoModelsRunTheSameTokenIds)
 {
-    MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     const std::string f32 = test::sharedPath("fixtures/hf-tiny/gpt2"),
                       f16 = test::sharedPath("fixtures/hf-tiny/gpt2-fp16");
-    QSignalSpy run(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(f32));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText("the cat sat on the mat and the dog sat on the log");
-    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(
+        test::openAndRun(window, QString::fromStdString(f32), "the cat sat on the mat and the dog sat on the log"));
     ComparePanel* panel = window.comparePanel();
     window.tabs()->setCurrentWidget(panel);
     QSignalSpy compared(panel, &ComparePanel::compared);

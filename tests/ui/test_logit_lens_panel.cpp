@@ -12,6 +12,7 @@
 #include "mechanisms/line_plot.h"
 #include "model/model_loader.h"
 #include "session/session.h"
+#include "window_runs.h"
 #include "window_screenshots.h"
 
 #include <QPushButton>
@@ -122,14 +123,8 @@ TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline)
 TEST(LogitLensPanel, DecodeTabShowsTheLensOfTheStepShown)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QString path;
-    for (const DemoModel& d : bundledDemoModels())
-        if (d.path.endsWith("/demo-stories-llama")) path = d.path;
-    window.openModel(path);
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    const QString path = test::demoDecoderPath();
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, path));
     DecodePanel* decode = window.decodePanel();
     window.tabs()->setCurrentWidget(decode);
     decode->setPromptText("Ben went to the park");
@@ -159,7 +154,7 @@ TEST(LogitLensPanel, DecodeTabShowsTheLensOfTheStepShown)
     ASSERT_EQ(lens->table()->rowCount(), layers + 1);
     EXPECT_NEAR(l.chosenProbability.data()[layers * n + n - 1], top.back()[0].probability, kProbTolerance);
     EXPECT_NEAR(lens->table()->item(static_cast<int>(layers), 1)->text().toDouble(), top.back()[0].probability, 5e-4)
-        << "3 decimals in the table";
+        << "4 significant digits in the table";
     test::saveScreenshots(window, "decode-lens");
 }
 
