@@ -74,19 +74,26 @@ Tensor difference(const Tensor& b, const Tensor& a, int64_t n)
     return d;
 }
 
+/// The Compare tab shown with A = head 2.0 and B = head 1.1 of the main input.
+ComparePanel* showTwoHeads(MainWindow& window)
+{
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    panel->setMode(ComparePanel::Mode::Heads);
+    panel->setSide(false, 2, 0);
+    panel->setSide(true, 1, 1);
+    return panel;
+}
+
 TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs)
 {
     MainWindow window;
     ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
-    ComparePanel* panel = window.comparePanel();
-    window.tabs()->setCurrentWidget(panel);
+    ComparePanel* panel = showTwoHeads(window);
     const std::vector<Tensor> main = attentionOf(kMain);
     const int64_t n = main[0].dim(1);
 
     // Two heads.
-    panel->setMode(ComparePanel::Mode::Heads);
-    panel->setSide(false, 2, 0);
-    panel->setSide(true, 1, 1);
     const Tensor a = headOf(main[2], 0), b = headOf(main[1], 1);
     expectShows(*panel->viewA(), a, n);
     expectShows(*panel->viewB(), b, n);
@@ -134,13 +141,9 @@ TEST(ComparePanel, RatioMapLinkedZoomAndHover)
 {
     MainWindow window;
     ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
-    ComparePanel* panel = window.comparePanel();
-    window.tabs()->setCurrentWidget(panel);
+    ComparePanel* panel = showTwoHeads(window);
     const std::vector<Tensor> main = attentionOf(kMain);
     const int64_t n = main[0].dim(1);
-    panel->setMode(ComparePanel::Mode::Heads);
-    panel->setSide(false, 2, 0);
-    panel->setSide(true, 1, 1);
     panel->setThird(ComparePanel::Third::Ratio);
     const Tensor a = headOf(main[2], 0), b = headOf(main[1], 1);
     Tensor ratio({ n, n });

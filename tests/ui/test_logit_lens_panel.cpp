@@ -31,6 +31,18 @@ constexpr int kTimeoutMs = 60000;
 // the same kernels, so only BLAS threading could move a logit (InterventionReuse: 1e-5).
 constexpr double kProbTolerance = 1e-5;
 
+/// On the Decode tab: the prompt "Ben went to the park", then one step.
+void promptAndStep(MainWindow& window, DecodePanel* decode)
+{
+    window.tabs()->setCurrentWidget(decode);
+    decode->setPromptText("Ben went to the park");
+    decode->findChild<QPushButton*>("promptButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
+    const size_t prompted = decode->controller()->steps().size();
+    decode->stepButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+}
+
 TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch)
 {
     MainWindow window;
@@ -95,13 +107,7 @@ TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline)
         if (d.path.endsWith("/demo-stories-llama")) window.openModel(d.path);
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
     DecodePanel* decode = window.decodePanel();
-    window.tabs()->setCurrentWidget(decode);
-    decode->setPromptText("Ben went to the park");
-    decode->findChild<QPushButton*>("promptButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
-    const size_t prompted = decode->controller()->steps().size();
-    decode->stepButton()->click();
-    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(promptAndStep(window, decode));
     decode->flushRedraw();
 
     LogitLensPanel* lens = window.lensPanel();
@@ -126,13 +132,7 @@ TEST(LogitLensPanel, DecodeTabShowsTheLensOfTheStepShown)
     const QString path = test::demoDecoderPath();
     ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, path));
     DecodePanel* decode = window.decodePanel();
-    window.tabs()->setCurrentWidget(decode);
-    decode->setPromptText("Ben went to the park");
-    decode->findChild<QPushButton*>("promptButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
-    const size_t prompted = decode->controller()->steps().size();
-    decode->stepButton()->click();
-    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(promptAndStep(window, decode));
     const auto& steps = decode->controller()->steps();
     const int64_t shown = static_cast<int64_t>(steps.size()) - 2;
     decode->showStep(shown);
