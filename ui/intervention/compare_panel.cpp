@@ -398,11 +398,13 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
     const auto labels = [&](const AttentionSnapshot& s, const Mat& m) {
         return s.isCross() ? matrixSnapshot(m, queries(s), keys(s), mask) : matrixSnapshot(m, keys(s), {}, mask);
     };
+    const bool ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
+    m_syncing = true; // each map resets its own zoom to the new matrix: nothing to pass on
     m_views[0]->setSnapshot(labels(sa, ma));
     m_views[1]->setSnapshot(labels(sb, mb));
-    const bool ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
     m_views[2]->setSnapshot(
         labels(sa, ratio ? Mat(mb.binaryExpr(ma, [](double b, double a) { return log2Ratio(b, a); })) : Mat(mb - ma)));
+    m_syncing = false;
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     const auto name = [&](int side) {
         return mode == Mode::Layers ? tr("L%1 mean").arg(m_layer[side]->value())

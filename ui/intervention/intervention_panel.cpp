@@ -193,6 +193,7 @@ void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_difference->setSnapshot(nullptr);
     m_headChange->setSnapshot(nullptr);
     m_continuation->clear();
+    m_continuation->hide(); // no empty line at 1024x700 for models this tab cannot change
     for (QWidget* w : std::initializer_list<QWidget*> { m_mode, m_factor, m_ablateButton })
         w->setEnabled(m_summary != nullptr && (w != m_factor || m_mode->currentIndex() == 2));
     m_ablate->setEnabled(m_summary != nullptr);
@@ -345,6 +346,7 @@ void InterventionPanel::showResult(AblationResultPtr result)
         matrixSnapshot(perHead, indexChips(QString(), change.dim(0)), indexChips(QString(), change.dim(1))));
     m_continuation->setText(
         continuationHtml(m_result->text, m_result->cleanContinuation, m_result->changedContinuation));
+    m_continuation->show();
     if (m_result->ablations.empty()) {
         setStatus(tr("No intervention: these are the unmodified run's numbers (KL 0). Ablate a head here or "
                      "right-click it in All heads."));
