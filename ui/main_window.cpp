@@ -9,6 +9,7 @@
 #include "export/export_menu.h"
 #include "help/first_run_hint.h"
 #include "help/help_menu.h"
+#include "atlas/atlas_panel.h"
 #include "intervention/compare_panel.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
@@ -151,6 +152,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_compare = new ComparePanel(m_controller); // two heads, layers or prompts side by side
     m_compare->setProperty("collapsesDocks", QStringList { "modelDock" });
     m_tabs->addTab(m_compare, tr("Compar&e"));
+    m_atlas = new AtlasPanel(m_controller, kKeptRunKey); // maps the heads from the same kept pass
+    m_atlas->setProperty("collapsesDocks", QStringList { "modelDock" });
+    m_tabs->addTab(m_atlas, tr("Head a&tlas"));
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -215,6 +219,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_intervene->setModel(m_summary);
         m_lens->setModel(m_summary);
         m_compare->setModel(m_summary);
+        m_atlas->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -279,6 +284,10 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_tabs->setCurrentWidget(m_lens);
     });
     connect(m_intervene, &InterventionPanel::ablationsChanged, this, [this] { m_grid->setMarks(m_intervene->marks()); });
+    connect(m_atlas, &AtlasPanel::headActivated, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_tabs->setCurrentWidget(m_heatmap);
+    });
     connect(m_stats, &StatsView::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
@@ -479,6 +488,7 @@ void MainWindow::openModel(const QString& path) {
     m_intervene->setModel(nullptr);
     m_lens->setModel(nullptr);
     m_compare->setModel(nullptr);
+    m_atlas->setModel(nullptr);
     m_vision->closeModel();
     m_align->closeModel();
     m_mechanisms->setModel(nullptr); // synthetic input only until the new model (or image) offers heads
@@ -553,6 +563,7 @@ void MainWindow::showRun(RunPtr run) {
     m_mechanisms->runChanged(m_run->source);
     m_intervene->setRun(m_run);
     m_lens->setRun(m_run);
+    m_atlas->setRun(m_run);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
     if (!m_run->notice.empty()) m_status->setText(m_status->text() + " — " + QString::fromStdString(m_run->notice));

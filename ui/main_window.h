@@ -31,6 +31,7 @@ class HeatmapView;
 class MechanismsPanel;
 class HeadGridView;
 class HeadLinesView;
+class AtlasPanel;
 class ComparePanel;
 class InterventionPanel;
 class LogitLensPanel;
@@ -86,6 +87,7 @@ public:
     InterventionPanel* interventionPanel() const { return m_intervene; }
     LogitLensPanel* lensPanel() const { return m_lens; }
     ComparePanel* comparePanel() const { return m_compare; }
+    AtlasPanel* atlasPanel() const { return m_atlas; }
     TokenChipsView* tokenChips() const { return m_chips; }
     TokenChipsView* targetChips() const { return m_targetChips; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -149,6 +151,7 @@ private:
     InterventionPanel* m_intervene = nullptr;
     LogitLensPanel* m_lens = nullptr;
     ComparePanel* m_compare = nullptr;
+    AtlasPanel* m_atlas = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
     QWidget* m_targetRow = nullptr;

@@ -152,7 +152,13 @@ HeadAtlas HeadAtlas::fromJson(const std::string& text, const std::string& source
 {
     try {
         const nlohmann::json j = nlohmann::json::parse(text);
-        HeadAtlas atlas(j.at("layers").get<int64_t>(), j.at("heads").get<int64_t>());
+        const auto layers = j.at("layers").get<int64_t>(), heads = j.at("heads").get<int64_t>();
+        // Far beyond any model (a 1,000-layer x 1,000-head atlas); keeps a corrupt file from a huge allocation.
+        constexpr int64_t kMaxSide = 1 << 10;
+        if (layers < 1 || heads < 1 || layers > kMaxSide || heads > kMaxSide)
+            throw Error(source, "a head atlas of " + std::to_string(layers) + " layers x " + std::to_string(heads)
+                    + " heads (each must be 1.." + std::to_string(kMaxSide) + ")");
+        HeadAtlas atlas(layers, heads);
         atlas.m_inputs = j.at("inputs").get<int64_t>();
         for (int s = 0; s < kAtlasScores; ++s) {
             const nlohmann::json& t = j.at("totals").at(atlasScoreNames()[static_cast<size_t>(s)]);

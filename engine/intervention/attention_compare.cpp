@@ -39,4 +39,9 @@ std::vector<double> jsDivergencePerRow(const float* p, const float* q, int64_t r
     return js;
 }
 
+double log2Ratio(double b, double a)
+{
+    return std::log2((b + kRatioFloor) / (a + kRatioFloor));
+}
+
 } // namespace attn

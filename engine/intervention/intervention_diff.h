@@ -24,7 +24,13 @@ struct InterventionDiff {
     std::vector<std::vector<TopToken>> changedTop;
     std::vector<Tensor> cleanAttention; ///< per layer [heads, n, n]
     std::vector<Tensor> changedAttention;
+    /// [layers, heads]: every head's change at once, the mean over query rows of the total variation distance
+    /// 1/2 sum_j |changed - clean| of its attention row (0 unchanged, 1 disjoint).
+    Tensor headChange;
 };
+
+/// InterventionDiff::headChange of per-layer attention [heads, n, keys] before and after; Error when shapes differ.
+Tensor attentionChangePerHead(const std::vector<Tensor>& clean, const std::vector<Tensor>& changed);
 
 /// `run`'s tokens under `intervention` against the unmodified pass, with the `topK` most probable tokens per position;
 /// `hooks` report the re-run's layers and cancel it. `run` must have been made with wantAttention.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "intervention/layer_reuse.h"
 
+#include "intervention/continuation.h"
+
 namespace attn {
 
 ReusableRun::ReusableRun(const DecoderModel& model, std::vector<int64_t> tokens, const ForwardOptions& base)
@@ -33,6 +35,16 @@ StepResult ReusableRun::rerun(const Intervention& intervention, bool wantAttenti
     if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
     KvCache cache = m_model.newCache();
     return m_model.forward(cache, m_tokens, options);
+}
+
+std::vector<int64_t> ReusableRun::continuation(
+    const Intervention* intervention, int64_t steps, int64_t stop, const RerunHooks& hooks) const
+{
+    ForwardOptions options = m_options;
+    options.intervention = intervention;
+    options.layerDone = {}; // a token's pass is short: the bar shows the diff's layers, cancel still applies
+    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
+    return greedyContinuation(m_model, m_tokens, steps, stop, options);
 }
 
 } // namespace attn

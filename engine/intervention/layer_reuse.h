@@ -33,6 +33,11 @@ public:
     /// asked for it too).
     StepResult rerun(const Intervention& intervention, bool wantAttention = false, const RerunHooks& hooks = {}) const;
 
+    /// Up to `steps` greedy tokens after the input under `intervention` (null: unmodified), with the constructor's
+    /// backend (greedyContinuation); `hooks` cancel it.
+    std::vector<int64_t> continuation(
+        const Intervention* intervention, int64_t steps, int64_t stop, const RerunHooks& hooks = {}) const;
+
 private:
     const DecoderModel& m_model;
     std::vector<int64_t> m_tokens;

@@ -2,21 +2,24 @@
 // The Compare tab on the demo decoder: two heads, two layers' head means and one head on two prompts. The views show
 // the engine's attention (an independent prefill through the engine API), B − A, and the Jensen-Shannon divergence
 // per row; a head against itself diverges nowhere.
-#include "demo_models.h"
 #include "intervention/attention_compare.h"
 #include "intervention/compare_panel.h"
 #include "main_window.h"
 #include "mechanisms/line_plot.h"
 #include "model/model_loader.h"
+#include "model/model_source.h"
 #include "plots/heatmap_view.h"
 #include "session/session.h"
-#include "window_screenshots.h"
+#include "support/shared_data.h"
 #include "tokenizer/tokenizer_loader.h"
-#include "model/model_source.h"
+#include "widgets/token_link.h"
+#include "window_runs.h"
+#include "window_screenshots.h"
 
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <qcustomplot.h>
 
 #include <gtest/gtest.h>
 
@@ -32,15 +35,10 @@ constexpr double kTolerance = 1e-6;
 const char* kMain = "Ben went to the park. Ben said the magic words: gold wind frog lamp.";
 const char* kSecond = "Mia went to the beach. She found a red kite and a shell.";
 
-QString demoPath() {
-    for (const DemoModel& d : bundledDemoModels())
-        if (d.path.endsWith("/demo-stories-llama")) return d.path;
-    return {};
-}
-
 /// Every layer's attention of `text` on the demo, from a prefill of its own.
-std::vector<Tensor> attentionOf(const std::string& text) {
-    const ModelSource source = probeModel(demoPath().toStdString());
+std::vector<Tensor> attentionOf(const std::string& text)
+{
+    const ModelSource source = probeModel(test::demoDecoderPath().toStdString());
     const auto model = loadModel(source);
     const auto tokenizer = loadTokenizer(source);
     std::vector<int64_t> ids;
@@ -50,13 +48,15 @@ std::vector<Tensor> attentionOf(const std::string& text) {
     return session.prefill(ids)->attention;
 }
 
-Tensor headOf(const Tensor& layer, int64_t head) {
+Tensor headOf(const Tensor& layer, int64_t head)
+{
     const int64_t n = layer.dim(1), k = layer.dim(2);
     return Tensor({ n, k }, std::vector<float>(layer.data() + head * n * k, layer.data() + (head + 1) * n * k));
 }
 
 /// `view` shows `expected` on every visible cell (the first rows x cols of it).
-void expectShows(HeatmapView& view, const Tensor& expected, int64_t rows) {
+void expectShows(HeatmapView& view, const Tensor& expected, int64_t rows)
+{
     view.flushRedraw();
     const HeatmapMatrix& m = view.matrix();
     ASSERT_EQ(m.rows, rows);
@@ -65,7 +65,8 @@ void expectShows(HeatmapView& view, const Tensor& expected, int64_t rows) {
             EXPECT_NEAR(m.at(i, j), expected.data()[i * expected.dim(1) + j], kTolerance) << i << "," << j;
 }
 
-Tensor difference(const Tensor& b, const Tensor& a, int64_t n) {
+Tensor difference(const Tensor& b, const Tensor& a, int64_t n)
+{
     Tensor d({ n, n });
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j)
@@ -73,25 +74,26 @@ Tensor difference(const Tensor& b, const Tensor& a, int64_t n) {
     return d;
 }
 
-TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs) {
-    MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy run(&window, &MainWindow::snapshotShown);
-    window.openModel(demoPath());
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
-    window.setInputText(kMain);
-    QTRY_VERIFY_WITH_TIMEOUT(run.count() >= 1, kTimeoutMs);
+/// The Compare tab shown with A = head 2.0 and B = head 1.1 of the main input.
+ComparePanel* showTwoHeads(MainWindow& window)
+{
     ComparePanel* panel = window.comparePanel();
     window.tabs()->setCurrentWidget(panel);
+    panel->setMode(ComparePanel::Mode::Heads);
+    panel->setSide(false, 2, 0);
+    panel->setSide(true, 1, 1);
+    return panel;
+}
+
+TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
+    ComparePanel* panel = showTwoHeads(window);
     const std::vector<Tensor> main = attentionOf(kMain);
     const int64_t n = main[0].dim(1);
 
     // Two heads.
-    panel->setMode(ComparePanel::Mode::Heads);
-    panel->setSide(false, 2, 0);
-    panel->setSide(true, 1, 1);
     const Tensor a = headOf(main[2], 0), b = headOf(main[1], 1);
     expectShows(*panel->viewA(), a, n);
     expectShows(*panel->viewB(), b, n);
@@ -131,6 +133,96 @@ TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs) {
     expectShows(*panel->viewA(), headOf(main[2], 0), common);
     EXPECT_EQ(static_cast<int64_t>(panel->jsPerRow().size()), common);
     test::saveScreenshots(window, "compare");
+}
+
+// The ratio map is log2((B + 0.001) / (A + 0.001)) of the engine's weights; zooming one map zooms all three to the
+// same rows and keys, and the cell under the mouse in one is banded in all of them.
+TEST(ComparePanel, RatioMapLinkedZoomAndHover)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
+    ComparePanel* panel = showTwoHeads(window);
+    const std::vector<Tensor> main = attentionOf(kMain);
+    const int64_t n = main[0].dim(1);
+    panel->setThird(ComparePanel::Third::Ratio);
+    const Tensor a = headOf(main[2], 0), b = headOf(main[1], 1);
+    Tensor ratio({ n, n });
+    for (int64_t i = 0; i < n * n; ++i)
+        ratio.data()[i] = static_cast<float>(std::log2((b.data()[i] + 1e-3) / (a.data()[i] + 1e-3)));
+    expectShows(*panel->differenceView(), ratio, n);
+    EXPECT_EQ(panel->differenceView()->caption().title, "log₂(B / A)");
+    EXPECT_NEAR(log2Ratio(0.5, 0.25), std::log2(0.501 / 0.251), 1e-12);
+    test::saveScreenshots(window, "compare-ratio");
+
+    // Zoomed once every map is drawn (a map drawn for the first time resets its own zoom, and the others follow).
+    for (HeatmapView* v : { panel->viewA(), panel->viewB(), panel->differenceView() })
+        v->flushRedraw();
+    panel->viewB()->plot()->xAxis->setRange(2.5, 8.5);
+    panel->viewB()->plot()->yAxis->setRange(3.5, 9.5);
+    QCoreApplication::processEvents();
+    for (HeatmapView* v : { panel->viewA(), panel->differenceView() }) {
+        v->flushRedraw();
+        EXPECT_DOUBLE_EQ(v->plot()->xAxis->range().lower, 2.5);
+        EXPECT_DOUBLE_EQ(v->plot()->xAxis->range().upper, 8.5);
+        EXPECT_DOUBLE_EQ(v->plot()->yAxis->range().lower, 3.5);
+        EXPECT_DOUBLE_EQ(v->plot()->yAxis->range().upper, 9.5);
+    }
+
+    HeatmapView* viewA = panel->viewA();
+    viewA->flushRedraw();
+    const QPoint at = viewA->plot()->mapFrom(viewA, viewA->cellCenter(5, 4));
+    QTest::mouseMove(viewA->plot(), at);
+    QTRY_COMPARE_WITH_TIMEOUT(panel->link()->hovered().query, int64_t(5), 2000);
+    for (HeatmapView* v : { panel->viewB(), panel->differenceView() })
+        EXPECT_EQ(v->linkedBands(), (std::pair<int64_t, int64_t> { 5, 4 }));
+
+    panel->setThird(ComparePanel::Third::Difference);
+    expectShows(*panel->differenceView(), difference(b, a, n), n);
+}
+
+// Two models on the same input: the GPT-2 fixture (A) and its float16 copy (B) on the main input's token ids. Each
+// side is its model's own prefill of those ids; the half-precision weights move the attention a little, not nowhere.
+// A model whose vocabulary lacks the ids is refused, naming it.
+TEST(ComparePanel, TwoModelsRunTheSameTokenIds)
+{
+    const std::string f32 = test::sharedPath("fixtures/hf-tiny/gpt2"),
+                      f16 = test::sharedPath("fixtures/hf-tiny/gpt2-fp16");
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(
+        test::openAndRun(window, QString::fromStdString(f32), "the cat sat on the mat and the dog sat on the log"));
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    QSignalSpy compared(panel, &ComparePanel::compared);
+    panel->setMode(ComparePanel::Mode::Models);
+    panel->setSide(false, 1, 2);
+    panel->setSide(true, 1, 2);
+    panel->setModelB(QString::fromStdString(f16));
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    ASSERT_FALSE(panel->status().startsWith("Error")) << panel->status().toStdString();
+
+    std::vector<int64_t> ids;
+    for (const TokenChip& chip : window.runResult()->source)
+        ids.push_back(chip.id);
+    const auto attentionOn = [&](const std::string& path) { return Session(loadModel(path)).prefill(ids)->attention; };
+    const std::vector<Tensor> a = attentionOn(f32), b = attentionOn(f16);
+    const auto n = static_cast<int64_t>(ids.size());
+    expectShows(*panel->viewA(), headOf(a[1], 2), n);
+    expectShows(*panel->viewB(), headOf(b[1], 2), n);
+    EXPECT_EQ(panel->viewB()->caption().title, "B: L1.H2, model B");
+    const double worst = *std::max_element(panel->jsPerRow().begin(), panel->jsPerRow().end());
+    EXPECT_GT(worst, 0.0) << "float16 weights are not the float32 ones";
+    EXPECT_LT(worst, 1e-3) << "but close to them";
+    test::saveScreenshots(window, "compare-models");
+
+    panel->setModelB(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/bert")));
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    EXPECT_TRUE(panel->status().startsWith("Error")) << panel->status().toStdString();
+    EXPECT_TRUE(panel->status().contains("bert") && panel->status().contains("decoder"))
+        << panel->status().toStdString();
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 // the engine API (what `attnscope-cli ablate` runs), the grid marks the head, and Ctrl+Z gives back the unmodified
 // run's numbers exactly. AS_INTERVENTION_SCREENSHOTS=DIR saves the tab at 1024x700 and 1280x800.
 #include "demo_models.h"
+#include "intervention/continuation.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/intervention_runner.h"
 #include "intervention/topk_table.h"
@@ -11,6 +12,7 @@
 #include "mechanisms/line_plot.h"
 #include "model/model_loader.h"
 #include "plots/heatmap_view.h"
+#include "session/decode_timeline.h"
 #include "session/session.h"
 #include "widgets/head_grid_view.h"
 #include "window_screenshots.h"
@@ -18,8 +20,8 @@
 #include <QApplication>
 #include <QContextMenuEvent>
 #include <QListWidget>
-#include <QPushButton>
 #include <QMenu>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -43,7 +45,8 @@ constexpr double kKlTolerance = 1e-6, kProbTolerance = 1e-6;
 const char* kStory = "Ben went to the park. Ben said the magic words: gold wind frog lamp. Then he said again: gold "
                      "wind frog lamp";
 
-QString demoPath() {
+QString demoPath()
+{
     for (const DemoModel& d : bundledDemoModels())
         if (d.path.endsWith("/demo-stories-llama")) return d.path;
     ADD_FAILURE() << "no bundled demo-stories-llama";
@@ -51,7 +54,8 @@ QString demoPath() {
 }
 
 /// The window shown at 1280x800 with the demo decoder open and kStory run.
-void openDemo(MainWindow& window) {
+void openDemo(MainWindow& window)
+{
     window.resize(1280, 800);
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
@@ -69,7 +73,8 @@ struct Reference {
     std::shared_ptr<const StepResult> clean, ablated;
 };
 
-Reference reference(const MainWindow& window, const Ablation& ablation) {
+Reference reference(const MainWindow& window, const Ablation& ablation)
+{
     const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(demoPath().toStdString()));
     EXPECT_TRUE(model);
     std::vector<int64_t> ids;
@@ -84,7 +89,8 @@ Reference reference(const MainWindow& window, const Ablation& ablation) {
 }
 
 /// Right-clicks head (layer, head) of the grid and clicks `action` in the menu that opens.
-void chooseFromGridMenu(MainWindow& window, int64_t layer, int64_t head, const char* action) {
+void chooseFromGridMenu(MainWindow& window, int64_t layer, int64_t head, const char* action)
+{
     HeadGridView* grid = window.gridView();
     window.tabs()->setCurrentIndex(window.tabs()->indexOf(grid->parentWidget()->parentWidget())); // its scroll area
     const QPoint at = grid->thumbnailRect(layer, head).center();
@@ -98,7 +104,8 @@ void chooseFromGridMenu(MainWindow& window, int64_t layer, int64_t head, const c
 }
 
 /// The KL the tab plots and tabulates equals `kl` per position.
-void expectKlShown(InterventionPanel& panel, const Tensor& kl, double tolerance) {
+void expectKlShown(InterventionPanel& panel, const Tensor& kl, double tolerance)
+{
     const std::vector<double>& plotted = panel.klPlot()->series().at(0).y;
     ASSERT_EQ(static_cast<int64_t>(plotted.size()), kl.numel());
     ASSERT_EQ(panel.topTable()->rowCount(), kl.numel());
@@ -110,7 +117,8 @@ void expectKlShown(InterventionPanel& panel, const Tensor& kl, double tolerance)
     }
 }
 
-TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresTheRun) {
+TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresTheRun)
+{
     MainWindow window;
     ASSERT_NO_FATAL_FAILURE(openDemo(window));
     InterventionPanel* panel = window.interventionPanel();
@@ -152,7 +160,8 @@ TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresT
     ASSERT_EQ(m.rows, n);
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j <= i; ++j)
-            EXPECT_NEAR(m.at(i, j), after.data()[i * n + j] - before.data()[i * n + j], kProbTolerance) << i << "," << j;
+            EXPECT_NEAR(m.at(i, j), after.data()[i * n + j] - before.data()[i * n + j], kProbTolerance)
+                << i << "," << j;
     EXPECT_LT(m.at(n - 1, 0), 0.0) << "head 2.0 removed: its weights went to zero";
 
     // Undo with the keyboard: the list empties, the mark goes, and the numbers are the unmodified run's, exactly.
@@ -182,8 +191,60 @@ TEST(InterventionPanel, AblateFromTheGridMenuShowsTheEnginesDiffAndUndoRestoresT
     }
 }
 
+// The diff also shows every head's attention change at once and the greedy continuation with and without the
+// ablation: the engine's own continuation of the same tokens, and the demo's copy broken by removing its copying heads.
+TEST(InterventionPanel, DiffShowsTheChangedContinuationAndEveryHead)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(openDemo(window));
+    window.setInputText("Ben went to the park. Ben said the magic words: gold wind frog lamp. Then he said again: gold "
+                        "wind");
+    QTRY_VERIFY_WITH_TIMEOUT(window.runResult() && window.runResult()->text.ends_with("gold wind"), kTimeoutMs);
+    InterventionPanel* panel = window.interventionPanel();
+    window.tabs()->setCurrentWidget(panel);
+    const Ablation copiers { { { 2, 0 }, { 2, 1 }, { 2, 3 } }, AblationMode::Zero, 0.0f };
+    panel->addAblation(copiers);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->result() && !panel->result()->ablations.empty(), kTimeoutMs);
+    const AblationResult& result = *panel->result();
+
+    const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(demoPath().toStdString()));
+    ASSERT_TRUE(model);
+    const int64_t stop = decodeStopToken(probeModel(demoPath().toStdString()));
+    const Intervention intervention = ablationIntervention(copiers, model->config());
+    ForwardOptions options;
+    options.intervention = &intervention;
+    EXPECT_EQ(result.cleanContinuation, greedyContinuation(*model, result.tokens, kContinuationTokens, stop, {}));
+    EXPECT_EQ(
+        result.changedContinuation, greedyContinuation(*model, result.tokens, kContinuationTokens, stop, options));
+    ASSERT_FALSE(result.cleanContinuation.empty());
+    EXPECT_NE(result.changedContinuation.front(), result.cleanContinuation.front()) << "the copy is broken";
+    EXPECT_TRUE(panel->continuationText().contains("differs from token 1")) << panel->continuationText().toStdString();
+
+    // Every head: layers below the ablated one are reused, exactly unchanged; the removed heads moved their rows.
+    const Tensor& change = result.diff.headChange;
+    ASSERT_EQ(change.shape(), (Shape { 4, 4 }));
+    for (int64_t i = 0; i < 8; ++i)
+        EXPECT_EQ(change.data()[i], 0.0f) << "layer " << i / 4 << " head " << i % 4;
+    for (const int64_t h : { 0, 1, 3 })
+        EXPECT_GT(change.data()[2 * 4 + h], 0.1f) << "head 2." << h;
+    HeatmapView* heads = panel->headChangeView();
+    heads->flushRedraw();
+    ASSERT_EQ(heads->matrix().rows, 4);
+    for (int64_t l = 0; l < 4; ++l)
+        for (int64_t h = 0; h < 4; ++h)
+            EXPECT_NEAR(heads->matrix().at(l, h), change.data()[l * 4 + h], 1e-6) << l << "," << h;
+    test::saveScreenshots(window, "intervene-continuation");
+
+    QSignalSpy shown(panel, &InterventionPanel::resultShown);
+    panel->undo();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
+    EXPECT_EQ(panel->result()->changedContinuation, panel->result()->cleanContinuation);
+    EXPECT_TRUE(panel->continuationText().contains("the same")) << panel->continuationText().toStdString();
+}
+
 // Cancel stops a re-run before it answers: no diff arrives, the tab says so, and the list is kept.
-TEST(InterventionPanel, CancelStopsTheRerun) {
+TEST(InterventionPanel, CancelStopsTheRerun)
+{
     MainWindow window;
     ASSERT_NO_FATAL_FAILURE(openDemo(window));
     InterventionPanel* panel = window.interventionPanel();

@@ -5,12 +5,14 @@
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
+#include "intervention/decode_lens_view.h"
 #include "intervention/intervention_runner.h"
 #include "intervention/logit_lens_panel.h"
 #include "main_window.h"
 #include "mechanisms/line_plot.h"
 #include "model/model_loader.h"
 #include "session/session.h"
+#include "window_runs.h"
 #include "window_screenshots.h"
 
 #include <QPushButton>
@@ -29,7 +31,20 @@ constexpr int kTimeoutMs = 60000;
 // the same kernels, so only BLAS threading could move a logit (InterventionReuse: 1e-5).
 constexpr double kProbTolerance = 1e-5;
 
-TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch) {
+/// On the Decode tab: the prompt "Ben went to the park", then one step.
+void promptAndStep(MainWindow& window, DecodePanel* decode)
+{
+    window.tabs()->setCurrentWidget(decode);
+    decode->setPromptText("Ben went to the park");
+    decode->findChild<QPushButton*>("promptButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
+    const size_t prompted = decode->controller()->steps().size();
+    decode->stepButton()->click();
+    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+}
+
+TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch)
+{
     MainWindow window;
     window.resize(1280, 800);
     window.show();
@@ -74,15 +89,16 @@ TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch) {
             EXPECT_DOUBLE_EQ(plotted[static_cast<size_t>(r)], l.chosenProbability.data()[r * n + at]);
         EXPECT_NEAR(plotted.back(), top[static_cast<size_t>(at)][0].probability, kProbTolerance);
         for (size_t r = 0; r < 5; ++r)
-            EXPECT_NEAR(l.top.back()[static_cast<size_t>(at)][r].probability, top[static_cast<size_t>(at)][r].probability,
-                kProbTolerance);
+            EXPECT_NEAR(l.top.back()[static_cast<size_t>(at)][r].probability,
+                top[static_cast<size_t>(at)][r].probability, kProbTolerance);
     }
     EXPECT_EQ(shown.count(), 1) << "switching positions needs no new pass";
     test::saveScreenshots(window, "lens");
 }
 
 // The Decode tab's Lens button opens the lens on the timeline's tokens up to the step shown.
-TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline) {
+TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline)
+{
     MainWindow window;
     window.resize(1280, 800);
     window.show();
@@ -91,13 +107,7 @@ TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline) {
         if (d.path.endsWith("/demo-stories-llama")) window.openModel(d.path);
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
     DecodePanel* decode = window.decodePanel();
-    window.tabs()->setCurrentWidget(decode);
-    decode->setPromptText("Ben went to the park");
-    decode->findChild<QPushButton*>("promptButton")->click();
-    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, kTimeoutMs);
-    const size_t prompted = decode->controller()->steps().size();
-    decode->stepButton()->click();
-    QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), prompted + 1, kTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(promptAndStep(window, decode));
     decode->flushRedraw();
 
     LogitLensPanel* lens = window.lensPanel();
@@ -112,6 +122,40 @@ TEST(LogitLensPanel, DecodeTabsLensReadsItsTimeline) {
     // The lens at the step before the last predicts, in its last layer, the token greedy decoding then chose.
     lens->setPosition(static_cast<int>(steps.size()) - 2);
     EXPECT_EQ(lens->result()->lens.chosen[steps.size() - 2], steps.back()->token.id);
+}
+
+// The Decode tab's own lens view reads out the step shown: after scrubbing back one step, its last layer predicts the
+// token greedy decoding then chose, with the probability an independent prefill of those tokens gives it.
+TEST(LogitLensPanel, DecodeTabShowsTheLensOfTheStepShown)
+{
+    MainWindow window;
+    const QString path = test::demoDecoderPath();
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, path));
+    DecodePanel* decode = window.decodePanel();
+    ASSERT_NO_FATAL_FAILURE(promptAndStep(window, decode));
+    const auto& steps = decode->controller()->steps();
+    const int64_t shown = static_cast<int64_t>(steps.size()) - 2;
+    decode->showStep(shown);
+    decode->flushRedraw();
+    DecodeLensView* lens = decode->lensView();
+    ASSERT_TRUE(lens->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        lens->result() && static_cast<int64_t>(lens->result()->tokens.size()) == shown + 1, kTimeoutMs);
+    std::vector<int64_t> ids;
+    for (int64_t i = 0; i <= shown; ++i)
+        ids.push_back(steps[static_cast<size_t>(i)]->token.id);
+    EXPECT_EQ(lens->result()->tokens, ids);
+    const LogitLens& l = lens->result()->lens;
+    EXPECT_EQ(l.chosen.back(), steps.back()->token.id) << "greedy chose the lens's final prediction";
+    const auto model = std::dynamic_pointer_cast<const DecoderModel>(loadModel(path.toStdString()));
+    Session session(model);
+    const auto top = topTokens(session.prefill(ids)->logits, 1);
+    const int64_t layers = model->config().numLayers, n = static_cast<int64_t>(ids.size());
+    ASSERT_EQ(lens->table()->rowCount(), layers + 1);
+    EXPECT_NEAR(l.chosenProbability.data()[layers * n + n - 1], top.back()[0].probability, kProbTolerance);
+    EXPECT_NEAR(lens->table()->item(static_cast<int>(layers), 1)->text().toDouble(), top.back()[0].probability, 5e-4)
+        << "4 significant digits in the table";
+    test::saveScreenshots(window, "decode-lens");
 }
 
 } // namespace

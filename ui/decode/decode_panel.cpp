@@ -5,6 +5,7 @@
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
+#include "intervention/decode_lens_view.h"
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
 #include "widgets/redraw_coalescer.h"
@@ -65,6 +66,7 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     m_heatmap->setLink(m_link);
     m_kv = new KvCacheView;
     m_timeline = new TimelineView;
+    m_lensView = new DecodeLensView(m_controller->engine());
     m_redraw = new RedrawCoalescer(this, [this] { redraw(); });
 
     // The strip sits below with the per-step plots: beside the chart and the heatmap it made the tab wider than a
@@ -77,11 +79,13 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     lower->addWidget(m_kv);
     lower->addWidget(m_timeline);
     lower->addWidget(m_strip);
-    lower->setSizes({ 360, 360, 300 });
+    lower->addWidget(m_lensView);
+    lower->setSizes({ 300, 300, 240, 280 });
     // Minimum readable sizes: below them axis titles are clipped and legends cover the data.
     m_chart->setMinimumSize(220, 180);
     m_heatmap->setMinimumHeight(180);
     m_strip->setMinimumWidth(200);
+    m_lensView->setMinimumWidth(200);
     m_kv->setMinimumSize(260, 180); // with its header row: the plot keeps 140 px
     m_timeline->setMinimumSize(260, 180); // with its slider
     auto* vertical = new QSplitter(Qt::Vertical);
@@ -122,8 +126,10 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     });
     connect(m_controller, &DecodeController::branchesChanged, this, &DecodePanel::updateBranches);
     connect(m_controller, &DecodeController::timelineChanged, this, &DecodePanel::updateBranches);
-    connect(m_controller, &DecodeController::runningChanged, this,
-        [this](bool running) { m_runButton->setText(running ? tr("&Pause") : tr("&Run")); });
+    connect(m_controller, &DecodeController::runningChanged, this, [this](bool running) {
+        m_runButton->setText(running ? tr("&Pause") : tr("&Run"));
+        if (!running) m_redraw->schedule(); // the lens waits for a pause
+    });
     connect(m_controller, &DecodeController::ended, this,
         [this](const QString& reason) { m_status->setText(tr("Stopped: %1").arg(reason)); });
     connect(m_controller, &DecodeController::failed, this, &DecodePanel::showError);
@@ -276,6 +282,7 @@ void DecodePanel::openModel(const QString& path)
     m_current = -1;
     m_follow = true;
     m_controller->open(path);
+    m_lensView->setModelPath(path);
 }
 
 void DecodePanel::closeModel()
@@ -285,6 +292,7 @@ void DecodePanel::closeModel()
     m_follow = true;
     m_heatmapPositions = m_requestedPositions = -1;
     m_heatmap->setSnapshot(nullptr);
+    m_lensView->setModelPath({});
     m_status->setText(tr("Open a decoder model (File > Open) to decode step by step"));
 }
 
@@ -381,6 +389,8 @@ void DecodePanel::redraw()
     std::vector<TokenChip> tokens;
     for (int64_t i = 0; i <= m_current; ++i)
         tokens.push_back(steps[static_cast<size_t>(i)]->token);
+    // A lens pass per step shown, but none while running: a pass per token would hold up the steps.
+    if (!m_controller->running()) m_lensView->setTokens(tokens);
     m_chips->setTokens(tokens);
     // One snapshot request per redraw at most: during Run the engine builds them ~25 times a second, not per step.
     if (m_requestedPositions != m_current + 1 || m_heatmapPositions != m_current + 1) {

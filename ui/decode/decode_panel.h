@@ -18,6 +18,7 @@ class EngineController;
 class TokenLink;
 
 class AttentionStripView;
+class DecodeLensView;
 class HeatmapView;
 class KvCacheView;
 class ProbabilityChart;
@@ -58,6 +59,8 @@ public:
     int64_t heatmapPositions() const { return m_heatmapPositions; }
     ProbabilityChart* chart() const { return m_chart; }
     AttentionStripView* strip() const { return m_strip; }
+    /// The logit lens of the step shown.
+    DecodeLensView* lensView() const { return m_lensView; }
     HeatmapView* heatmap() const { return m_heatmap; }
     TokenChipsView* tokenChips() const { return m_chips; }
     /// The tab's own linked hover: its chips and its heatmap (positions of this timeline, not the main input's).
@@ -107,6 +110,7 @@ private:
     TokenChipsView* m_chips = nullptr;
     ProbabilityChart* m_chart = nullptr;
     AttentionStripView* m_strip = nullptr;
+    DecodeLensView* m_lensView = nullptr;
     HeatmapView* m_heatmap = nullptr;
     KvCacheView* m_kv = nullptr;
     TimelineView* m_timeline = nullptr;

@@ -105,20 +105,32 @@ QHash<QString, QString> pages()
                "for the selected head) and the input runs again with the head's output removed (zero, the HF "
                "head_mask), replaced by its mean over the positions, or scaled. Shown against the unmodified run: "
                "the top next tokens of both runs at every position, the KL divergence between their next-token "
-               "distributions (nats; 0: nothing changed) and the selected head's attention difference. "
-               "Interventions stack; Remove, Undo (Ctrl+Z) and Clear take them back.</p>") },
+               "distributions (nats; 0: nothing changed), the selected head's attention difference, every head's "
+               "change at once (the mean total variation of its attention rows) and the greedy continuation with "
+               "and without the ablation. Interventions stack; Remove, Undo (Ctrl+Z) and Clear take them "
+               "back.</p>") },
         { "Logit lens",
             tr("<h3>Logit lens</h3><p>What the model would predict if it stopped after each layer: the residual "
                "stream after 0 (the embeddings), 1, ... layers goes through the model's final norm and unembedding. "
                "For the chosen position: the top tokens per layer and the probability of the token the model "
-               "finally predicts, which shows at which layer the answer appears. The Decode tab's Lens button "
-               "shows the same for the tokens of a decoding step.</p>") },
+               "finally predicts, which shows at which layer the answer appears. The Decode tab shows the same for "
+               "the step shown, and its Lens button opens it here.</p>") },
         { "Compare",
             tr("<h3>Compare</h3><p>Two attention patterns side by side with their difference (B − A, diverging "
-               "colours about 0): two heads, two layers' means over their heads, or one head on the main input and "
-               "on a second prompt (decoders: the common length is compared). Below, the Jensen–Shannon divergence "
+               "colours about 0) or their ratio (log₂ B / A): two heads, two layers' means over their heads, one "
+               "head on the main input and on a second prompt (decoders: the common length is compared), or on two "
+               "models of one vocabulary. Zoom in one map zooms all three. Below, the Jensen–Shannon divergence "
                "of each query row, in nats: 0 for the same distribution, ln 2 = 0.693 for rows with no key in "
                "common.</p>") },
+        { "Head atlas",
+            tr("<h3>Head atlas</h3><p>Every head of the model at once. Left, the layers x heads grid coloured by "
+               "role: induction, previous token, duplicate token, first token (an attention sink) or mixed, by a "
+               "fixed rule on the atlas scores (shown below the map, with each score's definition in its "
+               "tooltip). Right, how alike the heads' attention patterns are (correlation), with the heads in "
+               "cluster order: each square on the diagonal is a group of heads that attend alike. The numbers in "
+               "the grid are those clusters. Add the induction probe (random tokens repeated) to find copying "
+               "heads; Open atlas shows a corpus atlas written by attnscope-cli atlas. Click a head to select "
+               "it.</p>") },
     };
 }
 

@@ -23,4 +23,9 @@ std::map<std::pair<int64_t, int64_t>, QString> headMarks(const std::vector<Ablat
 /// The text of token `id` from `text` (a result's id -> text), "[id]" when absent; spaces as ␣, newlines as ⏎.
 QString shownToken(const std::unordered_map<int64_t, std::string>& text, int64_t id);
 
+/// Rich text of two lines, the unmodified and the changed continuation (tokens by `text`), the changed one's tokens
+/// from the first that differs in red, and where that is.
+QString continuationHtml(const std::unordered_map<int64_t, std::string>& text, const std::vector<int64_t>& clean,
+    const std::vector<int64_t>& changed);
+
 } // namespace attn::ui

@@ -7,9 +7,19 @@ namespace {
 constexpr int64_t kTopTokens = 5;
 } // namespace
 
-AblationResultPtr computeAblation(const KeptRun& kept, const std::vector<Ablation>& ablations, const RerunHooks& hooks) {
+AblationResultPtr computeAblation(const KeptRun& kept, const std::vector<Ablation>& ablations, const RerunHooks& hooks)
+{
     auto result = std::make_shared<AblationResult>();
-    result->diff = diffIntervention(*kept.run, combinedAblations(ablations, kept.model->config()), kTopTokens, hooks);
+    const Intervention combined = combinedAblations(ablations, kept.model->config());
+    result->diff = diffIntervention(*kept.run, combined, kTopTokens, hooks);
+    if (!kept.cleanContinuation)
+        kept.cleanContinuation = kept.run->continuation(nullptr, kContinuationTokens, kept.stopToken, hooks);
+    result->cleanContinuation = *kept.cleanContinuation;
+    result->changedContinuation = ablations.empty()
+        ? result->cleanContinuation
+        : kept.run->continuation(&combined, kContinuationTokens, kept.stopToken, hooks);
+    addTokenTexts(kept, result->cleanContinuation, result->text);
+    addTokenTexts(kept, result->changedContinuation, result->text);
     result->ablations = ablations;
     result->tokens = kept.tokens;
     addTokenTexts(kept, kept.tokens, result->text);

@@ -10,8 +10,12 @@
 #include "plots/heatmap_view.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
+#include "widgets/token_link.h"
+
+#include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -27,31 +31,51 @@ namespace attn::ui {
 
 namespace {
 
-/// On the engine thread: the attention of `text` on the decoder at `path` (the registry's copy).
-SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text) {
-    const ModelSource source = probeModel(path);
-    if (source.config.kind != ModelKind::Decoder)
-        throw Error(path, "comparing two prompts needs a decoder, not " + modelKindName(source.config.kind));
-    const std::shared_ptr<const Tokenizer> tokenizer = loadTokenizer(source);
-    const std::vector<Token> tokens = tokenizer->encode(text);
-    if (tokens.empty()) throw Error("the second prompt has no tokens: type some text");
-    std::vector<TokenChip> chips;
+/// On the engine thread: the attention of the decoder at `path` (`source`, the registry's copy) over `chips`.
+SnapshotPtr runTokens(
+    EngineContext& context, const std::string& path, const ModelSource& source, std::vector<TokenChip> chips)
+{
     std::vector<int64_t> ids;
-    for (const Token& t : tokens) {
-        chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
-        ids.push_back(t.id);
+    for (const TokenChip& chip : chips) {
+        if (chip.id < 0 || chip.id >= source.config.vocabSize)
+            throw Error(path,
+                "token id " + std::to_string(chip.id) + " is outside this model's vocabulary of "
+                    + std::to_string(source.config.vocabSize) + ": two models compare on one vocabulary");
+        ids.push_back(chip.id);
     }
     Session session(context.models().model(source), context.forwardOptions());
     const auto result = session.prefill(ids);
     MaskSpec mask;
     mask.causal = true;
     mask.slidingWindow = source.config.slidingWindow;
-    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads, mask,
-        std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
+    return std::make_shared<const AttentionSnapshot>(std::move(chips), result->attention, source.config.numKvHeads,
+        mask, std::vector<TokenChip> {}, AttentionSnapshot::Stats::Skip);
+}
+
+ModelSource decoderSource(const std::string& path, const std::string& what)
+{
+    ModelSource source = probeModel(path);
+    if (source.config.kind != ModelKind::Decoder)
+        throw Error(path, what + " needs a decoder, not " + modelKindName(source.config.kind));
+    return source;
+}
+
+/// On the engine thread: the attention of `text` on the decoder at `path`.
+SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std::string& text)
+{
+    const ModelSource source = decoderSource(path, "comparing two prompts");
+    const std::shared_ptr<const Tokenizer> tokenizer = loadTokenizer(source);
+    const std::vector<Token> tokens = tokenizer->encode(text);
+    if (tokens.empty()) throw Error("the second prompt has no tokens: type some text");
+    std::vector<TokenChip> chips;
+    for (const Token& t : tokens)
+        chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
+    return runTokens(context, path, source, std::move(chips));
 }
 
 /// The first `rows` x `cols` of a [q, k] tensor as a heatmap matrix.
-Mat topLeft(const Tensor& t, int64_t rows, int64_t cols) {
+Mat topLeft(const Tensor& t, int64_t rows, int64_t cols)
+{
     Mat m(rows, cols);
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j)
@@ -59,7 +83,8 @@ Mat topLeft(const Tensor& t, int64_t rows, int64_t cols) {
     return m;
 }
 
-std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n) {
+std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n)
+{
     return { chips.begin(), chips.begin() + std::min<int64_t>(n, static_cast<int64_t>(chips.size())) };
 }
 
@@ -67,7 +92,8 @@ std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n
 
 ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
-    , m_engine(engine) {
+    , m_engine(engine)
+{
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
     setObjectName("comparePanel");
     m_mode = new QComboBox;
@@ -75,10 +101,20 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_mode->addItem(tr("two heads"), static_cast<int>(Mode::Heads));
     m_mode->addItem(tr("two layers (mean of heads)"), static_cast<int>(Mode::Layers));
     m_mode->addItem(tr("two prompts"), static_cast<int>(Mode::Prompts));
-    m_mode->setToolTip(tr("What A and B are: two heads of the main input, two layers' head means, or the same "
-                          "selection on the main input (A) and on a second prompt (B)"));
+    m_mode->addItem(tr("two models"), static_cast<int>(Mode::Models));
+    m_mode->setToolTip(
+        tr("What A and B are: two heads of the main input, two layers' head means, or the same "
+           "selection on the main input (A) and on a second prompt (B), or the main input on a second model (B)"));
+    m_third = new QComboBox;
+    m_third->setObjectName("compareThird");
+    m_third->addItem(tr("B − A"), static_cast<int>(Third::Difference));
+    m_third->addItem(tr("log₂(B / A)"), static_cast<int>(Third::Ratio));
+    m_third->setToolTip(tr("The third map: the difference of the weights, or their ratio as log₂((B + 0.001) / (A + "
+                           "0.001)): +1 where B puts twice A's weight, −1 half; the 0.001 keeps keys neither attends "
+                           "to near 0"));
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_mode);
+    controls->addWidget(m_third);
     for (int side = 0; side < 2; ++side) {
         const QString name = side == 0 ? tr("A") : tr("B");
         m_layer[side] = new QSpinBox;
@@ -92,18 +128,26 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
         controls->addWidget(m_layer[side]);
         controls->addWidget(m_head[side]);
         for (QSpinBox* box : { m_layer[side], m_head[side] })
-            connect(box, &QSpinBox::valueChanged, this, [this] {
-                refresh();
-            });
+            connect(box, &QSpinBox::valueChanged, this, [this] { refresh(); });
     }
     m_prompt = new QLineEdit;
     m_prompt->setObjectName("comparePrompt");
     m_prompt->setPlaceholderText(tr("Prompt B (Enter compares)"));
     m_prompt->setToolTip(tr("The second prompt: side B is its attention, side A the main input's"));
+    m_modelB = new QLineEdit;
+    m_modelB->setObjectName("compareModelB");
+    m_modelB->setPlaceholderText(tr("Model B folder or file (Enter compares)"));
+    m_modelB->setToolTip(tr("Side B runs the main input's token ids on this decoder (one vocabulary: a base and a "
+                            "fine-tune, F32 and F16)"));
+    m_browseB = new QPushButton(tr("…"));
+    m_browseB->setObjectName("browseModelB");
+    m_browseB->setToolTip(tr("Choose model B"));
     m_compare = new QPushButton(tr("Compare"));
     m_compare->setObjectName("compareButton");
     m_compare->setToolTip(tr("Run prompt B and compare"));
     controls->addWidget(m_prompt, 1);
+    controls->addWidget(m_modelB, 1);
+    controls->addWidget(m_browseB);
     controls->addWidget(m_compare);
     controls->addStretch(0); // the spin boxes keep their size when the prompt is hidden
     m_status = new QLabel;
@@ -130,6 +174,10 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_views[0]->setCaption({ .title = tr("A") });
     m_views[1]->setCaption({ .title = tr("B") });
     m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    m_link = new TokenLink(this);
+    for (HeatmapView* v : m_views)
+        v->setLink(m_link);
+    linkZoom();
     m_js = new LinePlot;
     m_js->setObjectName("compareJs");
     m_js->setAxes(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
@@ -153,16 +201,26 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
         updateControls();
         refresh();
     });
+    connect(m_third, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
     connect(m_compare, &QPushButton::clicked, this, [this] {
         m_promptRun.reset();
         compare();
     });
     connect(m_prompt, &QLineEdit::returnPressed, m_compare, &QPushButton::click);
+    connect(m_modelB, &QLineEdit::returnPressed, m_compare, &QPushButton::click);
+    connect(m_browseB, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Model B"), QString(), tr("Models (*.safetensors *.gguf *.bin config.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        setModelB(path);
+        compare();
+    });
     updateControls();
     setModel(nullptr);
 }
 
-void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary)
+{
     m_summary = std::move(summary);
     m_snapshot.reset();
     m_promptRun.reset();
@@ -174,7 +232,8 @@ void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary) {
     m_status->setText(tr("Run an input, then choose A and B."));
 }
 
-void ComparePanel::setSnapshot(SnapshotPtr snapshot) {
+void ComparePanel::setSnapshot(SnapshotPtr snapshot)
+{
     m_snapshot = std::move(snapshot);
     for (int side = 0; side < 2; ++side) {
         const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
@@ -184,11 +243,35 @@ void ComparePanel::setSnapshot(SnapshotPtr snapshot) {
     refresh();
 }
 
-void ComparePanel::setMode(Mode mode) {
+void ComparePanel::setMode(Mode mode)
+{
     m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(mode)));
 }
 
-void ComparePanel::setSide(bool b, int64_t layer, int64_t head) {
+void ComparePanel::setThird(Third third)
+{
+    m_third->setCurrentIndex(m_third->findData(static_cast<int>(third)));
+}
+
+void ComparePanel::linkZoom()
+{
+    for (HeatmapView* from : m_views)
+        for (QCPAxis* axis : { from->plot()->xAxis, from->plot()->yAxis })
+            connect(axis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this,
+                [this, from, x = axis == from->plot()->xAxis](const QCPRange& range) {
+                    if (m_syncing) return;
+                    m_syncing = true;
+                    for (HeatmapView* to : m_views)
+                        if (to != from) {
+                            (x ? to->plot()->xAxis : to->plot()->yAxis)->setRange(range);
+                            to->plot()->replot(QCustomPlot::rpQueuedReplot);
+                        }
+                    m_syncing = false;
+                });
+}
+
+void ComparePanel::setSide(bool b, int64_t layer, int64_t head)
+{
     const int side = b ? 1 : 0;
     {
         const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
@@ -198,36 +281,51 @@ void ComparePanel::setSide(bool b, int64_t layer, int64_t head) {
     refresh();
 }
 
-void ComparePanel::setPromptB(const QString& text) {
+void ComparePanel::setModelB(const QString& path)
+{
+    m_modelB->setText(path);
+    m_promptRun.reset();
+}
+
+void ComparePanel::setPromptB(const QString& text)
+{
     m_prompt->setText(text);
     m_promptRun.reset();
 }
 
-void ComparePanel::refresh() {
-    // Prompts mode runs prompt B only when asked (Compare); a selection change re-reads a run already there.
-    const bool ready = static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts || m_promptRun;
+void ComparePanel::refresh()
+{
+    // Prompts and Models run B only when asked (Compare); a selection change re-reads a run already there.
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    const bool ready = (mode != Mode::Prompts && mode != Mode::Models) || m_promptRun;
     m_stale = !isVisible();
     if (ready && !m_stale) compare();
 }
 
-void ComparePanel::showEvent(QShowEvent* event) {
+void ComparePanel::showEvent(QShowEvent* event)
+{
     QWidget::showEvent(event);
     if (m_stale) refresh();
 }
 
-QString ComparePanel::status() const {
+QString ComparePanel::status() const
+{
     return m_status->text();
 }
 
-void ComparePanel::updateControls() {
+void ComparePanel::updateControls()
+{
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     for (int side = 0; side < 2; ++side)
         m_head[side]->setEnabled(mode != Mode::Layers);
     m_prompt->setVisible(mode == Mode::Prompts);
-    m_compare->setVisible(mode == Mode::Prompts);
+    m_modelB->setVisible(mode == Mode::Models);
+    m_browseB->setVisible(mode == Mode::Models);
+    m_compare->setVisible(mode == Mode::Prompts || mode == Mode::Models);
 }
 
-Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const {
+Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const
+{
     const int side = b ? 1 : 0;
     const int64_t layer = std::clamp<int64_t>(m_layer[side]->value(), 0, snapshot.numLayers() - 1);
     const int64_t q = snapshot.numQueries(), k = snapshot.numKeys();
@@ -241,21 +339,31 @@ Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const {
     return headMean(heads);
 }
 
-void ComparePanel::compare() {
+void ComparePanel::compare()
+{
     if (!m_snapshot) return;
-    if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Prompts)
+    const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
+    if (mode != Mode::Prompts && mode != Mode::Models)
         return show(pattern(*m_snapshot, false), pattern(*m_snapshot, true), *m_snapshot, *m_snapshot);
     if (m_promptRun) return show(pattern(*m_snapshot, false), pattern(*m_promptRun, true), *m_snapshot, *m_promptRun);
-    if (!m_summary || m_prompt->text().isEmpty()) {
-        m_status->setText(tr("Type prompt B, then Compare."));
+    const QLineEdit* input = mode == Mode::Prompts ? m_prompt : m_modelB;
+    if (!m_summary || input->text().isEmpty()) {
+        m_status->setText(
+            mode == Mode::Prompts ? tr("Type prompt B, then Compare.") : tr("Choose model B, then Compare."));
         return emit compared();
     }
     const quint64 request = ++m_request;
-    m_status->setText(tr("Running prompt B…"));
+    m_status->setText(mode == Mode::Prompts ? tr("Running prompt B…") : tr("Running the input on model B…"));
+    std::function<SnapshotPtr(EngineContext&)> job;
+    if (mode == Mode::Prompts)
+        job = [path = m_summary->path, text = m_prompt->text().toStdString()](
+                  EngineContext& context) { return runPrompt(context, path, text); };
+    else
+        job = [path = m_modelB->text().toStdString(), chips = m_snapshot->tokens()](EngineContext& context) {
+            return runTokens(context, path, decoderSource(path, "comparing two models"), chips);
+        };
     m_engine->post<SnapshotPtr>(
-        this,
-        [path = m_summary->path, text = m_prompt->text().toStdString()](
-            EngineContext& context) { return runPrompt(context, path, text); },
+        this, std::move(job),
         [this, request](SnapshotPtr run) {
             if (request != m_request) return;
             m_promptRun = std::move(run);
@@ -268,7 +376,8 @@ void ComparePanel::compare() {
         });
 }
 
-void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb) {
+void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb)
+{
     const bool causal = sa.mask(0).causal && sb.mask(0).causal;
     // Causal rows are whole distributions over the keys before them, so two prompts compare on their common length.
     const int64_t rows = std::min(a.dim(0), b.dim(0)), cols = std::min(a.dim(1), b.dim(1));
@@ -289,17 +398,25 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
     const auto labels = [&](const AttentionSnapshot& s, const Mat& m) {
         return s.isCross() ? matrixSnapshot(m, queries(s), keys(s), mask) : matrixSnapshot(m, keys(s), {}, mask);
     };
+    const bool ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
+    m_syncing = true; // each map resets its own zoom to the new matrix: nothing to pass on
     m_views[0]->setSnapshot(labels(sa, ma));
     m_views[1]->setSnapshot(labels(sb, mb));
-    m_views[2]->setSnapshot(labels(sa, mb - ma));
+    m_views[2]->setSnapshot(
+        labels(sa, ratio ? Mat(mb.binaryExpr(ma, [](double b, double a) { return log2Ratio(b, a); })) : Mat(mb - ma)));
+    m_syncing = false;
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     const auto name = [&](int side) {
         return mode == Mode::Layers ? tr("L%1 mean").arg(m_layer[side]->value())
                                     : tr("L%1.H%2").arg(m_layer[side]->value()).arg(m_head[side]->value());
     };
     m_views[0]->setCaption({ .title = tr("A: %1").arg(name(0)) });
-    m_views[1]->setCaption({ .title = tr("B: %1%2").arg(name(1), mode == Mode::Prompts ? tr(", prompt B") : QString()) });
-    m_views[2]->setCaption({ .title = tr("B − A"), .value = tr("difference") });
+    m_views[1]->setCaption({ .title = tr("B: %1%2").arg(name(1),
+                                 mode == Mode::Prompts      ? tr(", prompt B")
+                                     : mode == Mode::Models ? tr(", model B")
+                                                            : QString()) });
+    m_views[2]->setCaption(ratio ? HeatmapCaption { .title = tr("log₂(B / A)"), .value = tr("log₂ ratio") }
+                                 : HeatmapCaption { .title = tr("B − A"), .value = tr("difference") });
     std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
@@ -311,9 +428,9 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
     for (int64_t i = 0; i < rows; ++i)
         series.x.push_back(static_cast<double>(i));
     m_js->setSeries({ series });
-    const double mean = m_jsRows.empty() ? 0.0
-                                         : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0)
-            / static_cast<double>(m_jsRows.size());
+    const double mean = m_jsRows.empty()
+        ? 0.0
+        : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0) / static_cast<double>(m_jsRows.size());
     m_status->setText(tr("%1 query rows compared; mean JS divergence %2 nats (0: the same pattern, ln 2 = 0.693: "
                          "disjoint).")
                           .arg(rows)

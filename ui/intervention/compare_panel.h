@@ -22,11 +22,14 @@ namespace attn::ui {
 class EngineController;
 class HeatmapView;
 class LinePlot;
+class TokenLink;
 
 class ComparePanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Mode { Heads, Layers, Prompts };
+    enum class Mode { Heads, Layers, Prompts, Models };
+    /// What the third map shows.
+    enum class Third { Difference, Ratio };
 
     explicit ComparePanel(EngineController* engine, QWidget* parent = nullptr);
 
@@ -34,16 +37,22 @@ public:
     /// The main views' current attention (side A, and side B but in Prompts mode).
     void setSnapshot(SnapshotPtr snapshot);
     void setMode(Mode mode);
+    void setThird(Third third);
     /// Layer and head of side A / B (the head is ignored in Layers mode).
     void setSide(bool b, int64_t layer, int64_t head);
     /// Prompts mode: the second prompt, run with the next compare().
     void setPromptB(const QString& text);
+    /// Models mode: the decoder side B runs the main input's token ids on, with the next compare().
+    void setModelB(const QString& path);
     /// Shows the comparison (Prompts mode: after the second prompt's run arrives).
     void compare();
 
     HeatmapView* viewA() const { return m_views[0]; }
     HeatmapView* viewB() const { return m_views[1]; }
+    /// B − A, or log2(B / A) (setThird).
     HeatmapView* differenceView() const { return m_views[2]; }
+    /// The hovered cell of any of the three maps, banded in all of them.
+    TokenLink* link() const { return m_link; }
     LinePlot* jsPlot() const { return m_js; }
     /// JS(A row, B row) in nats, per compared query row.
     const std::vector<double>& jsPerRow() const { return m_jsRows; }
@@ -63,18 +72,25 @@ private:
     Tensor pattern(const AttentionSnapshot& snapshot, bool b) const;
     void show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb);
     void updateControls();
+    /// Zooming or panning one map moves the other two to the same rows and keys.
+    void linkZoom();
 
     EngineController* m_engine = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;
     SnapshotPtr m_snapshot;
-    SnapshotPtr m_promptRun; ///< Prompts mode: the second prompt's attention
+    SnapshotPtr m_promptRun; ///< Prompts / Models mode: side B's (the second prompt's, model B's)
     quint64 m_request = 0;
     bool m_stale = false; ///< the selection or the input changed while the tab was hidden
     std::vector<double> m_jsRows;
     QComboBox* m_mode = nullptr;
+    QComboBox* m_third = nullptr;
+    TokenLink* m_link = nullptr;
+    bool m_syncing = false; ///< a linked zoom is being applied: the views' own range changes are not passed on
     QSpinBox* m_layer[2] = {};
     QSpinBox* m_head[2] = {};
     QLineEdit* m_prompt = nullptr;
+    QLineEdit* m_modelB = nullptr;
+    QPushButton* m_browseB = nullptr;
     QPushButton* m_compare = nullptr;
     QLabel* m_status = nullptr;
     HeatmapView* m_views[3] = {};

@@ -28,7 +28,8 @@ namespace attn::ui {
 
 namespace {
 
-std::vector<TokenChip> chipsOf(const AblationResult& result) {
+std::vector<TokenChip> chipsOf(const AblationResult& result)
+{
     std::vector<TokenChip> chips;
     for (const int64_t id : result.tokens)
         chips.push_back({ result.text.at(id), id, false });
@@ -39,7 +40,8 @@ std::vector<TokenChip> chipsOf(const AblationResult& result) {
 
 InterventionPanel::InterventionPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
     : QWidget(parent)
-    , m_runner(new InterventionRunner(engine, sessionKey, this)) {
+    , m_runner(new InterventionRunner(engine, sessionKey, this))
+{
     qRegisterMetaType<attn::ui::AblationResultPtr>("attn::ui::AblationResultPtr");
     setObjectName("interventionPanel");
     m_mode = new QComboBox;
@@ -110,6 +112,22 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_difference->setOptions(signedRange);
     m_difference->setMinimumSize(240, 180);
     m_difference->setCaption({ .title = tr("ablated − unmodified"), .value = tr("difference") });
+    m_headChange = new HeatmapView;
+    m_headChange->setObjectName("headChange");
+    m_headChange->setControlsVisible(false);
+    m_headChange->setMinimumSize(240, 180); // as the difference: the plot inside keeps its 220 px
+    m_headChange->setCaption(
+        { .title = tr("all heads"), .x = tr("head"), .y = tr("layer"), .value = tr("total variation") });
+    m_headChange->setToolTip(tr("Per head, the mean over query rows of half the summed absolute difference of its "
+                                "attention row (0 unchanged, 1 moved entirely elsewhere)"));
+    m_continuation = new QLabel;
+    m_continuation->setObjectName("continuationLabel");
+    m_continuation->setWordWrap(true);
+    m_continuation->setTextFormat(Qt::RichText);
+    m_continuation->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_continuation->setToolTip(tr("%1 greedy tokens after the input, decoded unmodified and under the interventions "
+                                  "(a mean ablation takes the mean over the sequence so far)")
+                                   .arg(kContinuationTokens));
     connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) { m_kl->setMarkerX(row); });
 
     auto* controls = new QHBoxLayout;
@@ -132,9 +150,13 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(m_list);
     leftLayout->addWidget(m_table, 1);
+    auto* heads = new QSplitter(Qt::Horizontal); // every head's change beside the selected head's difference
+    heads->addWidget(m_headChange);
+    heads->addWidget(m_difference);
+    heads->setChildrenCollapsible(false);
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(m_kl);
-    right->addWidget(m_difference);
+    right->addWidget(heads);
     right->setStretchFactor(1, 2);
     right->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* split = new QSplitter(Qt::Horizontal);
@@ -147,6 +169,7 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
     layout->addWidget(m_status);
+    layout->addWidget(m_continuation);
     layout->addWidget(split, 1);
 
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
@@ -158,7 +181,8 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     setModel(nullptr);
 }
 
-void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary)
+{
     m_summary = summary && summary->config.kind == ModelKind::Decoder ? std::move(summary) : nullptr;
     m_run.reset();
     m_ablations.clear();
@@ -167,6 +191,9 @@ void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
     m_table->setRowCount(0);
     m_kl->setSeries({});
     m_difference->setSnapshot(nullptr);
+    m_headChange->setSnapshot(nullptr);
+    m_continuation->clear();
+    m_continuation->hide(); // no empty line at 1024x700 for models this tab cannot change
     for (QWidget* w : std::initializer_list<QWidget*> { m_mode, m_factor, m_ablateButton })
         w->setEnabled(m_summary != nullptr && (w != m_factor || m_mode->currentIndex() == 2));
     m_ablate->setEnabled(m_summary != nullptr);
@@ -175,7 +202,8 @@ void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
                         : tr("Ablation needs a model that predicts the next token (a decoder): open one."));
 }
 
-void InterventionPanel::setRun(std::shared_ptr<const RunResult> run) {
+void InterventionPanel::setRun(std::shared_ptr<const RunResult> run)
+{
     if (!m_summary) return;
     m_run = std::move(run);
     m_result.reset();
@@ -183,21 +211,24 @@ void InterventionPanel::setRun(std::shared_ptr<const RunResult> run) {
     if (!m_ablations.empty() || isVisible()) rerun();
 }
 
-void InterventionPanel::setHead(int64_t layer, int64_t head) {
+void InterventionPanel::setHead(int64_t layer, int64_t head)
+{
     m_layer = layer;
     m_head = head;
     m_ablateButton->setText(tr("&Ablate L%1.H%2").arg(layer).arg(head));
     showDifference();
 }
 
-void InterventionPanel::addAblation(Ablation ablation) {
+void InterventionPanel::addAblation(Ablation ablation)
+{
     if (!m_summary || ablation.heads.empty()) return;
     m_ablations.push_back(std::move(ablation));
     updateList();
     rerun();
 }
 
-void InterventionPanel::ablateSelected() {
+void InterventionPanel::ablateSelected()
+{
     Ablation a;
     a.heads = { { m_layer, m_head } };
     a.mode = static_cast<AblationMode>(m_mode->currentData().toInt());
@@ -205,29 +236,34 @@ void InterventionPanel::ablateSelected() {
     addAblation(std::move(a));
 }
 
-void InterventionPanel::removeAt(int index) {
+void InterventionPanel::removeAt(int index)
+{
     if (index < 0 || index >= static_cast<int>(m_ablations.size())) return;
     m_ablations.erase(m_ablations.begin() + index);
     updateList();
     rerun();
 }
 
-void InterventionPanel::undo() {
+void InterventionPanel::undo()
+{
     removeAt(static_cast<int>(m_ablations.size()) - 1);
 }
 
-void InterventionPanel::clear() {
+void InterventionPanel::clear()
+{
     if (m_ablations.empty()) return;
     m_ablations.clear();
     updateList();
     rerun();
 }
 
-std::map<std::pair<int64_t, int64_t>, QString> InterventionPanel::marks() const {
+std::map<std::pair<int64_t, int64_t>, QString> InterventionPanel::marks() const
+{
     return headMarks(m_ablations);
 }
 
-QMenu* InterventionPanel::headMenu(int64_t layer, int64_t head, QWidget* parent) {
+QMenu* InterventionPanel::headMenu(int64_t layer, int64_t head, QWidget* parent)
+{
     auto* menu = new QMenu(parent);
     menu->setObjectName("headContextMenu");
     menu->setAttribute(Qt::WA_DeleteOnClose);
@@ -245,40 +281,51 @@ QMenu* InterventionPanel::headMenu(int64_t layer, int64_t head, QWidget* parent)
     add(tr("Amplify %1: scale x2"), "ablateDouble", AblationMode::Scale, 2.0f);
     if (!headMarks(m_ablations).contains({ layer, head })) return menu;
     menu->addSeparator();
-    menu->addAction(tr("Remove the ablations of %1").arg(name), this, [this, layer, head] {
-           for (Ablation& a : m_ablations)
-               std::erase(a.heads, HeadRef { layer, head });
-           std::erase_if(m_ablations, [](const Ablation& a) { return a.heads.empty(); });
-           updateList();
-           rerun();
-       })->setObjectName("removeHeadAblations");
+    menu->addAction(tr("Remove the ablations of %1").arg(name), this,
+            [this, layer, head] {
+                for (Ablation& a : m_ablations)
+                    std::erase(a.heads, HeadRef { layer, head });
+                std::erase_if(m_ablations, [](const Ablation& a) { return a.heads.empty(); });
+                updateList();
+                rerun();
+            })
+        ->setObjectName("removeHeadAblations");
     return menu;
 }
 
-void InterventionPanel::showEvent(QShowEvent* event) {
+void InterventionPanel::showEvent(QShowEvent* event)
+{
     QWidget::showEvent(event);
     if (!m_result && !m_runner->busy()) rerun(); // the unmodified numbers of a run made while the tab was hidden
 }
 
-QString InterventionPanel::status() const {
+QString InterventionPanel::continuationText() const
+{
+    return m_continuation->text();
+}
+
+QString InterventionPanel::status() const
+{
     return m_status->text();
 }
 
-void InterventionPanel::rerun() {
+void InterventionPanel::rerun()
+{
     if (!m_summary || !m_run || m_run->source.empty()) return;
     std::vector<int64_t> tokens;
     for (const TokenChip& chip : m_run->source)
         tokens.push_back(chip.id);
-    setStatus(tr("Running %1…").arg(m_ablations.empty() ? tr("the unmodified input") : m_list->item(m_list->count() - 1)->text()));
+    setStatus(tr("Running %1…")
+                  .arg(m_ablations.empty() ? tr("the unmodified input") : m_list->item(m_list->count() - 1)->text()));
     m_runner->request<AblationResultPtr>(
         QString::fromStdString(m_summary->path), std::move(tokens),
-        [ablations = m_ablations](const KeptRun& kept, const RerunHooks& hooks) {
-            return computeAblation(kept, ablations, hooks);
-        },
+        [ablations = m_ablations](
+            const KeptRun& kept, const RerunHooks& hooks) { return computeAblation(kept, ablations, hooks); },
         [this](AblationResultPtr result) { showResult(std::move(result)); });
 }
 
-void InterventionPanel::showResult(AblationResultPtr result) {
+void InterventionPanel::showResult(AblationResultPtr result)
+{
     m_result = std::move(result);
     fillTopKTable(m_table, *m_result);
     const Tensor& kl = m_result->diff.kl;
@@ -290,6 +337,16 @@ void InterventionPanel::showResult(AblationResultPtr result) {
     m_kl->setSeries({ series });
     m_kl->setMarkerX(m_table->currentRow());
     showDifference();
+    const Tensor& change = m_result->diff.headChange;
+    Mat perHead(change.dim(0), change.dim(1));
+    for (int64_t l = 0; l < change.dim(0); ++l)
+        for (int64_t h = 0; h < change.dim(1); ++h)
+            perHead(l, h) = change.data()[l * change.dim(1) + h];
+    m_headChange->setSnapshot(
+        matrixSnapshot(perHead, indexChips(QString(), change.dim(0)), indexChips(QString(), change.dim(1))));
+    m_continuation->setText(
+        continuationHtml(m_result->text, m_result->cleanContinuation, m_result->changedContinuation));
+    m_continuation->show();
     if (m_result->ablations.empty()) {
         setStatus(tr("No intervention: these are the unmodified run's numbers (KL 0). Ablate a head here or "
                      "right-click it in All heads."));
@@ -306,7 +363,8 @@ void InterventionPanel::showResult(AblationResultPtr result) {
     emit resultShown();
 }
 
-void InterventionPanel::showDifference() {
+void InterventionPanel::showDifference()
+{
     if (!m_result || m_result->diff.cleanAttention.empty()) return;
     const InterventionDiff& d = m_result->diff;
     const int64_t layer = std::clamp<int64_t>(m_layer, 0, static_cast<int64_t>(d.cleanAttention.size()) - 1);
@@ -325,11 +383,13 @@ void InterventionPanel::showDifference() {
     // A mean ablation leaves its head's own attention alone (it replaces the head's output): say so.
     const bool unchanged = values.cwiseAbs().maxCoeff() == 0.0;
     const QString name = QStringLiteral("L%1.H%2").arg(layer).arg(head);
-    m_difference->setCaption({ .title = unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
-        .value = tr("difference") });
+    m_difference->setCaption(
+        { .title = unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
+            .value = tr("difference") });
 }
 
-void InterventionPanel::updateList() {
+void InterventionPanel::updateList()
+{
     m_list->clear();
     for (const Ablation& a : m_ablations)
         m_list->addItem(ablationLabel(a));
@@ -342,7 +402,8 @@ void InterventionPanel::updateList() {
     emit ablationsChanged();
 }
 
-void InterventionPanel::setStatus(const QString& text) {
+void InterventionPanel::setStatus(const QString& text)
+{
     m_status->setText(text);
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 // The Intervene tab: head ablations (zero, mean, scale) of the main input, the list of those active (each removable,
 // Ctrl+Z removes the last), and the diff against the unmodified run: top next tokens and KL per position, and the
-// selected head's attention difference.
+// selected head's attention difference, every head's change at once, and the greedy continuation with and without.
 #include "intervention/ablation_result.h"
 #include "model/model_summary.h"
 
@@ -35,7 +35,6 @@ struct RunResult;
 class InterventionPanel : public QWidget {
     Q_OBJECT
 public:
-
     /// Computes on `engine`'s thread from the unmodified pass kept under `sessionKey` (the Logit lens tab uses the
     /// same, so one pass serves both).
     InterventionPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent = nullptr);
@@ -70,6 +69,10 @@ public:
     QTableWidget* topTable() const { return m_table; }
     LinePlot* klPlot() const { return m_kl; }
     HeatmapView* differenceView() const { return m_difference; }
+    /// Every head's attention change at once (layers x heads, InterventionDiff::headChange).
+    HeatmapView* headChangeView() const { return m_headChange; }
+    /// The two continuations, as shown.
+    QString continuationText() const;
     QString status() const;
 
 signals:
@@ -107,7 +110,9 @@ private:
     QTableWidget* m_table = nullptr;
     LinePlot* m_kl = nullptr;
     HeatmapView* m_difference = nullptr;
+    HeatmapView* m_headChange = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_continuation = nullptr;
     QAction* m_ablate = nullptr;
     QAction* m_undo = nullptr;
     QAction* m_clear = nullptr;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Requests of the Intervene and Logit lens tabs on the one engine thread (EngineController::post): each computes from
-// the kept unmodified pass of the main input, reports its layers and can be cancelled; only the latest request's
-// answer arrives, and a newer one cancels the older still running.
+// Requests of the Intervene, Logit lens and Head atlas tabs on the one engine thread (EngineController::post): each
+// computes from the kept unmodified pass of the main input, reports its layers and can be cancelled; only the latest
+// request's answer arrives, and a newer one cancels the older still running.
 #include "controller/engine_controller.h"
 #include "intervention/kept_run.h"
 
@@ -32,6 +32,12 @@ public:
     template <class T>
     void request(const QString& modelPath, std::vector<int64_t> tokens,
         std::function<T(const KeptRun&, const RerunHooks&)> compute, std::function<void(T)> done);
+    /// Runs `compute` on the engine thread with its context (passes besides the kept one use its backend), with the
+    /// progress, cancel and answer of request().
+    template <class T>
+    void post(std::function<T(EngineContext&, const RerunHooks&)> compute, std::function<void(T)> done);
+    /// The engine-thread session the kept pass is under.
+    const std::string& sessionKey() const { return m_key; }
     /// Stops the request in flight (cancelled() follows).
     void cancel();
     /// Frees the kept pass (another model is opening); answers of earlier requests are dropped.
@@ -63,13 +69,21 @@ private:
 
 template <class T>
 void InterventionRunner::request(const QString& modelPath, std::vector<int64_t> tokens,
-    std::function<T(const KeptRun&, const RerunHooks&)> compute, std::function<void(T)> done) {
+    std::function<T(const KeptRun&, const RerunHooks&)> compute, std::function<void(T)> done)
+{
+    post<T>([key = m_key, path = modelPath.toStdString(), tokens = std::move(tokens), compute = std::move(compute)](
+                EngineContext& context,
+                const RerunHooks& hooks) { return compute(*keptRun(context, key, path, tokens, hooks), hooks); },
+        std::move(done));
+}
+
+template <class T>
+void InterventionRunner::post(std::function<T(EngineContext&, const RerunHooks&)> compute, std::function<void(T)> done)
+{
     const quint64 id = ++m_latest;
     const RerunHooks hooks = start(id);
     m_engine->post<T>(
-        this,
-        [key = m_key, path = modelPath.toStdString(), tokens = std::move(tokens), compute = std::move(compute),
-            hooks](EngineContext& context) { return compute(*keptRun(context, key, path, tokens, hooks), hooks); },
+        this, [compute = std::move(compute), hooks](EngineContext& context) { return compute(context, hooks); },
         [this, id, done = std::move(done)](T value) {
             if (settle(id)) done(std::move(value));
         },

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "model/model_source.h"
+#include "session/decode_timeline.h"
 #include "tokenizer/tokenizer_loader.h"
 
 namespace attn::ui {
@@ -15,19 +16,21 @@ constexpr uint64_t kMaxAttentionBytes = uint64_t(2) << 30;
 
 } // namespace
 
-std::string KeptRun::tokenText(int64_t id) const {
+std::string KeptRun::tokenText(int64_t id) const
+{
     return tokenizer ? tokenizer->tokenText(id) : "[" + std::to_string(id) + "]";
 }
 
 std::shared_ptr<KeptRun> keptRun(EngineContext& context, const std::string& key, const std::string& path,
-    const std::vector<int64_t>& tokens, const RerunHooks& hooks) {
+    const std::vector<int64_t>& tokens, const RerunHooks& hooks)
+{
     auto kept = context.session<KeptRun>(key);
     if (kept && kept->path == path && kept->tokens == tokens && kept->backend == context.backend().get()) return kept;
     context.dropSession(key); // the previous input's passes go before the next is computed
     const ModelSource source = probeModel(path);
     if (source.config.kind != ModelKind::Decoder)
-        throw Error(path, "this needs a decoder (a model that predicts the next token), not "
-                + modelKindName(source.config.kind));
+        throw Error(path,
+            "this needs a decoder (a model that predicts the next token), not " + modelKindName(source.config.kind));
     const ModelConfig& c = source.config;
     const auto n = static_cast<uint64_t>(tokens.size());
     if (n == 0) throw Error("the input has no tokens; type and run an input first");
@@ -39,6 +42,7 @@ std::shared_ptr<KeptRun> keptRun(EngineContext& context, const std::string& key,
     kept->tokens = tokens;
     kept->backend = context.backend().get();
     kept->model = context.models().model(source); // the main views' copy
+    kept->stopToken = decodeStopToken(source);
     try {
         kept->tokenizer = loadTokenizer(source);
     } catch (const Error&) {
@@ -54,7 +58,8 @@ std::shared_ptr<KeptRun> keptRun(EngineContext& context, const std::string& key,
     return kept;
 }
 
-void addTokenTexts(const KeptRun& kept, const std::vector<int64_t>& ids, std::unordered_map<int64_t, std::string>& out) {
+void addTokenTexts(const KeptRun& kept, const std::vector<int64_t>& ids, std::unordered_map<int64_t, std::string>& out)
+{
     for (const int64_t id : ids)
         if (!out.contains(id)) out.emplace(id, kept.tokenText(id));
 }

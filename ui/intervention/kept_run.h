@@ -7,6 +7,7 @@
 #include "tokenizer/tokenizer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +21,9 @@ struct KeptRun {
     std::shared_ptr<const Model> model; ///< keeps the registry's copy alive for `run`
     std::shared_ptr<const Tokenizer> tokenizer; ///< null: ids are shown as [id]
     std::unique_ptr<ReusableRun> run; ///< with attention and hidden states
+    int64_t stopToken = -1; ///< what ends a continuation (decodeStopToken)
+    /// The unmodified greedy continuation, made by the first diff that shows one (engine thread only).
+    mutable std::optional<std::vector<int64_t>> cleanContinuation;
 
     /// The text a view shows for token `id`.
     std::string tokenText(int64_t id) const;

@@ -4,17 +4,17 @@
 #include "controller/attention_provider.h"
 #include "intervention/ablation_labels.h"
 #include "intervention/intervention_runner.h"
+#include "intervention/lens_table.h"
 #include "mechanisms/line_plot.h"
 
 #include <qcustomplot.h>
 
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -24,7 +24,8 @@ namespace attn::ui {
 
 LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
     : QWidget(parent)
-    , m_runner(new InterventionRunner(engine, sessionKey, this)) {
+    , m_runner(new InterventionRunner(engine, sessionKey, this))
+{
     qRegisterMetaType<attn::ui::LensResultPtr>("attn::ui::LensResultPtr");
     setObjectName("logitLensPanel");
     m_position = new QSpinBox;
@@ -40,16 +41,8 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     m_status->setObjectName("lensStatus");
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_table = new QTableWidget(0, 3);
+    m_table = newLensTable();
     m_table->setObjectName("lensTable");
-    m_table->setHorizontalHeaderLabels({ tr("read after"), tr("p(chosen)"), tr("top next tokens") });
-    m_table->setToolTip(tr("Per layer: the residual stream through the model's final norm and unembedding; p(chosen) "
-                           "is the probability of the token the model finally predicts here"));
-    m_table->verticalHeader()->hide();
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     m_plot = new LinePlot;
     m_plot->setObjectName("lensPlot");
     m_plot->setAxes(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
@@ -83,7 +76,8 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     setModel(nullptr);
 }
 
-void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
+void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary)
+{
     m_summary = summary && summary->config.kind == ModelKind::Decoder ? std::move(summary) : nullptr;
     m_tokens.clear();
     m_result.reset();
@@ -95,11 +89,13 @@ void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary) {
                                 : tr("The logit lens needs a model that predicts the next token (a decoder)."));
 }
 
-void LogitLensPanel::setRun(std::shared_ptr<const RunResult> run) {
+void LogitLensPanel::setRun(std::shared_ptr<const RunResult> run)
+{
     setTokens(run->source, tr("the main input"));
 }
 
-void LogitLensPanel::setTokens(std::vector<TokenChip> tokens, const QString& origin) {
+void LogitLensPanel::setTokens(std::vector<TokenChip> tokens, const QString& origin)
+{
     if (!m_summary) return;
     m_tokens = std::move(tokens);
     m_origin = origin;
@@ -107,32 +103,37 @@ void LogitLensPanel::setTokens(std::vector<TokenChip> tokens, const QString& ori
     if (isVisible()) compute(); // otherwise when the tab is shown: no extra passes per run for a hidden tab
 }
 
-void LogitLensPanel::setPosition(int position) {
+void LogitLensPanel::setPosition(int position)
+{
     m_position->setValue(position);
     showPosition();
 }
 
-int LogitLensPanel::position() const {
+int LogitLensPanel::position() const
+{
     return m_position->value();
 }
 
-QString LogitLensPanel::status() const {
+QString LogitLensPanel::status() const
+{
     return m_status->text();
 }
 
-void LogitLensPanel::showEvent(QShowEvent* event) {
+void LogitLensPanel::showEvent(QShowEvent* event)
+{
     QWidget::showEvent(event);
     if (!m_result && !m_runner->busy()) compute();
 }
 
-void LogitLensPanel::compute() {
+void LogitLensPanel::compute()
+{
     if (!m_summary || m_tokens.empty()) return;
     std::vector<int64_t> tokens;
     for (const TokenChip& chip : m_tokens)
         tokens.push_back(chip.id);
     m_status->setText(tr("Reading out every layer…"));
-    m_runner->request<LensResultPtr>(QString::fromStdString(m_summary->path), std::move(tokens), &computeLens,
-        [this](LensResultPtr result) {
+    m_runner->request<LensResultPtr>(
+        QString::fromStdString(m_summary->path), std::move(tokens), &computeLens, [this](LensResultPtr result) {
             const bool fresh = !m_result || m_result->tokens.size() != result->tokens.size();
             m_result = std::move(result);
             const int last = static_cast<int>(m_result->tokens.size()) - 1;
@@ -146,26 +147,18 @@ void LogitLensPanel::compute() {
         });
 }
 
-void LogitLensPanel::showPosition() {
+void LogitLensPanel::showPosition()
+{
     if (!m_result) return;
     const LogitLens& lens = m_result->lens;
     const int64_t n = lens.chosenProbability.dim(1), layers = lens.chosenProbability.dim(0) - 1;
     const int64_t at = std::clamp<int64_t>(m_position->value(), 0, n - 1);
     const int64_t chosen = lens.chosen[static_cast<size_t>(at)];
-    m_table->setRowCount(static_cast<int>(layers + 1));
+    fillLensTable(m_table, *m_result, at, false);
     PlotSeries series { tr("p(chosen)"), {}, {}, QColor(40, 90, 200) };
     for (int64_t l = 0; l <= layers; ++l) {
-        const int row = static_cast<int>(l);
-        const double p = lens.chosenProbability.data()[l * n + at];
-        const QString name = l == 0 ? tr("embeddings") : l == layers ? tr("layer %1 (output)").arg(l - 1) : tr("layer %1").arg(l - 1);
-        QStringList top;
-        for (const TopToken& t : lens.top[static_cast<size_t>(l)][static_cast<size_t>(at)])
-            top << QStringLiteral("%1 %2").arg(shownToken(m_result->text, t.id)).arg(t.probability, 0, 'f', 3);
-        m_table->setItem(row, 0, new QTableWidgetItem(name));
-        m_table->setItem(row, 1, new QTableWidgetItem(QString::number(p, 'g', 4)));
-        m_table->setItem(row, 2, new QTableWidgetItem(top.join(", ")));
         series.x.push_back(static_cast<double>(l));
-        series.y.push_back(p);
+        series.y.push_back(lens.chosenProbability.data()[l * n + at]);
     }
     m_plot->setSeries({ series });
     m_plot->plot()->yAxis->setRange(0.0, 1.05); // a probability: the whole scale, so layers compare across positions

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#include "intervention/lens_table.h"
+
+#include "intervention/ablation_labels.h"
+
+#include <QHeaderView>
+#include <QObject>
+#include <QStringList>
+#include <QTableWidget>
+
+#include <algorithm>
+
+namespace attn::ui {
+
+QTableWidget* newLensTable()
+{
+    auto* table = new QTableWidget(0, 3);
+    table->setHorizontalHeaderLabels(
+        { QObject::tr("read after"), QObject::tr("p(chosen)"), QObject::tr("top next tokens") });
+    table->setToolTip(QObject::tr("Per layer: the residual stream through the model's final norm and unembedding; "
+                                  "p(chosen) is the probability of the token the model finally predicts here"));
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+void fillLensTable(QTableWidget* table, const LensResult& result, int64_t position, bool compact)
+{
+    const LogitLens& lens = result.lens;
+    const int64_t n = lens.chosenProbability.dim(1), layers = lens.chosenProbability.dim(0) - 1;
+    table->setRowCount(static_cast<int>(layers + 1));
+    for (int64_t l = 0; l <= layers; ++l) {
+        const auto& top = lens.top[static_cast<size_t>(l)][static_cast<size_t>(position)];
+        const size_t shown = compact ? std::min<size_t>(3, top.size()) : top.size();
+        QStringList tokens;
+        for (size_t r = 0; r < shown; ++r)
+            tokens << QStringLiteral("%1 %2")
+                          .arg(shownToken(result.text, top[r].id))
+                          .arg(top[r].probability, 0, 'f', compact ? 2 : 3);
+        QString name;
+        if (compact)
+            name = l == 0 ? QObject::tr("embed") : QObject::tr("L%1").arg(l - 1);
+        else
+            name = l == 0     ? QObject::tr("embeddings")
+                : l == layers ? QObject::tr("layer %1 (output)").arg(l - 1)
+                              : QObject::tr("layer %1").arg(l - 1);
+        const int row = static_cast<int>(l);
+        table->setItem(row, 0, new QTableWidgetItem(name));
+        table->setItem(
+            row, 1, new QTableWidgetItem(QString::number(lens.chosenProbability.data()[l * n + position], 'g', 4)));
+        table->setItem(row, 2, new QTableWidgetItem(tokens.join(", ")));
+    }
+}
+
+} // namespace attn::ui

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The logit lens as a table, shared by the Logit lens tab and the Decode tab's lens view: per readout (the embeddings,
+// then after each layer) the probability of the finally chosen token and the top next tokens at one position.
+#include "intervention/lens_result.h"
+
+class QTableWidget;
+
+namespace attn::ui {
+
+/// A read-only table with the columns "read after", "p(chosen)" and "top next tokens".
+QTableWidget* newLensTable();
+/// Fills `table` for `position` of `result`. Compact (a narrow view): short row names and the top three tokens at 2
+/// decimals; otherwise every top token at 3. p(chosen) has 4 significant digits.
+void fillLensTable(QTableWidget* table, const LensResult& result, int64_t position, bool compact);
+
+} // namespace attn::ui
