@@ -203,6 +203,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     connect(m_controller, &EngineController::modelLoaded, this, [this](SummaryPtr summary) {
         m_summary = std::move(summary);
         clearError();
+        setPlaceholders(tr("No attention yet: type an input (Enter runs)"));
         m_info->setPlainText(infoText());
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
@@ -474,6 +475,7 @@ void MainWindow::chooseModelFile() {
 
 void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
+    setPlaceholders(tr("No attention yet: opening the model…"));
     // No tab keeps showing or stepping the previous model: each empties now and opens the new one if it can.
     m_decode->closeModel();
     m_intervene->setModel(nullptr);
@@ -623,10 +625,21 @@ void MainWindow::showBackend(const QString& description, const QString& notice) 
 
 void MainWindow::showError(const QString& message) {
     m_lastError = message;
+    // Views that still show an earlier run keep it; empty ones say why they stay empty.
+    setPlaceholders(m_summary ? tr("No attention: this input did not run (the error is above)")
+                              : tr("No attention: no model is open (the error is above)"));
     m_errorBanner->setText(tr("Error: %1").arg(message));
     m_errorBanner->show();
     m_status->setText(tr("Error"));
     emit errorShown(message);
+}
+
+void MainWindow::setPlaceholders(const QString& text)
+{
+    m_heatmap->setPlaceholder(text);
+    m_grid->setPlaceholder(text);
+    m_lines->setPlaceholder(text);
+    m_model->setPlaceholder(text);
 }
 
 void MainWindow::clearError() {
