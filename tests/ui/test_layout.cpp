@@ -9,6 +9,7 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "main_window.h"
+#include "mechanisms/mechanisms_panel.h"
 #include "model/attention_snapshot.h"
 #include "vision/vision_view.h"
 #include "support/shared_data.h"
@@ -84,6 +85,9 @@ void checkEveryTab(MainWindow& window, const QString& model)
     for (int i = 0; i < tabs->count(); ++i) {
         if (!tabs->isTabEnabled(i)) continue;
         tabs->setCurrentIndex(i);
+        // The Mechanisms tab computes once shown: its maps (three across) are what must fit, not its placeholder.
+        if (const auto* mechanisms = qobject_cast<MechanismsPanel*>(tabs->widget(i)))
+            QTRY_VERIFY_WITH_TIMEOUT(mechanisms->result() != nullptr, 60000);
         // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
