@@ -113,7 +113,7 @@ TEST(MainWindow, AnInputOverTheLimitSaysSoWhereTheAttentionWouldBe)
     for (int i = 0; i < 40; ++i)
         text += "the cat sat on the mat. ";
     window.setInputText(text); // far over the fixture's 64 positions
-    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(errors.count() >= 1, kTimeoutMs);
     EXPECT_TRUE(window.lastError().contains("exceeds the model's limit of 64")) << window.lastError().toStdString();
     EXPECT_EQ(window.snapshot(), nullptr);
     window.heatmapView()->flushRedraw();
