@@ -3,7 +3,6 @@
 
 #include "align/alignment_panel.h"
 #include "caption/caption_panel.h"
-#include "mechanisms/mechanisms_panel.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "export/export_menu.h"
@@ -13,18 +12,20 @@
 #include "intervention/compare_panel.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
+#include "mechanisms/mechanisms_panel.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
 #include "plots/router_view.h"
 #include "plots/stats_view.h"
+#include "vision/vision_controller.h"
+#include "vision/vision_view.h"
 #include "widgets/backend_menu.h"
+#include "widgets/chips_area.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 #include "widgets/model_view.h"
-#include "widgets/token_link.h"
-#include "vision/vision_controller.h"
-#include "vision/vision_view.h"
 #include "widgets/token_chips_view.h"
+#include "widgets/token_link.h"
 #include "workspace/workspace_controller.h"
 
 #include <QAction>
@@ -189,7 +190,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_inputTimer->setSingleShot(true);
     m_inputTimer->setInterval(kInputDebounceMs);
     connect(m_inputTimer, &QTimer::timeout, this, [this] {
-        if (!m_summary) return;
+        // An image-to-text model has no text input (the Caption tab opens images): typing, or a demo, runs nothing.
+        if (!m_summary || m_caption->isEnabled()) return;
         m_controller->tokenize(m_input->text());
         if (!m_targetRow->isHidden()) m_controller->tokenize(m_target->text(), true);
         if (m_live->isChecked()) requestRun();
@@ -207,6 +209,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     connect(m_controller, &EngineController::modelLoaded, this, [this](SummaryPtr summary) {
         m_summary = std::move(summary);
         clearError();
+        setPlaceholders(tr("No attention yet: type an input (Enter runs)"));
         m_info->setPlainText(infoText());
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(QString::fromStdString(m_summary->path)).fileName()));
         m_status->setText(tr("Opened %1").arg(QString::fromStdString(m_summary->path)));
@@ -361,13 +364,8 @@ void MainWindow::buildDocks() {
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
     // A long input's chips would push the views off the window: their area keeps a few lines and scrolls.
-    auto* chipsArea = new QScrollArea;
+    auto* chipsArea = new ChipsArea(m_chips, 5 * fontMetrics().height() + 16);
     chipsArea->setObjectName("sourceChipsArea");
-    chipsArea->setWidget(m_chips);
-    chipsArea->setWidgetResizable(true);
-    chipsArea->setFrameShape(QFrame::NoFrame);
-    chipsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    chipsArea->setMaximumHeight(5 * fontMetrics().height() + 16);
     inputLayout->addWidget(chipsArea);
     inputLayout->addWidget(m_targetRow);
     inputLayout->addWidget(m_targetChips);
@@ -483,6 +481,7 @@ void MainWindow::chooseModelFile() {
 
 void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
+    setPlaceholders(tr("No attention yet: opening the model…"));
     // No tab keeps showing or stepping the previous model: each empties now and opens the new one if it can.
     m_decode->closeModel();
     m_intervene->setModel(nullptr);
@@ -634,10 +633,21 @@ void MainWindow::showBackend(const QString& description, const QString& notice) 
 
 void MainWindow::showError(const QString& message) {
     m_lastError = message;
+    // Views that still show an earlier run keep it; empty ones say why they stay empty.
+    setPlaceholders(m_summary ? tr("No attention: this input did not run (the error is above)")
+                              : tr("No attention: no model is open (the error is above)"));
     m_errorBanner->setText(tr("Error: %1").arg(message));
     m_errorBanner->show();
     m_status->setText(tr("Error"));
     emit errorShown(message);
+}
+
+void MainWindow::setPlaceholders(const QString& text)
+{
+    m_heatmap->setPlaceholder(text);
+    m_grid->setPlaceholder(text);
+    m_lines->setPlaceholder(text);
+    m_model->setPlaceholder(text);
 }
 
 void MainWindow::clearError() {

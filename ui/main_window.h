@@ -124,6 +124,9 @@ private:
     void showBackend(const QString& description, const QString& notice);
     void showError(const QString& message);
     void clearError();
+    /// What the attention views say while they have nothing to show: that a model or an input is missing, or that
+    /// the last one failed.
+    void setPlaceholders(const QString& text);
     void stepHead(int dLayer, int dHead);
     /// Vision models get the vision tab; the text input and the text views are disabled for them.
     void setVisionMode(bool vision);

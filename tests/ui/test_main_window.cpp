@@ -100,5 +100,24 @@ TEST(MainWindow, MalformedModelShowsAnErrorAndTheWindowStaysUsable) {
     EXPECT_EQ(window.gridView()->thumbnailCount(), 8);
 }
 
+TEST(MainWindow, EmptyViewsSayWhatIsMissingNotOpenAModelWhenOneIsOpen)
+{
+    const std::string dir = test::makeTempDir("ui-bad-model-placeholder");
+    std::ofstream(dir + "/config.json") << "{ \"model_type\": \"gpt2\", ";
+    MainWindow window;
+    window.show();
+    QSignalSpy errors(&window, &MainWindow::errorShown);
+    window.openModel(QString::fromStdString(dir));
+    QTRY_VERIFY_WITH_TIMEOUT(errors.count() >= 1, kTimeoutMs);
+    window.heatmapView()->flushRedraw();
+    EXPECT_EQ(window.heatmapView()->titleText(), "No attention: no model is open (the error is above)");
+
+    window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/gpt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    window.heatmapView()->flushRedraw();
+    EXPECT_EQ(window.heatmapView()->titleText(), "No attention yet: type an input (Enter runs)");
+    EXPECT_EQ(window.snapshot(), nullptr);
+}
+
 } // namespace
 } // namespace attn::ui

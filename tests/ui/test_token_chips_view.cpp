@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Token chips: every token by default; with a cap, the newest ones after a note counting the rest.
+// Token chips: every token by default; with a cap, the newest ones after a note counting the rest. Their area in the
+// Input dock is as tall as their rows, up to a maximum.
+#include "widgets/chips_area.h"
 #include "widgets/token_chips_view.h"
+
+#include <QScrollBar>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +53,24 @@ TEST(TokenChipsView, CapShowsTheNewestTokensAndCountsTheRest)
     view.setTokens(numbered(50)); // under the cap: all of them, no note
     EXPECT_EQ(view.shownCount(), 50);
     EXPECT_EQ(view.chipRect(0).left(), 0);
+}
+
+TEST(ChipsArea, AsTallAsItsRowsUpToItsMaximumThenItScrolls)
+{
+    auto* chips = new TokenChipsView;
+    ChipsArea area(chips, 90);
+    area.resize(400, 200);
+    area.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
+    chips->setTokens(numbered(3));
+    QTRY_COMPARE(area.height(), chips->heightForWidth(area.viewport()->width()));
+    EXPECT_LT(area.height(), 2 * area.fontMetrics().height()) << "one row, no blank lines below it";
+    chips->setTokens(numbered(300));
+    QTRY_COMPARE(area.height(), 90);
+    EXPECT_GT(chips->height(), 90);
+    QTRY_VERIFY(area.verticalScrollBar()->maximum() > 0); // the rest scrolls
+    chips->setTokens(numbered(3)); // and it shrinks again
+    QTRY_VERIFY(area.height() < 2 * area.fontMetrics().height());
 }
 
 } // namespace

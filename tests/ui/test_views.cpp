@@ -7,15 +7,19 @@
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 
+#include <QFontMetrics>
 #include <QImage>
 #include <QSet>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QTest>
 
+#include <qcustomplot.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 
 namespace attn::ui {
 namespace {
@@ -132,6 +136,59 @@ TEST(HeatmapView, ToolTipNamesTokensWeightAndRank) {
     EXPECT_TRUE(tip.contains(QString::number(static_cast<double>(w), 'g', 5))) << tip.toStdString();
     EXPECT_TRUE(tip.contains(QString("rank in row: %1 of 26").arg(rankInRow(s->rows(0, 0, 4, 5)->data(), s->numKeys(), 2)))) << tip.toStdString();
     EXPECT_TRUE(view.cellToolTip(2, 4).contains("causal")) << view.cellToolTip(2, 4).toStdString();
+}
+
+/// The plot of `view` once the layout pass that may re-space its labels, and the replot after it, have run.
+QCustomPlot* settledPlot(HeatmapView& view)
+{
+    QTest::qWait(50); // the queued replot of a re-spacing
+    auto* plot = view.findChild<QCustomPlot*>("heatmapPlot");
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    return plot;
+}
+
+/// Neighbouring labels of `axis` are at least a line apart, measured across their direction.
+void expectLabelsApart(QCPAxis* axis, const std::string& where)
+{
+    const QVector<double> ticks = axis->tickVector();
+    ASSERT_GE(ticks.size(), 2) << where << ": too few labels to read";
+    const double line = QFontMetrics(axis->tickLabelFont()).height();
+    const double turn = axis->orientation() == Qt::Horizontal && axis->tickLabelRotation() != 0
+        ? std::sin(std::abs(axis->tickLabelRotation()) * std::numbers::pi / 180)
+        : 1.0;
+    for (qsizetype i = 1; i < ticks.size(); ++i) {
+        const double apart = std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1])) * turn;
+        EXPECT_GE(apart, line) << where << ": labels " << ticks[i - 1] << " and " << ticks[i] << " overlap";
+    }
+}
+
+TEST(HeatmapView, TokenLabelsOfANarrowMapDoNotOverlapAndFollowResizes)
+{
+    // A third of the Mechanisms tab at 1024 px: the labels fit the real axis, not an assumed 100 px one.
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    HeatmapView view;
+    view.setControlsVisible(false);
+    view.resize(210, 260);
+    view.setSnapshot(s);
+    view.setHead(0, 0);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.flushRedraw();
+    QCustomPlot* plot = settledPlot(view);
+    EXPECT_LT(plot->axisRect()->width(), 100) << "the case this test is about";
+    expectLabelsApart(plot->xAxis, "narrow keys");
+    expectLabelsApart(plot->yAxis, "narrow queries");
+    const qsizetype narrow = plot->xAxis->tickVector().size();
+
+    view.resize(900, 700); // no zoom changes: the resize alone re-spaces the labels
+    plot = settledPlot(view);
+    expectLabelsApart(plot->xAxis, "wide keys");
+    EXPECT_EQ(plot->xAxis->tickVector().size(), s->numKeys()) << "every key labelled once there is room";
+
+    view.resize(210, 260);
+    plot = settledPlot(view);
+    expectLabelsApart(plot->xAxis, "narrow again");
+    EXPECT_EQ(plot->xAxis->tickVector().size(), narrow);
 }
 
 TEST(HeadGridView, OneThumbnailPerHeadAndGqaGroups) {

@@ -137,6 +137,11 @@ TEST(WindowInteraction, WheelZoomAndDragPanChangeTheHeatmapRanges) {
     EXPECT_NEAR(x2.lower, x1.lower - 3.0, 0.05);
     EXPECT_NEAR(x2.size(), x1.size(), 1e-9);
     EXPECT_NEAR(y2.lower, y1.lower, 1e-9);
+
+    // Eight notches in all come within reach of single tokens: at least 8x.
+    for (int i = 1; i < 8; ++i)
+        QApplication::sendEvent(plot, &wheel);
+    EXPECT_LE(plot->xAxis->range().size(), x0.size() / 8) << plot->xAxis->range().size();
 }
 
 TEST(WindowInteraction, DroppingAModelFolderOpensIt) {

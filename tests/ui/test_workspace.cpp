@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Workspaces: save, close, open in a new window: the same model, input, head, view settings, tab and decoded tokens
-// (a forced one among them), and the same heatmap pixels. The file format is strict.
+// (a forced one among them) and the branch the force left, the Intervene tab's ablations, and the same heatmap pixels.
+// The file format is strict.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
+#include "intervention/intervention_panel.h"
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
@@ -47,6 +49,7 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
     const QString file = QString::fromStdString(dir + "/session.attnscope");
     std::vector<int64_t> ids;
     std::vector<TokenOrigin> origins;
+    std::vector<int64_t> branch;
     QImage pixels;
     {
         MainWindow window;
@@ -70,6 +73,9 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
         QTRY_VERIFY_WITH_TIMEOUT(decode.controller()->steps().size() > 3, kTimeoutMs);
         const auto prompt = static_cast<int64_t>(decode.controller()->steps().size());
         stepDecode(decode, 4);
+        std::vector<int64_t> original; // the timeline before the force: a branch from then on
+        for (const DecodeStepPtr& s : decode.controller()->steps())
+            original.push_back(s->token.id);
         const int64_t other = decode.controller()->steps()[static_cast<size_t>(prompt + 2)]->candidates.at(1).token.id;
         decode.controller()->force(prompt + 2, other);
         QTRY_COMPARE_WITH_TIMEOUT(decode.controller()->steps().size(), static_cast<size_t>(prompt + 3), kTimeoutMs);
@@ -79,6 +85,10 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
             origins.push_back(s->origin);
         }
         ASSERT_EQ(origins[static_cast<size_t>(prompt + 2)], TokenOrigin::Forced);
+        ASSERT_EQ(decode.controller()->branches().size(), 1u);
+        branch = original;
+        window.interventionPanel()->addAblation({ { { 1, 2 }, { 3, 0 } }, AblationMode::Scale, 0.5f });
+        window.interventionPanel()->addAblation({ { { 0, 1 } }, AblationMode::Mean, 0.0f });
         pixels = heatmapPixels(window);
         window.tabs()->setCurrentWidget(window.statsView());
         window.workspaces()->save(file);
@@ -105,8 +115,19 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
         EXPECT_EQ(steps[i]->token.id, ids[i]) << "position " << i;
         EXPECT_EQ(steps[i]->origin, origins[i]) << "position " << i;
     }
+    // The timeline the force left behind is a branch again, token for token.
+    const auto& branches = window.decodePanel()->controller()->branches();
+    ASSERT_EQ(branches.size(), 1u);
+    ASSERT_EQ(branches[0].size(), branch.size());
+    for (size_t i = 0; i < branch.size(); ++i)
+        EXPECT_EQ(branches[0][i]->token.id, branch[i]) << "branch position " << i;
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->numKeys() > 5, kTimeoutMs);
     EXPECT_EQ(heatmapPixels(window), pixels) << "the heatmap differs from the saved window's";
+    QTRY_COMPARE_WITH_TIMEOUT(window.interventionPanel()->ablations().size(), size_t(2), kTimeoutMs);
+    const std::vector<Ablation>& ablations = window.interventionPanel()->ablations();
+    EXPECT_EQ(workspaceAblation(ablations[0]), (WorkspaceAblation { "1.2,3.0", "scale:0.5" }));
+    EXPECT_EQ(workspaceAblation(ablations[1]), (WorkspaceAblation { "0.1", "mean" }));
+    QTRY_VERIFY_WITH_TIMEOUT(window.interventionPanel()->result() != nullptr, kTimeoutMs); // the diff is run again
 
     // The next start offers it again.
     MainWindow next;
@@ -119,14 +140,17 @@ TEST(Workspace, FileFormatIsStrict)
     Workspace w;
     w.model = "/models/x";
     w.decode.promptIds = { 1, 2 };
-    w.decode.generatedIds = { 5 };
-    w.decode.forced = { true };
+    w.decode.current = { { 5 }, { true } };
+    w.decode.branches = { { { 6, 7 }, { false, false } } };
     w.decode.sampler.temperature = 0.5f;
     w.decode.sampler.seed = 7;
+    w.ablations = { { "1.2,3.0", "scale:0.5" }, { "0.0", "zero" } };
     const Workspace back = workspaceFromJson(workspaceToJson(w), "test");
     EXPECT_EQ(workspaceToJson(back), workspaceToJson(w));
-    EXPECT_EQ(back.decode.forced, w.decode.forced);
+    EXPECT_EQ(back.decode.current, w.decode.current);
+    EXPECT_EQ(back.decode.branches, w.decode.branches);
     EXPECT_EQ(back.decode.sampler.seed, 7u);
+    EXPECT_EQ(back.ablations, w.ablations);
     std::string json = workspaceToJson(w);
     const auto expectError = [](const std::string& text, const char* fragment) {
         try {
@@ -141,8 +165,16 @@ TEST(Workspace, FileFormatIsStrict)
     expectError(R"({"format": "attnscope-view-recipe/1", "model": "m"})", "not an AttnScope workspace");
     expectError(R"({"format": "attnscope-workspace/1", "model": "m", "decode": {"prompt_ids": [1], "generated_ids": [2]}})",
         "decode.forced has 0 entries for 1 generated tokens");
+    expectError(
+        R"({"format": "attnscope-workspace/1", "model": "m", "decode": {"prompt_ids": [1], "branches": [{"generated_ids": [2], "forced": []}]}})",
+        "decode.branches[0].forced has 0 entries for 1 generated tokens");
     expectError(R"({"format": "attnscope-workspace/1", "model": "m", "layer": "two"})", "\"layer\" must be an integer");
     expectError("[1, 2]", "expected a JSON object");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "ablations": [{"heads": "0.1", "mode": "half"}]})",
+        "ablation mode \"half\": expected zero, mean or scale:F");
+    expectError(
+        R"({"format": "attnscope-workspace/1", "model": "m", "ablations": [{"heads": "0.1", "mode": "zero", "x": 1}]})",
+        "unknown key \"ablations.x\"");
 }
 
 } // namespace

@@ -141,13 +141,23 @@ QWidget* CaptionPanel::buildControls()
     m_seed->setToolTip(tr("Random seed of the sampler"));
     m_maxWords->setToolTip(tr("Stop after this many words"));
     m_resetButton->setToolTip(tr("Back to no word"));
+    // Two rows, as in the Decode tab: the image and the stepping, then how the next word is chosen (one row is wider
+    // than a 1024 px window).
     auto* bar = new QWidget;
-    auto* h = new QHBoxLayout(bar);
-    h->setContentsMargins(0, 0, 0, 0);
-    for (QWidget* w : std::initializer_list<QWidget*> { open, m_samples, m_strategy, m_beam, m_temperature, m_seed,
-             m_maxWords, m_backButton, m_stepButton, m_runButton, m_resetButton })
-        h->addWidget(w);
-    h->addStretch(1);
+    auto* rows = new QVBoxLayout(bar);
+    rows->setContentsMargins(0, 0, 0, 0);
+    auto* stepping = new QHBoxLayout;
+    for (QWidget* w :
+        std::initializer_list<QWidget*> { open, m_samples, m_backButton, m_stepButton, m_runButton, m_resetButton })
+        stepping->addWidget(w);
+    stepping->addStretch(1);
+    auto* choosing = new QHBoxLayout;
+    choosing->addWidget(new QLabel(tr("Next word:")));
+    for (QWidget* w : std::initializer_list<QWidget*> { m_strategy, m_beam, m_temperature, m_seed, m_maxWords })
+        choosing->addWidget(w);
+    choosing->addStretch(1);
+    rows->addLayout(stepping);
+    rows->addLayout(choosing);
     return bar;
 }
 

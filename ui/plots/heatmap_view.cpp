@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace attn::ui {
 
@@ -31,6 +32,8 @@ namespace {
 constexpr int64_t kWindowCells = 256;
 // Zoomed out, an overview level draws at most about this many cells across the visible span.
 constexpr int64_t kOverviewCells = 512;
+// What a wheel notch keeps of the visible span.
+constexpr double kWheelZoom = 0.75;
 // "Go to token" zooms to this many tokens around the position.
 constexpr double kJumpSpan = 48;
 
@@ -41,24 +44,47 @@ int64_t niceStep(int64_t step) {
             if (m * base >= step) return m * base;
 }
 
-// Labels for the visible tokens [lo, hi]: every token when the zoom leaves room, else every n-th at round positions.
-QSharedPointer<QCPAxisTickerText> tokenTicker(
-    const std::vector<TokenChip>& tokens, const QCPRange& range, int pixels, int labelPixels)
+// Key labels, when they do not fit side by side, are turned this many degrees.
+constexpr double kKeyLabelDegrees = 60;
+
+// The tokens [first, last] that `range` shows of `n`.
+std::pair<int64_t, int64_t> visibleTokens(int64_t n, const QCPRange& range)
+{
+    const int64_t first
+        = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(range.lower)), 0, std::max<int64_t>(0, n - 1));
+    const int64_t last = std::clamp<int64_t>(static_cast<int64_t>(std::floor(range.upper)), 0, n - 1);
+    return { first, last };
+}
+
+// Longer token texts are cut to this many characters: fewer where many tokens are visible.
+int labelChars(int64_t count)
+{
+    return count > 40 ? 8 : 14;
+}
+
+// Every `step`-th of the visible tokens, at round positions; with a step over 1 (or many tokens) each names its
+// position too.
+QSharedPointer<QCPAxisTickerText> tokenTicker(const std::vector<TokenChip>& tokens, const QCPRange& range, int64_t step)
 {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const auto n = static_cast<int64_t>(tokens.size());
     if (n == 0) return ticker;
-    const int64_t first
-        = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(range.lower)), 0, std::max<int64_t>(0, n - 1));
-    const int64_t last = std::clamp<int64_t>(static_cast<int64_t>(std::floor(range.upper)), 0, n - 1);
-    const int64_t count = std::max<int64_t>(1, last - first + 1);
-    const int64_t step = niceStep(std::max<int64_t>(1, (count * labelPixels + pixels - 1) / std::max(1, pixels)));
-    const int maxChars = count > 40 ? 8 : 14;
+    const auto [first, last] = visibleTokens(n, range);
+    const int maxChars = labelChars(last - first + 1);
     for (int64_t i = (first + step - 1) / step * step; i <= last; i += step) {
         const QString text = elidedToken(tokens[static_cast<size_t>(i)], maxChars);
         ticker->addTick(static_cast<double>(i), step > 1 || n > 1000 ? QString("%1 %2").arg(i).arg(text) : text);
     }
     return ticker;
+}
+
+// The round step between labelled tokens at which labels `spacing` pixels apart fit an axis `pixels` long.
+int64_t labelStep(int64_t n, const QCPRange& range, int pixels, double spacing)
+{
+    if (n == 0) return 1;
+    const auto [first, last] = visibleTokens(n, range);
+    const double count = static_cast<double>(std::max<int64_t>(1, last - first + 1));
+    return niceStep(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(count * spacing / std::max(1, pixels)))));
 }
 
 } // namespace
@@ -99,6 +125,9 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName("heatmapPlot");
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // A wheel notch shows 3/4 of the span: eight notches zoom about 10x (QCustomPlot's 0.85 gives under 4x, too
+    // slow to reach tokens of a long input).
+    m_plot->axisRect()->setRangeZoomFactor(kWheelZoom);
     m_plot->setMouseTracking(true);
     m_plot->plotLayout()->insertRow(0);
     m_title = new QCPTextElement(m_plot, QString(), QFont(font().family(), 11, QFont::Bold));
@@ -154,6 +183,7 @@ HeatmapView::HeatmapView(QWidget* parent)
     connect(m_plot->xAxis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this, [this] { viewportChanged(); });
     connect(m_plot->yAxis, QOverload<const QCPRange&>::of(&QCPAxis::rangeChanged), this, [this] { viewportChanged(); });
 
+    connect(m_plot, &QCustomPlot::afterLayout, this, &HeatmapView::labelsAfterLayout);
     connect(m_plot, &QCustomPlot::mouseMove, this, &HeatmapView::onMouseMove);
     connect(m_colormapBox, &QComboBox::currentIndexChanged, this,
         [this] { setColormap(static_cast<Colormap>(m_colormapBox->currentData().toInt())); });
@@ -180,6 +210,17 @@ void HeatmapView::setSnapshot(SnapshotPtr snapshot) {
     m_pending.clear(); // keys name snapshots by address, which a later one may reuse
     m_failed.clear();
     m_redraw->schedule();
+}
+
+void HeatmapView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    m_redraw->schedule();
+}
+
+QString HeatmapView::titleText() const
+{
+    return m_title->text();
 }
 
 void HeatmapView::setHead(int64_t layer, int64_t head) {
@@ -328,8 +369,7 @@ void HeatmapView::rebuild() {
         m_map->data()->clear();
         m_side->hide();
         // A view that names what it will show (a caption) says that instead of the long generic placeholder.
-        m_title->setText(
-            m_caption.title.isEmpty() ? tr("No attention yet: open a model and type an input") : m_caption.title);
+        m_title->setText(m_caption.title.isEmpty() ? m_placeholder : m_caption.title);
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
@@ -411,17 +451,61 @@ void HeatmapView::resetZoom() {
     m_plot->yAxis->setRange(-0.5, static_cast<double>(m_shownQueries) - 0.5);
 }
 
-void HeatmapView::updateAxisLabels() {
-    const int labelPx = fontMetrics().height() + 2;
+HeatmapView::AxisLabels HeatmapView::axisLabels() const
+{
+    // The axis rect as the last layout pass left it: the real space, however narrow (a third of the Mechanisms tab).
     const QRect rect = m_plot->axisRect()->rect();
-    const bool dense = m_snapshot->numKeys() > 8;
-    m_plot->xAxis->setTicker(
-        tokenTicker(m_snapshot->tokens(), m_plot->xAxis->range(), std::max(100, rect.width()), labelPx));
-    m_plot->xAxis->setTickLabelRotation(dense ? 60 : 0);
-    m_plot->yAxis->setTicker(
-        tokenTicker(m_snapshot->queryTokens(), m_plot->yAxis->range(), std::max(100, rect.height()), labelPx));
+    const QFontMetrics metrics(m_plot->xAxis->tickLabelFont());
+    const double line = metrics.height() + 2;
+    const QCPRange keys = m_plot->xAxis->range();
+    const auto n = static_cast<int64_t>(m_snapshot->tokens().size());
+    AxisLabels labels;
+    // Key labels lie flat while every one fits its own column, else they turn; turned by θ, neighbours are parallel
+    // lines dx·sin θ apart, so they need dx ≥ line / sin θ.
+    if (n > 0 && n <= 8) {
+        const auto [first, last] = visibleTokens(n, keys);
+        const int64_t count = std::max<int64_t>(1, last - first + 1);
+        int widest = 0;
+        for (int64_t i = first; i <= last; ++i)
+            widest = std::max(widest,
+                metrics.horizontalAdvance(
+                    elidedToken(m_snapshot->tokens()[static_cast<size_t>(i)], labelChars(count))));
+        labels.turned = widest + line > static_cast<double>(rect.width()) / static_cast<double>(count);
+    } else {
+        labels.turned = n > 8;
+    }
+    const double keySpacing = labels.turned ? line / std::sin(kKeyLabelDegrees * std::numbers::pi / 180) : 0;
+    labels.keyStep = labels.turned ? labelStep(n, keys, rect.width(), keySpacing) : 1;
+    labels.queryStep = labelStep(
+        static_cast<int64_t>(m_snapshot->queryTokens().size()), m_plot->yAxis->range(), rect.height(), line);
+    return labels;
+}
+
+void HeatmapView::updateAxisLabels()
+{
+    m_labels = axisLabels();
+    m_plot->xAxis->setTicker(tokenTicker(m_snapshot->tokens(), m_plot->xAxis->range(), m_labels.keyStep));
+    m_plot->xAxis->setTickLabelRotation(m_labels.turned ? kKeyLabelDegrees : 0);
+    m_plot->yAxis->setTicker(tokenTicker(m_snapshot->queryTokens(), m_plot->yAxis->range(), m_labels.queryStep));
     m_plot->xAxis->setSubTicks(false);
     m_plot->yAxis->setSubTicks(false);
+}
+
+void HeatmapView::labelsAfterLayout()
+{
+    // The spacing needs the axis rect's size, which only a layout pass knows: a pass that changed it (a resize, the
+    // first show) spaces the labels again and draws once more.
+    if (!m_snapshot || m_matrix.values.empty() || axisLabels() == m_labels) return;
+    // The new labels change the margins, hence the rect, again: twice per plot size, so that they cannot swing back
+    // and forth.
+    if (m_plot->size() != m_respacedSize) {
+        m_respacedSize = m_plot->size();
+        m_respacings = 0;
+    }
+    if (m_respacings >= 2) return;
+    ++m_respacings;
+    updateAxisLabels();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QPoint HeatmapView::cellCenter(int64_t row, int64_t col) const {

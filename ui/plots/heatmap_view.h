@@ -3,6 +3,7 @@
 #include "model/attention_snapshot.h"
 #include "plots/colormaps.h"
 #include "plots/heatmap_matrix.h"
+#include "widgets/view_placeholder.h"
 
 #include <QWidget>
 
@@ -53,6 +54,10 @@ public:
     bool isDeriving() const { return !m_pending.empty(); }
 
     void setSnapshot(SnapshotPtr snapshot);
+    /// What the view says while it has no attention to show (what is missing).
+    void setPlaceholder(const QString& text);
+    /// The title as drawn: the head shown, or the placeholder.
+    QString titleText() const;
     void setHead(int64_t layer, int64_t head);
     void setColormap(Colormap map);
     void setOptions(const HeatmapOptions& options);
@@ -104,7 +109,17 @@ private:
     void viewportChanged();
     /// Moves the view's centre to (row, col); `zoom` also zooms to a few dozen tokens.
     void centerOn(double row, double col, bool zoom);
+    /// How the token labels are spaced: every keyStep-th key (turned or flat), every queryStep-th query.
+    struct AxisLabels {
+        int64_t keyStep = 0;
+        int64_t queryStep = 0;
+        bool turned = false;
+        bool operator==(const AxisLabels&) const = default;
+    };
+    /// The spacing at which labels fit the axis rect as laid out now.
+    AxisLabels axisLabels() const;
     void updateAxisLabels();
+    void labelsAfterLayout();
     void resetZoom();
     void onMouseMove(QMouseEvent* event);
     QString maskReason(int64_t row, int64_t col) const;
@@ -126,6 +141,7 @@ private:
     QCPItemRect* m_columnBand = nullptr;
 
     SnapshotPtr m_snapshot;
+    QString m_placeholder = noAttentionYet();
     int64_t m_layer = 0;
     int64_t m_head = 0;
     Colormap m_colormap = Colormap::Viridis;
@@ -139,6 +155,9 @@ private:
     QString m_failure;
     int64_t m_shownQueries = -1; ///< the shape the zoom was last reset for
     int64_t m_shownKeys = -1;
+    AxisLabels m_labels; ///< the spacing the axes' tickers were made for
+    QSize m_respacedSize; ///< the plot size labelsAfterLayout() last spaced the labels for, and how often
+    int m_respacings = 0;
 };
 
 } // namespace attn::ui

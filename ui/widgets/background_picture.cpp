@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 #include "widgets/background_picture.h"
 
+#include <QBackingStore>
 #include <QPainter>
+#include <QWidget>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
 namespace attn::ui {
+
+bool paintsToScreen(const QWidget& widget, const QPaintDevice* redirectedTo)
+{
+    // On screen a widget paints into its window's backing store; grab() and render() redirect it elsewhere.
+    QBackingStore* store = widget.backingStore();
+    return store && redirectedTo == store->paintDevice();
+}
 
 BackgroundPicture::BackgroundPicture(QObject* parent)
     : QObject(parent)

@@ -10,7 +10,9 @@
 #include <functional>
 #include <memory>
 
+class QPaintDevice;
 class QPainter;
+class QWidget;
 
 namespace attn::ui {
 
@@ -21,6 +23,11 @@ struct PictureKey {
     uint64_t focus = 0;
     bool operator==(const PictureKey&) const = default;
 };
+
+/// False while `widget` paints for grab() or render() (a screenshot, an export): then a view draws its expensive
+/// layer in place, complete, instead of showing the worker's picture. `redirectedTo`: the widget's (protected)
+/// redirected(nullptr).
+bool paintsToScreen(const QWidget& widget, const QPaintDevice* redirectedTo);
 
 /// Draws a view's expensive layer (attention lines) on one worker thread into an image, so the GUI thread only blits
 /// it: a newer request cancels the drawing in progress, and the last finished picture is kept with its area and key.

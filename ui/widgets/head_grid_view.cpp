@@ -37,6 +37,12 @@ HeadGridView::HeadGridView(QWidget* parent)
     setObjectName("headGrid");
 }
 
+void HeadGridView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    update();
+}
+
 void HeadGridView::setSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
     rebuildThumbnails();
@@ -103,7 +109,7 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
     if (!m_snapshot) {
-        painter.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        painter.drawText(rect(), Qt::AlignCenter, m_placeholder);
         return;
     }
     const int64_t layers = m_snapshot->numLayers(), heads = m_snapshot->numHeads();

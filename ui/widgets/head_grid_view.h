@@ -2,6 +2,7 @@
 #pragma once
 #include "model/attention_snapshot.h"
 #include "plots/colormaps.h"
+#include "widgets/view_placeholder.h"
 
 #include <QImage>
 #include <QString>
@@ -23,6 +24,8 @@ public:
     explicit HeadGridView(QWidget* parent = nullptr);
 
     void setSnapshot(SnapshotPtr snapshot);
+    /// What the view says while it has no attention to show (what is missing).
+    void setPlaceholder(const QString& text);
     void setColormap(Colormap map);
     void setCurrent(int64_t layer, int64_t head);
     /// (layer, head) -> tag ("zero", "mean", "x0.5"): the heads drawn as changed by an intervention; empty: none.
@@ -53,6 +56,7 @@ private:
     std::pair<int64_t, int64_t> headAt(const QPoint& pos) const;
 
     SnapshotPtr m_snapshot;
+    QString m_placeholder = noAttentionYet();
     Colormap m_colormap = Colormap::Viridis;
     std::vector<QImage> m_thumbnails; ///< [layer * heads + head]
     int64_t m_layer = 0;

@@ -3,7 +3,6 @@
 
 #include "model/token_text.h"
 
-#include <QBackingStore>
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -45,6 +44,12 @@ void HeadLinesView::setSnapshot(SnapshotPtr snapshot)
     if (m_snapshot && m_pinned.key >= m_snapshot->numKeys()) m_pinned.key = -1;
     updateGeometry();
     changed(true);
+}
+
+void HeadLinesView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    update();
 }
 
 void HeadLinesView::setLayer(int64_t layer)
@@ -141,7 +146,7 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());
     if (!m_snapshot || m_layer >= m_snapshot->numLayers()) {
-        p.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        p.drawText(rect(), Qt::AlignCenter, m_placeholder);
         return;
     }
     p.setRenderHint(QPainter::Antialiasing);
@@ -154,7 +159,21 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
         p.setPen(on ? Qt::white : palette().text().color());
         p.drawText(r, Qt::AlignCenter, tr("H%1").arg(h));
     }
-    if (!paintsToScreen()) {
+    // The title: which layer the swatches' heads belong to (the toolbar chooses it) and how to read the lines.
+    const int titleLeft = swatchRect(m_snapshot->numHeads()).left() + 8;
+    const QRect title(titleLeft, swatchRect(0).top(), std::max(0, width() - titleLeft - kLeft), swatchRect(0).height());
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.setPen(palette().text().color());
+    const QString layer = tr("Layer %1").arg(m_layer);
+    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter, layer);
+    const int hintLeft = QFontMetrics(bold).horizontalAdvance(layer) + 12;
+    p.setFont(font());
+    p.drawText(title.adjusted(hintLeft, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+        fontMetrics().elidedText(tr("queries left, keys right: hover or click a token"), Qt::ElideRight,
+            std::max(0, title.width() - hintLeft)));
+    if (!paintsToScreen(*this, redirected(nullptr))) {
         // An export or a grab: the picture must be complete (and vector in SVG/PDF), so the lines are drawn here.
         if (!m_linesDeferred) drawAttentionLines(p, linesRequest(event->rect()));
     } else {
@@ -191,13 +210,6 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
                 fontMetrics().elidedText(text, Qt::ElideRight, r.width() - 8));
         }
     }
-}
-
-bool HeadLinesView::paintsToScreen() const
-{
-    // On screen a widget paints into its window's backing store; grab() and render() redirect it elsewhere.
-    QBackingStore* store = backingStore();
-    return store && redirected(nullptr) == store->paintDevice();
 }
 
 LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const

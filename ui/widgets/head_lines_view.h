@@ -4,6 +4,7 @@
 #include "widgets/attention_lines.h"
 #include "widgets/background_picture.h"
 #include "widgets/token_link.h"
+#include "widgets/view_placeholder.h"
 
 #include <QWidget>
 
@@ -22,6 +23,8 @@ public:
     explicit HeadLinesView(QWidget* parent = nullptr);
 
     void setSnapshot(SnapshotPtr snapshot);
+    /// What the view says while it has no attention to show (what is missing).
+    void setPlaceholder(const QString& text);
     void setLayer(int64_t layer);
     void setHeads(const std::set<int64_t>& heads);
     /// Pins a query token's lines; -1 shows the lines of every query token.
@@ -56,12 +59,11 @@ private:
     QRect swatchRect(int64_t head) const;
     /// Left (query) or right (key) token under `pos`, as a focus; none when between the columns.
     LinesFocus tokenAt(const QPoint& pos) const;
-    /// False while exporting or grabbing: then the lines are drawn in place, complete.
-    bool paintsToScreen() const;
     /// Something the lines depend on changed; `content`: more than the focus token.
     void changed(bool content);
 
     SnapshotPtr m_snapshot;
+    QString m_placeholder = noAttentionYet();
     int64_t m_layer = 0;
     std::set<int64_t> m_heads { 0, 1 };
     LinesFocus m_pinned;

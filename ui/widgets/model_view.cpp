@@ -101,6 +101,12 @@ void ModelView::setSnapshot(SnapshotPtr snapshot)
     changed(true);
 }
 
+void ModelView::setPlaceholder(const QString& text)
+{
+    m_placeholder = text;
+    update();
+}
+
 void ModelView::setCurrent(int64_t layer, int64_t head)
 {
     m_layer = layer;
@@ -164,7 +170,7 @@ void ModelView::paintEvent(QPaintEvent* event)
     QPainter p(this);
     p.fillRect(event->rect(), palette().base());
     if (!m_snapshot) {
-        p.drawText(rect(), Qt::AlignCenter, tr("No attention yet: open a model and type an input"));
+        p.drawText(rect(), Qt::AlignCenter, m_placeholder);
         return;
     }
     p.setPen(palette().text().color());
@@ -178,16 +184,22 @@ void ModelView::paintEvent(QPaintEvent* event)
         for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
             if (event->rect().intersects(cellRect(l, h))) p.fillRect(cellRect(l, h), palette().alternateBase());
     }
-    const QRectF visible = visibleRegion().boundingRect();
-    if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
-    // A screen above and below as well, so that scrolling a little needs no new drawing.
-    m_picture->requestFor(visible,
-        visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())), devicePixelRatioF(),
-        m_key,
-        [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
-            QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
-            return drawModelLines(painter, area, cancelled, s, size, hovered);
-        });
+    if (!paintsToScreen(*this, redirected(nullptr))) {
+        // A screenshot or an export: complete, so the lines are drawn here.
+        drawModelLines(
+            p, QRectF(event->rect()), [] { return false; }, m_snapshot, cellSize(), m_link->hovered());
+    } else {
+        const QRectF visible = visibleRegion().boundingRect();
+        if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
+        // A screen above and below as well, so that scrolling a little needs no new drawing.
+        m_picture->requestFor(visible,
+            visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
+            devicePixelRatioF(), m_key,
+            [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
+                QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
+                return drawModelLines(painter, area, cancelled, s, size, hovered);
+            });
+    }
     p.setPen(QPen(palette().highlight().color(), 3));
     p.setBrush(Qt::NoBrush);
     p.drawRect(cellRect(m_layer, m_head).adjusted(-3, -3, 2, 2));

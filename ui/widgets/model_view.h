@@ -3,6 +3,7 @@
 #include "model/attention_snapshot.h"
 #include "widgets/background_picture.h"
 #include "widgets/token_link.h"
+#include "widgets/view_placeholder.h"
 
 #include <QWidget>
 
@@ -21,6 +22,8 @@ public:
     explicit ModelView(QWidget* parent = nullptr);
 
     void setSnapshot(SnapshotPtr snapshot);
+    /// What the view says while it has no attention to show (what is missing).
+    void setPlaceholder(const QString& text);
     void setCurrent(int64_t layer, int64_t head);
     void setLink(TokenLink* link);
     QRect cellRect(int64_t layer, int64_t head) const;
@@ -45,6 +48,7 @@ private:
     void changed(bool content);
 
     SnapshotPtr m_snapshot;
+    QString m_placeholder = noAttentionYet();
     int64_t m_layer = 0;
     int64_t m_head = 0;
     TokenLink* m_link = nullptr;

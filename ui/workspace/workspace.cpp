@@ -23,7 +23,55 @@ QString qs(const std::string& s)
     return QString::fromStdString(s);
 }
 
+void writeTimeline(QJsonObject& o, const WorkspaceTimeline& t)
+{
+    o["generated_ids"] = toJsonArray(t.generatedIds);
+    QJsonArray forced;
+    for (bool f : t.forced)
+        forced.append(f);
+    o["forced"] = forced;
+}
+
+/// `what` names the object in errors: "decode", "decode.branches[2]".
+WorkspaceTimeline readTimeline(const QJsonObject& o, const std::string& source, const std::string& what)
+{
+    const JsonFields in(o, "workspace", source + " (" + what + ")");
+    WorkspaceTimeline t;
+    if (in.has("generated_ids")) t.generatedIds = in.integers("generated_ids");
+    if (o.contains("forced")) {
+        if (!o.value("forced").isArray())
+            throw Error("workspace " + source + ": \"" + what + ".forced\" must be an array");
+        for (const QJsonValue& v : o.value("forced").toArray()) {
+            if (!v.isBool()) throw Error("workspace " + source + ": \"" + what + ".forced\" must hold true or false");
+            t.forced.push_back(v.toBool());
+        }
+    }
+    if (t.forced.size() != t.generatedIds.size())
+        throw Error("workspace " + source + ": " + what + ".forced has " + std::to_string(t.forced.size())
+            + " entries for " + std::to_string(t.generatedIds.size()) + " generated tokens");
+    return t;
+}
+
 } // namespace
+
+WorkspaceAblation workspaceAblation(const Ablation& ablation)
+{
+    WorkspaceAblation out;
+    for (const HeadRef& h : ablation.heads)
+        out.heads += (out.heads.empty() ? "" : ",") + std::to_string(h.layer) + "." + std::to_string(h.head);
+    switch (ablation.mode) {
+    case AblationMode::Zero:
+        out.mode = "zero";
+        break;
+    case AblationMode::Mean:
+        out.mode = "mean";
+        break;
+    case AblationMode::Scale:
+        out.mode = "scale:" + QString::number(static_cast<double>(ablation.factor), 'g', 9).toStdString();
+        break;
+    }
+    return out;
+}
 
 std::string workspaceToJson(const Workspace& w)
 {
@@ -45,23 +93,30 @@ std::string workspaceToJson(const Workspace& w)
     QJsonObject d;
     d["prompt_text"] = qs(w.decode.promptText);
     d["prompt_ids"] = toJsonArray(w.decode.promptIds);
-    d["generated_ids"] = toJsonArray(w.decode.generatedIds);
-    QJsonArray forced;
-    for (bool f : w.decode.forced)
-        forced.append(f);
-    d["forced"] = forced;
+    writeTimeline(d, w.decode.current);
+    QJsonArray branches;
+    for (const WorkspaceTimeline& b : w.decode.branches) {
+        QJsonObject branch;
+        writeTimeline(branch, b);
+        branches.append(branch);
+    }
+    d["branches"] = branches;
     d["temperature"] = static_cast<double>(w.decode.sampler.temperature);
     d["top_k"] = static_cast<qint64>(w.decode.sampler.topK);
     d["top_p"] = static_cast<double>(w.decode.sampler.topP);
     d["seed"] = static_cast<qint64>(w.decode.sampler.seed);
     o["decode"] = d;
+    QJsonArray ablations;
+    for (const WorkspaceAblation& a : w.ablations)
+        ablations.append(QJsonObject { { "heads", qs(a.heads) }, { "mode", qs(a.mode) } });
+    o["ablations"] = ablations;
     return QJsonDocument(o).toJson(QJsonDocument::Indented).toStdString();
 }
 
 Workspace workspaceFromJson(const std::string& json, const std::string& source)
 {
     static const std::set<QString> known { "format", "model", "input", "target", "attention", "tab", "layer", "head",
-        "head_view_heads", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "decode" };
+        "head_view_heads", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "decode", "ablations" };
     const QJsonObject object = parseStrictObject(json, "workspace", source, known);
     const JsonFields in(object, "workspace", source);
     if (!in.has("format") || in.string("format") != kFormat)
@@ -82,7 +137,7 @@ Workspace workspaceFromJson(const std::string& json, const std::string& source)
     if (in.has("metric")) w.metric = metricFromKey(in.string("metric"));
     if (object.contains("decode")) {
         if (!object.value("decode").isObject()) throw Error("workspace " + source + ": \"decode\" must be an object");
-        static const std::set<QString> decodeKeys { "prompt_text", "prompt_ids", "generated_ids", "forced",
+        static const std::set<QString> decodeKeys { "prompt_text", "prompt_ids", "generated_ids", "forced", "branches",
             "temperature", "top_k", "top_p", "seed" };
         const QJsonObject dobj = object.value("decode").toObject();
         for (const QString& key : dobj.keys())
@@ -92,23 +147,47 @@ Workspace workspaceFromJson(const std::string& json, const std::string& source)
         WorkspaceDecode& out = w.decode;
         if (d.has("prompt_text")) out.promptText = d.string("prompt_text");
         if (d.has("prompt_ids")) out.promptIds = d.integers("prompt_ids");
-        if (d.has("generated_ids")) out.generatedIds = d.integers("generated_ids");
-        if (dobj.contains("forced")) {
-            if (!dobj.value("forced").isArray()) throw Error("workspace " + source + ": \"decode.forced\" must be an array");
-            for (const QJsonValue& v : dobj.value("forced").toArray()) {
-                if (!v.isBool()) throw Error("workspace " + source + ": \"decode.forced\" must hold true or false");
-                out.forced.push_back(v.toBool());
+        out.current = readTimeline(dobj, source, "decode");
+        if (dobj.contains("branches")) {
+            if (!dobj.value("branches").isArray())
+                throw Error("workspace " + source + ": \"decode.branches\" must be an array");
+            const QJsonArray branches = dobj.value("branches").toArray();
+            for (qsizetype i = 0; i < branches.size(); ++i) {
+                const std::string what = "decode.branches[" + std::to_string(i) + "]";
+                if (!branches[i].isObject())
+                    throw Error("workspace " + source + ": \"" + what + "\" must be an object");
+                for (const QString& key : branches[i].toObject().keys())
+                    if (key != "generated_ids" && key != "forced")
+                        throw Error("workspace " + source + ": unknown key \"" + what + "." + key.toStdString() + "\"");
+                out.branches.push_back(readTimeline(branches[i].toObject(), source, what));
             }
         }
-        if (out.forced.size() != out.generatedIds.size())
-            throw Error("workspace " + source + ": decode.forced has " + std::to_string(out.forced.size())
-                + " entries for " + std::to_string(out.generatedIds.size()) + " generated tokens");
-        if (!out.generatedIds.empty() && out.promptIds.empty())
+        if ((!out.current.generatedIds.empty() || !out.branches.empty()) && out.promptIds.empty())
             throw Error("workspace " + source + ": decode has generated tokens but no prompt");
         if (d.has("temperature")) out.sampler.temperature = static_cast<float>(d.number("temperature"));
         if (d.has("top_k")) out.sampler.topK = d.integer("top_k");
         if (d.has("top_p")) out.sampler.topP = static_cast<float>(d.number("top_p"));
         if (d.has("seed")) out.sampler.seed = static_cast<uint64_t>(d.integer("seed"));
+    }
+    if (object.contains("ablations")) {
+        if (!object.value("ablations").isArray())
+            throw Error("workspace " + source + ": \"ablations\" must be an array");
+        for (const QJsonValue& v : object.value("ablations").toArray()) {
+            if (!v.isObject()) throw Error("workspace " + source + ": each of \"ablations\" must be an object");
+            const QJsonObject a = v.toObject();
+            for (const QString& key : a.keys())
+                if (key != "heads" && key != "mode")
+                    throw Error("workspace " + source + ": unknown key \"ablations." + key.toStdString() + "\"");
+            const JsonFields fields(a, "workspace", source + " (ablations)");
+            WorkspaceAblation out { fields.string("heads"), fields.string("mode") };
+            Ablation check;
+            try {
+                parseAblationMode(out.mode, check);
+            } catch (const Error& e) {
+                throw Error("workspace " + source + ": " + e.what());
+            }
+            w.ablations.push_back(std::move(out));
+        }
     }
     return w;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A workspace (.attnscope, JSON): what a person had open, so that opening it later shows the same thing: the
-// model, the inputs, the selected head and tab, the view settings and the decoded tokens.
+// model, the inputs, the selected head and tab, the view settings, the decoded tokens and the Intervene tab's
+// ablations.
+#include "intervention/head_ablation.h"
 #include "plots/colormaps.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/stats_view.h"
@@ -13,13 +15,27 @@
 
 namespace attn::ui {
 
+/// The generated tokens after the prompt, in order, with whether each was forced (else chosen by the sampler).
+struct WorkspaceTimeline {
+    std::vector<int64_t> generatedIds;
+    std::vector<bool> forced;
+    bool operator==(const WorkspaceTimeline&) const = default;
+};
+
 struct WorkspaceDecode {
     std::string promptText; ///< what the Decode tab's prompt line held
     std::vector<int64_t> promptIds; ///< the tokens of the prompt as run (BOS included)
-    /// The generated tokens after the prompt, in order, with whether each was forced (else chosen by the sampler).
-    std::vector<int64_t> generatedIds;
-    std::vector<bool> forced;
+    WorkspaceTimeline current; ///< the timeline shown
+    std::vector<WorkspaceTimeline> branches; ///< the others of this prompt that forcing left behind, oldest first
     SamplerOptions sampler;
+};
+
+/// One entry of the Intervene tab's list, in attnscope-cli's syntax: heads "L.H,L.H", mode "zero", "mean" or
+/// "scale:F". The heads are checked against the model once it is open.
+struct WorkspaceAblation {
+    std::string heads;
+    std::string mode;
+    bool operator==(const WorkspaceAblation&) const = default;
 };
 
 struct Workspace {
@@ -35,7 +51,10 @@ struct Workspace {
     HeatmapOptions heatmap;
     StatsView::Metric metric = StatsView::Entropy;
     WorkspaceDecode decode;
+    std::vector<WorkspaceAblation> ablations; ///< in the order they were added
 };
+
+WorkspaceAblation workspaceAblation(const Ablation& ablation);
 
 std::string workspaceToJson(const Workspace& workspace);
 /// Strict: unknown keys, wrong types and inconsistent decode lists are errors naming `source`.
