@@ -48,6 +48,7 @@ DecodeController::DecodeController(EngineController* engine, QObject* parent)
 {
     qRegisterMetaType<attn::ui::DecodeInfoPtr>("attn::ui::DecodeInfoPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
+    qRegisterMetaType<attn::ui::StepRowsPtr>("attn::ui::StepRowsPtr");
 }
 
 DecodeController::~DecodeController() = default;
@@ -290,16 +291,21 @@ void DecodeController::requestSnapshot(int64_t positions)
 {
     const quint64 id = ++m_latestSnapshot;
     if (!m_info || positions < 1 || positions > static_cast<int64_t>(m_steps.size())) return;
-    // Built on the engine thread from the steps as they are now (immutable), like every other result.
-    m_engine->post<SnapshotPtr>(
+    // Built on the engine thread from the steps as they are now (immutable), like every other result; so are the
+    // strip's rows of the last position where its step keeps none.
+    using Answer = std::pair<SnapshotPtr, StepRowsPtr>;
+    m_engine->post<Answer>(
         this,
         [key = sessionKey(this), steps = m_steps, info = *m_info, positions](EngineContext& context) {
-            return decodeSnapshot(steps, info, positions, derivedAttention(context, key, steps, positions));
+            auto derived = derivedAttention(context, key, steps, positions);
+            StepRowsPtr rows = derived ? derivedStepRows(*derived, positions - 1) : nullptr;
+            return Answer(decodeSnapshot(steps, info, positions, std::move(derived)), std::move(rows));
         },
-        [this, id](SnapshotPtr snapshot) {
+        [this, id](Answer answer) {
             if (id != m_latestSnapshot) return;
-            const qint64 n = snapshot->numKeys();
-            emit snapshotReady(n, std::move(snapshot));
+            const qint64 n = answer.first->numKeys();
+            if (answer.second) emit stepRowsReady(n - 1, std::move(answer.second));
+            emit snapshotReady(n, std::move(answer.first));
         },
         {});
 }

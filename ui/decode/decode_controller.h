@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "decode/decode_snapshot.h"
 #include "model/attention_snapshot.h"
 #include "session/decode_step.h"
 #include "session/sampler.h"
@@ -49,7 +50,8 @@ public:
     /// the branch had it (same tokens, origins and sampler states), and the current timeline becomes a branch.
     void switchToBranch(size_t index);
     void reset();
-    /// Asks for the attention of the first `positions` positions; snapshotReady answers (stale ids are dropped).
+    /// Asks for the attention of the first `positions` positions; snapshotReady answers (stale ids are dropped),
+    /// after stepRowsReady with the last position's rows when its step captured none.
     void requestSnapshot(int64_t positions);
 
     DecodeInfoPtr info() const { return m_info; }
@@ -65,6 +67,8 @@ signals:
     void runningChanged(bool running);
     void ended(const QString& reason);
     void snapshotReady(qint64 positions, attn::ui::SnapshotPtr snapshot);
+    /// Every head's attention row of `position`, derived on the engine thread (the strip of a step that has no rows).
+    void stepRowsReady(qint64 position, attn::ui::StepRowsPtr rows);
     void failed(const QString& message);
     void branchesChanged();
 

@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "decode/decode_snapshot.h"
 
+#include "attention_source/attention_source.h"
 #include "core/error.h"
 
 #include <cstring>
 
 namespace attn::ui {
+
+StepRowsPtr derivedStepRows(const AttentionSource& source, int64_t position)
+{
+    const int64_t heads = source.numHeads(), keys = source.numKeys();
+    auto rows = std::make_shared<std::vector<Tensor>>();
+    for (int64_t l = 0; l < source.numLayers(); ++l) {
+        Tensor& layer = rows->emplace_back(Shape { heads, keys });
+        for (int64_t h = 0; h < heads; ++h)
+            std::memcpy(
+                layer.data() + h * keys, source.rows(l, h, position, position + 1)->data(), sizeof(float) * keys);
+    }
+    return rows;
+}
 
 SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const DecodeModelInfo& info, int64_t positions,
     std::shared_ptr<const AttentionSource> derived)
