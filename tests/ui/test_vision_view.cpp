@@ -14,6 +14,7 @@
 #include "vision/patch_map_view.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
+#include "window_screenshots.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -387,6 +388,7 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
         expectNear({ row, row + layer.numel() }, layer.storage(), kDerivedTolerance);
     }
     EXPECT_THROW(window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy + ".csv")), Error);
+    test::saveScreenshots(window, "vision");
     // The README screenshot: written only when asked for, after the same checks.
     if (const QByteArray out = qgetenv("ATTN_VISION_SCREENSHOT"); !out.isEmpty()) {
         window.visionView()->setQuery(0);
