@@ -190,6 +190,28 @@ TEST(DecodeController, AttentionOfEveryStepEqualsTheEngine)
     }
 }
 
+TEST(DecodeController, ASnapshotOfStepsTheTimelineRewoundMeanwhileIsDropped)
+{
+    // The snapshot is asked for with the steps the GUI holds, after a Back that the engine runs first: those steps
+    // keep no rows (stories260K's are derived) and the timeline no longer holds them, so nothing can show them. The
+    // request is dropped (it used to assemble rows the steps do not have), and the next one answers.
+    DecodeController c;
+    openModel(c, stories());
+    SamplerOptions greedy;
+    const size_t n = guiTokens(c, { 1 }, 6, greedy).size();
+    QSignalSpy ready(&c, &DecodeController::snapshotReady);
+    QSignalSpy failed(&c, &DecodeController::failed);
+    c.back();
+    c.requestSnapshot(static_cast<int64_t>(n)); // still n steps here: Back has not come back yet
+    QTRY_COMPARE_WITH_TIMEOUT(c.steps().size(), n - 1, 10000);
+    QTest::qWait(100);
+    EXPECT_EQ(ready.count(), 0) << "a snapshot of positions the timeline no longer holds";
+    EXPECT_EQ(failed.count(), 0);
+    c.requestSnapshot(static_cast<int64_t>(n - 1));
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    EXPECT_EQ(ready.at(0).at(0).toLongLong(), static_cast<qint64>(n - 1));
+}
+
 TEST(DecodeController, BackAndForceBranchFromAnEarlierPosition)
 {
     DecodeController c;

@@ -298,11 +298,14 @@ void DecodeController::requestSnapshot(int64_t positions)
         this,
         [key = sessionKey(this), steps = m_steps, info = *m_info, positions](EngineContext& context) {
             auto derived = derivedAttention(context, key, steps, positions);
+            // Steps of a derivable model keep no rows: when the timeline has moved on from them (a rewind posted
+            // since), there is nothing to show them from, and the request after that rewind answers instead.
+            if (!derived && steps.front()->attention.empty()) return Answer();
             StepRowsPtr rows = derived ? derivedStepRows(*derived, positions - 1) : nullptr;
             return Answer(decodeSnapshot(steps, info, positions, std::move(derived)), std::move(rows));
         },
         [this, id](Answer answer) {
-            if (id != m_latestSnapshot) return;
+            if (id != m_latestSnapshot || !answer.first) return;
             const qint64 n = answer.first->numKeys();
             if (answer.second) emit stepRowsReady(n - 1, std::move(answer.second));
             emit snapshotReady(n, std::move(answer.first));

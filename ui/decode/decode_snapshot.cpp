@@ -32,6 +32,10 @@ SnapshotPtr decodeSnapshot(const std::vector<DecodeStepPtr>& steps, const Decode
     for (int64_t i = 0; i < n; ++i)
         tokens.push_back(steps[static_cast<size_t>(i)]->token);
     if (derived) return std::make_shared<const AttentionSnapshot>(std::move(tokens), std::move(derived));
+    for (int64_t q = 0; q < n; ++q)
+        if (static_cast<int64_t>(steps[static_cast<size_t>(q)]->attention.size()) != info.numLayers)
+            throw Error("decode snapshot: position " + std::to_string(q)
+                + " keeps no attention rows (they are derived) and no derived attention was given");
     std::vector<Tensor> layers;
     layers.reserve(static_cast<size_t>(info.numLayers));
     for (int64_t l = 0; l < info.numLayers; ++l) {
