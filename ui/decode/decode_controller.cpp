@@ -45,6 +45,7 @@ DecodeController::DecodeController(EngineController* engine, QObject* parent)
     : QObject(parent)
     , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
     , m_stepsStarted(std::make_shared<std::atomic<quint64>>(0))
+    , m_stepToken(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<attn::ui::DecodeInfoPtr>("attn::ui::DecodeInfoPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
@@ -86,7 +87,7 @@ void DecodeController::apply(const Change& change)
 
 bool DecodeController::stopRun()
 {
-    ++m_generation;
+    m_stepToken->store(++m_generation); // steps queued for the run are skipped on the engine thread
     if (!m_running) return false;
     m_running = false;
     emit runningChanged(false);
@@ -168,23 +169,27 @@ void DecodeController::promptIds(const std::vector<int64_t>& ids)
 void DecodeController::step()
 {
     stopRun();
-    runNext(m_generation);
+    runNext(m_generation, false);
 }
 
-void DecodeController::runNext(quint64 generation)
+void DecodeController::runNext(quint64 generation, bool chained)
 {
     edit(
-        [started = m_stepsStarted](DecodeTimeline& t, Change& c) {
+        [started = m_stepsStarted, token = m_stepToken, generation, chained](DecodeTimeline& t, Change& c) {
+            // A Run's step queued before a Pause (or behind the step that ended the run) is skipped; Steps all run.
+            if (chained && token->load() != generation) return;
             started->fetch_add(1);
             c.keep = t.length();
             if (DecodeStepPtr s = t.step())
                 c.added.push_back(std::move(s));
-            else
+            else {
                 c.ended = t.length() >= t.info().maxPositions ? tr("the context is full") : tr("the model ended the text");
+                token->store(0); // the step queued behind this one finds nothing to do
+            }
         },
         [this, generation](const Change& c) {
-            if (generation != m_generation || !m_running) return;
-            if (c.ended.isEmpty()) return runNext(generation);
+            if (generation != m_generation || !m_running || c.keep < 0) return;
+            if (c.ended.isEmpty()) return runNext(generation, true);
             m_running = false;
             emit runningChanged(false);
         });
@@ -194,9 +199,13 @@ void DecodeController::run()
 {
     if (m_running) return;
     const quint64 generation = ++m_generation;
+    m_stepToken->store(generation);
     m_running = true;
     emit runningChanged(true);
-    runNext(generation);
+    // Two steps in flight: the engine starts the next one while the GUI takes in the last, so a busy GUI thread
+    // (every view redrawing) does not slow decoding down. Each answer queues one more.
+    runNext(generation, true);
+    runNext(generation, true);
 }
 
 void DecodeController::pause()

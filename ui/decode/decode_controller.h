@@ -83,7 +83,9 @@ private:
     /// Runs `edit` on the engine thread's timeline, then applies its change here; `then` runs after it applied.
     template <class Edit> void edit(Edit&& edit, std::function<void(const Change&)> then = {});
     void apply(const Change& change);
-    void runNext(quint64 generation);
+    /// Posts one step; a `chained` one (Run) goes on with the next when it arrives, and is skipped on the engine
+    /// thread when the run stopped after it was posted.
+    void runNext(quint64 generation, bool chained);
     /// Keeps `timeline` as a branch unless it is empty or already one; returns whether it did.
     bool keepBranch(const std::vector<DecodeStepPtr>& timeline);
     void clearBranches();
@@ -92,6 +94,8 @@ private:
 
     EngineController* m_engine;
     std::shared_ptr<std::atomic<quint64>> m_stepsStarted;
+    /// The generation whose queued steps may run (read on the engine thread); 0 once a run ended there.
+    std::shared_ptr<std::atomic<quint64>> m_stepToken;
     DecodeInfoPtr m_info;
     std::vector<DecodeStepPtr> m_steps;
     std::vector<std::vector<DecodeStepPtr>> m_branches;
