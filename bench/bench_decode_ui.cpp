@@ -187,8 +187,9 @@ int main(int argc, char** argv)
         ++runs;
         panel->runButton()->click();
     };
-    QObject::connect(decode, &attn::ui::DecodeController::timelineChanged, [&](qint64 keep) {
-        if (keep > 0) ++decoded;
+    quint64 startedBefore = 0;
+    QObject::connect(decode, &attn::ui::DecodeController::timelineChanged, [&](qint64) {
+        decoded = static_cast<int64_t>(decode->stepsStarted() - startedBefore); // a Run answer may bring many steps
         if (!screenshot.isEmpty() && decode->steps().size() == 36 && decode->running()) {
             decode->pause();
             panel->setHead(1, 2);
@@ -200,7 +201,12 @@ int main(int argc, char** argv)
         }
     });
     QObject::connect(decode, &attn::ui::DecodeController::opened, [&] {
-        if (!viewsShown) window.tabs()->setCurrentIndex(0); // the main heatmap: the Decode tab's views are hidden
+        // Once the model is open (opening it may bring another tab to the front): the Decode tab, or the main
+        // heatmap, which hides the Decode tab's views.
+        if (viewsShown)
+            window.tabs()->setCurrentWidget(panel);
+        else
+            window.tabs()->setCurrentIndex(0);
         panel->stepButton()->click(); // prompt + first step
         if (!screenshot.isEmpty()) {
             panel->runButton()->click();
@@ -208,13 +214,14 @@ int main(int argc, char** argv)
         }
         clock.start();
         stalls.start();
+        startedBefore = decode->stepsStarted();
         restart();
     });
     QObject::connect(decode, &attn::ui::DecodeController::runningChanged, [&](bool running) {
         if (!running && screenshot.isEmpty() && clock.isValid()) {
-            panel->backButton()->click(); // rewind a little so that the next run has room (and Back is exercised)
-            for (int i = 0; i < 20; ++i)
-                panel->backButton()->click();
+            // Back to the prompt, so that every run decodes as far as the story goes (rewinding a few tokens made
+            // the round trips of the rewinds, not the steps, what a run measured once the context was nearly full).
+            panel->findChild<QPushButton*>("promptButton")->click();
             QTimer::singleShot(0, &window, restart);
         }
     });

@@ -7,10 +7,15 @@
 #include "session/decode_timeline.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace attn::ui {
 
 namespace {
+
+/// How long one Run job decodes before it hands its steps over: with two jobs in flight the engine keeps decoding
+/// through GUI-thread stalls of up to twice this (redraws of every view on a loaded machine took 100-270 ms).
+constexpr std::chrono::milliseconds kRunBatch { 80 };
 
 /// The engine-thread state of a controller: its timeline, once a model is open.
 std::shared_ptr<DecodeTimeline> timelineOf(EngineContext& context, const std::string& key)
@@ -176,16 +181,22 @@ void DecodeController::runNext(quint64 generation, bool chained)
 {
     edit(
         [started = m_stepsStarted, token = m_stepToken, generation, chained](DecodeTimeline& t, Change& c) {
-            // A Run's step queued before a Pause (or behind the step that ended the run) is skipped; Steps all run.
-            if (chained && token->load() != generation) return;
-            started->fetch_add(1);
-            c.keep = t.length();
-            if (DecodeStepPtr s = t.step())
-                c.added.push_back(std::move(s));
-            else {
+            // A Run decodes for up to kRunBatch per job, so the GUI thread's redraws between two answers do not hold
+            // decoding up; a Pause (or the step that ended the run) stops it before the next step, and skips a job
+            // queued behind. A Step is one step.
+            const auto until = std::chrono::steady_clock::now() + kRunBatch;
+            do {
+                if (chained && token->load() != generation) break;
+                started->fetch_add(1);
+                if (c.keep < 0) c.keep = t.length();
+                if (DecodeStepPtr s = t.step()) {
+                    c.added.push_back(std::move(s));
+                    continue;
+                }
                 c.ended = t.length() >= t.info().maxPositions ? tr("the context is full") : tr("the model ended the text");
-                token->store(0); // the step queued behind this one finds nothing to do
-            }
+                token->store(0);
+                break;
+            } while (chained && std::chrono::steady_clock::now() < until);
         },
         [this, generation](const Change& c) {
             if (generation != m_generation || !m_running || c.keep < 0) return;
@@ -202,8 +213,8 @@ void DecodeController::run()
     m_stepToken->store(generation);
     m_running = true;
     emit runningChanged(true);
-    // Two steps in flight: the engine starts the next one while the GUI takes in the last, so a busy GUI thread
-    // (every view redrawing) does not slow decoding down. Each answer queues one more.
+    // Two jobs in flight: the engine starts the next while the GUI takes in the last, so a busy GUI thread (every
+    // view redrawing) does not slow decoding down. Each answer queues one more.
     runNext(generation, true);
     runNext(generation, true);
 }

@@ -83,8 +83,8 @@ private:
     /// Runs `edit` on the engine thread's timeline, then applies its change here; `then` runs after it applied.
     template <class Edit> void edit(Edit&& edit, std::function<void(const Change&)> then = {});
     void apply(const Change& change);
-    /// Posts one step; a `chained` one (Run) goes on with the next when it arrives, and is skipped on the engine
-    /// thread when the run stopped after it was posted.
+    /// Posts one step; a `chained` one (Run) decodes a batch of steps, goes on with the next batch when it arrives,
+    /// and stops on the engine thread before any step that begins after the run stopped.
     void runNext(quint64 generation, bool chained);
     /// Keeps `timeline` as a branch unless it is empty or already one; returns whether it did.
     bool keepBranch(const std::vector<DecodeStepPtr>& timeline);
