@@ -14,8 +14,9 @@ namespace attn::ui {
 namespace {
 
 /// How long one Run job decodes before it hands its steps over: with two jobs in flight the engine keeps decoding
-/// through GUI-thread stalls of up to twice this (redraws of every view on a loaded machine took 100-270 ms).
-constexpr std::chrono::milliseconds kRunBatch { 80 };
+/// through GUI-thread stalls of up to twice this. Short enough that a fast model (stories260K, ~0.1 ms a step) shows
+/// its first rows, and can be paused, long before its text ends; 80 ms ran a whole story in the first job.
+constexpr std::chrono::milliseconds kRunBatch { 8 };
 
 /// The engine-thread state of a controller: its timeline, once a model is open.
 std::shared_ptr<DecodeTimeline> timelineOf(EngineContext& context, const std::string& key)
