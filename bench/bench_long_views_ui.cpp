@@ -108,7 +108,8 @@ int main(int argc, char** argv)
     };
     QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&] {
         if (firstDrawn) return;
-        std::printf("views arrive (tokenize + forward) %.1f s\n", static_cast<double>(clock.elapsed()) / 1e3);
+        std::printf("views arrive (tokenize + forward of %lld tokens) %.1f s\n",
+            static_cast<long long>(window.snapshot()->numKeys()), static_cast<double>(clock.elapsed()) / 1e3);
         heatmap->flushRedraw();
         shoot("arrived-heatmap");
         window.tabs()->setCurrentIndex(3); // the all-heads grid, heads still being summarized

@@ -57,6 +57,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <limits>
+
 namespace attn::ui {
 
 namespace {
@@ -326,6 +328,8 @@ void MainWindow::buildDocks() {
 
     m_input = new QLineEdit;
     m_input->setObjectName("inputText");
+    // QLineEdit cuts text at 32,767 characters by default: a 32k-token --input-file ran its first ~8,400 tokens.
+    m_input->setMaxLength(std::numeric_limits<int>::max());
     m_live = new QCheckBox(tr("&Live"));
     m_live->setChecked(true);
     m_live->setToolTip(tr("Run the model whenever the input changes"));
@@ -340,6 +344,7 @@ void MainWindow::buildDocks() {
     // Encoder-decoders only: the teacher-forced target and which attention the views show.
     m_target = new QLineEdit;
     m_target->setObjectName("targetText");
+    m_target->setMaxLength(std::numeric_limits<int>::max());
     m_target->setToolTip(tr("The decoder's side, teacher-forced after the source"));
     m_target->setPlaceholderText(tr("Target (decoder) text, teacher-forced: empty runs the start token alone"));
     m_kindBox = new QComboBox;

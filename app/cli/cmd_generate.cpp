@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `generate`: token-by-token decoding with the attention of every step captured. The loop, the sampler and, for
+// `generate`: token-by-token decoding through the one decode loop (DecodeTimeline). The loop, the sampler and, for
 // llama2.c tokenizers, the printing follow llama2.c run.c exactly, so seeded runs print what run.c prints.
 #include "backend/backend.h"
 #include "cli/args.h"

@@ -29,7 +29,9 @@ struct DecodeStep {
     std::vector<TokenCandidate> candidates;
     float probability = 0.0f; ///< of `token` under that distribution (NaN at position 0)
     float entropyBits = 0.0f; ///< of that distribution (NaN at position 0)
-    /// Per layer [heads, position + 1]: this position's attention row of every query head.
+    /// Per layer [heads, position + 1]: this position's attention row of every query head, captured only for models
+    /// whose rows cannot be derived from the queries and keys (DecodeTimeline::derivedAttention is null); empty
+    /// otherwise (views derive them, ARCHITECTURE.md decision 2).
     std::vector<Tensor> attention;
     /// Per layer: L2 norm of this position's key and value, over all KV heads together.
     std::vector<float> keyNorms;

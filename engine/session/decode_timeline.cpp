@@ -63,7 +63,7 @@ DecodeTimeline::DecodeTimeline(const ModelSource& source, std::shared_ptr<const 
         throw Error(source.config.source,
             "decoding needs a decoder model, not " + source.config.modelType + " (" + modelKindName(source.config.kind)
                 + ")");
-    m_session = std::make_unique<Session>(m_model, options);
+    m_session = std::make_unique<Session>(m_model, stepOptions(options));
     const ModelConfig& c = m_model->config();
     m_info.path = source.folder;
     m_info.numLayers = c.numLayers;
@@ -95,7 +95,19 @@ const SamplerOptions& DecodeTimeline::sampling() const
 
 void DecodeTimeline::setForwardOptions(const ForwardOptions& options)
 {
-    m_session->setOptions(options);
+    m_session->setOptions(stepOptions(options));
+}
+
+bool DecodeTimeline::derivesAttention(const ForwardOptions& options) const
+{
+    return Session::canDeriveAttention(m_model->config()) && !options.intervention;
+}
+
+ForwardOptions DecodeTimeline::stepOptions(ForwardOptions options) const
+{
+    // Rows that can be derived are not captured: a step then costs the same with any view open or none.
+    options.wantAttention = !derivesAttention(options);
+    return options;
 }
 
 void DecodeTimeline::reserve(int64_t positions)
@@ -212,7 +224,7 @@ std::shared_ptr<const AttentionSource> DecodeTimeline::derivedAttention(int64_t 
     if (positions < 1 || positions > length())
         throw Error("decode timeline: attention of " + std::to_string(positions) + " positions asked, "
             + std::to_string(length()) + " decoded");
-    if (!Session::canDeriveAttention(m_model->config()) || m_session->options().intervention) return nullptr;
+    if (!derivesAttention(m_session->options())) return nullptr;
     return m_session->attentionSourceCopy(positions);
 }
 
@@ -238,7 +250,7 @@ DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)
     s->backend = backend ? backend->name() : "cpu";
     s->samplerState = m_sampler->state();
     const int64_t keys = s->position + 1;
-    for (const Tensor& layer : r->attention) // [heads, 1, keys]
+    for (const Tensor& layer : r->attention) // [heads, 1, keys]; none where the rows are derived
         s->attention.push_back(layer.reshaped({ layer.dim(0), keys }));
     const KvCache& cache = *m_session->cache();
     for (int64_t l = 0; l < m_info.numLayers; ++l) {

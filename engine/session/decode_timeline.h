@@ -66,8 +66,8 @@ public:
     /// The self-attention of the first `positions` positions, derived from a copy of their queries and keys (a value
     /// any thread may read while decoding goes on), so that no view needs every step's rows assembled into
     /// matrices. Null when derived rows would differ from the captured ones (Session::canDeriveAttention, or an
-    /// intervention in the forward options): the steps' `attention` rows are then the attention. Throws Error for
-    /// positions outside 1 .. length().
+    /// intervention in the forward options): only then do the steps capture their `attention` rows, which are then
+    /// the attention. Throws Error for positions outside 1 .. length().
     std::shared_ptr<const AttentionSource> derivedAttention(int64_t positions) const;
 
     int64_t length() const { return static_cast<int64_t>(m_steps.size()); }
@@ -77,6 +77,10 @@ public:
     TokenChip chip(int64_t id) const;
 
 private:
+    /// Whether steps run with `options` have their attention derived rather than captured.
+    bool derivesAttention(const ForwardOptions& options) const;
+    /// `options` with wantAttention off where the rows can be derived.
+    ForwardOptions stepOptions(ForwardOptions options) const;
     /// Keeps the first `positions` positions and recomputes the logits that follow them by running the last again.
     void truncate(int64_t positions);
     DecodeStepPtr append(int64_t token, TokenOrigin origin);

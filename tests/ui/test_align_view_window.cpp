@@ -6,6 +6,7 @@
 #include "align/alignment_view.h"
 #include "main_window.h"
 #include "support/shared_data.h"
+#include "window_screenshots.h"
 
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -44,6 +45,8 @@ TEST(AlignViewWindow, RnnSeq2SeqModelOpensTheAlignmentTab)
     QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
     EXPECT_EQ(panel->run()->hypotheses.size(), 2u);
     EXPECT_EQ(panel->view()->matrix().dim(1), 5); // five source words, EOS left out
+    window.show();
+    test::saveScreenshots(window, "alignment-gru");
 }
 
 TEST(AlignViewWindow, DecoderOnlyModelLeavesTheTabDisabled)

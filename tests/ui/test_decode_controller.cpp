@@ -145,25 +145,33 @@ TEST(DecodeController, AttentionOfEveryStepEqualsTheEngine)
         SamplerOptions o;
         o.seed = 1;
         const std::vector<int64_t> ids = guiTokens(c, k.prompt, 24, o);
-        // The reference: a separate Session fed the same tokens.
+        // The reference: a separate Session fed the same tokens, capturing every step's rows.
         Session reference(loadModel(path));
+        std::vector<std::shared_ptr<const StepResult>> captured;
         for (size_t t = 0; t < ids.size(); ++t) {
-            const auto r = reference.step(ids[t]);
-            const DecodeStep& s = *c.steps()[t];
-            ASSERT_EQ(s.attention.size(), r->attention.size());
-            for (size_t l = 0; l < r->attention.size(); ++l) {
-                ASSERT_EQ(s.attention[l].numel(), r->attention[l].numel());
-                EXPECT_EQ(test::maxAbsDiff(s.attention[l].data(), r->attention[l].data(), r->attention[l].numel()), 0.0)
-                    << "step " << t << " layer " << l;
-            }
+            captured.push_back(reference.step(ids[t]));
+            // These models' rows are derivable: the steps keep none, so a step costs the same with no view open.
+            EXPECT_TRUE(c.steps()[t]->attention.empty()) << "step " << t;
         }
-        // What the heatmap is given when the timeline is scrubbed to step t: rows derived from the engine's Q and K.
-        // Those are recomputed over all positions at once, so the contract is issue #3's stepping-vs-full-forward
-        // tolerance, 1e-5 (the batched and the per-step products sum in different orders).
+        // What the heatmap and the strip are given when the timeline is scrubbed to step t: rows derived from the
+        // engine's Q and K. Those are recomputed over all positions at once, so the contract is issue #3's
+        // stepping-vs-full-forward tolerance, 1e-5 (the batched and the per-step products sum in different orders).
         for (const int64_t positions : { int64_t(1), int64_t(ids.size() / 2), static_cast<int64_t>(ids.size()) }) {
             QSignalSpy ready(&c, &DecodeController::snapshotReady);
+            QSignalSpy stepRows(&c, &DecodeController::stepRowsReady);
             c.requestSnapshot(positions);
             QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+            ASSERT_EQ(stepRows.count(), 1) << "the strip's rows come before the snapshot";
+            EXPECT_EQ(stepRows.at(0).at(0).toLongLong(), positions - 1);
+            const auto rows = stepRows.at(0).at(1).value<StepRowsPtr>();
+            const StepResult& step = *captured[static_cast<size_t>(positions - 1)];
+            ASSERT_EQ(rows->size(), step.attention.size());
+            for (size_t l = 0; l < step.attention.size(); ++l) {
+                ASSERT_EQ((*rows)[l].numel(), step.attention[l].numel());
+                EXPECT_LT(
+                    test::maxAbsDiff((*rows)[l].data(), step.attention[l].data(), step.attention[l].numel()), 1e-5)
+                    << "strip of position " << positions - 1 << " layer " << l;
+            }
             const auto snapshot = ready.at(0).at(1).value<SnapshotPtr>();
             ASSERT_EQ(snapshot->numKeys(), positions);
             // These models' attention is derivable: the heatmap reads it through a source, no matrix is assembled.
@@ -180,6 +188,28 @@ TEST(DecodeController, AttentionOfEveryStepEqualsTheEngine)
                 }
         }
     }
+}
+
+TEST(DecodeController, ASnapshotOfStepsTheTimelineRewoundMeanwhileIsDropped)
+{
+    // The snapshot is asked for with the steps the GUI holds, after a Back that the engine runs first: those steps
+    // keep no rows (stories260K's are derived) and the timeline no longer holds them, so nothing can show them. The
+    // request is dropped (it used to assemble rows the steps do not have), and the next one answers.
+    DecodeController c;
+    openModel(c, stories());
+    SamplerOptions greedy;
+    const size_t n = guiTokens(c, { 1 }, 6, greedy).size();
+    QSignalSpy ready(&c, &DecodeController::snapshotReady);
+    QSignalSpy failed(&c, &DecodeController::failed);
+    c.back();
+    c.requestSnapshot(static_cast<int64_t>(n)); // still n steps here: Back has not come back yet
+    QTRY_COMPARE_WITH_TIMEOUT(c.steps().size(), n - 1, 10000);
+    QTest::qWait(100);
+    EXPECT_EQ(ready.count(), 0) << "a snapshot of positions the timeline no longer holds";
+    EXPECT_EQ(failed.count(), 0);
+    c.requestSnapshot(static_cast<int64_t>(n - 1));
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    EXPECT_EQ(ready.at(0).at(0).toLongLong(), static_cast<qint64>(n - 1));
 }
 
 TEST(DecodeController, BackAndForceBranchFromAnEarlierPosition)

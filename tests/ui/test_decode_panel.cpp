@@ -24,6 +24,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace attn::ui {
 namespace {
 
@@ -69,6 +71,33 @@ TEST_F(DecodePanelTest, EnterInThePromptStartsOverAndGreedyStepsSayGreedy)
     QTRY_VERIFY_WITH_TIMEOUT(length() < m_prompt && length() > 1, 10000); // the shorter prompt replaced the timeline
     for (const DecodeStepPtr& s : controller()->steps())
         EXPECT_EQ(s->origin, TokenOrigin::Prompt);
+}
+
+TEST_F(DecodePanelTest, TheStripShowsTheCurrentStepsDerivedRows)
+{
+    // stories260K's rows are derived, not kept by the steps: the strip draws the rows the engine derived for the
+    // current position, one pixel row per layer and head, one column per key so far.
+    QSignalSpy rows(controller(), &DecodeController::stepRowsReady);
+    stepOnce();
+    m_panel->flushRedraw();
+    const int64_t position = static_cast<int64_t>(length()) - 1;
+    QTRY_VERIFY_WITH_TIMEOUT(!rows.isEmpty() && rows.last().at(0).toLongLong() == position, 10000);
+    ASSERT_TRUE(controller()->steps().back()->attention.empty());
+    const auto* strip = m_panel->findChild<AttentionStripView*>();
+    ASSERT_NE(strip, nullptr);
+    const DecodeModelInfo& info = *controller()->info();
+    EXPECT_EQ(strip->image().height(), info.numLayers * info.numHeads);
+    EXPECT_EQ(strip->image().width(), position + 1);
+    // Its brightest key per (layer, head) is the derived row's largest weight.
+    const auto derived = rows.last().at(1).value<StepRowsPtr>();
+    for (int64_t l = 0; l < info.numLayers; ++l)
+        for (int64_t h = 0; h < info.numHeads; ++h) {
+            const float* row = (*derived)[static_cast<size_t>(l)].data() + h * (position + 1);
+            const int64_t best = std::max_element(row, row + position + 1) - row;
+            EXPECT_EQ(strip->image().pixel(static_cast<int>(best), static_cast<int>(l * info.numHeads + h)),
+                colormapColor(Colormap::Viridis, 1.0).rgb())
+                << "layer " << l << " head " << h;
+        }
 }
 
 TEST_F(DecodePanelTest, RunThenPauseStopsWithinOneStep)

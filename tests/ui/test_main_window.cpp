@@ -68,6 +68,17 @@ TEST(MainWindow, Gpt2FixtureShowsTheEngineAttention) {
     EXPECT_FALSE(shot.isNull());
 }
 
+TEST(MainWindow, TheInputTakesATextLongerThanALineEditsDefaultLimit)
+{
+    // QLineEdit keeps 32,767 characters by default: a 32k-token --input-file used to run only its first ~8,400 tokens.
+    MainWindow window;
+    QString text;
+    while (text.size() < 130000)
+        text += " the cat sat on a mat";
+    window.setInputText(text);
+    EXPECT_EQ(window.inputText().size(), text.size());
+}
+
 TEST(MainWindow, BertFixtureMarksSpecialTokens) {
     MainWindow window;
     openAndRun(window, "bert");

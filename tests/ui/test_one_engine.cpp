@@ -2,23 +2,26 @@
 // The app has one engine (ARCHITECTURE.md decision 6): every tab is a client of the main window's EngineController,
 // shares its one copy of the model and its backend, and no tab keeps showing or stepping a model that is no longer
 // the open one.
+#include "align/alignment_controller.h"
 #include "controller/engine_controller.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "main_window.h"
 #include "model/model_loader.h"
+#include "model/model_source.h"
+#include "support/long_context_model.h"
+#include "support/shared_data.h"
 #include "vision/class_bar_chart.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
-#include "support/long_context_model.h"
-#include "support/shared_data.h"
 
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 
 #include <fstream>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -132,6 +135,51 @@ TEST(OneEngine, OpeningAnotherImageModelKeepsNothingOfThePrevious)
     QSignalSpy opened(vision.controller(), &VisionController::modelOpened);
     ASSERT_TRUE(QTest::qWaitFor([&] { return opened.count() == 1; }, kTimeoutMs));
     EXPECT_TRUE(opened.at(0).at(0).toString().contains("6 layers x 8 heads")) << opened.at(0).at(0).toString().toStdString();
+}
+
+/// Whether anyone holds the model of `path` now, asked on the engine thread (ModelRegistry::held never loads).
+bool engineHolds(EngineController& engine, const std::string& path)
+{
+    std::optional<bool> held;
+    QObject client;
+    engine.post<bool>(
+        &client, [path](EngineContext& context) { return context.models().held(probeModel(path)) != nullptr; },
+        [&held](bool yes) { held = yes; }, [](const QString& error) { ADD_FAILURE() << error.toStdString(); });
+    EXPECT_TRUE(QTest::qWaitFor([&] { return held.has_value(); }, kTimeoutMs));
+    return held.value_or(true);
+}
+
+TEST(OneEngine, TheAlignmentAndVisionTabsKeepTheirModelsOnTheEngineThread)
+{
+    // The tabs hold no model pointer: when the engine frees every tab's state (closeModel, as opening another model
+    // does), nothing GUI-side keeps the weights alive.
+    EngineController engine;
+    const std::string marian = test::sharedPath("fixtures/hf-tiny/marian");
+    AlignmentController align(&engine);
+    QSignalSpy aligned(&align, &AlignmentController::opened);
+    align.open(QString::fromStdString(marian));
+    ASSERT_TRUE(aligned.wait(kTimeoutMs));
+    EXPECT_TRUE(engineHolds(engine, marian));
+    EXPECT_TRUE(align.isOpen());
+
+    const std::string vit = test::sharedPath("models/vit-mnist-tiny/hf");
+    VisionController vision(&engine);
+    QSignalSpy visionOpened(&vision, &VisionController::modelOpened);
+    vision.openModel(QString::fromStdString(vit));
+    ASSERT_TRUE(visionOpened.wait(kTimeoutMs));
+    EXPECT_TRUE(engineHolds(engine, vit));
+
+    engine.closeModel();
+    EXPECT_FALSE(engineHolds(engine, marian)) << "the Alignment tab kept the translator alive";
+    EXPECT_FALSE(engineHolds(engine, vit)) << "the Vision tab kept the image model alive";
+
+    // A tab's own close() frees its model as well.
+    vision.openModel(QString::fromStdString(vit));
+    visionOpened.clear();
+    ASSERT_TRUE(visionOpened.wait(kTimeoutMs));
+    ASSERT_TRUE(engineHolds(engine, vit));
+    vision.close();
+    EXPECT_FALSE(engineHolds(engine, vit));
 }
 
 TEST(OneEngine, TheBackendChoiceReachesTheDecodeTab)

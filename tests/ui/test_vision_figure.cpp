@@ -137,7 +137,7 @@ TEST(VisionFigure, RolloutPanelFollowsTheRecipesFusionAndDiscardRatio)
     renderVisionFigure(result, recipe, QString::fromStdString(path), FigureFormat::Png);
     QImage image;
     ASSERT_TRUE(image.load(QString::fromStdString(path)));
-    const Tensor rollout = attentionRollout(result->attention, recipe.vision.rollout);
+    const Tensor rollout = attentionRollout(result->layerAttention(), recipe.vision.rollout);
     const std::vector<float> expected = result->rowPatches(rollout, 0);
     EXPECT_NE(expected, result->rolloutPatches(0)) << "max fusion with discarding should differ from the mean";
     const int64_t brightest

@@ -14,6 +14,7 @@
 #include "vision/patch_map_view.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
+#include "window_screenshots.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -36,6 +37,11 @@ namespace attn::ui {
 namespace {
 
 const std::string kModel = "models/vit-mnist-tiny/hf";
+/// The view's attention is derived from the forward's queries and keys (gemm with the scale as alpha), the captured
+/// one comes from the attention core (scaled queries, its own blocking): the same float32 products summed in another
+/// order. Measured up to 1.3e-6 on probabilities near 0.5 (scores of a few units carry ~1e-6 relative error into
+/// exp); 1e-5 is issue #3's bound for the same products in another order, and holds across vector widths.
+constexpr double kDerivedTolerance = 1e-5;
 const std::string kDigit = "models/vit-mnist-tiny/samples/mnist_t10k_0000_label7.png";
 
 std::shared_ptr<const VisionModel> mnistModel()
@@ -95,11 +101,12 @@ TEST(VisionView, ShowsTheEnginesAttentionAndRolloutForEveryHead)
             expectNear(view.headViews()[static_cast<size_t>(l * r.numHeads() + h)]->values(),
                 patchesOfRow(engine.attention[static_cast<size_t>(l)].data() + (h * t + query) * t, r.prefixTokens,
                     r.grid.patches()),
-                1e-6);
+                kDerivedTolerance);
 
     view.setHead(r.numLayers() - 1, 2);
     expectNear(view.attentionView()->values(),
-        patchesOfRow(engine.attention.back().data() + (2 * t + query) * t, r.prefixTokens, r.grid.patches()), 1e-6);
+        patchesOfRow(engine.attention.back().data() + (2 * t + query) * t, r.prefixTokens, r.grid.patches()),
+        kDerivedTolerance);
 
     const Tensor rollout = attentionRollout(engine.attention, RolloutOptions {});
     expectNear(
@@ -111,6 +118,42 @@ TEST(VisionView, ShowsTheEnginesAttentionAndRolloutForEveryHead)
     EXPECT_NEAR(r.topClasses.front().probability, 0.999904, 1e-4);
     for (size_t i = 1; i < r.topClasses.size(); ++i)
         EXPECT_GE(r.topClasses[i - 1].probability, r.topClasses[i].probability);
+}
+
+TEST(VisionResult, DerivesTheCapturedAttentionFromQueriesAndKeysAndHoldsNoMatrix)
+{
+    const auto model = mnistModel();
+    const StepResult engine = engineRun(*model);
+    const VisionResultPtr r = classifyImage(*model, loadImageFile(QString::fromStdString(test::sharedPath(kDigit))));
+    const int64_t t = r->numTokens();
+    ASSERT_EQ(r->numLayers(), static_cast<int64_t>(engine.attention.size()));
+    ASSERT_EQ(r->numHeads(), engine.attention.front().dim(0));
+    // Every query row of every head as the view reads it (single rows, mean of heads too) equals the probabilities
+    // the forward captured (kDerivedTolerance says why not closer).
+    for (int64_t l = 0; l < r->numLayers(); ++l) {
+        const Tensor& captured = engine.attention[static_cast<size_t>(l)];
+        for (int64_t q = 0; q < t; ++q) {
+            std::vector<float> mean(static_cast<size_t>(t), 0.0f);
+            for (int64_t h = 0; h < r->numHeads(); ++h) {
+                const float* row = captured.data() + (h * t + q) * t;
+                expectNear(r->patchAttention(l, h, q), patchesOfRow(row, r->prefixTokens, r->grid.patches()),
+                    kDerivedTolerance);
+                for (int64_t k = 0; k < t; ++k)
+                    mean[static_cast<size_t>(k)] += row[k] / static_cast<float>(r->numHeads());
+            }
+            expectNear(r->patchAttention(l, -1, q), patchesOfRow(mean.data(), r->prefixTokens, r->grid.patches()),
+                kDerivedTolerance);
+        }
+        const std::vector<Tensor> derived = r->layerAttention();
+        expectNear(derived[static_cast<size_t>(l)].storage(), captured.storage(), kDerivedTolerance);
+    }
+    // Whole layers (the rollout computed with the result, the one just asked for) were streamed, not cached: the
+    // result holds queries and keys, and single rows at most.
+    for (int64_t l = 0; l < r->numLayers(); ++l)
+        for (int64_t h = 0; h < r->numHeads(); ++h)
+            EXPECT_EQ(r->attention->cachedTile(l, TileRange { h, 0, t, 0, t }), nullptr)
+                << "layer " << l << " head " << h;
+    expectNear(r->rollout.storage(), attentionRollout(engine.attention, RolloutOptions {}).storage(), 1e-5);
 }
 
 TEST(VisionView, OverlaysBrightestPatchIsTheMostAttendedPatch)
@@ -203,11 +246,11 @@ TEST(VisionView, FusionControlRecomputesTheRolloutAndFlowAsTheEngineDoes)
     ASSERT_TRUE(rolloutShown.wait(30000));
     RolloutOptions max;
     max.fusion = HeadFusion::Max;
-    const Tensor rollout = attentionRollout(r.attention, max);
+    const Tensor rollout = attentionRollout(r.layerAttention(), max);
     EXPECT_NE(view.rolloutView()->values(), meanMap) << "changing the fusion did not change the shown map";
     expectNear(view.rolloutView()->values(), r.rowPatches(rollout, query), 1e-6);
     ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
-    const Tensor flow = attentionFlow(r.attention, query, max);
+    const Tensor flow = attentionFlow(r.layerAttention(), query, max);
     expectNear(view.flowView()->values(), r.patchPart(flow.data()), 1e-6);
 
     // The discard ratio too: min fusion with half of each layer's entries dropped.
@@ -215,7 +258,7 @@ TEST(VisionView, FusionControlRecomputesTheRolloutAndFlowAsTheEngineDoes)
     view.findChild<QDoubleSpinBox*>("discardBox")->setValue(0.5);
     ASSERT_TRUE(rolloutShown.wait(30000));
     max.discardRatio = 0.5;
-    expectNear(view.rolloutView()->values(), r.rowPatches(attentionRollout(r.attention, max), query), 1e-6);
+    expectNear(view.rolloutView()->values(), r.rowPatches(attentionRollout(r.layerAttention(), max), query), 1e-6);
     EXPECT_EQ(view.figureRecipe().vision.rollout.discardRatio, 0.5);
     EXPECT_EQ(view.figureRecipe().vision.rollout.fusion, HeadFusion::Max);
 }
@@ -282,7 +325,7 @@ TEST(VisionController, ClassifiesOffTheGuiThreadAndComputesTheFlow)
     ASSERT_TRUE(shown.wait(30000));
     ASSERT_TRUE(flowShown.count() > 0 || flowShown.wait(30000));
     const VisionResult& r = *view.result();
-    const Tensor flow = attentionFlow(r.attention, 0, RolloutOptions {});
+    const Tensor flow = attentionFlow(r.layerAttention(), 0, RolloutOptions {});
     expectNear(view.flowView()->values(), patchesOfRow(flow.data(), r.prefixTokens, r.grid.patches()), 1e-6);
 }
 
@@ -331,20 +374,21 @@ TEST(MainWindow, AVisionModelGetsTheVisionTabInsteadOfTheTextInput)
     const QByteArray content = file.readAll();
     EXPECT_TRUE(content.contains(">Rollout (mean of heads) of [CLS]<")) << "the maps' titles are vector text";
     EXPECT_FALSE(content.contains(">opacity<")) << "the control bar was exported too";
-    // Export > data writes every layer's attention of the classified image, exactly the view's result.
+    // Export > data writes every layer's attention of the classified image: the engine's own captured attention
+    // (derived from the view's queries and keys, so within kDerivedTolerance of the captured probabilities).
     const std::string npy = test::makeTempDir("vision-data") + "/attention.npy";
     window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy));
     const Tensor saved = readNpy(npy);
-    const VisionResultPtr result = window.visionView()->result();
-    ASSERT_EQ(saved.dim(0), static_cast<int64_t>(result->attention.size()));
-    for (size_t l = 0; l < result->attention.size(); ++l) {
-        const Tensor& layer = result->attention[l];
+    const StepResult engine = engineRun(*mnistModel());
+    ASSERT_EQ(saved.dim(0), static_cast<int64_t>(engine.attention.size()));
+    for (size_t l = 0; l < engine.attention.size(); ++l) {
+        const Tensor& layer = engine.attention[l];
         ASSERT_EQ(saved.numel() / saved.dim(0), layer.numel());
-        EXPECT_TRUE(std::equal(
-            layer.data(), layer.data() + layer.numel(), saved.data() + l * static_cast<size_t>(layer.numel())))
-            << "layer " << l;
+        const float* row = saved.data() + l * static_cast<size_t>(layer.numel());
+        expectNear({ row, row + layer.numel() }, layer.storage(), kDerivedTolerance);
     }
     EXPECT_THROW(window.findChild<ExportMenu*>()->exportData(QString::fromStdString(npy + ".csv")), Error);
+    test::saveScreenshots(window, "vision");
     // The README screenshot: written only when asked for, after the same checks.
     if (const QByteArray out = qgetenv("ATTN_VISION_SCREENSHOT"); !out.isEmpty()) {
         window.visionView()->setQuery(0);

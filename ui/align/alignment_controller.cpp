@@ -8,18 +8,28 @@
 
 namespace attn::ui {
 
-/// Step-by-step decoding of one source: created and used by engine-thread jobs only.
-struct AlignmentController::Decoding {
+/// The engine-thread state of a controller: its translators, and the step-by-step decoding of one source.
+struct AlignmentController::Models {
+    std::shared_ptr<const Translator> translator, reverse;
     AlignedSide source;
     std::unique_ptr<StepwiseTranslation> translation;
 };
 
-/// Runs `job` on the engine thread and hands its value or error message to `done` on the GUI thread.
+std::string AlignmentController::sessionKey() const
+{
+    return "align/" + std::to_string(reinterpret_cast<quintptr>(this));
+}
+
 template <typename T, typename Job, typename Done> void AlignmentController::runJob(Job job, Done done)
 {
     using Outcome = std::variant<T, QString>;
     m_engine->post<T>(
-        this, [job](EngineContext& context) -> T { return job(context); },
+        this,
+        [job, key = sessionKey()](EngineContext& context) -> T {
+            auto models = context.session<Models>(key);
+            if (!models) context.setSession(key, models = std::make_shared<Models>());
+            return job(context, *models);
+        },
         [done](T value) { done(Outcome(std::move(value))); }, [done](const QString& error) { done(Outcome(error)); });
 }
 
@@ -46,75 +56,78 @@ void AlignmentController::close()
     ++m_openId;
     ++m_reverseId;
     ++m_alignId; // results for the model are stale
-    m_translator.reset();
-    m_reverse.reset();
-    m_decoding.reset();
-    m_running = false;
+    m_open = m_hasReverse = m_decoding = m_running = false;
+    m_engine->post<bool>(
+        this,
+        [key = sessionKey()](EngineContext& context) {
+            context.dropSession(key); // the translators go with their last holder
+            return true;
+        },
+        [](bool) {}, {});
 }
 
 void AlignmentController::open(const QString& path)
 {
     const quint64 id = ++m_openId;
     ++m_alignId; // results for the previous model are stale
-    m_translator.reset();
-    m_decoding.reset();
-    m_running = false;
-    const std::string file = path.toStdString();
-    runJob<std::shared_ptr<const Translator>>(
-        [file](EngineContext& context) -> std::shared_ptr<const Translator> {
-            if (!Translator::accepts(file)) return nullptr;
-            return std::make_shared<const Translator>(file, context.models()); // the main views' copy
-        },
-        [this, id](const auto& outcome) {
-            if (id != m_openId) return;
-            if (const QString* error = std::get_if<QString>(&outcome)) {
-                emit available(false);
-                emit failed(*error);
-                return;
-            }
-            m_translator = std::get<0>(outcome);
-            emit available(m_translator != nullptr);
-            if (m_translator) emit opened(QString::fromStdString(m_translator->describe()));
-        });
+    m_open = m_decoding = m_running = false;
+    openTranslator(path, false, id);
 }
 
 void AlignmentController::openReverse(const QString& path)
 {
-    const quint64 id = ++m_reverseId;
-    m_reverse.reset();
-    if (path.isEmpty()) return;
-    const std::string file = path.toStdString();
-    runJob<std::shared_ptr<const Translator>>(
-        [file](EngineContext& context) -> std::shared_ptr<const Translator> {
-            if (!Translator::accepts(file)) throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
-            return std::make_shared<const Translator>(file, context.models());
+    m_hasReverse = false;
+    openTranslator(path, true, ++m_reverseId);
+}
+
+void AlignmentController::openTranslator(const QString& path, bool reverse, quint64 id)
+{
+    runJob<std::string>(
+        [file = path.toStdString(), reverse](EngineContext& context, Models& models) -> std::string {
+            std::shared_ptr<const Translator>& slot = reverse ? models.reverse : models.translator;
+            slot.reset(); // the previous model goes before the next loads
+            if (!reverse) models.translation.reset();
+            if (file.empty()) return {}; // the reverse model unloaded
+            if (!Translator::accepts(file)) {
+                if (reverse) throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
+                return {};
+            }
+            slot = std::make_shared<const Translator>(file, context.models()); // the main views' copy
+            return slot->describe();
         },
-        [this, id](const auto& outcome) {
-            if (id != m_reverseId) return;
-            if (const QString* error = std::get_if<QString>(&outcome)) {
-                emit failed(*error);
+        [this, reverse, id](const auto& outcome) {
+            if (id != (reverse ? m_reverseId : m_openId)) return;
+            const QString* error = std::get_if<QString>(&outcome);
+            const QString description = error ? QString() : QString::fromStdString(std::get<0>(outcome));
+            if (reverse) {
+                m_hasReverse = !description.isEmpty();
+                if (error) emit failed(*error);
+                if (m_hasReverse) emit reverseOpened(description);
                 return;
             }
-            m_reverse = std::get<0>(outcome);
-            emit reverseOpened(QString::fromStdString(m_reverse->describe()));
+            m_open = !description.isEmpty();
+            emit available(m_open);
+            if (error) emit failed(*error);
+            if (m_open) emit opened(description);
         });
 }
 
 void AlignmentController::align(const QString& source, const QString& reference, int beamWidth)
 {
     m_running = false;
-    if (!m_translator) {
+    if (!m_open) {
         emit failed(tr("Open an encoder-decoder or RNN seq2seq model first."));
         return;
     }
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [translator = m_translator, reverse = m_reverse, src = source.toStdString(),
-            ref = reference.trimmed().toStdString(), beamWidth](EngineContext&) -> AlignmentRunPtr {
-            AlignmentRunPtr run = runAlignment(*translator, src, ref, beamWidth);
-            if (!reverse) return run;
+        [src = source.toStdString(), ref = reference.trimmed().toStdString(), beamWidth](
+            EngineContext&, Models& models) -> AlignmentRunPtr {
+            if (!models.translator) throw Error("no translation model is open");
+            AlignmentRunPtr run = runAlignment(*models.translator, src, ref, beamWidth);
+            if (!models.reverse) return run;
             auto withReverse = std::make_shared<AlignmentRun>(*run);
-            addReverseLinks(*withReverse, *reverse);
+            addReverseLinks(*withReverse, *models.reverse);
             return withReverse;
         },
         [this, id](const auto& outcome) { deliver(id, outcome); });
@@ -122,13 +135,14 @@ void AlignmentController::align(const QString& source, const QString& reference,
 
 void AlignmentController::addReverse(AlignmentRunPtr run)
 {
-    if (!m_reverse || !run || run->empty()) return;
+    if (!m_hasReverse || !run || run->empty()) return;
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [reverse = m_reverse, run](EngineContext&) -> AlignmentRunPtr {
+        [run](EngineContext&, Models& models) -> AlignmentRunPtr {
             auto withReverse = std::make_shared<AlignmentRun>(*run);
-            if (run->stepwise && !run->hypotheses[0].finished) return withReverse; // its words are not all there yet
-            addReverseLinks(*withReverse, *reverse);
+            if (!models.reverse || (run->stepwise && !run->hypotheses[0].finished))
+                return withReverse; // unloaded meanwhile, or its words are not all there yet
+            addReverseLinks(*withReverse, *models.reverse);
             return withReverse;
         },
         [this, id](const auto& outcome) { deliver(id, outcome); });
@@ -164,30 +178,30 @@ void AlignmentController::reset()
 
 void AlignmentController::decode(const QString& source, Move move)
 {
-    if (!m_translator) {
+    if (!m_open) {
         m_running = false;
         emit failed(tr("Open an encoder-decoder or RNN seq2seq model first."));
         return;
     }
-    if (!m_decoding || source != m_decodingSource) {
-        m_decoding = std::make_shared<Decoding>();
-        m_decodingSource = source;
-    }
+    const bool restart = !m_decoding || source != m_decodingSource;
+    m_decoding = true;
+    m_decodingSource = source;
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [translator = m_translator, reverse = m_reverse, decoding = m_decoding, src = source.toStdString(),
-            move](EngineContext&) -> AlignmentRunPtr {
-            if (!decoding->translation) {
-                decoding->source = translator->source(src);
-                decoding->translation = std::make_unique<StepwiseTranslation>(translator->decoder(decoding->source.ids),
+        [src = source.toStdString(), move, restart](EngineContext&, Models& models) -> AlignmentRunPtr {
+            const Translator* translator = models.translator.get();
+            if (!translator) throw Error("no translation model is open");
+            if (restart || !models.translation) {
+                models.source = translator->source(src);
+                models.translation = std::make_unique<StepwiseTranslation>(translator->decoder(models.source.ids),
                     translator->startToken(), translator->eosToken(), translator->maxNewTokens());
             }
-            StepwiseTranslation& translation = *decoding->translation;
+            StepwiseTranslation& translation = *models.translation;
             if (move == Move::Step && !translation.finished()) translation.step();
             if (move == Move::Back) translation.back();
             if (move == Move::Reset) translation.reset();
-            auto run = std::make_shared<AlignmentRun>(stepwiseRun(*translator, decoding->source, translation));
-            if (reverse && translation.finished()) addReverseLinks(*run, *reverse);
+            auto run = std::make_shared<AlignmentRun>(stepwiseRun(*translator, models.source, translation));
+            if (models.reverse && translation.finished()) addReverseLinks(*run, *models.reverse);
             return run;
         },
         [this, id](const auto& outcome) {

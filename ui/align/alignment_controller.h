@@ -14,8 +14,8 @@ class EngineController;
 
 /// Opens a seq2seq model (and optionally a reverse-direction one) and runs alignments and step-by-step decoding as
 /// jobs of the app's one engine (EngineController::post): never on the GUI thread, on the model copy the main views
-/// share. The translators it holds are immutable and used by those jobs only. Results of superseded requests are
-/// dropped. Errors arrive as failed(message), never thrown.
+/// share. The translators and the step-by-step decoding live on the engine thread (EngineContext::session), never
+/// here. Results of superseded requests are dropped. Errors arrive as failed(message), never thrown.
 class AlignmentController : public QObject {
     Q_OBJECT
 public:
@@ -48,8 +48,8 @@ public:
     /// No target token yet.
     void reset();
 
-    bool isOpen() const { return m_translator != nullptr; }
-    bool hasReverse() const { return m_reverse != nullptr; }
+    bool isOpen() const { return m_open; }
+    bool hasReverse() const { return m_hasReverse; }
     bool isRunning() const { return m_running; }
 
 signals:
@@ -62,17 +62,21 @@ signals:
     void failed(const QString& message);
 
 private:
-    struct Decoding;
+    struct Models;
     enum class Move { Step, Back, Reset };
     void decode(const QString& source, Move move);
+    /// Runs `job(context, models)` on the engine thread with this controller's engine-side state, and hands its value
+    /// or error message to `done` on the GUI thread.
     template <typename T, typename Job, typename Done> void runJob(Job job, Done done);
+    /// Opens `path` as the forward (reverse: false) or reverse model on the engine thread.
+    void openTranslator(const QString& path, bool reverse, quint64 id);
+    std::string sessionKey() const;
     /// Emits ready or failed for alignment request `id`, unless a newer one superseded it.
     void deliver(quint64 id, const std::variant<AlignmentRunPtr, QString>& outcome);
 
     EngineController* m_engine;
-    std::shared_ptr<const Translator> m_translator, m_reverse;
-    /// Touched only by engine-thread jobs (the GUI thread just hands the pointer over).
-    std::shared_ptr<Decoding> m_decoding;
+    bool m_open = false, m_hasReverse = false;
+    bool m_decoding = false; ///< step-by-step decoding of m_decodingSource has begun
     QString m_decodingSource;
     quint64 m_openId = 0, m_reverseId = 0, m_alignId = 0;
     bool m_running = false;

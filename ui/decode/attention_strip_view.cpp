@@ -25,17 +25,28 @@ AttentionStripView::AttentionStripView(QWidget* parent)
 
 void AttentionStripView::setStep(DecodeStepPtr step)
 {
-    m_step = std::move(step);
+    if (!step) {
+        m_image = QImage();
+        m_layers = m_heads = 0;
+        update();
+        return;
+    }
+    if (!step->attention.empty()) setRows(step->attention);
+}
+
+void AttentionStripView::setRows(const std::vector<Tensor>& rows)
+{
     m_image = QImage();
-    if (m_step && !m_step->attention.empty()) {
-        const int64_t layers = static_cast<int64_t>(m_step->attention.size());
-        const int64_t heads = m_step->attention[0].dim(0), keys = m_step->attention[0].dim(1);
-        m_image = QImage(static_cast<int>(keys), static_cast<int>(layers * heads), QImage::Format_RGB32);
-        for (int64_t l = 0; l < layers; ++l)
-            for (int64_t h = 0; h < heads; ++h) {
-                const float* row = m_step->attention[static_cast<size_t>(l)].data() + h * keys;
+    m_layers = static_cast<int64_t>(rows.size());
+    m_heads = rows.empty() ? 0 : rows[0].dim(0);
+    if (m_layers > 0) {
+        const int64_t keys = rows[0].dim(1);
+        m_image = QImage(static_cast<int>(keys), static_cast<int>(m_layers * m_heads), QImage::Format_RGB32);
+        for (int64_t l = 0; l < m_layers; ++l)
+            for (int64_t h = 0; h < m_heads; ++h) {
+                const float* row = rows[static_cast<size_t>(l)].data() + h * keys;
                 const float maxValue = std::max(1e-12f, *std::max_element(row, row + keys));
-                auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(static_cast<int>(l * heads + h)));
+                auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(static_cast<int>(l * m_heads + h)));
                 for (int64_t k = 0; k < keys; ++k)
                     line[k] = colormapColor(Colormap::Viridis, row[k] / maxValue).rgb();
             }
@@ -52,13 +63,13 @@ void AttentionStripView::setCurrent(int64_t layer, int64_t head)
 
 QSize AttentionStripView::sizeHint() const
 {
-    const int layers = m_step ? static_cast<int>(m_step->attention.size()) : 4;
+    const int layers = m_layers > 0 ? static_cast<int>(m_layers) : 4;
     return { 360, kTop + layers * (kCellHeight + kGap) };
 }
 
 QRect AttentionStripView::cellRect(int64_t layer, int64_t head) const
 {
-    const int64_t heads = m_step->attention[0].dim(0);
+    const int64_t heads = m_heads;
     const int width = std::max(8, static_cast<int>((this->width() - kLeft - kGap * heads) / heads));
     return { kLeft + static_cast<int>(head) * (width + kGap), kTop + static_cast<int>(layer) * (kCellHeight + kGap),
         width, kCellHeight };
@@ -72,7 +83,7 @@ void AttentionStripView::paintEvent(QPaintEvent*)
         p.drawText(rect(), Qt::AlignCenter, tr("no step yet"));
         return;
     }
-    const int64_t layers = static_cast<int64_t>(m_step->attention.size()), heads = m_step->attention[0].dim(0);
+    const int64_t layers = m_layers, heads = m_heads;
     const int keys = m_image.width();
     for (int64_t h = 0; h < heads; ++h) {
         const QRect r = cellRect(0, h);
@@ -96,7 +107,7 @@ void AttentionStripView::paintEvent(QPaintEvent*)
 void AttentionStripView::mousePressEvent(QMouseEvent* event)
 {
     if (m_image.isNull()) return;
-    const int64_t layers = static_cast<int64_t>(m_step->attention.size()), heads = m_step->attention[0].dim(0);
+    const int64_t layers = m_layers, heads = m_heads;
     for (int64_t l = 0; l < layers; ++l)
         for (int64_t h = 0; h < heads; ++h)
             if (cellRect(l, h).contains(event->pos())) {

@@ -15,7 +15,11 @@ class AttentionStripView : public QWidget {
 public:
     explicit AttentionStripView(QWidget* parent = nullptr);
 
+    /// Shows the step's captured rows; a step without any (its rows are derived) keeps the rows shown until
+    /// setRows() brings its own, so a running decode does not flicker.
     void setStep(DecodeStepPtr step);
+    /// Per layer [heads, keys]: the rows to show (derived for the current step on the engine thread).
+    void setRows(const std::vector<Tensor>& rows);
     void setCurrent(int64_t layer, int64_t head);
     int64_t layer() const { return m_layer; }
     int64_t head() const { return m_head; }
@@ -32,8 +36,9 @@ protected:
 private:
     QRect cellRect(int64_t layer, int64_t head) const;
 
-    DecodeStepPtr m_step;
     QImage m_image; ///< one pixel row per (layer, head), keys across: [layers * heads, keys]
+    int64_t m_layers = 0;
+    int64_t m_heads = 0;
     int64_t m_layer = 0;
     int64_t m_head = 0;
 };

@@ -7,10 +7,16 @@
 #include "session/decode_timeline.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace attn::ui {
 
 namespace {
+
+/// How long one Run job decodes before it hands its steps over: with two jobs in flight the engine keeps decoding
+/// through GUI-thread stalls of up to twice this. Short enough that a fast model (stories260K, ~0.1 ms a step) shows
+/// its first rows, and can be paused, long before its text ends; 80 ms ran a whole story in the first job.
+constexpr std::chrono::milliseconds kRunBatch { 8 };
 
 /// The engine-thread state of a controller: its timeline, once a model is open.
 std::shared_ptr<DecodeTimeline> timelineOf(EngineContext& context, const std::string& key)
@@ -45,9 +51,11 @@ DecodeController::DecodeController(EngineController* engine, QObject* parent)
     : QObject(parent)
     , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
     , m_stepsStarted(std::make_shared<std::atomic<quint64>>(0))
+    , m_stepToken(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<attn::ui::DecodeInfoPtr>("attn::ui::DecodeInfoPtr");
     qRegisterMetaType<attn::ui::SnapshotPtr>("attn::ui::SnapshotPtr");
+    qRegisterMetaType<attn::ui::StepRowsPtr>("attn::ui::StepRowsPtr");
 }
 
 DecodeController::~DecodeController() = default;
@@ -85,7 +93,7 @@ void DecodeController::apply(const Change& change)
 
 bool DecodeController::stopRun()
 {
-    ++m_generation;
+    m_stepToken->store(++m_generation); // steps queued for the run are skipped on the engine thread
     if (!m_running) return false;
     m_running = false;
     emit runningChanged(false);
@@ -167,23 +175,33 @@ void DecodeController::promptIds(const std::vector<int64_t>& ids)
 void DecodeController::step()
 {
     stopRun();
-    runNext(m_generation);
+    runNext(m_generation, false);
 }
 
-void DecodeController::runNext(quint64 generation)
+void DecodeController::runNext(quint64 generation, bool chained)
 {
     edit(
-        [started = m_stepsStarted](DecodeTimeline& t, Change& c) {
-            started->fetch_add(1);
-            c.keep = t.length();
-            if (DecodeStepPtr s = t.step())
-                c.added.push_back(std::move(s));
-            else
+        [started = m_stepsStarted, token = m_stepToken, generation, chained](DecodeTimeline& t, Change& c) {
+            // A Run decodes for up to kRunBatch per job, so the GUI thread's redraws between two answers do not hold
+            // decoding up; a Pause (or the step that ended the run) stops it before the next step, and skips a job
+            // queued behind. A Step is one step.
+            const auto until = std::chrono::steady_clock::now() + kRunBatch;
+            do {
+                if (chained && token->load() != generation) break;
+                started->fetch_add(1);
+                if (c.keep < 0) c.keep = t.length();
+                if (DecodeStepPtr s = t.step()) {
+                    c.added.push_back(std::move(s));
+                    continue;
+                }
                 c.ended = t.length() >= t.info().maxPositions ? tr("the context is full") : tr("the model ended the text");
+                token->store(0);
+                break;
+            } while (chained && std::chrono::steady_clock::now() < until);
         },
         [this, generation](const Change& c) {
-            if (generation != m_generation || !m_running) return;
-            if (c.ended.isEmpty()) return runNext(generation);
+            if (generation != m_generation || !m_running || c.keep < 0) return;
+            if (c.ended.isEmpty()) return runNext(generation, true);
             m_running = false;
             emit runningChanged(false);
         });
@@ -193,9 +211,13 @@ void DecodeController::run()
 {
     if (m_running) return;
     const quint64 generation = ++m_generation;
+    m_stepToken->store(generation);
     m_running = true;
     emit runningChanged(true);
-    runNext(generation);
+    // Two jobs in flight: the engine starts the next while the GUI takes in the last, so a busy GUI thread (every
+    // view redrawing) does not slow decoding down. Each answer queues one more.
+    runNext(generation, true);
+    runNext(generation, true);
 }
 
 void DecodeController::pause()
@@ -290,16 +312,24 @@ void DecodeController::requestSnapshot(int64_t positions)
 {
     const quint64 id = ++m_latestSnapshot;
     if (!m_info || positions < 1 || positions > static_cast<int64_t>(m_steps.size())) return;
-    // Built on the engine thread from the steps as they are now (immutable), like every other result.
-    m_engine->post<SnapshotPtr>(
+    // Built on the engine thread from the steps as they are now (immutable), like every other result; so are the
+    // strip's rows of the last position where its step keeps none.
+    using Answer = std::pair<SnapshotPtr, StepRowsPtr>;
+    m_engine->post<Answer>(
         this,
         [key = sessionKey(this), steps = m_steps, info = *m_info, positions](EngineContext& context) {
-            return decodeSnapshot(steps, info, positions, derivedAttention(context, key, steps, positions));
+            auto derived = derivedAttention(context, key, steps, positions);
+            // Steps of a derivable model keep no rows: when the timeline has moved on from them (a rewind posted
+            // since), there is nothing to show them from, and the request after that rewind answers instead.
+            if (!derived && steps.front()->attention.empty()) return Answer();
+            StepRowsPtr rows = derived ? derivedStepRows(*derived, positions - 1) : nullptr;
+            return Answer(decodeSnapshot(steps, info, positions, std::move(derived)), std::move(rows));
         },
-        [this, id](SnapshotPtr snapshot) {
-            if (id != m_latestSnapshot) return;
-            const qint64 n = snapshot->numKeys();
-            emit snapshotReady(n, std::move(snapshot));
+        [this, id](Answer answer) {
+            if (id != m_latestSnapshot || !answer.first) return;
+            const qint64 n = answer.first->numKeys();
+            if (answer.second) emit stepRowsReady(n - 1, std::move(answer.second));
+            emit snapshotReady(n, std::move(answer.first));
         },
         {});
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "decode/decode_snapshot.h"
 #include "model/attention_snapshot.h"
 #include "session/decode_step.h"
 #include "session/sampler.h"
@@ -49,7 +50,8 @@ public:
     /// the branch had it (same tokens, origins and sampler states), and the current timeline becomes a branch.
     void switchToBranch(size_t index);
     void reset();
-    /// Asks for the attention of the first `positions` positions; snapshotReady answers (stale ids are dropped).
+    /// Asks for the attention of the first `positions` positions; snapshotReady answers (stale ids are dropped),
+    /// after stepRowsReady with the last position's rows when its step captured none.
     void requestSnapshot(int64_t positions);
 
     DecodeInfoPtr info() const { return m_info; }
@@ -67,6 +69,8 @@ signals:
     void runningChanged(bool running);
     void ended(const QString& reason);
     void snapshotReady(qint64 positions, attn::ui::SnapshotPtr snapshot);
+    /// Every head's attention row of `position`, derived on the engine thread (the strip of a step that has no rows).
+    void stepRowsReady(qint64 position, attn::ui::StepRowsPtr rows);
     void failed(const QString& message);
     void branchesChanged();
 
@@ -81,7 +85,9 @@ private:
     /// Runs `edit` on the engine thread's timeline, then applies its change here; `then` runs after it applied.
     template <class Edit> void edit(Edit&& edit, std::function<void(const Change&)> then = {});
     void apply(const Change& change);
-    void runNext(quint64 generation);
+    /// Posts one step; a `chained` one (Run) decodes a batch of steps, goes on with the next batch when it arrives,
+    /// and stops on the engine thread before any step that begins after the run stopped.
+    void runNext(quint64 generation, bool chained);
     /// Keeps `timeline` as a branch unless it is empty or already one; returns whether it did.
     bool keepBranch(const std::vector<DecodeStepPtr>& timeline);
     void clearBranches();
@@ -90,6 +96,8 @@ private:
 
     EngineController* m_engine;
     std::shared_ptr<std::atomic<quint64>> m_stepsStarted;
+    /// The generation whose queued steps may run (read on the engine thread); 0 once a run ended there.
+    std::shared_ptr<std::atomic<quint64>> m_stepToken;
     DecodeInfoPtr m_info;
     std::vector<DecodeStepPtr> m_steps;
     std::vector<std::vector<DecodeStepPtr>> m_branches;

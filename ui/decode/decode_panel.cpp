@@ -133,6 +133,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     connect(m_controller, &DecodeController::ended, this,
         [this](const QString& reason) { m_status->setText(tr("Stopped: %1").arg(reason)); });
     connect(m_controller, &DecodeController::failed, this, &DecodePanel::showError);
+    connect(m_controller, &DecodeController::stepRowsReady, this, [this](qint64 position, StepRowsPtr rows) {
+        if (position == m_current) m_strip->setRows(*rows);
+    });
     connect(m_controller, &DecodeController::snapshotReady, this, [this](qint64 positions, SnapshotPtr snapshot) {
         if (positions != m_current + 1) return; // scrubbed elsewhere meanwhile; a newer request follows
         m_heatmapPositions = positions;

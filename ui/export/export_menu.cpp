@@ -36,10 +36,11 @@ namespace {
 /// `attnscope-cli attention`).
 void writeVisionNpy(const std::string& path, const VisionResult& result)
 {
-    const Shape head = result.attention.front().shape();
-    Tensor all({ static_cast<int64_t>(result.attention.size()), head[0], head[1], head[2] });
+    const std::vector<Tensor> layers = result.layerAttention(); // derived here, on the export worker
+    const Shape head = layers.front().shape();
+    Tensor all({ static_cast<int64_t>(layers.size()), head[0], head[1], head[2] });
     float* out = all.data();
-    for (const Tensor& layer : result.attention)
+    for (const Tensor& layer : layers)
         out = std::copy(layer.data(), layer.data() + layer.numel(), out);
     writeNpy(path, all);
 }

@@ -65,8 +65,8 @@ void renderVisionFigure(const VisionResultPtr& result, const FigureRecipe& recip
     figure.setShowGrid(recipe.vision.showGrid);
     figure.setResult(result);
     figure.setSelection(recipe.layer, recipe.head, visionRecipeQuery(recipe));
-    figure.setRollout(
-        options, shown.rollout.empty() ? attentionRollout(result->attention, options) : std::move(shown.rollout));
+    figure.setRollout(options,
+        shown.rollout.empty() ? attentionRollout(result->layerAttention(), options) : std::move(shown.rollout));
     if (showsFlow(recipe.vision.panel) && result->numTokens() <= kAttentionFlowMaxTokens)
         figure.setFlow(shown.flow.empty() ? flowPatches(*result, figure.query(), options) : std::move(shown.flow));
     const QSize natural = naturalSize(figure);

@@ -81,7 +81,12 @@ void PatchMapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
-    if (!m_title.isEmpty()) painter.drawText(rect().adjusted(2, 0, -2, 0), Qt::AlignTop | Qt::AlignHCenter, m_title);
+    if (!m_title.isEmpty()) {
+        // Narrow maps (three side by side at 1024 px) elide the title instead of clipping both ends.
+        const QRect titleRect = rect().adjusted(2, 0, -2, 0);
+        painter.drawText(titleRect, Qt::AlignTop | Qt::AlignHCenter,
+            fontMetrics().elidedText(m_title, Qt::ElideRight, titleRect.width()));
+    }
     const QRect target = imageRect();
     if (!m_message.isEmpty() || m_values.empty()) {
         painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap, m_message);

@@ -5,7 +5,6 @@
 #include "controller/engine_controller.h"
 #include "model/model_source.h"
 
-
 #include <exception>
 #include <variant>
 
@@ -37,11 +36,23 @@ VisionController::VisionController(EngineController* engine, QObject* parent)
 
 VisionController::~VisionController() = default;
 
+std::string VisionController::sessionKey() const
+{
+    return "vision/" + std::to_string(reinterpret_cast<quintptr>(this));
+}
+
 void VisionController::close()
 {
     ++m_generation;
-    m_model.reset();
+    m_hasModel = false;
     m_modelPath.clear();
+    m_engine->post<bool>(
+        this,
+        [key = sessionKey()](EngineContext& context) {
+            context.dropSession(key); // the model goes with its last holder
+            return true;
+        },
+        [](bool) {}, {});
 }
 
 template <typename T>
@@ -63,41 +74,50 @@ void VisionController::openModel(const QString& path)
 {
     close();
     const std::string file = path.toStdString();
-    runJob<std::shared_ptr<const VisionModel>>(
-        [file](EngineContext& context) {
+    runJob<std::string>(
+        [file, key = sessionKey()](EngineContext& context) {
+            context.dropSession(key); // the previous model goes before the next loads
             auto vision = std::dynamic_pointer_cast<const VisionModel>(context.models().model(probeModel(file)));
             if (!vision) throw Error(file, "is not a vision model (ViT / DeiT image classifier)");
-            return vision;
+            context.setSession(key, std::move(vision));
+            return describe(*context.session<const VisionModel>(key));
         },
-        [this, path](std::shared_ptr<const VisionModel> model) {
-            m_model = std::move(model);
+        [this, path](std::string description) {
+            m_hasModel = true;
             m_modelPath = path;
-            emit modelOpened(QString::fromStdString(describe(*m_model)));
+            emit modelOpened(QString::fromStdString(description));
         },
+        [this](const QString& message) { emit failed(message); });
+}
+
+void VisionController::classifyOnEngine(std::function<VisionResultPtr(const VisionModel&)> classifyJob)
+{
+    if (!m_hasModel) return emit failed(tr("Open a vision model first (File > Open model)."));
+    runJob<VisionResultPtr>(
+        [key = sessionKey(), classifyJob = std::move(classifyJob)](EngineContext& context) {
+            const auto model = context.session<const VisionModel>(key);
+            if (!model) throw Error("no vision model is open");
+            return classifyJob(*model);
+        },
+        [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
         [this](const QString& message) { emit failed(message); });
 }
 
 void VisionController::classify(const QImage& image, const QString& source)
 {
-    if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
-    runJob<VisionResultPtr>(
-        [model = m_model, image, file = source.toStdString()](EngineContext&) { return classifyImage(*model, image, file); },
-        [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
-        [this](const QString& message) { emit failed(message); });
+    classifyOnEngine(
+        [image, file = source.toStdString()](const VisionModel& model) { return classifyImage(model, image, file); });
 }
 
 void VisionController::classifyPixels(const Tensor& pixels, const QString& source)
 {
-    if (!m_model) return emit failed(tr("Open a vision model first (File > Open model)."));
-    runJob<VisionResultPtr>([model = m_model, pixels,
-                                file = source.toStdString()](EngineContext&) { return attn::ui::classifyPixels(*model, pixels, file); },
-        [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
-        [this](const QString& message) { emit failed(message); });
+    classifyOnEngine([pixels, file = source.toStdString()](
+                         const VisionModel& model) { return attn::ui::classifyPixels(model, pixels, file); });
 }
 
 void VisionController::requestRollout(VisionResultPtr result, const RolloutOptions& options)
 {
-    runJob<Tensor>([result, options](EngineContext&) { return attentionRollout(result->attention, options); },
+    runJob<Tensor>([result, options](EngineContext&) { return attentionRollout(result->layerAttention(), options); },
         [this, result, options](Tensor rollout) { emit rolloutReady(result, options, rollout); },
         [this](const QString& message) { emit failed(message); });
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Vision models as jobs of the app's one engine (EngineController::post): the text Session does not take images, so
-// the jobs call VisionModel::classify directly, and the answers come back on the GUI thread.
+// the jobs call VisionModel::classify directly, and the answers come back on the GUI thread. The model itself is held
+// on the engine thread (EngineContext::session), never here.
 #include "service/engine_context.h"
 #include "vision/vision_result.h"
 
@@ -40,7 +41,7 @@ public:
     /// Attention flow into `query` for `result` under `options`, asynchronously: flowReady or flowFailed.
     void requestFlow(VisionResultPtr result, qint64 query, const RolloutOptions& options);
 
-    bool hasModel() const { return m_model != nullptr; }
+    bool hasModel() const { return m_hasModel; }
     /// The path the current model was opened from (empty before one is open).
     const QString& modelPath() const { return m_modelPath; }
 
@@ -60,8 +61,13 @@ private:
     template <typename T>
     void runJob(std::function<T(EngineContext&)> job, std::function<void(T)> done, std::function<void(QString)> error);
 
+    /// Runs `classifyJob(model)` on the open model as an engine job: resultReady or failed.
+    void classifyOnEngine(std::function<VisionResultPtr(const VisionModel&)> classifyJob);
+    /// The key of this controller's model among the engine thread's sessions.
+    std::string sessionKey() const;
+
     EngineController* m_engine;
-    std::shared_ptr<const VisionModel> m_model;
+    bool m_hasModel = false;
     QString m_modelPath;
     uint64_t m_generation = 0; ///< results of jobs started before the last openModel are dropped
 };

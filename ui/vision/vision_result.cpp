@@ -46,13 +46,28 @@ std::vector<float> VisionResult::patchAttention(int64_t layer, int64_t head, int
     const int64_t t = numTokens();
     if (layer < 0 || layer >= numLayers() || head >= numHeads() || query < 0 || query >= t)
         throw Error("vision view", "layer, head or token outside the result");
-    const Tensor& a = attention[static_cast<size_t>(layer)];
-    if (head >= 0) return patchPart(a.data() + (head * t + query) * t);
+    if (head >= 0) return patchPart(attention->rows(layer, head, query, query + 1)->data());
     std::vector<float> mean(static_cast<size_t>(t), 0.0f);
-    for (int64_t h = 0; h < numHeads(); ++h)
+    for (int64_t h = 0; h < numHeads(); ++h) {
+        const float* row = attention->rows(layer, h, query, query + 1)->data();
         for (int64_t k = 0; k < t; ++k)
-            mean[static_cast<size_t>(k)] += a.data()[(h * t + query) * t + k] / static_cast<float>(numHeads());
+            mean[static_cast<size_t>(k)] += row[k] / static_cast<float>(numHeads());
+    }
     return patchPart(mean.data());
+}
+
+std::vector<Tensor> VisionResult::layerAttention() const
+{
+    const int64_t t = numTokens();
+    std::vector<Tensor> layers;
+    for (int64_t l = 0; l < numLayers(); ++l) {
+        Tensor& layer = layers.emplace_back(Shape { numHeads(), t, t });
+        for (int64_t h = 0; h < numHeads(); ++h)
+            attention->forEachRowBlock(l, h, [&](int64_t q0, int64_t rows, const float* probs) {
+                std::copy_n(probs, rows * t, layer.data() + (h * t + q0) * t);
+            });
+    }
+    return layers;
 }
 
 std::vector<float> VisionResult::rowPatches(const Tensor& matrix, int64_t query) const
@@ -71,12 +86,17 @@ VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage 
     result->image = std::move(image);
     result->source = source;
     result->pixels = std::make_shared<const Tensor>(pixels);
-    StepResult step = model.classify(pixels, ForwardOptions {});
+    ForwardOptions options;
+    options.wantAttention = false; // derived from the queries and keys instead
+    options.wantQueryKeys = true;
+    StepResult step = model.classify(pixels, options);
     result->grid = model.patchGrid(pixels.dim(1), pixels.dim(2));
     result->prefixTokens = model.prefixTokens();
     result->tokenNames = model.tokenNames(pixels.dim(1), pixels.dim(2));
-    result->attention = std::move(step.attention);
-    result->rollout = attentionRollout(result->attention, RolloutOptions {});
+    // ViT attends without a mask, at the default 1/sqrt(headDim) scale: the source's default options.
+    result->attention = std::make_shared<const AttentionSource>(
+        std::make_shared<const OwnedQueryKeys>(step.queries, step.keys), AttentionOptions {});
+    result->rollout = attentionRollout(result->layerAttention(), RolloutOptions {});
     result->topClasses = topClasses(model, step.logits);
     return result;
 }
@@ -94,7 +114,7 @@ VisionResultPtr classifyPixels(const VisionModel& model, const Tensor& pixels, c
 
 std::vector<float> flowPatches(const VisionResult& result, int64_t query, const RolloutOptions& options)
 {
-    const Tensor flow = attentionFlow(result.attention, query, options);
+    const Tensor flow = attentionFlow(result.layerAttention(), query, options);
     return result.patchPart(flow.data());
 }
 

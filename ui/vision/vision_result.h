@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// One classified image: its attentions, rollout and top classes, as the vision view shows them.
+// One classified image: its attention (derived from the forward's queries and keys), rollout and top classes, as the
+// vision view shows them.
 #include "analysis/rollout.h"
+#include "attention_source/attention_source.h"
 #include "model/vision_model.h"
 
 #include <QImage>
@@ -25,13 +27,19 @@ struct VisionResult {
     PatchGrid grid; ///< of the preprocessed input
     int64_t prefixTokens = 0;
     std::vector<std::string> tokenNames;
-    std::vector<Tensor> attention; ///< per layer [heads, T, T], as VisionModel::classify returns it
+    /// Every layer's self-attention, derived on request from the forward's queries and keys (ARCHITECTURE.md
+    /// decision 2): no [heads, T, T] is held. A view reads single rows, which costs T x headDim per head.
+    std::shared_ptr<const AttentionSource> attention;
     Tensor rollout; ///< attentionRollout with mean head fusion, [T, T]
     std::vector<ClassScore> topClasses; ///< softmax of the logits, the most probable first (at most 5)
 
     int64_t numTokens() const { return static_cast<int64_t>(tokenNames.size()); }
-    int64_t numLayers() const { return static_cast<int64_t>(attention.size()); }
-    int64_t numHeads() const { return attention.empty() ? 0 : attention.front().dim(0); }
+    int64_t numLayers() const { return attention ? attention->numLayers() : 0; }
+    int64_t numHeads() const { return attention ? attention->numHeads() : 0; }
+
+    /// Every layer's [heads, T, T], derived and returned, never kept (streamed past the source's tile cache): what
+    /// rollout, attention flow and the data export need. Run it off the GUI thread (engine jobs, export workers).
+    std::vector<Tensor> layerAttention() const;
 
     /// Attention of token `query` to every patch (row-major over the grid) in one layer; head < 0 means the mean
     /// over heads. Throws Error for a layer, head or query outside the result.
