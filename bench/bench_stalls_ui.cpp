@@ -5,7 +5,8 @@
 // does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
 // longest gap from the action until the tab has drawn (the head view's worker lines included) or the export's file is
 // written, and settled.
-// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3]
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--decode-only 1]
+// (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run)
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -75,12 +76,15 @@ int main(int argc, char** argv)
     QString modelDir, textPath;
     QList<int> sizes { 512, 2048 };
     double decodeSeconds = 3.0;
+    bool decodeOnly = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const QString flag = argv[i], value = argv[i + 1];
         if (flag == "--model")
             modelDir = value;
         else if (flag == "--text")
             textPath = value;
+        else if (flag == "--decode-only")
+            decodeOnly = value.toInt() != 0;
         else if (flag == "--decode-seconds")
             decodeSeconds = value.toDouble();
         else if (flag == "--tokens") {
@@ -115,7 +119,7 @@ int main(int argc, char** argv)
                 "open model", [&] { window.openModel(modelDir); }, [&] { return window.summary() != nullptr; });
         probe.measure(
             "run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
-        for (int i = 1; i < tabs->count(); ++i) {
+        for (int i = 1; i < tabs->count() && !decodeOnly; ++i) {
             if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode) continue;
             const QString name = "switch to " + tabs->tabText(i).remove('&');
             const bool lines = tabs->widget(i)->isAncestorOf(window.linesView());
@@ -131,9 +135,13 @@ int main(int argc, char** argv)
         bool prompted = false;
         const auto connection = QObject::connect(
             controller, &attn::ui::DecodeController::timelineChanged, [&prompted] { prompted = true; });
+        // Until the tab's heatmap shows the whole prompt (its overview derived and drawn), not just the timeline.
         probe.measure(
             "decode: prompt", [&] { decode->findChild<QPushButton*>("promptButton")->click(); },
-            [&] { return prompted; });
+            [&] {
+                return prompted && decode->heatmapPositions() == static_cast<int64_t>(controller->steps().size())
+                    && !decode->heatmap()->isDeriving();
+            });
         QObject::disconnect(connection);
         QDeadlineTimer runFor;
         probe.measure(
@@ -153,6 +161,7 @@ int main(int argc, char** argv)
             { window.linesView(), { "png" } }, { window.gridView(), { "png" } } };
         int exported = 0;
         for (const auto& [view, formats] : exportsOf) {
+            if (decodeOnly) break;
             for (int i = 0; i < tabs->count(); ++i)
                 if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view)) tabs->setCurrentIndex(i);
             waitFor([&] { return tabs->currentWidget() != view || window.linesView()->linesReady(); }, 60000);
