@@ -182,8 +182,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                 continue;
             }
             const int64_t width = hi - lo;
+            // The probabilities tensor is fresh, so zero: adding the scores to it skips OpenBLAS's zeroing pass. The
+            // scratch block holds older rows and is overwritten.
             gemmStrided(rows, width, dims.d, scale, q.data() + (firstRow + r0) * dims.d, dims.d,
-                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk);
+                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk, probs != nullptr);
             // The block's scores are still in cache: mask and normalize them now. (One thread: the GUI thread computes
             // tiles too, and must not wait for a worker pool another thread holds.)
             for (int64_t r = 0; r < rows; ++r) {
