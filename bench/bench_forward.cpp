@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Prefill of 512 tokens through a GPT-2-small-shaped model (12 layers, 12 heads, 768 wide, vocab 50257, random
-// weights) with every layer's attention probabilities captured: our side of the comparison with
+// Prefill of 512 and 2,048 tokens through a GPT-2-small-shaped model (12 layers, 12 heads, 768 wide, vocab 50257,
+// random weights) with every layer's attention probabilities captured: our side of the comparison with
 // bench/pytorch_gpt2_eager.py (see bench/README.md). Also one decode step at that context length; both on the CPU
 // (vulkan:0) and, in a Vulkan build, on the Vulkan stream (vulkan:1, the whole forward resident on the device). The
 // model is bench/random_gpt2.h's.
 #include "backend/backend_registry.h"
+#include "core/blas.h"
 #include "random_gpt2.h"
 #include "session/session.h"
 
@@ -130,18 +131,30 @@ void decodeStep(benchmark::State& state)
 
 void forwardArgs(benchmark::internal::Benchmark* b)
 {
-    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond)->UseRealTime(); // Vulkan waits, it does not spin
+    // Real time: Vulkan waits, it does not spin. CPU time of the whole process: OpenBLAS's threads count.
+    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
     b->Args({ 0, 512 });
 #ifdef AS_HAVE_VULKAN
     b->Args({ 1, 512 });
 #endif
 }
 
+/// The prefills also at 2,048 tokens on the CPU (bench/peers.sh's second length; minutes on lavapipe).
+void prefillArgs(benchmark::internal::Benchmark* b)
+{
+    forwardArgs(b);
+    b->Args({ 0, 2048 });
+}
+
+// The kernels the products ran on, in the output's context block: a peer compared with these numbers should use the
+// same (bench/peers.sh sets OPENBLAS_CORETYPE for both).
+[[maybe_unused]] const bool kBlasContext = (benchmark::AddCustomContext("openblas_core", attn::blasKernels()), true);
+
 } // namespace
 
 // A few seconds per forward: fixed small iteration counts; add --benchmark_repetitions for medians.
-BENCHMARK_CAPTURE(prefill, Capture, true)->Apply(forwardArgs)->Iterations(2);
-BENCHMARK_CAPTURE(prefill, Plain, false)->Apply(forwardArgs)->Iterations(2);
+BENCHMARK_CAPTURE(prefill, Capture, true)->Apply(prefillArgs)->Iterations(2);
+BENCHMARK_CAPTURE(prefill, Plain, false)->Apply(prefillArgs)->Iterations(2);
 BENCHMARK(decodeStep)->Apply(forwardArgs)->Iterations(10);
 
 BENCHMARK_MAIN();

@@ -5,7 +5,8 @@
 // does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
 // longest gap from the action until the tab has drawn (the head view's worker lines included) or the export's file is
 // written, and settled.
-// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3]
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--decode-only 1]
+// (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run)
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -56,7 +57,9 @@ struct Probe {
         stalls.start();
         QTimer::singleShot(0, act);
         const bool ok = waitFor(done, timeoutMs);
-        std::printf("| %5d | %-34s | %9.1f |%s\n", tokens, what, stalls.stop(), ok ? "" : " (timed out)");
+        const double wall = stalls.stop();
+        std::printf(
+            "| %5d | %-34s | %9.1f | %9.1f |%s\n", tokens, what, wall, stalls.worstCpuMs(), ok ? "" : " (timed out)");
         std::fflush(stdout);
     }
 };
@@ -75,12 +78,15 @@ int main(int argc, char** argv)
     QString modelDir, textPath;
     QList<int> sizes { 512, 2048 };
     double decodeSeconds = 3.0;
+    bool decodeOnly = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         const QString flag = argv[i], value = argv[i + 1];
         if (flag == "--model")
             modelDir = value;
         else if (flag == "--text")
             textPath = value;
+        else if (flag == "--decode-only")
+            decodeOnly = value.toInt() != 0;
         else if (flag == "--decode-seconds")
             decodeSeconds = value.toDouble();
         else if (flag == "--tokens") {
@@ -104,7 +110,8 @@ int main(int argc, char** argv)
     attn::ui::DecodePanel* decode = window.decodePanel();
     auto* exportMenu = window.findChild<attn::ui::ExportMenu*>("exportMenu");
     Probe probe;
-    std::printf("| tokens | action | worst stall (ms) |\n|---:|---|---:|\n");
+    std::printf("| tokens | action | worst stall (ms) | most GUI-thread CPU between two ticks (ms) |\n"
+                "|---:|---|---:|---:|\n");
     for (int n : sizes) {
         probe.tokens = n;
         const QString input = firstWords(text, n);
@@ -115,7 +122,7 @@ int main(int argc, char** argv)
                 "open model", [&] { window.openModel(modelDir); }, [&] { return window.summary() != nullptr; });
         probe.measure(
             "run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
-        for (int i = 1; i < tabs->count(); ++i) {
+        for (int i = 1; i < tabs->count() && !decodeOnly; ++i) {
             if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode) continue;
             const QString name = "switch to " + tabs->tabText(i).remove('&');
             const bool lines = tabs->widget(i)->isAncestorOf(window.linesView());
@@ -131,9 +138,13 @@ int main(int argc, char** argv)
         bool prompted = false;
         const auto connection = QObject::connect(
             controller, &attn::ui::DecodeController::timelineChanged, [&prompted] { prompted = true; });
+        // Until the tab's heatmap shows the whole prompt (its overview derived and drawn), not just the timeline.
         probe.measure(
             "decode: prompt", [&] { decode->findChild<QPushButton*>("promptButton")->click(); },
-            [&] { return prompted; });
+            [&] {
+                return prompted && decode->heatmapPositions() == static_cast<int64_t>(controller->steps().size())
+                    && !decode->heatmap()->isDeriving();
+            });
         QObject::disconnect(connection);
         QDeadlineTimer runFor;
         probe.measure(
@@ -153,6 +164,7 @@ int main(int argc, char** argv)
             { window.linesView(), { "png" } }, { window.gridView(), { "png" } } };
         int exported = 0;
         for (const auto& [view, formats] : exportsOf) {
+            if (decodeOnly) break;
             for (int i = 0; i < tabs->count(); ++i)
                 if (tabs->widget(i) == view || tabs->widget(i)->isAncestorOf(view)) tabs->setCurrentIndex(i);
             waitFor([&] { return tabs->currentWidget() != view || window.linesView()->linesReady(); }, 60000);
@@ -184,7 +196,7 @@ int main(int argc, char** argv)
                     [&] { return finished; });
                 QObject::disconnect(done);
                 if (!failure.isEmpty())
-                    std::printf("|       | (the export failed: %s) | |\n", failure.toUtf8().constData());
+                    std::printf("|       | (the export failed: %s) | | |\n", failure.toUtf8().constData());
             }
         }
     }

@@ -8,14 +8,8 @@
 set -euo pipefail
 build=${1:-build/ci}
 filter=${2:-'BM_Attention.*/vulkan:0/'}
-# The engine picks its kernels as engine/core/blas.cpp does (AVX-512 F/BW/DQ/VL: SkylakeX, else AVX2+FMA: Haswell);
-# numpy's OpenBLAS would detect on its own (and fall back to Prescott on CPUs newer than it), so it gets the same
-# core named explicitly, and so does the engine when OPENBLAS_CORETYPE is set.
-flags=$(grep -m1 '^flags' /proc/cpuinfo)
-core=Haswell
-[[ " $flags " == *" avx512f "* && " $flags " == *" avx512bw "* && " $flags " == *" avx512dq "* && " $flags " == *" avx512vl "* ]] && core=SkylakeX
-core=${OPENBLAS_CORETYPE:-$core}
-export OPENBLAS_CORETYPE=$core
+. "$(dirname "$0")/openblas_core.sh"
+core=$OPENBLAS_CORETYPE
 peak() {
     /usr/bin/python3 -c '
 import numpy as np, time
@@ -25,7 +19,7 @@ a @ b
 best = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(5))
 print(f"{2 * n**3 / best / 1e9:.1f}")'
 }
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) threads; OpenBLAS core $core"
+echo "CPU: $cpu_name; OpenBLAS core $core"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 p0=$(peak)
 rows=$("$build/bench/bench_attention_kernels" --benchmark_filter="$filter" --benchmark_format=csv 2>/dev/null | grep '^"BM_')

@@ -10,6 +10,8 @@ fixtures/hf-tiny/gpt2 and compares attentions and logits with its HF goldens, so
 HF computes. Timing: GPT-2-small shape (12 layers, 12 heads, 768 wide, vocab 50257) with random weights.
 
 Usage: /usr/bin/python3 bench/pytorch_gpt2_eager.py [--threads 2] [--tokens 512] [--runs 7] [--no-attentions]
+       (--threads sets torch's own threads; OpenBLAS keeps its own pool: set OPENBLAS_NUM_THREADS to match, as
+       bench/peers.sh does; the products' kernels and threads are printed with the times)
        (--no-attentions: HF's output_attentions=False, each layer's probabilities dropped once used)
        /usr/bin/python3 bench/pytorch_gpt2_eager.py --check ../shared/fixtures/hf-tiny/gpt2
 """
@@ -182,6 +184,18 @@ def check(folder):
     print("OK: matches HF eager GPT-2 within the fixture's suggested tolerances")
 
 
+def blas_kernels():
+    """The OpenBLAS core and thread count torch's products run on (as loaded: torch links the system libblas)."""
+    import ctypes
+    libs = sorted({line.split()[-1] for line in open("/proc/self/maps") if "openblas" in line and ".so" in line})
+    for path in libs:
+        lib = ctypes.CDLL(path)
+        if hasattr(lib, "openblas_get_corename"):
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            return f"OpenBLAS {lib.openblas_get_corename().decode()} x{lib.openblas_get_num_threads()}"
+    return "no OpenBLAS loaded"
+
+
 def bench(threads, tokens, runs, keep_attentions):
     torch.set_num_threads(threads)
     torch.manual_seed(0)
@@ -200,7 +214,7 @@ def bench(threads, tokens, runs, keep_attentions):
     assert logits.shape == (1, tokens, c.vocab_size)
     print(f"pytorch eager gpt2-small threads={threads} tokens={tokens} runs={runs} attentions={keep_attentions} "
           f"wall median {statistics.median(walls):.3f} s (min {min(walls):.3f}) "
-          f"cpu median {statistics.median(cpus):.3f} s  load average {os.getloadavg()[0]:.2f}")
+          f"cpu median {statistics.median(cpus):.3f} s  {blas_kernels()}  load average {os.getloadavg()[0]:.2f}")
 
 
 def main():

@@ -57,6 +57,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <functional>
 #include <limits>
 
 namespace attn::ui {
@@ -99,16 +100,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
 
     m_heatmap = new HeatmapView;
     // A long input's tiles and overviews are derived on the engine thread, between the heads being summarized.
-    m_heatmap->setDeriver(
-        [this](QObject* client, std::function<void()> compute, std::function<void(const QString&)> done) {
-            m_controller->post<bool>(
-                client,
-                [compute = std::move(compute)](EngineContext&) {
-                    compute();
-                    return true;
-                },
-                [done](bool) { done({}); }, done);
-        });
+    m_heatmap->setDeriver(std::bind_front(&EngineController::derive, m_controller));
     m_grid = new HeadGridView;
     m_lines = new HeadLinesView;
     m_stats = new StatsView;

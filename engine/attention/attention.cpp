@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "attention/attention.h"
 
+#include "attention/softmax_avx2.h"
 #include "core/blas.h"
 #include "core/error.h"
 
@@ -115,11 +116,12 @@ void maskSpan(const MaskSpec& spec, int64_t queryRow, float* row, int64_t from, 
 }
 
 /// softmax of row[a, b) in place and 0 over the rest of row[0, n): a row whose masked keys all lie outside one window
-/// (causal, sliding window). Every exp is vectorized, unlike softmaxRowsInPlace's, which must zero -inf entries.
+/// (causal, sliding window). Every exp is vectorized, unlike softmaxRowsInPlace's, which must zero -inf entries: eight
+/// lanes with FMA where the CPU has AVX2 (AMD and Intel alike), else Eigen's four SSE lanes.
 void softmaxWindow(float* row, int64_t n, int64_t a, int64_t b) {
     std::fill(row, row + a, 0.0f);
     std::fill(row + std::max(a, b), row + n, 0.0f);
-    if (b <= a) return;
+    if (b <= a || softmaxDenseAvx2(row + a, b - a)) return;
     RowArrayMap r(row + a, b - a);
     r = (r - r.maxCoeff()).exp();
     r *= 1.0f / r.sum();
@@ -180,8 +182,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                 continue;
             }
             const int64_t width = hi - lo;
+            // The probabilities tensor is fresh, so zero: adding the scores to it skips OpenBLAS's zeroing pass. The
+            // scratch block holds older rows and is overwritten.
             gemmStrided(rows, width, dims.d, scale, q.data() + (firstRow + r0) * dims.d, dims.d,
-                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk);
+                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk, probs != nullptr);
             // The block's scores are still in cache: mask and normalize them now. (One thread: the GUI thread computes
             // tiles too, and must not wait for a worker pool another thread holds.)
             for (int64_t r = 0; r < rows; ++r) {

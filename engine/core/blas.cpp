@@ -61,20 +61,27 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using Strided = Eigen::OuterStride<>;
 using ConstMap = Eigen::Map<const RowMatrix, 0, Strided>;
 
+/// dst = product, or dst += product.
+template <class Dst, class Product> void store(Dst&& dst, const Product& product, bool accumulate)
+{
+    if (accumulate)
+        dst.noalias() += product;
+    else
+        dst.noalias() = product;
+}
+
 void eigenGemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-    bool bTransposed, float* c, int64_t ldc)
+    bool bTransposed, float* c, int64_t ldc, bool accumulate)
 {
     Eigen::Map<RowMatrix, 0, Strided> C(c, m, n, Strided(ldc));
     const ConstMap A(a, m, k, Strided(lda));
     if (bTransposed) {
         const ConstMap B(b, n, k, Strided(ldb));
-        if (m == 1) { // a matrix-vector product
-            C.row(0).transpose().noalias() = alpha * B * A.row(0).transpose();
-            return;
-        }
-        C.noalias() = alpha * A * B.transpose();
+        if (m == 1) // a matrix-vector product
+            return store(C.row(0).transpose(), alpha * B * A.row(0).transpose(), accumulate);
+        store(C, alpha * A * B.transpose(), accumulate);
     } else {
-        C.noalias() = alpha * A * ConstMap(b, k, n, Strided(ldb));
+        store(C, alpha * A * ConstMap(b, k, n, Strided(ldb)), accumulate);
     }
 }
 
@@ -86,21 +93,23 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const fl
 }
 
 void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-    bool bTransposed, float* c, int64_t ldc)
+    bool bTransposed, float* c, int64_t ldc, bool accumulate)
 {
     clearUpperVectorState(); // every forward starts with a product, so this covers all of it
     if (m == 0 || n == 0) return;
-    if (m * n * k < kBlasMinMultiplyAdds) return eigenGemm(m, n, k, alpha, a, lda, b, ldb, bTransposed, c, ldc);
+    if (m * n * k < kBlasMinMultiplyAdds)
+        return eigenGemm(m, n, k, alpha, a, lda, b, ldb, bTransposed, c, ldc, accumulate);
     const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+    const float beta = accumulate ? 1.0f : 0.0f;
     if (m == 1) {
         if (bTransposed)
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, b, static_cast<blasint>(ldb), a, 1, 0.0f, c, 1);
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, b, static_cast<blasint>(ldb), a, 1, beta, c, 1);
         else
-            cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, b, static_cast<blasint>(ldb), a, 1, 0.0f, c, 1);
+            cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, b, static_cast<blasint>(ldb), a, 1, beta, c, 1);
         return;
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, bTransposed ? CblasTrans : CblasNoTrans, M, N, K, alpha, a,
-        static_cast<blasint>(lda), b, static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+        static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
 }
 
 const std::string& blasKernels()

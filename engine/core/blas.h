@@ -12,9 +12,11 @@ namespace attn {
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b, bool bTransposed, float* c);
 
 /// gemm() on sub-matrices: row i of A starts at a + i * lda, row i of B at b + i * ldb, row i of C at c + i * ldc
-/// (a block of a wider matrix, e.g. the visible keys of a row block of attention scores).
+/// (a block of a wider matrix, e.g. the visible keys of a row block of attention scores). `accumulate`: C += the
+/// product instead of C = it; into a C known to be zero that is the same result without OpenBLAS's pass that first
+/// zeroes C (beta = 0 still writes every element of C once more).
 void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
-    bool bTransposed, float* c, int64_t ldc);
+    bool bTransposed, float* c, int64_t ldc, bool accumulate = false);
 
 /// The OpenBLAS core the large products use ("SkylakeX", "Haswell", ...). The first call makes sure it fits this
 /// CPU (see blas.cpp); it happens before main, while no other thread can use BLAS.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The CPU attention core against a plain double-precision nested-loop reference written from the definitions.
 #include "attention/attention.h"
+#include "attention/softmax_avx2.h"
 #include "core/error.h"
 
 #include <gtest/gtest.h>
@@ -384,6 +385,37 @@ TEST(AttentionCore, SoftmaxRowsAndLogSumExp) {
             EXPECT_EQ(lse, -inf);
         else
             EXPECT_NEAR(lse, m + std::log(sum), 1e-6 * std::abs(m + std::log(sum)));
+    }
+}
+
+TEST(AttentionCore, EightLaneSoftmaxMatchesDoublePrecisionAndStaysInsideItsRow) {
+    // Every row length around the eight lanes, large and tiny terms; the floats past each row must stay as they were.
+    std::mt19937 rng(7);
+    std::normal_distribution<float> dist(0.0f, 4.0f);
+    for (int64_t n : { 1, 2, 7, 8, 9, 15, 16, 17, 127, 128, 129, 1000 }) {
+        std::vector<float> row(static_cast<size_t>(n) + 3, 12345.0f);
+        for (int64_t j = 0; j < n; ++j)
+            row[static_cast<size_t>(j)] = j == 1 ? 900.0f : dist(rng) + (j == 2 ? 860.0f : 880.0f);
+        const std::vector<float> input = row;
+        if (!softmaxDenseAvx2(row.data(), n)) {
+            // Only a CPU without AVX2 and FMA may decline, and then nothing is touched.
+            EXPECT_FALSE(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+            EXPECT_EQ(row, input);
+            continue;
+        }
+        double m = -kInf, sum = 0.0;
+        for (int64_t j = 0; j < n; ++j)
+            m = std::max(m, static_cast<double>(input[static_cast<size_t>(j)]));
+        for (int64_t j = 0; j < n; ++j)
+            sum += std::exp(input[static_cast<size_t>(j)] - m);
+        for (int64_t j = 0; j < n; ++j) {
+            const double want = std::exp(input[static_cast<size_t>(j)] - m) / sum;
+            // x - m is exact here (both near 900); the exp's ulp or two and the sum's rounding stay far below 4e-6
+            // relative. A term below 1e-37 may be flushed to 0.
+            EXPECT_NEAR(row[static_cast<size_t>(j)], want, 4e-6 * want + 1e-37) << "n=" << n << " j=" << j;
+        }
+        for (size_t j = static_cast<size_t>(n); j < row.size(); ++j)
+            EXPECT_EQ(row[j], 12345.0f) << "n=" << n << ": wrote past the row";
     }
 }
 

@@ -157,6 +157,32 @@ TEST_F(DecodePanelTest, BackRemovesOneTokenAndTheHeatmapFollows)
     EXPECT_TRUE(m_panel->kvCache()->summary().startsWith(QString("%1 positions cached").arg(n)));
 }
 
+TEST_F(DecodePanelTest, ALongPromptsOverviewIsDerivedOnTheEngineThread)
+{
+    // Past the heatmap's 256-token window the view shows an overview, a pass over the whole head. Computed where the
+    // view asked, it blocked the GUI thread for seconds after a 2,048-token prompt; now the engine thread derives
+    // it: when the snapshot is drawn the view has only asked (and says "computing…"), the overview follows.
+    QString text;
+    while (text.size() < 1500)
+        text += "Once upon a time there was a little girl. ";
+    m_panel->setPromptText(text);
+    bool askedOnly = false;
+    QObject::connect(controller(), &DecodeController::snapshotReady, m_panel.get(), [&](qint64 positions) {
+        if (positions <= 256 || positions != static_cast<qint64>(length())) return;
+        m_panel->flushRedraw(); // draws the new snapshot now; a derivation's answer needs the event loop
+        askedOnly = m_panel->heatmap()->isDeriving();
+    });
+    QTest::mouseClick(m_panel->findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(length() > 256 && m_panel->heatmapPositions() == static_cast<int64_t>(length()), 60000);
+    EXPECT_TRUE(askedOnly);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_panel->heatmap()->isDeriving(), 30000);
+    m_panel->flushRedraw();
+    const HeatmapMatrix& overview = m_panel->heatmap()->matrix(); // every position, in blocks or one by one
+    ASSERT_FALSE(overview.values.empty());
+    EXPECT_GE(overview.rows * overview.block, static_cast<int64_t>(length()));
+    EXPECT_GE(overview.cols * overview.block, static_cast<int64_t>(length()));
+}
+
 TEST_F(DecodePanelTest, ExportFigureIsTheProbabilityChartWithVectorText)
 {
     stepOnce();

@@ -157,6 +157,17 @@ void EngineController::setBackend(BackendChoice choice) {
     emit requestBackend(m_latestBackend, static_cast<int>(choice));
 }
 
+void EngineController::derive(
+    QObject* client, std::function<void()> compute, std::function<void(const QString&)> done) {
+    post<bool>(
+        client,
+        [compute = std::move(compute)](EngineContext&) {
+            compute();
+            return true;
+        },
+        [done](bool) { done({}); }, done);
+}
+
 void EngineController::cancel() {
     raise(m_cancel->loadsUpTo, m_nextId);
     raise(m_cancel->runsUpTo, m_nextId);

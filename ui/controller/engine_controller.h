@@ -48,6 +48,11 @@ public:
     void post(QObject* client, std::function<T(EngineContext&)> job, std::function<void(T)> done,
         std::function<void(const QString&)> error);
 
+    /// Runs `compute` on the engine thread, then `done` here with its error's message ("" when it did not throw)
+    /// unless `client` is gone by then: how the heatmaps derive a long input's tiles and overviews off the GUI thread
+    /// (HeatmapView::Deriver).
+    void derive(QObject* client, std::function<void()> compute, std::function<void(const QString&)> done);
+
     /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
     bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0 || m_pendingCaption != 0; }

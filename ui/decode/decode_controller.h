@@ -54,6 +54,8 @@ public:
     /// after stepRowsReady with the last position's rows when its step captured none.
     void requestSnapshot(int64_t positions);
 
+    /// The engine the timeline lives on (the app's, or this controller's own).
+    EngineController* engine() const { return m_engine; }
     DecodeInfoPtr info() const { return m_info; }
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }
     bool running() const { return m_running; }

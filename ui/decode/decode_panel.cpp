@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "decode/decode_panel.h"
 
+#include "controller/engine_controller.h"
 #include "decode/attention_strip_view.h"
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
@@ -26,6 +27,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <functional>
 
 namespace attn::ui {
 namespace {
@@ -61,6 +63,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     m_chart = new ProbabilityChart;
     m_strip = new AttentionStripView;
     m_heatmap = new HeatmapView;
+    // A long prompt's overview is a pass over a whole head: on the engine thread, as the main heatmap's (computed
+    // here it blocked the GUI for seconds after a 2,048-token prompt).
+    m_heatmap->setDeriver(std::bind_front(&EngineController::derive, m_controller->engine()));
     m_link = new TokenLink(this); // hovering a chip or a cell highlights that position in both
     m_chips->setLink(m_link, TokenChipsView::Side::Source);
     m_heatmap->setLink(m_link);
