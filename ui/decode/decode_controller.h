@@ -59,8 +59,6 @@ public:
     DecodeInfoPtr info() const { return m_info; }
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }
     bool running() const { return m_running; }
-    /// The engine its jobs run on (the app's, or its own).
-    EngineController* engine() const { return m_engine; }
     /// Forward steps the engine has begun so far (counts steps that started after a Pause, if any did).
     quint64 stepsStarted() const { return m_stepsStarted->load(); }
 
