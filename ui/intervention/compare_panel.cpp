@@ -3,9 +3,8 @@
 
 #include "controller/engine_controller.h"
 #include "core/error.h"
-#include "intervention/attention_compare.h"
+#include "intervention/comparison.h"
 #include "mechanisms/line_plot.h"
-#include "mechanisms/matrix_snapshot.h"
 #include "model/model_source.h"
 #include "plots/heatmap_view.h"
 #include "session/session.h"
@@ -71,21 +70,6 @@ SnapshotPtr runPrompt(EngineContext& context, const std::string& path, const std
     for (const Token& t : tokens)
         chips.push_back({ tokenizer->tokenText(t.id), t.id, t.special });
     return runTokens(context, path, source, std::move(chips));
-}
-
-/// The first `rows` x `cols` of a [q, k] tensor as a heatmap matrix.
-Mat topLeft(const Tensor& t, int64_t rows, int64_t cols)
-{
-    Mat m(rows, cols);
-    for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j)
-            m(i, j) = t.data()[i * t.dim(1) + j];
-    return m;
-}
-
-std::vector<TokenChip> firstChips(const std::vector<TokenChip>& chips, int64_t n)
-{
-    return { chips.begin(), chips.begin() + std::min<int64_t>(n, static_cast<int64_t>(chips.size())) };
 }
 
 } // namespace
@@ -324,28 +308,12 @@ void ComparePanel::updateControls()
     m_compare->setVisible(mode == Mode::Prompts || mode == Mode::Models);
 }
 
-Tensor ComparePanel::pattern(const AttentionSnapshot& snapshot, bool b) const
-{
-    const int side = b ? 1 : 0;
-    const int64_t layer = std::clamp<int64_t>(m_layer[side]->value(), 0, snapshot.numLayers() - 1);
-    const int64_t q = snapshot.numQueries(), k = snapshot.numKeys();
-    if (static_cast<Mode>(m_mode->currentData().toInt()) != Mode::Layers) {
-        const int64_t head = std::clamp<int64_t>(m_head[side]->value(), 0, snapshot.numHeads() - 1);
-        return *snapshot.rows(layer, head, 0, q);
-    }
-    Tensor heads({ snapshot.numHeads(), q, k });
-    for (int64_t h = 0; h < snapshot.numHeads(); ++h)
-        std::copy_n(snapshot.rows(layer, h, 0, q)->data(), q * k, heads.data() + h * q * k);
-    return headMean(heads);
-}
-
 void ComparePanel::compare()
 {
     if (!m_snapshot) return;
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
-    if (mode != Mode::Prompts && mode != Mode::Models)
-        return show(pattern(*m_snapshot, false), pattern(*m_snapshot, true), *m_snapshot, *m_snapshot);
-    if (m_promptRun) return show(pattern(*m_snapshot, false), pattern(*m_promptRun, true), *m_snapshot, *m_promptRun);
+    if (mode != Mode::Prompts && mode != Mode::Models) return comparePair(m_snapshot, m_snapshot);
+    if (m_promptRun) return comparePair(m_snapshot, m_promptRun);
     const QLineEdit* input = mode == Mode::Prompts ? m_prompt : m_modelB;
     if (!m_summary || input->text().isEmpty()) {
         m_status->setText(
@@ -353,6 +321,7 @@ void ComparePanel::compare()
         return emit compared();
     }
     const quint64 request = ++m_request;
+    m_comparing = true;
     m_status->setText(mode == Mode::Prompts ? tr("Running prompt B…") : tr("Running the input on model B…"));
     std::function<SnapshotPtr(EngineContext&)> job;
     if (mode == Mode::Prompts)
@@ -371,39 +340,57 @@ void ComparePanel::compare()
         },
         [this, request](const QString& message) {
             if (request != m_request) return;
+            m_comparing = false;
             m_status->setText(tr("Error: %1").arg(message));
             emit compared();
         });
 }
 
-void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb)
+void ComparePanel::comparePair(SnapshotPtr runA, SnapshotPtr runB)
 {
-    const bool causal = sa.mask(0).causal && sb.mask(0).causal;
-    // Causal rows are whole distributions over the keys before them, so two prompts compare on their common length.
-    const int64_t rows = std::min(a.dim(0), b.dim(0)), cols = std::min(a.dim(1), b.dim(1));
-    if (!causal && (a.dim(0) != b.dim(0) || a.dim(1) != b.dim(1))) {
+    CompareSelection selection;
+    selection.headMeans = static_cast<Mode>(m_mode->currentData().toInt()) == Mode::Layers;
+    for (int side = 0; side < 2; ++side) {
+        selection.layer[side] = m_layer[side]->value();
+        selection.head[side] = m_head[side]->value();
+    }
+    selection.ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
+    const quint64 request = ++m_request;
+    m_comparing = true;
+    m_status->setText(tr("Comparing…"));
+    m_engine->post<ComparisonPtr>(
+        this,
+        [runA = std::move(runA), runB = std::move(runB), selection](
+            EngineContext&) { return computeComparison(*runA, *runB, selection); },
+        [this, request](ComparisonPtr comparison) {
+            if (request != m_request) return;
+            m_comparing = false;
+            show(*comparison);
+        },
+        [this, request](const QString& message) {
+            if (request != m_request) return;
+            m_comparing = false;
+            m_status->setText(tr("Error: %1").arg(message));
+            emit compared();
+        });
+}
+
+void ComparePanel::show(const Comparison& c)
+{
+    if (!c.comparable()) {
         m_status->setText(tr("A is %1 x %2 and B %3 x %4: bidirectional attention of different lengths cannot be "
                              "compared row by row.")
-                              .arg(a.dim(0))
-                              .arg(a.dim(1))
-                              .arg(b.dim(0))
-                              .arg(b.dim(1)));
+                              .arg(c.sizeA[0])
+                              .arg(c.sizeA[1])
+                              .arg(c.sizeB[0])
+                              .arg(c.sizeB[1]));
         return emit compared();
     }
-    const Mat ma = topLeft(a, rows, cols), mb = topLeft(b, rows, cols);
-    MaskSpec mask;
-    mask.causal = causal;
-    const auto keys = [&](const AttentionSnapshot& s) { return firstChips(s.tokens(), cols); };
-    const auto queries = [&](const AttentionSnapshot& s) { return firstChips(s.queryTokens(), rows); };
-    const auto labels = [&](const AttentionSnapshot& s, const Mat& m) {
-        return s.isCross() ? matrixSnapshot(m, queries(s), keys(s), mask) : matrixSnapshot(m, keys(s), {}, mask);
-    };
     const bool ratio = static_cast<Third>(m_third->currentData().toInt()) == Third::Ratio;
     m_syncing = true; // each map resets its own zoom to the new matrix: nothing to pass on
-    m_views[0]->setSnapshot(labels(sa, ma));
-    m_views[1]->setSnapshot(labels(sb, mb));
-    m_views[2]->setSnapshot(
-        labels(sa, ratio ? Mat(mb.binaryExpr(ma, [](double b, double a) { return log2Ratio(b, a); })) : Mat(mb - ma)));
+    m_views[0]->setSnapshot(c.a);
+    m_views[1]->setSnapshot(c.b);
+    m_views[2]->setSnapshot(c.third);
     m_syncing = false;
     const auto mode = static_cast<Mode>(m_mode->currentData().toInt());
     const auto name = [&](int side) {
@@ -417,15 +404,9 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
                                                             : QString()) });
     m_views[2]->setCaption(ratio ? HeatmapCaption { .title = tr("log₂(B / A)"), .value = tr("log₂ ratio") }
                                  : HeatmapCaption { .title = tr("B − A"), .value = tr("difference") });
-    std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());
-    for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j) {
-            pa[static_cast<size_t>(i * cols + j)] = static_cast<float>(ma(i, j));
-            pb[static_cast<size_t>(i * cols + j)] = static_cast<float>(mb(i, j));
-        }
-    m_jsRows = jsDivergencePerRow(pa.data(), pb.data(), rows, cols);
+    m_jsRows = c.js;
     PlotSeries series { tr("JS"), {}, m_jsRows, QColor(120, 60, 170) };
-    for (int64_t i = 0; i < rows; ++i)
+    for (int64_t i = 0; i < c.rows; ++i)
         series.x.push_back(static_cast<double>(i));
     m_js->setSeries({ series });
     const double mean = m_jsRows.empty()
@@ -433,7 +414,7 @@ void ComparePanel::show(const Tensor& a, const Tensor& b, const AttentionSnapsho
         : std::accumulate(m_jsRows.begin(), m_jsRows.end(), 0.0) / static_cast<double>(m_jsRows.size());
     m_status->setText(tr("%1 query rows compared; mean JS divergence %2 nats (0: the same pattern, ln 2 = 0.693: "
                          "disjoint).")
-                          .arg(rows)
+                          .arg(c.rows)
                           .arg(mean, 0, 'g', 4));
     emit compared();
 }

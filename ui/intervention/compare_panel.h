@@ -23,6 +23,7 @@ class EngineController;
 class HeatmapView;
 class LinePlot;
 class TokenLink;
+struct Comparison;
 
 class ComparePanel : public QWidget {
     Q_OBJECT
@@ -57,6 +58,8 @@ public:
     /// JS(A row, B row) in nats, per compared query row.
     const std::vector<double>& jsPerRow() const { return m_jsRows; }
     QString status() const;
+    /// A comparison is being computed on the engine thread (compared() follows).
+    bool comparing() const { return m_comparing; }
 
 signals:
     /// A comparison (or the reason there is none) reached the views.
@@ -68,9 +71,9 @@ protected:
 private:
     /// compare() now when the tab is shown, else when it is next shown (a hidden tab reads no attention).
     void refresh();
-    /// The matrix [queries, keys] of `snapshot` at layer / head of side `b` (the head mean in Layers mode).
-    Tensor pattern(const AttentionSnapshot& snapshot, bool b) const;
-    void show(const Tensor& a, const Tensor& b, const AttentionSnapshot& sa, const AttentionSnapshot& sb);
+    /// Computes the selection's comparison of the two runs on the engine thread, then shows it.
+    void comparePair(SnapshotPtr runA, SnapshotPtr runB);
+    void show(const Comparison& comparison);
     void updateControls();
     /// Zooming or panning one map moves the other two to the same rows and keys.
     void linkZoom();
@@ -80,6 +83,7 @@ private:
     SnapshotPtr m_snapshot;
     SnapshotPtr m_promptRun; ///< Prompts / Models mode: side B's (the second prompt's, model B's)
     quint64 m_request = 0;
+    bool m_comparing = false;
     bool m_stale = false; ///< the selection or the input changed while the tab was hidden
     std::vector<double> m_jsRows;
     QComboBox* m_mode = nullptr;
