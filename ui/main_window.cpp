@@ -57,8 +57,10 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
+#include <utility>
 
 namespace attn::ui {
 
@@ -211,6 +213,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         const bool generates = (m_summary->config.capabilities & kGenerate) != 0;
         m_tabs->setTabEnabled(m_tabs->indexOf(m_decode), generates);
         if (generates) m_decode->openModel(QString::fromStdString(m_summary->path));
+        if (generates && std::exchange(m_reopenDecode, false)) m_tabs->setCurrentWidget(m_decode);
         if (m_summary->config.capabilities & kCaption) m_caption->modelReady(QString::fromStdString(m_summary->path));
         m_mechanisms->setModel(m_summary);
         m_intervene->setModel(m_summary);
@@ -498,6 +501,9 @@ void MainWindow::openModel(const QString& path) {
         return m_vision->controller()->openModel(path);
     }
     setCaptionMode(isCaptionModelPath(path.toStdString()));
+    // Disabling the current tab would make Qt pick the next enabled one; Decode comes back once the model generates.
+    m_reopenDecode = m_tabs->currentWidget() == m_decode;
+    if (m_reopenDecode) m_tabs->setCurrentWidget(m_heatmap);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_decode), false); // until the model says it generates
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     m_controller->loadModel(path);
@@ -713,9 +719,16 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::setVisionMode(bool vision) {
-    // The Mechanisms tab reads an image model's heads too.
-    for (int i = 0; i < m_tabs->count(); ++i)
-        m_tabs->setTabEnabled(i, m_tabs->widget(i) == m_mechanisms || (m_tabs->widget(i) == m_vision) == vision);
+    // The Mechanisms tab reads an image model's heads too. Decode, Caption, Router and Alignment follow the model and
+    // its run (they enable themselves when those arrive), so leaving image mode must not enable them: a Router tab
+    // enabled for a dense model took the user there when the tab they were on was disabled during the next open.
+    const QWidget* const ownRule[] = { m_decode, m_caption, m_router, m_align };
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        const QWidget* tab = m_tabs->widget(i);
+        const bool on = tab == m_mechanisms || (tab == m_vision) == vision;
+        if (!on || std::find(std::begin(ownRule), std::end(ownRule), tab) == std::end(ownRule))
+            m_tabs->setTabEnabled(i, on);
+    }
     m_vision->setEnabled(vision);
     if (vision) m_tabs->setCurrentWidget(m_vision);
     else if (m_tabs->currentWidget() == m_vision) m_tabs->setCurrentWidget(m_heatmap);

@@ -146,6 +146,7 @@ private:
     TokenLink* m_link = nullptr;
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
+    bool m_reopenDecode = false; ///< Decode was the current tab when the model now loading was opened
     AlignmentPanel* m_align = nullptr;
     RouterView* m_router = nullptr;
     VisionView* m_vision = nullptr;

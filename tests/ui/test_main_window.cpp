@@ -6,6 +6,7 @@
 #include "ui_test_support.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/token_chips_view.h"
+#include "window_runs.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -22,7 +23,8 @@ namespace {
 constexpr int kTimeoutMs = 30000;
 
 /// Opens fixture `model`, types its golden text and waits for the attention.
-void openAndRun(MainWindow& window, const std::string& model) {
+void openAndRun(MainWindow& window, const std::string& model)
+{
     QSignalSpy shown(&window, &MainWindow::snapshotShown);
     window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/" + model)));
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
@@ -32,7 +34,8 @@ void openAndRun(MainWindow& window, const std::string& model) {
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
 }
 
-void expectHeatmapIsGolden(MainWindow& window, const std::string& model, int layer, int head) {
+void expectHeatmapIsGolden(MainWindow& window, const std::string& model, int layer, int head)
+{
     window.setCurrentHead(layer, head);
     window.heatmapView()->flushRedraw();
     const SnapshotPtr s = window.snapshot();
@@ -53,7 +56,8 @@ void expectHeatmapIsGolden(MainWindow& window, const std::string& model, int lay
     EXPECT_LE(worst, 1e-5) << model << " layer " << layer << " head " << head << " vs HF";
 }
 
-TEST(MainWindow, Gpt2FixtureShowsTheEngineAttention) {
+TEST(MainWindow, Gpt2FixtureShowsTheEngineAttention)
+{
     MainWindow window;
     window.show();
     openAndRun(window, "gpt2");
@@ -68,6 +72,32 @@ TEST(MainWindow, Gpt2FixtureShowsTheEngineAttention) {
     EXPECT_FALSE(shot.isNull());
 }
 
+// Opening a model from the Decode tab: the tab is disabled while the model loads, and Qt would make the next enabled
+// tab current. That was the Router tab, which leaving image mode had enabled for every model; now the window returns
+// to Decode once the new model says it generates, and Router stays disabled for a dense model.
+TEST(MainWindow, OpeningAModelFromTheDecodeTabReturnsToItAndLeavesRouterDisabled)
+{
+    MainWindow window;
+    window.show();
+    openAndRun(window, "gpt2");
+    QTabWidget* tabs = window.tabs();
+    const auto indexOf = [&](const QString& text) {
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove('&') == text) return i;
+        return -1;
+    };
+    const int decode = indexOf("Decode"), router = indexOf("Router");
+    ASSERT_GE(decode, 0);
+    ASSERT_GE(router, 0);
+    EXPECT_FALSE(tabs->isTabEnabled(router)) << "gpt2 has no experts";
+    tabs->setCurrentIndex(decode);
+    window.openModel(test::demoDecoderPath());
+    EXPECT_NE(tabs->currentIndex(), router);
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() && window.summary()->path.ends_with("demo-stories-llama"), kTimeoutMs);
+    EXPECT_EQ(tabs->currentIndex(), decode);
+    EXPECT_FALSE(tabs->isTabEnabled(router)) << "the demo has no experts";
+}
+
 TEST(MainWindow, TheInputTakesATextLongerThanALineEditsDefaultLimit)
 {
     // QLineEdit keeps 32,767 characters by default: a 32k-token --input-file used to run only its first ~8,400 tokens.
@@ -79,7 +109,8 @@ TEST(MainWindow, TheInputTakesATextLongerThanALineEditsDefaultLimit)
     EXPECT_EQ(window.inputText().size(), text.size());
 }
 
-TEST(MainWindow, BertFixtureMarksSpecialTokens) {
+TEST(MainWindow, BertFixtureMarksSpecialTokens)
+{
     MainWindow window;
     openAndRun(window, "bert");
     EXPECT_EQ(window.snapshot()->numKeys(), 12);
@@ -89,7 +120,8 @@ TEST(MainWindow, BertFixtureMarksSpecialTokens) {
     EXPECT_EQ(window.gridView()->thumbnailCount(), 2 * 4);
 }
 
-TEST(MainWindow, MalformedModelShowsAnErrorAndTheWindowStaysUsable) {
+TEST(MainWindow, MalformedModelShowsAnErrorAndTheWindowStaysUsable)
+{
     const std::string dir = test::makeTempDir("ui-bad-model");
     std::ofstream(dir + "/config.json") << "{ \"model_type\": \"gpt2\", ";
     MainWindow window;
