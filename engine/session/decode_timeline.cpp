@@ -19,8 +19,8 @@ namespace {
 
 /// A prompt forward's logits and captured rows stay within this many floats (64 MB)...
 constexpr int64_t kPrefillFloats = int64_t(16) << 20;
-/// ...and its positions within this: longer ones gain little speed (the matrix products are
-/// already at full rate) and hold the engine thread longer.
+/// ...and its positions within this, which bounds its activations too ([positions, intermediate] floats per layer);
+/// the matrix products gain nothing from longer forwards.
 constexpr int64_t kBatchedPositionsMax = 512;
 
 /// L2 norm of row `position` of one layer's keys or values, over every KV head together.
