@@ -18,6 +18,7 @@ constexpr int kColumnWidth = 130;
 constexpr int kSpan = 260; // distance between the two columns, where the lines go
 constexpr int kLeft = 10;
 constexpr int kBottom = 10;
+constexpr int kTitleRoom = 120; // after the swatches: "Layer N" and the start of the hint
 }
 
 HeadLinesView::HeadLinesView(QWidget* parent)
@@ -127,7 +128,11 @@ int HeadLinesView::rows() const
 
 QSize HeadLinesView::sizeHint() const
 {
-    return QSize(2 * kLeft + 2 * kColumnWidth + kSpan, kTop + rows() * m_rowHeight + kBottom);
+    // Wide enough for the head swatches and the layer title too: a 12-head model's swatches alone are 634 px, and a
+    // figure at the columns' 540 px cut off the last heads and the title.
+    const int heads = m_snapshot ? static_cast<int>(m_snapshot->numHeads()) : 0;
+    const int header = swatchRect(heads).left() + kTitleRoom + kLeft;
+    return QSize(std::max(2 * kLeft + 2 * kColumnWidth + kSpan, header), kTop + rows() * m_rowHeight + kBottom);
 }
 
 void HeadLinesView::fitRowsTo(int height)
