@@ -36,7 +36,7 @@ struct DecodeStep {
     /// Per layer: L2 norm of this position's key and value, over all KV heads together.
     std::vector<float> keyNorms;
     std::vector<float> valueNorms;
-    double seconds = 0.0; ///< wall time of the forward step
+    double seconds = 0.0; ///< wall time of the forward step (a prompt's batched forward shared by its positions)
     std::string backend; ///< what computed it (Backend::name(), or "cpu" for the reference attention core)
     uint64_t samplerState = 0; ///< the sampler's generator once this position was chosen (Back restores it)
 };

@@ -9,12 +9,19 @@
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace attn {
 
 namespace {
+
+/// A prompt forward's logits and captured rows stay within this many floats (64 MB)...
+constexpr int64_t kPrefillFloats = int64_t(16) << 20;
+/// ...and its positions within this, which bounds its activations too ([positions, intermediate] floats per layer);
+/// the matrix products gain nothing from longer forwards.
+constexpr int64_t kBatchedPositionsMax = 512;
 
 /// L2 norm of row `position` of one layer's keys or values, over every KV head together.
 float rowNorm(const KvCache& cache, int64_t layer, int64_t position, bool keys)
@@ -107,6 +114,7 @@ ForwardOptions DecodeTimeline::stepOptions(ForwardOptions options) const
 {
     // Rows that can be derived are not captured: a step then costs the same with any view open or none.
     options.wantAttention = !derivesAttention(options);
+    options.lastLogitsOnly = false; // every prompt position's logits give the next one's candidates
     return options;
 }
 
@@ -138,8 +146,11 @@ std::vector<DecodeStepPtr> DecodeTimeline::prompt(const std::vector<int64_t>& id
     clear();
     setSampling(m_sampler->options()); // a fresh generator, as a new `generate` run
     try {
-        for (int64_t id : ids)
-            append(id, TokenOrigin::Prompt);
+        for (auto next = ids.begin(); next != ids.end();) {
+            const auto end = next + std::min(batchedPositions(), static_cast<int64_t>(ids.end() - next));
+            appendBatch(std::vector<int64_t>(next, end), TokenOrigin::Prompt);
+            next = end;
+        }
     } catch (...) {
         clear(); // all of the prompt or nothing
         throw;
@@ -191,7 +202,8 @@ DecodeStepPtr DecodeTimeline::force(int64_t position, int64_t token)
 std::vector<DecodeStepPtr> DecodeTimeline::restore(int64_t keep, const std::vector<DecodeStepPtr>& steps)
 {
     if (keep < 1 || keep > length())
-        throw Error("restore: a branch must keep 1.." + std::to_string(length()) + " positions, not " + std::to_string(keep));
+        throw Error(
+            "restore: a branch must keep 1.." + std::to_string(length()) + " positions, not " + std::to_string(keep));
     if (keep < length()) truncate(keep);
     std::vector<DecodeStepPtr> added;
     for (const DecodeStepPtr& s : steps) {
@@ -230,35 +242,79 @@ std::shared_ptr<const AttentionSource> DecodeTimeline::derivedAttention(int64_t 
 
 DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)
 {
+    const auto r = m_session->step(token);
+    DecodeStepPtr s = record(token, origin, m_nextLogits.empty() ? nullptr : m_nextLogits.data(), *r, 0, r->seconds);
+    m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
+    m_steps.push_back(s);
+    return s;
+}
+
+void DecodeTimeline::appendBatch(const std::vector<int64_t>& tokens, TokenOrigin origin)
+{
+    const auto r = m_session->prefill(tokens);
+    const auto n = static_cast<int64_t>(tokens.size());
+    const int64_t vocab = r->logits.dim(1);
+    for (int64_t i = 0; i < n; ++i) {
+        // Row i - 1's logits are what one position at a time would have drawn token i from.
+        const float* previous = i > 0 ? r->logits.data() + (i - 1) * vocab
+            : m_nextLogits.empty()    ? nullptr
+                                      : m_nextLogits.data();
+        m_steps.push_back(record(tokens[static_cast<size_t>(i)], origin, previous, *r, i, r->seconds / n));
+    }
+    const float* last = r->logits.data() + (n - 1) * vocab;
+    m_nextLogits.assign(last, last + vocab);
+}
+
+int64_t DecodeTimeline::batchedPositions() const
+{
+    const ModelConfig& c = m_model->config();
+    // [positions, vocab] logits plus, where rows are captured, [layers, heads, positions, keys] per forward.
+    const int64_t captured
+        = derivesAttention(m_session->options()) ? 0 : m_info.numLayers * m_info.numHeads * c.maxPositions;
+    const int64_t positions = std::clamp(
+        kPrefillFloats / std::max<int64_t>(1, m_info.vocabSize + captured), int64_t(1), kBatchedPositionsMax);
+    // Longrope rotates every row of a forward with the long factors once the forward passes the original context, so
+    // a forward must not cross it: one position at a time, the rows before it were rotated with the short ones.
+    // (Dynamic NTK changes its base only past max_position_embeddings, where no timeline goes.)
+    const int64_t original = c.ropeScaling.originalMaxPositions;
+    if (c.ropeScaling.type == RopeScaling::Type::LongRope && length() < original)
+        return std::min(positions, original - length());
+    return positions;
+}
+
+DecodeStepPtr DecodeTimeline::record(int64_t token, TokenOrigin origin, const float* previousLogits,
+    const StepResult& r, int64_t row, double seconds) const
+{
     auto s = std::make_shared<DecodeStep>();
-    s->position = length();
+    s->position = r.firstPosition + row;
     s->token = chip(token);
     s->origin = origin;
     s->probability = s->entropyBits = std::numeric_limits<float>::quiet_NaN();
-    if (!m_nextLogits.empty()) {
-        const NextTokenDistribution d
-            = nextTokenDistribution(m_nextLogits.data(), static_cast<int64_t>(m_nextLogits.size()), kCandidates);
+    if (previousLogits) {
+        const NextTokenDistribution d = nextTokenDistribution(previousLogits, r.logits.dim(1), kCandidates);
         for (int64_t id : d.topIds)
             s->candidates.push_back({ chip(id), d.probabilities[static_cast<size_t>(id)] });
         if (token >= 0 && token < static_cast<int64_t>(d.probabilities.size()))
             s->probability = d.probabilities[static_cast<size_t>(token)];
         s->entropyBits = d.entropyBits;
     }
-    const auto r = m_session->step(token);
-    s->seconds = r->seconds;
+    s->seconds = seconds;
     const Backend* backend = m_session->options().backend;
     s->backend = backend ? backend->name() : "cpu";
     s->samplerState = m_sampler->state();
     const int64_t keys = s->position + 1;
-    for (const Tensor& layer : r->attention) // [heads, 1, keys]; none where the rows are derived
-        s->attention.push_back(layer.reshaped({ layer.dim(0), keys }));
+    for (const Tensor& layer : r.attention) { // [heads, rows, every key so far]; none where the rows are derived
+        const int64_t heads = layer.dim(0), all = layer.dim(2);
+        Tensor rows({ heads, keys });
+        for (int64_t h = 0; h < heads; ++h)
+            std::copy_n(layer.data() + (h * layer.dim(1) + row) * all, keys, rows.data() + h * keys);
+        s->attention.push_back(std::move(rows));
+    }
     const KvCache& cache = *m_session->cache();
     for (int64_t l = 0; l < m_info.numLayers; ++l) {
         s->keyNorms.push_back(rowNorm(cache, l, s->position, true));
         s->valueNorms.push_back(rowNorm(cache, l, s->position, false));
     }
-    m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
-    m_steps.push_back(s);
     return s;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The one decode loop: the Decode tab and `attnscope-cli generate` both drive it. One Session, the run.c-exact
-// Sampler and the timeline of steps. Prompt tokens are run one position at a time and the sampler is called once per
-// new token, as llama2.c's run.c does. Used by one thread at a time (the engine thread in the GUI).
+// Sampler and the timeline of steps. The prompt runs as batched forwards and the sampler is called once per new token,
+// as llama2.c's run.c does. Used by one thread at a time (the engine thread in the GUI).
 #include "model/model.h"
 #include "model/model_source.h"
 #include "session/decode_step.h"
@@ -43,7 +43,9 @@ public:
 
     /// Tokenizes `text` (BOS added as the tokenizer does; empty text = just BOS). Throws Error without a tokenizer.
     std::vector<int64_t> encode(const std::string& text) const;
-    /// Clears the timeline and runs `ids` one position at a time; the sampler starts afresh. Returns their steps.
+    /// Clears the timeline and runs `ids`; the sampler starts afresh. Returns their steps, recorded as running the
+    /// positions one at a time would record them (within rounding: a batched forward sums in another order), but
+    /// run as a few batched forwards: a 2,048-token prompt then takes seconds, not minutes.
     std::vector<DecodeStepPtr> prompt(const std::vector<int64_t>& ids);
     /// Draws the next token and runs it. Null when decoding has ended (the stop token was drawn or the model's
     /// context is full); then nothing changes.
@@ -83,7 +85,19 @@ private:
     ForwardOptions stepOptions(ForwardOptions options) const;
     /// Keeps the first `positions` positions and recomputes the logits that follow them by running the last again.
     void truncate(int64_t positions);
+    /// Runs `token` after the last position and records it.
     DecodeStepPtr append(int64_t token, TokenOrigin origin);
+    /// Runs `tokens` after the last position in one forward and records each; they must fit
+    /// batchedPositions().
+    void appendBatch(const std::vector<int64_t>& tokens, TokenOrigin origin);
+    /// How many of the next positions one forward may run: bounded so that its logits and captured rows stay small,
+    /// and not across the length where longrope's rotation changes (a forward crossing it would rotate its earlier
+    /// rows differently from one position at a time).
+    int64_t batchedPositions() const;
+    /// The step of the position just run as row `row` of `r`, whose token was drawn from `previousLogits` (null at
+    /// position 0); `seconds` is its share of the forward.
+    DecodeStepPtr record(int64_t token, TokenOrigin origin, const float* previousLogits, const StepResult& r,
+        int64_t row, double seconds) const;
 
     std::shared_ptr<const Model> m_model;
     std::shared_ptr<const Tokenizer> m_tokenizer;

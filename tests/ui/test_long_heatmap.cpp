@@ -4,6 +4,7 @@
 // "go to token" appear; the grid draws overview thumbnails; the head view and the statistics read through the source.
 #include "core/error.h"
 #include "export/figure_data.h"
+#include "export/figure_export.h"
 #include "export/figure_renderer.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
@@ -29,7 +30,8 @@ namespace {
 
 constexpr int64_t kTokens = 600;
 
-SnapshotPtr longSnapshot(int64_t tokens = kTokens) {
+SnapshotPtr longSnapshot(int64_t tokens = kTokens)
+{
     AttentionOptions causal;
     causal.mask.causal = true;
     std::vector<Tensor> q, k;
@@ -44,7 +46,8 @@ SnapshotPtr longSnapshot(int64_t tokens = kTokens) {
     return std::make_shared<const AttentionSnapshot>(chips, source);
 }
 
-TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn) {
+TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn)
+{
     const SnapshotPtr s = longSnapshot();
     ASSERT_FALSE(s->holdsMatrices());
     EXPECT_THROW(s->head(0, 0), Error);
@@ -91,7 +94,8 @@ TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn) {
     EXPECT_NEAR(view.plot()->xAxis->range().center(), 500.0, 1e-9);
 }
 
-TEST(LongHeatmap, WithADeriverNothingIsComputedWhereTheViewAsks) {
+TEST(LongHeatmap, WithADeriverNothingIsComputedWhereTheViewAsks)
+{
     // The deriver stands for the engine thread: it only queues, and the test runs the queue when it chooses.
     const SnapshotPtr s = longSnapshot();
     std::vector<std::pair<std::function<void()>, std::function<void(const QString&)>>> queued;
@@ -159,7 +163,8 @@ TEST(LongHeatmap, WithADeriverNothingIsComputedWhereTheViewAsks) {
     EXPECT_FALSE(view.isDeriving());
 }
 
-TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource) {
+TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource)
+{
     const SnapshotPtr s = longSnapshot();
     HeadGridView grid;
     grid.setSnapshot(s);
@@ -178,7 +183,8 @@ TEST(LongHeatmap, GridHeadViewAndStatisticsReadThroughTheSource) {
 // Issue 22: a 2,048-token input holds no whole head, and its heatmap figure export used to be refused. It is drawn as
 // the view shows it zoomed out (the overview level whose blocks fit the plot) and its data comes from the source's
 // rows.
-TEST(LongHeatmap, FigureAndDataExportOfA2048TokenInput) {
+TEST(LongHeatmap, FigureAndDataExportOfA2048TokenInput)
+{
     constexpr int64_t n = 2048;
     const SnapshotPtr s = longSnapshot(n);
     ASSERT_FALSE(s->holdsMatrices());
@@ -217,6 +223,43 @@ TEST(LongHeatmap, FigureAndDataExportOfA2048TokenInput) {
                      }(),
                      png, FigureFormat::Png),
         Error);
+}
+
+// Issue 22: a 2,048-token head view was 41,014 px tall, over the figure limit, and its export was refused. Its rows now
+// take a smaller pitch so that the page fits, and the lines (drawn where the figure is written) reach the last rows:
+// those of the last query, pinned (every row's lines take a minute or more on this machine).
+TEST(LongHeatmap, HeadViewFigureOfA2048TokenInputFitsThePage)
+{
+    constexpr int64_t n = 2048;
+    const SnapshotPtr s = longSnapshot(n);
+    FigureRecipe r;
+    r.view = FigureView::HeadView;
+    r.layer = 1;
+    r.head = 0;
+    r.heads = { 0, 1 };
+    r.selectedToken = n - 1;
+    r.dpi = 96;
+    const QSize size = FigureRenderer(s).figureSize(r);
+    EXPECT_LE(size.height(), kMaxFigureSide);
+    EXPECT_GT(size.height(), kMaxFigureSide * 8 / 10) << "the largest pitch that fits: 9 px, not less";
+    const QString png = QString::fromStdString(test::makeTempDir("ui-long-head-view") + "/head.png");
+    FigureRenderer(s).render(r, png, FigureFormat::Png);
+    QImage image;
+    ASSERT_TRUE(image.load(png));
+    EXPECT_EQ(image.size(), size);
+    // Between the token columns (x 144..396): the last query's lines leave its row at the bottom of the page and
+    // fan out over the keys above; the token texts of the last rows are drawn too (left column, x 10..140).
+    const auto inked = [&image](int left, int right, int top, int bottom) {
+        int count = 0;
+        for (int y = top; y < bottom; ++y)
+            for (int x = left; x < right; ++x)
+                count += image.pixel(x, y) != qRgb(255, 255, 255);
+        return count;
+    };
+    const int lastRow = size.height() - 10 - 9; // the page's bottom margin, then one 9 px row
+    EXPECT_GT(inked(144, 148, lastRow, lastRow + 9), 2) << "lines leave the last row";
+    EXPECT_GT(inked(150, 390, 60, lastRow), 1000) << "and reach the keys above";
+    EXPECT_GT(inked(10, 140, lastRow - 90, lastRow + 9), 100) << "token texts";
 }
 
 } // namespace

@@ -107,10 +107,10 @@ QSize pngPixelSize(const FigureSize& size)
 
 RecordedFigure recordWidget(QWidget& widget, const QString& path, FigureFormat format, const FigureSize& size)
 {
-    if (size.logical.width() < 16 || size.logical.height() < 16 || size.logical.width() > 20000
-        || size.logical.height() > 20000)
+    if (size.logical.width() < 16 || size.logical.height() < 16 || size.logical.width() > kMaxFigureSide
+        || size.logical.height() > kMaxFigureSide)
         throw Error("export " + describe(path) + ": figure size " + std::to_string(size.logical.width()) + "x"
-            + std::to_string(size.logical.height()) + " is outside 16..20000");
+            + std::to_string(size.logical.height()) + " is outside 16.." + std::to_string(kMaxFigureSide));
     if (size.dpi < 24 || size.dpi > 2400)
         throw Error("export " + describe(path) + ": dpi " + std::to_string(size.dpi) + " is outside 24..2400");
     checkWritable(path);

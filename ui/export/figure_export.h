@@ -27,6 +27,9 @@ struct FigureSize {
     int dpi = 96;
 };
 
+/// The longest side, in logical pixels, any figure may have.
+constexpr int kMaxFigureSide = 20000;
+
 /// Pixel size of a PNG export of `size` (rounded).
 QSize pngPixelSize(const FigureSize& size);
 

@@ -50,6 +50,7 @@ QSize naturalSize(const SnapshotPtr& snapshot, const FigureRecipe& r, int width)
     case FigureView::HeadView: {
         HeadLinesView lines;
         lines.setSnapshot(snapshot);
+        lines.fitRowsTo(kMaxFigureSide); // a long input's rows get a smaller pitch
         return lines.sizeHint();
     }
     case FigureView::Decode:
@@ -132,6 +133,7 @@ RecordedFigure FigureRenderer::record(const FigureRecipe& recipe, const QString&
         view.setLayer(recipe.layer);
         view.setHeads(headSet(recipe));
         view.setSelectedToken(recipe.selectedToken);
+        view.fitRowsTo(size.logical.height());
         // The lines, the bulk of the drawing, are drawn where the figure is written (a worker for the Export menu).
         view.setLinesDeferred(true);
         RecordedFigure figure = recordWidget(view, path, format, size);

@@ -11,11 +11,14 @@
 namespace attn::ui {
 
 namespace {
-constexpr int kRowHeight = 20;
+constexpr int kRowHeight = 20; // on screen; exports of long inputs may use less (fitRowsTo)
+constexpr int kMinTextRow = 6; // rows under this pitch show no token text: it would be unreadable
 constexpr int kTop = 44; // head swatches above the token columns
 constexpr int kColumnWidth = 130;
 constexpr int kSpan = 260; // distance between the two columns, where the lines go
 constexpr int kLeft = 10;
+constexpr int kBottom = 10;
+constexpr int kTitleRoom = 120; // after the swatches: "Layer N" and the start of the hint
 }
 
 HeadLinesView::HeadLinesView(QWidget* parent)
@@ -110,7 +113,7 @@ bool HeadLinesView::linesReady() const
 QRect HeadLinesView::tokenRect(bool left, int64_t index) const
 {
     const int x = left ? kLeft : kLeft + kColumnWidth + kSpan;
-    return QRect(x, kTop + static_cast<int>(index) * kRowHeight, kColumnWidth, kRowHeight);
+    return QRect(x, kTop + static_cast<int>(index) * m_rowHeight, kColumnWidth, m_rowHeight);
 }
 
 QRect HeadLinesView::swatchRect(int64_t head) const
@@ -118,10 +121,25 @@ QRect HeadLinesView::swatchRect(int64_t head) const
     return QRect(kLeft + static_cast<int>(head) * 52, 8, 48, 22);
 }
 
+int HeadLinesView::rows() const
+{
+    return m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
+}
+
 QSize HeadLinesView::sizeHint() const
 {
-    const int rows = m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
-    return QSize(2 * kLeft + 2 * kColumnWidth + kSpan, kTop + rows * kRowHeight + 10);
+    // Wide enough for the head swatches and the layer title too: a 12-head model's swatches alone are 634 px, and a
+    // figure at the columns' 540 px cut off the last heads and the title.
+    const int heads = m_snapshot ? static_cast<int>(m_snapshot->numHeads()) : 0;
+    const int header = swatchRect(heads).left() + kTitleRoom + kLeft;
+    return QSize(std::max(2 * kLeft + 2 * kColumnWidth + kSpan, header), kTop + rows() * m_rowHeight + kBottom);
+}
+
+void HeadLinesView::fitRowsTo(int height)
+{
+    m_rowHeight = std::clamp((height - kTop - kBottom) / std::max(1, rows()), 1, kRowHeight);
+    updateGeometry();
+    changed(true);
 }
 
 LinesRequest HeadLinesView::linesRequest(const QRectF& area) const
@@ -136,8 +154,10 @@ LinesRequest HeadLinesView::linesRequest(const QRectF& area) const
                     headColor(h) });
     r.focus = focus();
     r.layout = { kLeft + kColumnWidth + 4.0, kLeft + kColumnWidth + kSpan - 4.0, static_cast<double>(kTop),
-        static_cast<double>(kRowHeight) };
+        static_cast<double>(m_rowHeight) };
     r.area = area;
+    // Rows packed tighter than on screen draw fewer lines each: as many per pixel of height as on screen.
+    r.maxPerRow = std::max(1, kMaxLinesPerRow * m_rowHeight / kRowHeight);
     return r;
 }
 
@@ -192,8 +212,14 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
     }
     // Queries on the left, keys on the right (they differ for cross-attention); the focus tokens highlighted.
     const int64_t lines = std::max(m_snapshot->numQueries(), m_snapshot->numKeys());
-    const int64_t firstRow = std::clamp<int64_t>((event->rect().top() - kTop) / kRowHeight - 1, 0, lines);
-    const int64_t lastRow = std::clamp<int64_t>((event->rect().bottom() - kTop) / kRowHeight + 2, firstRow, lines);
+    const int64_t firstRow = std::clamp<int64_t>((event->rect().top() - kTop) / m_rowHeight - 1, 0, lines);
+    const int64_t lastRow = std::clamp<int64_t>((event->rect().bottom() - kTop) / m_rowHeight + 2, firstRow, lines);
+    if (m_rowHeight < kMinTextRow) return;
+    if (m_rowHeight < kRowHeight) { // a long input's export: the text shrinks with its rows
+        QFont small = font();
+        small.setPixelSize(m_rowHeight - 2);
+        p.setFont(small);
+    }
     const LinkedTokens hovered = m_link->hovered();
     const int64_t markedQuery = hovered.any() ? hovered.query : m_pinned.query;
     const int64_t markedKey = hovered.any() ? hovered.key : m_pinned.key;
@@ -207,7 +233,7 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
             if (i == marked) p.fillRect(r, palette().highlight());
             p.setPen(i == marked ? palette().highlightedText().color() : palette().text().color());
             p.drawText(r.adjusted(4, 0, -4, 0), (left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter,
-                fontMetrics().elidedText(text, Qt::ElideRight, r.width() - 8));
+                p.fontMetrics().elidedText(text, Qt::ElideRight, r.width() - 8));
         }
     }
 }
@@ -215,7 +241,7 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
 LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const
 {
     if (!m_snapshot || pos.y() < kTop) return {};
-    const int64_t row = (pos.y() - kTop) / kRowHeight;
+    const int64_t row = (pos.y() - kTop) / m_rowHeight;
     if (tokenRect(true, 0).left() <= pos.x() && pos.x() <= tokenRect(true, 0).right() && row < m_snapshot->numQueries())
         return { row, -1 };
     if (tokenRect(false, 0).left() <= pos.x() && pos.x() <= tokenRect(false, 0).right() && row < m_snapshot->numKeys())

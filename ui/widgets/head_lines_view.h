@@ -47,6 +47,10 @@ public:
     bool linesReady() const;
     static QColor headColor(int64_t head);
     QSize sizeHint() const override;
+    /// Exports: the largest row pitch, at most the screen's 20 px, at which every row fits a page `height` px tall (a
+    /// 2,048-token head view is otherwise 41,014 px, taller than any figure may be); the token text shrinks with it
+    /// and is left out under 6 px, and each row draws fewer lines (as many per pixel of height as on screen).
+    void fitRowsTo(int height);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -55,6 +59,8 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
+    /// Token rows: the longer of the two columns.
+    int rows() const;
     QRect tokenRect(bool left, int64_t index) const;
     QRect swatchRect(int64_t head) const;
     /// Left (query) or right (key) token under `pos`, as a focus; none when between the columns.
@@ -72,6 +78,7 @@ private:
     PictureKey m_key;
     BackgroundPicture* m_picture = nullptr;
     bool m_linesDeferred = false;
+    int m_rowHeight = 20; ///< pixels per token row
 };
 
 } // namespace attn::ui
