@@ -562,7 +562,7 @@ void MainWindow::showRun(RunPtr run) {
     m_targetChips->setTokens(m_run->target);
     m_router->setRun(m_run);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_router), m_router->hasRouter());
-    m_mechanisms->runChanged(m_run->source);
+    m_mechanisms->runChanged(m_run->source, m_run->target);
     m_intervene->setRun(m_run);
     m_lens->setRun(m_run);
     m_atlas->setRun(m_run);

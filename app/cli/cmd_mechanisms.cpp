@@ -11,9 +11,11 @@
 #include "mechanisms/learned_positions.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/rnn_head_inputs.h"
+#include "mechanisms/seq2seq_head_inputs.h"
 #include "mechanisms/vision_head_inputs.h"
 #include "model/model_loader.h"
 #include "model/rnn_seq2seq.h"
+#include "model/vision_encoder_decoder.h"
 #include "session/session.h"
 
 #include <nlohmann/json.hpp>
@@ -71,6 +73,37 @@ HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, 
     return std::move(heads[static_cast<size_t>(head)]);
 }
 
+/// A transformer encoder-decoder's (or image captioner's) head of --block encoder|decoder|cross (default encoder):
+/// the source from --prompt / --tokens, --features (Whisper) or --image / --pixel-values (captioners), the decoder
+/// teacher-forced on --decoder-tokens (default: its start token), as `attention` runs them.
+HeadInputs seq2seqHead(const Args& args, const ModelSource& source, int64_t layer, int64_t head, nlohmann::json& about)
+{
+    const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
+    if (!model) throw Error(source.config.source, "not an encoder-decoder model");
+    const AttentionBlock block = parseAttentionBlock(args.get("block").value_or("encoder"));
+    EncoderInput input;
+    if (const auto captioner = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(model)) {
+        input.pixels = pixelInput(args, captioner->imageEncoder());
+    } else if (const auto features = args.get("features")) {
+        input.features = readNpy(*features);
+    } else {
+        if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
+        std::string noTokenizer;
+        const auto tokenizer = modelTokenizer(args, source, args.has("prompt"), &noTokenizer);
+        input.tokens = readTokenInput(args, tokenizer.get()).ids;
+        about["tokens"] = input.tokens;
+    }
+    Seq2SeqHeads heads = seq2seqHeads(*model, input, args.getIds("decoder-tokens"), block, layer);
+    about["model"] = model->description();
+    about["block"] = attentionBlockName(block);
+    about["decoder_tokens"] = heads.target;
+    if (head < 0 || head >= static_cast<int64_t>(heads.layer.size()))
+        throw Error(source.config.source,
+            "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.layer.size()) + " "
+                + attentionBlockName(block) + " heads");
+    return std::move(heads.layer[static_cast<size_t>(head)]);
+}
+
 /// `positions`: the cosine similarity of the model's learned position rows 0 .. T - 1 (empty when it has none).
 HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
 {
@@ -87,10 +120,16 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
         if (table.size()) positions = cosineSimilarity(table);
         return in;
     }
+    const ModelKind kind = source.config.kind;
+    if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech || kind == ModelKind::ImageToText)
+        return seq2seqHead(args, source, layer, head, about);
+    if (args.has("block") || args.has("decoder-tokens") || args.has("features"))
+        throw UsageError("--block, --decoder-tokens and --features are for encoder-decoder models");
     if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
         throw Error(source.config.source,
             "mechanisms read one head's q, k, v of a decoder (GPT-2, Llama family, llama2.c), an encoder (BERT), an "
-            "image model (ViT, DeiT; --image or --pixel-values) or an RNN seq2seq model; this model's kind is "
+            "image model (ViT, DeiT; --image or --pixel-values), an encoder-decoder (--block) or an RNN seq2seq "
+            "model; this model's kind is "
                 + modelKindName(source.config.kind));
     if (!args.has("prompt") && !args.has("tokens")) throw UsageError("give --prompt TEXT or --tokens IDS");
     std::string noTokenizer;
@@ -122,7 +161,7 @@ int runMechanisms(const std::vector<std::string>& words)
 {
     const Args args(words, { "synthetic" });
     args.allowOnly({ "synthetic", "tokens-count", "d-k", "seed", "prompt", "tokens", "tokenizer", "image",
-        "pixel-values", "layer", "head", "variant", "out" });
+        "pixel-values", "features", "block", "decoder-tokens", "layer", "head", "variant", "out" });
     const bool synthetic = args.has("synthetic");
     if (synthetic && !args.positionals().empty()) throw UsageError("--synthetic takes no MODEL");
     const MechanismSpec spec = parseMechanism(args.require("variant"));
@@ -141,6 +180,7 @@ int runMechanisms(const std::vector<std::string>& words)
     write("k", inputs.k);
     write("v", inputs.v);
     if (inputs.learned.params.size()) write("learned", inputs.learned.params); // the RNN's trained score parameters
+    if (inputs.bias.size()) write("position_bias", inputs.bias); // T5: added to the scores
     write("exact", report.exact);
     write("exact_out", report.exactOut);
     write("probs", report.variant.probs);
@@ -154,6 +194,7 @@ int runMechanisms(const std::vector<std::string>& words)
     metrics["variant"] = spec.text;
     metrics["input"]["origin"] = inputs.origin;
     metrics["input"]["causal"] = inputs.causal;
+    metrics["input"]["cross"] = inputs.cross;
     metrics["input"]["sliding_window"] = inputs.slidingWindow;
     metrics["input"]["scale"] = inputs.scale;
     metrics["input"]["learned_score"] = learnedScoreName(inputs.learned.kind);

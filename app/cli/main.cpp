@@ -59,7 +59,8 @@ const std::vector<Command>& commands()
             runExport },
         { "mechanisms",
             "mechanisms MODEL (--prompt TEXT | --tokens IDS | --image FILE | --pixel-values FILE.npy) --layer L "
-            "--head H --variant V --out DIR | "
+            "--head H --variant V --out DIR [encoder-decoders: --block encoder|decoder|cross --decoder-tokens IDS "
+            "--features FILE.npy] | "
             "mechanisms --synthetic --tokens-count T --d-k D --seed S --variant V --out DIR  (V: exact, unscaled, "
             "general, concat, additive, window:W, longformer:W:G1,G2,..., bigbird:W:G:R:SEED, strided:S, "
             "lsh:BUCKETS:SEED, swin:W:S, linformer:K:SEED, performer:M:SEED, flash:BQ:BK, gqa:G, alibi, rope:THETA)",

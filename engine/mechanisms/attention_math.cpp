@@ -32,10 +32,17 @@ Mat maskedSoftmax(const Mat& scores, const KeepMask& keep)
     return (keep.array() != 0).select(maskedLogSoftmax(scores, keep).array().exp(), 0.0);
 }
 
+Mat dotScores(const HeadInputs& inputs, const Mat& q, const Mat& k, double scale)
+{
+    Mat scores = q * k.transpose() * scale;
+    if (inputs.bias.size()) scores += inputs.bias;
+    return scores;
+}
+
 Mat exactScores(const HeadInputs& inputs)
 {
     if (inputs.learned.kind != LearnedScoreKind::None) return learnedScores(inputs.learned, inputs.q, inputs.k);
-    return inputs.q * inputs.k.transpose() * inputs.scale;
+    return dotScores(inputs, inputs.q, inputs.k, inputs.scale);
 }
 
 Mat exactProbabilities(const HeadInputs& inputs)

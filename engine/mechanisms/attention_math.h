@@ -12,7 +12,12 @@ Mat maskedSoftmax(const Mat& scores, const KeepMask& keep);
 /// log of maskedSoftmax, -inf where masked (the exact log-probabilities the KL divergences are measured against).
 Mat maskedLogSoftmax(const Mat& scores, const KeepMask& keep);
 
-/// The head's scores as the model computes them: q k^T * scale, or its learned score function (RNN seq2seq).
+/// q k^T * scale plus the head's additive bias where it has one (T5): the model's scores for any q, k of the head's
+/// shape (its own, pooled into groups, re-rotated), or with another scale.
+Mat dotScores(const HeadInputs& inputs, const Mat& q, const Mat& k, double scale);
+
+/// The head's scores as the model computes them: q k^T * scale (+ bias), or its learned score function (RNN
+/// seq2seq).
 Mat exactScores(const HeadInputs& inputs);
 
 /// The head as the model runs it: softmax of exactScores under the model's mask.

@@ -54,7 +54,8 @@ MechanismResult runFlashAttention(const HeadInputs& in, const MechanismSpec& spe
         for (int64_t kb = 0; kb < keyBlocks; ++kb) {
             const int64_t k0 = kb * bk, cols = std::min(bk, T - k0);
             if (visited(q0 / bq, kb)) {
-                const Mat s = in.q.middleRows(q0, rows) * in.k.middleRows(k0, cols).transpose() * in.scale;
+                Mat s = in.q.middleRows(q0, rows) * in.k.middleRows(k0, cols).transpose() * in.scale;
+                if (in.bias.size()) s += in.bias.block(q0, k0, rows, cols); // T5: the tile's position bias
                 for (int64_t i = 0; i < rows; ++i) {
                     double top = m(i);
                     for (int64_t j = 0; j < cols; ++j)
@@ -82,7 +83,7 @@ MechanismResult runFlashAttention(const HeadInputs& in, const MechanismSpec& spe
         }
     }
     // FlashAttention never stores P; as its backward pass does, P is recomputed from the saved log-sum-exp.
-    const Mat s = in.q * in.k.transpose() * in.scale;
+    const Mat s = exactScores(in);
     r.probs = Mat::Zero(T, T);
     for (int64_t i = 0; i < T; ++i)
         for (int64_t j = 0; j < T; ++j)

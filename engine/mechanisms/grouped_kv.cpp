@@ -35,7 +35,7 @@ MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
         v += in.layerValues[static_cast<size_t>(h)] / static_cast<double>(perGroup);
     }
     MechanismResult r;
-    r.probs = maskedSoftmax(in.q * k.transpose() * in.scale, modelKeepMask(in));
+    r.probs = maskedSoftmax(dotScores(in, in.q, k, in.scale), modelKeepMask(in));
     r.out = r.probs * v;
     const std::vector<int64_t> shape { kvHeads, T, d };
     r.arrays.push_back({ "k_heads", stacked(in.layerKeys), shape });

@@ -75,6 +75,31 @@ std::vector<HeadInputs> decoderHeadInputs(const Session& session, const KvCache&
 
 } // namespace
 
+std::vector<HeadInputs> projectedHeadInputs(
+    const Tensor& queries, const Tensor& keys, const Tensor& values, int64_t layer, const std::string& origin)
+{
+    HeadInputs in;
+    in.layer = layer;
+    in.numHeads = queries.dim(0);
+    const int64_t kvHeads = keys.dim(0);
+    for (int64_t g = 0; g < kvHeads; ++g) {
+        in.layerKeys.push_back(headRows(keys, g));
+        in.layerValues.push_back(headRows(values, g));
+    }
+    in.origin = origin;
+    std::vector<HeadInputs> heads;
+    for (int64_t h = 0; h < in.numHeads; ++h) {
+        HeadInputs& head = heads.emplace_back(in);
+        head.head = h;
+        head.kvHead = h / (in.numHeads / kvHeads);
+        head.q = headRows(queries, h);
+        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
+        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
+        head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim()));
+    }
+    return heads;
+}
+
 std::vector<HeadInputs> encoderHeadInputs(
     const StepResult& pass, const ModelConfig& c, int64_t layer, const std::string& origin)
 {
@@ -82,26 +107,7 @@ std::vector<HeadInputs> encoderHeadInputs(
     const auto l = static_cast<size_t>(layer);
     if (l >= pass.queries.size() || l >= pass.keys.size() || l >= pass.values.size())
         throw Error(c.source, "the encoder pass kept no queries, keys and values for layer " + std::to_string(layer));
-    HeadInputs in;
-    in.layer = layer;
-    in.numHeads = c.numHeads;
-    const int64_t kvHeads = pass.keys[l].dim(0);
-    for (int64_t g = 0; g < kvHeads; ++g) {
-        in.layerKeys.push_back(headRows(pass.keys[l], g));
-        in.layerValues.push_back(headRows(pass.values[l], g));
-    }
-    in.origin = origin;
-    std::vector<HeadInputs> heads;
-    for (int64_t h = 0; h < c.numHeads; ++h) {
-        HeadInputs& head = heads.emplace_back(in);
-        head.head = h;
-        head.kvHead = h / (c.numHeads / kvHeads);
-        head.q = headRows(pass.queries[l], h);
-        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
-        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
-        head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim())); // BERT's and ViT's self-attention
-    }
-    return heads;
+    return projectedHeadInputs(pass.queries[l], pass.keys[l], pass.values[l], layer, origin); // BERT's and ViT's
 }
 
 std::vector<HeadInputs> layerHeadInputs(const Session& session, int64_t layer)

@@ -29,6 +29,9 @@ struct HeadInputs {
     Mat q, k, v;
     /// The RNN seq2seq models' trained score function; None: the head scores q k^T * scale.
     LearnedScore learned;
+    /// [T, keys] added to the scores before the softmax: T5's relative position bias for this head; empty: none.
+    Mat bias;
+    bool cross = false; ///< a transformer's cross-attention: T decoder queries over S encoder keys, no mask
     bool causal = false; ///< key j visible to query i only when j <= i
     int64_t slidingWindow = 0; ///< the model's own window (0: none), applied on top of causality
     double scale = 1.0; ///< the model's score scale (1/sqrt(d) for every family read here)
@@ -44,8 +47,8 @@ struct HeadInputs {
     int64_t tokens() const { return q.rows(); }
     int64_t keyCount() const { return k.rows(); }
     /// True for a transformer self-attention head or synthetic input: q and k have the same rows and width and the
-    /// head scores q k^T * scale, which every mechanism beyond the scoring functions assumes.
-    bool isSelfAttention() const { return learned.kind == LearnedScoreKind::None && q.rows() == k.rows(); }
+    /// head scores q k^T * scale (+ bias), which every mechanism beyond the scoring functions assumes.
+    bool isSelfAttention() const { return learned.kind == LearnedScoreKind::None && !cross && q.rows() == k.rows(); }
     int64_t dim() const { return q.cols(); }
 };
 
@@ -59,6 +62,11 @@ std::vector<HeadInputs> layerHeadInputs(const Session& session, int64_t layer);
 
 /// Query head `head` of layerHeadInputs(session, layer); throws Error for a head outside the model too.
 HeadInputs headInputsFromSession(const Session& session, int64_t layer, int64_t head);
+
+/// Every query head of one layer from its queries [heads, T, d] and keys and values [kvHeads, S, d]: no mask, scale
+/// 1/sqrt(d), layer `layer`; the caller adds what else the model's attention applies (causality, a bias).
+std::vector<HeadInputs> projectedHeadInputs(
+    const Tensor& queries, const Tensor& keys, const Tensor& values, int64_t layer, const std::string& origin);
 
 /// Every query head of layer `layer` of an encoder pass run with ForwardOptions::wantQueryKeys (BERT, ViT/DeiT):
 /// bidirectional, no mask, scale 1/sqrt(d). Throws Error for a layer outside the pass or a pass without them.

@@ -47,6 +47,8 @@ MechanismResult runLinformer(const HeadInputs& in, const MechanismSpec& spec)
     r.notes["formula"] = "probs = softmax(q (E k)^T * scale) [T, K], out = probs (F v); E, F [K, T] N(0, 1/K)";
     r.notes["reference"] = "Linformer mixes every position, so it is compared with the head's unmasked attention "
                            "softmax(q k^T * scale) (no causal mask), not with exact.npy";
+    if (in.bias.size())
+        r.notes["bias"] = "the head's T5 position bias is in the reference but has no place in the projected keys";
     return r;
 }
 
@@ -58,7 +60,9 @@ MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
     const Mat w = performerFeatures(m, in.dim(), static_cast<uint64_t>(spec.numbers[1]));
     // x = q * sqrt(scale) (= q / d^(1/4)), so phi(x_q) . phi(x_k) estimates exp(q . k * scale).
     const double root = std::sqrt(in.scale);
-    const Mat kernel = performerPhi(in.q * root, w) * performerPhi(in.k * root, w).transpose();
+    Mat kernel = performerPhi(in.q * root, w) * performerPhi(in.k * root, w).transpose();
+    // A T5 head's position bias b multiplies the kernel by exp(b), as the mask multiplies it by 0 or 1.
+    if (in.bias.size()) kernel.array() *= in.bias.array().exp();
     const KeepMask keep = modelKeepMask(in);
     MechanismResult r;
     r.probs = Mat::Zero(in.tokens(), in.tokens());
@@ -74,6 +78,7 @@ MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
     r.notes["formula"] = "x = q / d^(1/4) or k / d^(1/4); phi(x) = exp(W x - |x|^2 / 2) / sqrt(M), W = features.npy "
                          "[M, d] positive orthogonal random features; probs_ij = phi(q_i).phi(k_j) / sum over the "
                          "keys the mask allows";
+    if (in.bias.size()) r.notes["bias"] = "each kernel entry times exp(position_bias_ij), the head's T5 bias";
     return r;
 }
 

@@ -98,8 +98,8 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
         || spec.kind == MechanismKind::Additive;
     if (!scoring && !inputs.isSelfAttention())
         throw Error("variant '" + spec.text
-            + "' runs on a self-attention head; an RNN seq2seq model's cross-attention runs the scoring functions "
-              "only (exact, unscaled, general, concat, additive)");
+            + "' runs on a self-attention head; a cross-attention head (a transformer's or an RNN seq2seq "
+              "model's) runs the scoring functions only (exact, unscaled, general, concat, additive)");
     switch (spec.kind) {
     case MechanismKind::Exact:
     case MechanismKind::Unscaled:

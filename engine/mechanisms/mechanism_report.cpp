@@ -48,7 +48,7 @@ MechanismReport analyzeMechanism(const HeadInputs& inputs, const MechanismSpec& 
     r.exactOut = r.exact * inputs.v;
     r.variant = runMechanism(inputs, spec);
     if (r.variant.unmaskedReference) {
-        r.reference = maskedSoftmax(inputs.q * inputs.k.transpose() * inputs.scale, fullKeepMask(inputs.tokens()));
+        r.reference = maskedSoftmax(exactScores(inputs), fullKeepMask(inputs.tokens()));
         r.referenceOut = r.reference * inputs.v;
     } else {
         r.reference = r.exact;

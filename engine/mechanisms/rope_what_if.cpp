@@ -96,7 +96,7 @@ MechanismResult runRopeWhatIf(const HeadInputs& in, const MechanismSpec& spec)
         + (theta > 0 ? "rotated with base THETA (inv_freq_i = THETA^(-2i / rotary_dims), angles in double)"
                      : "scored without any rotation")
         + (pairs.stride == 2 ? ", pairs (2i, 2i + 1)" : ", pairs (i, i + rotary_dims / 2)");
-    r.probs = maskedSoftmax(q * k.transpose() * in.scale, modelKeepMask(in));
+    r.probs = maskedSoftmax(dotScores(in, q, k, in.scale), modelKeepMask(in));
     r.out = r.probs * in.v;
     return r;
 }

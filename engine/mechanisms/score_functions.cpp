@@ -88,8 +88,9 @@ MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec
         if (in.q.cols() != in.k.cols())
             throw Error("variant 'unscaled' needs queries and keys of one width; this head's are "
                 + std::to_string(in.q.cols()) + " and " + std::to_string(in.k.cols()));
-        scores = in.q * in.k.transpose();
-        r.notes["scores"] = "q k^T without the 1/sqrt(d_k) scale";
+        scores = dotScores(in, in.q, in.k, 1.0);
+        r.notes["scores"] = in.bias.size() ? "q k^T + the model's position bias, without the score scale"
+                                           : "q k^T without the 1/sqrt(d_k) scale";
         break;
     case MechanismKind::General: {
         r.notes["scores"] = "Luong general q W k^T";
@@ -123,7 +124,8 @@ MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec
     case MechanismKind::Alibi: {
         const int64_t head = std::max<int64_t>(in.head, 0);
         const Mat bias = alibiMatrix(in.tokens(), in.numHeads, head);
-        scores = own + bias;
+        // ALiBi takes the place of a T5 head's own position bias: both say how far the key is.
+        scores = in.q * in.k.transpose() * in.scale + bias;
         r.arrays.push_back({ "bias", bias, {} });
         r.numbers["alibi_slope"] = alibiSlopes(in.numHeads)[static_cast<size_t>(head)];
         r.notes["scores"] = "q k^T * scale + slope * (j - i), ALiBi (Press et al.) added to the head's own q, k "

@@ -202,7 +202,7 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
         throw Error("variant '" + spec.text + "' is not a sparsity pattern");
     }
     const KeepMask keep = (pattern.array() * modelKeepMask(in).array()).matrix();
-    r.probs = maskedSoftmax(in.q * in.k.transpose() * in.scale, keep);
+    r.probs = maskedSoftmax(exactScores(in), keep);
     r.out = r.probs * in.v;
     r.arrays.push_back({ "mask", keepMaskValues(keep), {} });
     r.notes["mask"] = "mask.npy: the pattern and the model's own mask (causality, sliding window) together";

@@ -127,6 +127,8 @@ std::shared_ptr<const EncoderOutput> TransformerSeq2Seq::encode(
         *out = EncoderOutput {}; // a rerun after a device failure starts afresh
         slots(out->attention, options.wantAttention, layers);
         slots(out->hiddenStates, options.wantHiddenStates, layers + 1);
+        for (auto* kept : { &out->queries, &out->keys, &out->values })
+            slots(*kept, options.wantQueryKeys, layers);
         out->crossKeys.resize(decoderLayers);
         out->crossValues.resize(decoderLayers);
         Value x = s.input(embedded);
@@ -137,10 +139,15 @@ std::shared_ptr<const EncoderOutput> TransformerSeq2Seq::encode(
             const EncoderLayerWeights& w = m_w.encoderLayers[l];
             residual(s, x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
                 const ProjectionWeights& p = w.self;
-                const Value heads = s.attention(s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
-                    s.splitHeads(project(s, h, p.kW, p.kB), H, dh, 0),
-                    s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0), attn,
-                    options.wantAttention ? &out->attention[l] : nullptr);
+                const Value q = s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0);
+                const Value k = s.splitHeads(project(s, h, p.kW, p.kB), H, dh, 0);
+                const Value v = s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0);
+                if (options.wantQueryKeys) {
+                    s.read(q, &out->queries[l]);
+                    s.read(k, &out->keys[l]);
+                    s.read(v, &out->values[l]);
+                }
+                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &out->attention[l] : nullptr);
                 return project(s, heads, p.oW, p.oB);
             });
             residual(s, x, w.ffNorm, m_w.preNorm, c.normEps,
@@ -194,6 +201,7 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
         result.tokens = tokens;
         slots(result.attention, options.wantAttention, layers);
         slots(result.crossAttention, options.wantAttention, layers);
+        slots(result.crossQueries, options.wantQueryKeys, layers);
         slots(result.hiddenStates, options.wantHiddenStates, layers + 1);
         Value x = s.input(embedded);
         try {
@@ -212,8 +220,9 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
                 });
                 residual(s, x, w.crossNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
                     const ProjectionWeights& p = w.cross;
-                    const Value heads = s.attention(s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
-                        s.constant(encoding.crossKeys[l], encoding.lifetime),
+                    const Value q = s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0);
+                    if (options.wantQueryKeys) s.read(q, &result.crossQueries[l]);
+                    const Value heads = s.attention(q, s.constant(encoding.crossKeys[l], encoding.lifetime),
                         s.constant(encoding.crossValues[l], encoding.lifetime), crossOptions,
                         options.wantAttention ? &result.crossAttention[l] : nullptr);
                     return project(s, heads, p.oW, p.oB);

@@ -31,6 +31,9 @@ struct EncoderOutput {
     /// Per decoder layer, the cross-attention keys and values [heads, S, headDim], projected once here so that
     /// decode steps do not redo it.
     std::vector<Tensor> crossKeys, crossValues;
+    /// With ForwardOptions::wantQueryKeys: per encoder layer the self-attention queries, keys and values
+    /// [heads, S, headDim] (the Mechanisms tab reruns a head from them).
+    std::vector<Tensor> queries, keys, values;
     double seconds = 0.0;
     /// Watched by backends that keep device copies of crossKeys / crossValues across decode steps.
     LifetimeToken lifetime;
@@ -41,6 +44,9 @@ struct EncoderOutput {
 /// crossAttention the decoder->encoder probabilities [heads, q, S] per decoder layer.
 struct Seq2SeqStepResult : StepResult {
     std::vector<Tensor> crossAttention;
+    /// With ForwardOptions::wantQueryKeys: per decoder layer the cross-attention queries [heads, q, headDim] (their
+    /// keys and values are EncoderOutput::crossKeys / crossValues; the self-attention's are in the KV cache).
+    std::vector<Tensor> crossQueries;
 };
 
 class EncoderDecoderModel : public Model {

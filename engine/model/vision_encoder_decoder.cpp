@@ -100,6 +100,9 @@ std::shared_ptr<const EncoderOutput> VisionEncoderDecoderModel::encode(
     const auto projected = m_decoder->encode(states, projectOnly);
     out->attention = std::move(image.attention);
     out->hiddenStates = std::move(image.hiddenStates);
+    out->queries = std::move(image.queries); // with ForwardOptions::wantQueryKeys
+    out->keys = std::move(image.keys);
+    out->values = std::move(image.values);
     out->crossKeys = projected->crossKeys;
     out->crossValues = projected->crossValues;
     out->seconds = image.seconds + projected->seconds;

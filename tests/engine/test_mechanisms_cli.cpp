@@ -13,20 +13,6 @@
 namespace attn {
 namespace {
 
-/// Largest |all[head] - exact.npy| for attention [heads, T, T]; infinity when T differs.
-double headVersusExact(const Tensor& all, int64_t head, const std::string& dir)
-{
-    const Tensor exact = readNpy(dir + "/exact.npy");
-    const int64_t T = exact.dim(0);
-    EXPECT_EQ(all.dim(1), T);
-    if (all.dim(1) != T) return INFINITY;
-    double worst = 0.0;
-    for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j)
-            worst = std::max(worst, static_cast<double>(std::abs(all.at({ head, i, j }) - exact.at({ i, j }))));
-    return worst;
-}
-
 /// Largest |a - b| over head `head` of attn.L{layer}.npy [heads, T, T] and exact.npy [T, T].
 double exactVersusAttention(const std::string& model, const std::string& tokens, int layer, int head)
 {
@@ -40,7 +26,7 @@ double exactVersusAttention(const std::string& model, const std::string& tokens,
     const std::string dir = test::runMechanismsCli(
         model + " --tokens " + tokens + " --layer " + std::to_string(layer) + " --head " + std::to_string(head),
         "exact");
-    return headVersusExact(readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy"), head, dir);
+    return test::headVersusExact(readNpy(attnDir + "/attn.L" + std::to_string(layer) + ".npy"), head, dir);
 }
 
 // The model computes in float32 (scores of magnitude up to ~20 rounded at ~1e-6 by its GEMM), the mechanisms in
@@ -68,7 +54,8 @@ double exactVersusGolden(const std::string& fixture, const std::string& input, i
     const std::string dir = test::sharedPath("fixtures/hf-tiny/" + fixture);
     const std::string out = test::runMechanismsCli(
         dir + " " + input + " --layer " + std::to_string(layer) + " --head " + std::to_string(head), "exact");
-    return headVersusExact(readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy"), head, out);
+    return test::headVersusExact(
+        readNpy(dir + "/golden/item0/attentions.L0" + std::to_string(layer) + ".npy"), head, out);
 }
 
 // Encoders (the q/k/v hook): exact.npy against HF transformers' eager attention at the manifests' tolerance (1e-5,
@@ -219,9 +206,11 @@ TEST(MechanismsCli, BadRequestsFailClearly)
         stories + " --tokens 1,2,3 --layer 9 --head 0 --variant exact", "outside the model's 5 layers");
     test::expectMechanismsFails(
         stories + " --tokens 1,2,3 --layer 0 --head 0 --variant gqa:3", "G must divide the layer's 4 KV heads");
-    test::expectMechanismsFails(
-        test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --layer 0 --head 0 --variant exact",
-        "this model's kind is encoder-decoder");
+    const std::string marian = test::sharedPath("fixtures/hf-tiny/marian") + " --tokens 1,2,3 --head 0 --variant exact";
+    test::expectMechanismsFails(marian + " --layer 0 --block middle", "expected encoder, decoder or cross");
+    test::expectMechanismsFails(marian + " --layer 2 --block cross", "outside the model's 2 cross layers");
+    test::expectMechanismsFails(stories + " --tokens 1,2,3 --layer 0 --head 0 --block cross --variant exact",
+        "--block, --decoder-tokens and --features are for encoder-decoder models");
     test::expectMechanismsFails(
         test::sharedPath("fixtures/hf-tiny/vit") + " --layer 0 --head 0 --variant exact", "--image");
 }

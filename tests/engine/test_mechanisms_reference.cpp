@@ -17,10 +17,6 @@
 namespace attn {
 namespace {
 
-constexpr double kProbTol = 1e-6;
-constexpr double kMetricTol = 1e-6;
-constexpr double kFitTol = 1e-4;
-
 const std::vector<std::string>& variants()
 {
     static const std::vector<std::string> all = { "exact", "unscaled", "general", "concat", "additive", "alibi",
@@ -28,58 +24,6 @@ const std::vector<std::string>& variants()
         "lsh:8:1", "linformer:4:3", "linformer:32:9", "performer:16:2", "performer:5:4", "flash:1:1", "flash:4:4",
         "flash:5:3", "flash:16:16", "flash:13:2" };
     return all;
-}
-
-void expectMatchesReference(const nlohmann::json& r)
-{
-    SCOPED_TRACE(r.dump());
-    ASSERT_TRUE(r.contains("probs_err"));
-    EXPECT_LE(r["exact_err"].get<double>(), kProbTol);
-    EXPECT_LE(r["probs_err"].get<double>(), kProbTol);
-    EXPECT_LE(r["out_err"].get<double>(), kProbTol * r["out_scale"].get<double>());
-    EXPECT_LE(r["out_rel_err_err"].get<double>(), kMetricTol);
-    EXPECT_LE(r["entropy_err"].get<double>(), kMetricTol);
-    if (r.contains("kl_err")) {
-        EXPECT_LE(r["kl_err"].get<double>(), kMetricTol);
-        EXPECT_LE(r["mass_kept_err"].get<double>(), kMetricTol);
-    } else {
-        EXPECT_TRUE(r["kl_null"].get<bool>()) << "Linformer's kl_mean / mass_kept must be null";
-    }
-    if (r.contains("mask_mismatches")) {
-        EXPECT_EQ(r["mask_mismatches"].get<int>(), 0);
-    }
-    if (r.contains("fit_rel_err")) {
-        EXPECT_LE(r["fit_rel_err"].get<double>(), kFitTol);
-    }
-    if (r.contains("orthogonality_err")) {
-        EXPECT_LE(r["orthogonality_err"].get<double>(), kProbTol);
-    }
-    if (r.contains("slope_err")) {
-        EXPECT_LE(r["slope_err"].get<double>(), 1e-9);
-    }
-    if (r.contains("rotations_shape_ok")) {
-        EXPECT_TRUE(r["rotations_shape_ok"].get<bool>());
-    }
-    if (r.contains("projection_shape_ok")) {
-        EXPECT_TRUE(r["projection_shape_ok"].get<bool>());
-    }
-    if (r.contains("flash_out_err")) {
-        // The bound: flash equals exact to 1e-6, for block sizes that do and do not divide T.
-        EXPECT_LE(r["flash_out_err"].get<double>(), 1e-6 * r["out_scale"].get<double>());
-        EXPECT_LE(r["flash_probs_err"].get<double>(), 1e-6);
-        EXPECT_LE(r["running_final_err"].get<double>(), kProbTol);
-        EXPECT_EQ(r["bytes_err"].get<double>(), 0.0);
-    }
-    if (r.contains("unrotate_err")) {
-        // The model's own table re-applied in NumPy to q_unrotated / k_unrotated gives back q and k, relative to
-        // their largest entry: the unrotated values are stored as float32 (half an ulp, 6e-8 relative), the rest is
-        // float64 rounding.
-        EXPECT_LE(r["unrotate_err"].get<double>(), kProbTol);
-    }
-    if (r.contains("cache_err")) {
-        EXPECT_EQ(r["cache_err"].get<double>(), 0.0);
-        EXPECT_EQ(r["own_kv_err"].get<double>(), 0.0);
-    }
 }
 
 struct Source {
@@ -120,7 +64,7 @@ TEST_P(MechanismsReference, MatchesNumPy)
     const auto& [sourceIndex, variant] = GetParam();
     const Source source = sources()[static_cast<size_t>(sourceIndex)];
     const std::string dir = test::runMechanismsCli(source.args, variant);
-    expectMatchesReference(test::numpyReference(dir));
+    test::expectMatchesReference(test::numpyReference(dir));
 }
 
 // Swin's shifted windows need a patch grid: the ViT fixture's 4 x 4 patches after [CLS], and synthetic input with a
@@ -134,10 +78,10 @@ TEST(MechanismsReferenceSwin, MatchesSwinsShiftAndMask)
         const nlohmann::json m = test::readJsonFile(dir + "/metrics.json");
         EXPECT_EQ(m["grid_rows"], 4);
         EXPECT_EQ(m["prefix_tokens"], 1);
-        expectMatchesReference(test::numpyReference(dir));
+        test::expectMatchesReference(test::numpyReference(dir));
     }
     for (const char* variant : { "swin:3:0", "swin:3:1", "swin:2:1", "swin:6:5" })
-        expectMatchesReference(
+        test::expectMatchesReference(
             test::numpyReference(test::runMechanismsCli("--synthetic --tokens-count 36 --d-k 8 --seed 4", variant)));
 }
 

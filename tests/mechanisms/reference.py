@@ -176,10 +176,15 @@ def main(folder):
     inp = m["input"]
     causal, window, scale = inp["causal"], inp["sliding_window"], inp["scale"]
     learned = inp.get("learned_score", "none")
+    try:  # T5: the head's relative position bias, added to every score the model's own way of scoring gives
+        bias = load(folder, "position_bias")
+    except FileNotFoundError:
+        bias = 0.0
     if learned == "none":
-        keep = model_mask(T, causal, window)
+        # a transformer's cross-attention [T, S] sees every encoder key
+        keep = np.ones((T, k.shape[0]), bool) if inp.get("cross") else model_mask(T, causal, window)
         raw = q @ k.T
-        own = raw * scale
+        own = raw * scale + bias
     else:  # an RNN's cross-attention [T, S]: no mask, its trained score
         keep = np.ones((T, k.shape[0]), bool)
         raw = q @ k.T if q.shape[1] == k.shape[1] else None
@@ -195,7 +200,7 @@ def main(folder):
     if name == "exact":
         probs = exact
     elif name == "unscaled":
-        probs = masked_softmax(raw, keep)
+        probs = masked_softmax(raw + bias, keep)
     elif name == "general":
         w = load(folder, "params")
         probs = masked_softmax(q @ w @ k.T, keep)
@@ -244,20 +249,20 @@ def main(folder):
             report["rotations_shape_ok"] = r.shape == (d, nums[0] // 2)
         mask = pattern & keep
         report["mask_mismatches"] = int((load(folder, "mask").astype(bool) != mask).sum())
-        probs = masked_softmax(raw * scale, mask)
+        probs = masked_softmax(own, mask)
     elif name == "linformer":
         e, f = load(folder, "E"), load(folder, "F")
         report["projection_shape_ok"] = e.shape == (nums[0], T) and f.shape == (nums[0], T)
         probs = masked_softmax(q @ (e @ k).T * scale, np.ones((T, nums[0]), bool))
         out = probs @ (f @ v)
-        reference = masked_softmax(raw * scale, np.ones((T, T), bool))
+        reference = masked_softmax(own, np.ones((T, T), bool))
     elif name == "performer":
         w = load(folder, "features")
         x_q, x_k = q * math.sqrt(scale), k * math.sqrt(scale)
 
         def phi(x):
             return np.exp(x @ w.T - 0.5 * (x * x).sum(axis=1, keepdims=True)) / math.sqrt(w.shape[0])
-        kernel = np.where(keep, phi(x_q) @ phi(x_k).T, 0.0)
+        kernel = np.where(keep, phi(x_q) @ phi(x_k).T * np.exp(bias), 0.0)
         probs = kernel / kernel.sum(axis=1, keepdims=True)
         worst = 0.0
         for start in range(0, w.shape[0], d):
@@ -269,7 +274,7 @@ def main(folder):
         bq, bk = nums
         probs = exact
         run_max, run_sum = load(folder, "running_max"), load(folder, "running_sum")
-        s = np.where(keep, raw * scale, -np.inf)
+        s = np.where(keep, own, -np.inf)
         final_max = s.max(axis=1)
         final_sum = np.where(keep, np.exp(s - final_max[:, None]), 0).sum(axis=1)
         report["running_final_err"] = float(max((np.abs(run_max[-1] - final_max) / np.maximum(1, np.abs(final_max))).max(),
@@ -304,7 +309,7 @@ def main(folder):
             kr = rope_rotate(ku, np.cos(angle), np.sin(angle), inter)
         else:
             qr, kr = qu, ku
-        probs = masked_softmax(qr @ kr.T * scale, keep)
+        probs = masked_softmax(qr @ kr.T * scale + bias, keep)
     elif name == "gqa":
         kh, vh = load(folder, "k_heads"), load(folder, "v_heads")
         groups, hkv = nums[0], kh.shape[0]
@@ -313,7 +318,7 @@ def main(folder):
         g = kv_head // per
         kp, vp = kh[g * per:(g + 1) * per].mean(axis=0), vh[g * per:(g + 1) * per].mean(axis=0)
         report["own_kv_err"] = float(max(np.abs(kh[kv_head] - k).max(), np.abs(vh[kv_head] - v).max()))
-        probs = masked_softmax(q @ kp.T * scale, keep)
+        probs = masked_softmax(q @ kp.T * scale + bias, keep)
         out = probs @ vp
         report["cache_err"] = abs(m["kv_cache_bytes"] - 2 * T * groups * d * 4)
     else:

@@ -21,6 +21,7 @@
 #include <QTest>
 #include <qcustomplot.h>
 
+#include <Eigen/Core>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -96,20 +96,28 @@ std::vector<std::string> rowLabels(HeatmapView& view)
     return out;
 }
 
+/// Opens `d` in `window` (at 1280x800) and waits for its first run (or an error, in window.lastError()); returns the
+/// Mechanisms tab, shown, on model heads.
+MechanismsPanel& openDemoHeads(MainWindow& window, const DemoModel& d)
+{
+    window.resize(1280, 800);
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openDemo(d);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return shown.count() >= 1 || !window.lastError().isEmpty(); }, kTimeoutMs));
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    return panel;
+}
+
 TEST(MechanismsModels, GruDemoHeadEqualsTheCli)
 {
     const DemoModel gru = demo("demo-translate-gru");
     const uint64_t loadsBefore = modelLoads();
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openDemo(gru);
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    MechanismsPanel& panel = openDemoHeads(window, gru);
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
-    MechanismsPanel& panel = *window.mechanismsPanel();
-    window.tabs()->setCurrentWidget(&panel);
-    panel.setSynthetic(false);
     const MechanismsPtr r = computeAndWait(panel, "additive");
     ASSERT_TRUE(r) << panel.status().toStdString();
     EXPECT_EQ(r->inputs.learned.kind, LearnedScoreKind::Additive); // the demo's trained Bahdanau score
@@ -240,6 +248,63 @@ TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
     EXPECT_FALSE(r->linformerSweep.empty());
     EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the Vision tab opened";
     saveScreenshots(window, panel, "mechanisms-vit");
+}
+
+// The MarianMT-layout demo: its encoder, decoder and cross-attention heads on the main input and its teacher-forced
+// target, equal to the CLI's for the same ids (--block), rows and columns labelled by the side they come from.
+TEST(MechanismsModels, MarianDemoBlocksEqualTheCli)
+{
+    const DemoModel marian = demo("demo-translate-marian");
+    const uint64_t loadsBefore = modelLoads();
+    MainWindow window;
+    MechanismsPanel& panel = openDemoHeads(window, marian);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    panel.setBlock(AttentionBlock::Cross);
+    panel.setHead(1, 2);
+    const MechanismsPtr cross = computeAndWait(panel, "general");
+    ASSERT_TRUE(cross) << panel.status().toStdString();
+    ASSERT_TRUE(cross->inputs.cross);
+    const MechanismsRequest& request = cross->request;
+    ASSERT_FALSE(request.targetIds.empty());
+    auto ids = [](const std::vector<int64_t>& v) {
+        std::string out;
+        for (const int64_t id : v)
+            out += (out.empty() ? "" : ",") + std::to_string(id);
+        return out;
+    };
+    const std::string args = "'" + marian.path.toStdString() + "' --tokens " + ids(request.sourceIds)
+        + " --decoder-tokens " + ids(request.targetIds);
+    const CliRun cli = runCli(args + " --block cross --layer 1 --head 2 --variant general");
+    ComparePage& compare = *panel.comparePage();
+    expectViewNear(*compare.exactView(), cli.npy("exact"), kTolerance);
+    expectViewNear(*compare.variantView(), cli.npy("probs"), kTolerance);
+    expectMetricsMatch(*cross, cli.metrics);
+    // Rows are the decoder's inputs, columns the source's tokens.
+    EXPECT_EQ(rowLabels(*compare.exactView()).size(), request.targetIds.size());
+    EXPECT_EQ(compare.exactView()->snapshot()->tokens().size(), request.sourceIds.size());
+    EXPECT_TRUE(panel.flashPage()->summary()->text().contains("self-attention head"));
+    saveScreenshots(window, panel, "mechanisms-marian-cross");
+
+    panel.setBlock(AttentionBlock::Decoder);
+    panel.setHead(0, 1);
+    const MechanismsPtr decoder = computeAndWait(panel, "window:2");
+    ASSERT_TRUE(decoder) << panel.status().toStdString();
+    EXPECT_TRUE(decoder->inputs.causal);
+    const CliRun cliDecoder = runCli(args + " --block decoder --layer 0 --head 1 --variant window:2");
+    expectViewNear(*compare.exactView(), cliDecoder.npy("exact"), kTolerance);
+    expectViewNear(*compare.variantView(), cliDecoder.npy("probs"), kTolerance);
+    expectMetricsMatch(*decoder, cliDecoder.metrics);
+    EXPECT_FALSE(decoder->linformerSweep.empty());
+    saveScreenshots(window, panel, "mechanisms-marian-decoder");
+
+    panel.setBlock(AttentionBlock::Encoder);
+    const MechanismsPtr encoder = computeAndWait(panel, "flash:3:2");
+    ASSERT_TRUE(encoder) << panel.status().toStdString();
+    EXPECT_FALSE(encoder->inputs.causal);
+    const CliRun cliEncoder = runCli(args + " --block encoder --layer 0 --head 1 --variant flash:3:2");
+    expectViewNear(*compare.exactView(), cliEncoder.npy("exact"), kTolerance);
+    EXPECT_EQ(rowLabels(*compare.exactView()).size(), request.sourceIds.size());
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the other tabs opened";
 }
 
 } // namespace

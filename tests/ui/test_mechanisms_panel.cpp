@@ -26,6 +26,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLayout>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTabWidget>
@@ -248,6 +249,21 @@ TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
     panel.compute();
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
     EXPECT_TRUE(panel.status().contains("at least 1"));
+
+    // Cancel stops the job in flight at its next stage: no answer arrives and the status says so.
+    failed.clear();
+    shown.clear();
+    panel.setVariant("exact");
+    panel.compute();
+    QPushButton* cancel = nullptr;
+    for (QPushButton* button : panel.findChildren<QPushButton*>())
+        if (button->text() == "Cancel") cancel = button;
+    ASSERT_NE(cancel, nullptr);
+    cancel->click();
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
+    EXPECT_TRUE(panel.status().contains("cancelled")) << panel.status().toStdString();
+    QTest::qWait(300);
+    EXPECT_EQ(shown.count(), 0);
 }
 
 TEST(MechanismsPanel, RunsAnEncoderHead)

@@ -14,7 +14,6 @@
 namespace attn {
 class Backend;
 class ModelRegistry;
-class Session;
 }
 
 namespace attn::ui {
@@ -61,9 +60,6 @@ public:
     /// Image-to-text models: one request of the Caption tab; the caption as it stands afterwards. Throws Error for
     /// other models, and Cancelled when progress() returns false (asked per encoder layer when an image is opened).
     virtual CaptionPtr caption(const CaptionRequest& request, const ProgressFn& progress);
-    /// The session of the last run, for requests that read a head's q, k, v (the Mechanisms tab); null for models
-    /// that do not run in a session.
-    virtual const Session* session() const { return nullptr; }
     /// Later runs compute attention with `backend` (null: the CPU attention core directly).
     void setBackend(std::shared_ptr<Backend> backend) { m_backend = std::move(backend); }
 

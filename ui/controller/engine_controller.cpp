@@ -12,8 +12,6 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     qRegisterMetaType<attn::ui::RunPtr>("attn::ui::RunPtr");
     qRegisterMetaType<attn::ui::CaptionPtr>("attn::ui::CaptionPtr");
     qRegisterMetaType<attn::ui::CaptionRequest>("attn::ui::CaptionRequest");
-    qRegisterMetaType<attn::ui::MechanismsRequestPtr>("attn::ui::MechanismsRequestPtr");
-    qRegisterMetaType<attn::ui::MechanismsPtr>("attn::ui::MechanismsPtr");
 
     m_thread.setObjectName("engine");
     auto* worker = m_worker = new EngineWorker(std::move(factory), m_cancel);
@@ -24,7 +22,6 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
     connect(this, &EngineController::requestRun, worker, &EngineWorker::run);
     connect(this, &EngineController::requestBackend, worker, &EngineWorker::setBackend);
     connect(this, &EngineController::requestCaption, worker, &EngineWorker::caption);
-    connect(this, &EngineController::requestMechanisms, worker, &EngineWorker::mechanisms);
     connect(this, &EngineController::requestClose, worker, &EngineWorker::closeModel);
 
     connect(worker, &EngineWorker::modelLoaded, this, [this](quint64 id, SummaryPtr summary) {
@@ -45,9 +42,6 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         if (id != m_latestCaption || m_latestCaption < m_latestLoad) return;
         emit captionReady(std::move(caption));
     });
-    connect(worker, &EngineWorker::mechanismsReady, this, [this](quint64 id, MechanismsPtr result) {
-        if (id == m_latestMechanisms && id > m_latestLoad) emit mechanismsReady(std::move(result));
-    });
     connect(worker, &EngineWorker::backendChanged, this,
         [this](quint64 id, const QString& description, const QString& notice) {
             if (id != m_latestBackend) return;
@@ -62,13 +56,11 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestTokenize[0]
             || id == m_latestTokenize[1] || id == m_latestBackend || id == m_latestCaption;
         finish(id);
-        if (id == m_latestMechanisms) emit mechanismsFailed(message);
         if (current) emit failed(message);
     });
     connect(worker, &EngineWorker::cancelled, this, [this](quint64 id) {
         const bool current = id == m_latestLoad || id == m_latestRun || id == m_latestCaption;
         finish(id);
-        if (id == m_latestMechanisms) emit mechanismsFailed(tr("cancelled"));
         if (current) emit cancelled();
     });
     connect(worker, &EngineWorker::progress, this, [this](quint64 id, int step, int total) {
@@ -128,14 +120,6 @@ quint64 EngineController::caption(const CaptionRequest& request) {
     return id;
 }
 
-quint64 EngineController::computeMechanisms(MechanismsRequestPtr request) {
-    const quint64 id = ++m_nextId;
-    raise(m_cancel->mechanismsUpTo, id - 1);
-    m_latestMechanisms = id;
-    emit requestMechanisms(id, std::move(request));
-    return id;
-}
-
 void EngineController::submit(std::function<void(EngineContext&)> job) {
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, job = std::move(job)] { w->runJob(job); }, Qt::QueuedConnection);
@@ -171,7 +155,6 @@ void EngineController::derive(
 void EngineController::cancel() {
     raise(m_cancel->loadsUpTo, m_nextId);
     raise(m_cancel->runsUpTo, m_nextId);
-    raise(m_cancel->mechanismsUpTo, m_nextId);
 }
 
 void EngineController::finish(quint64 id) {

@@ -30,9 +30,6 @@ public:
     /// A Caption tab request (image-to-text models). Opening or restarting abandons older caption requests still
     /// queued; steps queue up, and only the answer to the latest is passed on (it shows every step before it).
     quint64 caption(const attn::ui::CaptionRequest& request);
-    /// The Mechanisms tab's request; only the latest one's answer arrives (mechanismsReady), and a new one cancels the
-    /// older ones still in flight.
-    quint64 computeMechanisms(MechanismsRequestPtr request);
     /// Later loads and runs use `choice`; backendChanged() follows once the backend exists.
     void setBackend(attn::BackendChoice choice);
     /// The backend in use as last reported ("cpu: …", "vulkan: …"); empty before the first backendChanged().
@@ -62,9 +59,6 @@ signals:
     void tokenized(attn::ui::TokensPtr tokens, bool target);
     void runReady(attn::ui::RunPtr run);
     void captionReady(attn::ui::CaptionPtr caption);
-    void mechanismsReady(attn::ui::MechanismsPtr result);
-    /// The latest mechanisms request failed or was cancelled (also sent as failed() / cancelled()).
-    void mechanismsFailed(const QString& message);
     void failed(const QString& message);
     void cancelled();
     void progress(int step, int total);
@@ -82,7 +76,6 @@ signals:
     void requestRun(quint64 id, const QString& text, const QString& target);
     void requestCaption(quint64 id, const attn::ui::CaptionRequest& request);
     void requestBackend(quint64 id, int choice);
-    void requestMechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
     void requestClose(quint64 id);
 
 private:
@@ -102,7 +95,6 @@ private:
     quint64 m_latestCaption = 0;
     quint64 m_pendingCaption = 0;
     quint64 m_latestBackend = 0;
-    quint64 m_latestMechanisms = 0;
     QString m_backendDescription;
 };
 

@@ -56,7 +56,6 @@ public:
     }
 
     const ModelSummary& summary() const override { return m_summary; }
-    const Session* session() const override { return m_session->length() > 0 ? m_session.get() : nullptr; }
 
     std::vector<TokenChip> tokenize(const std::string& text, bool target) override {
         if (target) throw Error("this model has no target side: it is not an encoder-decoder");

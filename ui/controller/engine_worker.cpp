@@ -96,16 +96,6 @@ void EngineWorker::caption(quint64 id, const CaptionRequest& request) {
     });
 }
 
-void EngineWorker::mechanisms(quint64 id, MechanismsRequestPtr request) {
-    guarded(id, [&] {
-        const auto keepGoing = [this, id] { return id > m_cancel->mechanismsUpTo.load(); };
-        if (!keepGoing()) throw Cancelled();
-        emit mechanismsReady(id,
-            computeMechanisms(
-                *request, m_provider ? m_provider->session() : nullptr, m_context.models(), keepGoing));
-    });
-}
-
 void EngineWorker::closeModel(quint64) {
     m_provider.reset();
     m_context.dropSessions();

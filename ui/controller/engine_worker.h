@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include "controller/attention_provider.h"
-#include "mechanisms/mechanisms_request.h"
 #include "service/engine_context.h"
 
 #include <QObject>
@@ -21,7 +20,6 @@ using TokensPtr = std::shared_ptr<const std::vector<TokenChip>>;
 struct CancelBounds {
     std::atomic<quint64> loadsUpTo { 0 };
     std::atomic<quint64> runsUpTo { 0 };
-    std::atomic<quint64> mechanismsUpTo { 0 };
 };
 
 /// Lives on the engine thread, the app's only one, and alone owns the models (through its EngineContext), the
@@ -41,8 +39,6 @@ public slots:
     void caption(quint64 id, const attn::ui::CaptionRequest& request);
     /// `choice` is an attn::BackendChoice. Vulkan without a device runs on the CPU and says so in the notice.
     void setBackend(quint64 id, int choice);
-    /// The Mechanisms tab: one head (of the last run, or synthetic) through an attention variant.
-    void mechanisms(quint64 id, attn::ui::MechanismsRequestPtr request);
     /// Frees the model and every tab's engine state.
     void closeModel(quint64 id);
     /// A tab's job, run after the requests sent before it; it reports back by itself (EngineController::post).
@@ -55,7 +51,6 @@ signals:
     void tokenized(quint64 id, attn::ui::TokensPtr tokens, bool target);
     void runReady(quint64 id, attn::ui::RunPtr run);
     void captionReady(quint64 id, attn::ui::CaptionPtr caption);
-    void mechanismsReady(quint64 id, attn::ui::MechanismsPtr result);
     void failed(quint64 id, const QString& message);
     void cancelled(quint64 id);
     void progress(quint64 id, int step, int total);

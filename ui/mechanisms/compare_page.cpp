@@ -24,10 +24,18 @@ QString metricText(double value)
 QString selfAttentionOnly(const MechanismsResult& r)
 {
     if (r.inputs.isSelfAttention()) return {};
-    return QObject::tr("This head is an RNN seq2seq model's cross-attention with its learned %1 score: the scoring "
-                       "functions (Exact vs variant), the temperature and the entropy apply; this page needs a "
-                       "self-attention head (a transformer's or synthetic input).")
-        .arg(QString::fromStdString(learnedScoreName(r.inputs.learned.kind)));
+    const bool transformer = r.inputs.learned.kind == LearnedScoreKind::None;
+    const QString head = transformer
+        ? QObject::tr("a transformer's cross-attention (%1 decoder queries over %2 encoder keys)")
+              .arg(r.inputs.tokens())
+              .arg(r.inputs.keyCount())
+        : QObject::tr("an RNN seq2seq model's cross-attention with its learned %1 score")
+              .arg(QString::fromStdString(learnedScoreName(r.inputs.learned.kind)));
+    return QObject::tr("This head is %1: the scoring functions (Exact vs variant), the temperature and the entropy "
+                       "apply; this page needs a self-attention head (%2).")
+        .arg(head,
+            transformer ? QObject::tr("pick the encoder or decoder block, or synthetic input")
+                        : QObject::tr("a transformer's or synthetic input"));
 }
 
 ComparePage::ComparePage(QWidget* parent)

@@ -52,11 +52,12 @@ void EntropyPage::showResult(const MechanismsResult& r)
                          .arg(uniform.isEmpty() ? tr("none") : uniform.join(", "))
                          .arg(t.nearOneHot)
                          .arg(oneHot.isEmpty() ? tr("none") : oneHot.join(", "))
-        // The entropy flags candidates; what removing a head costs is measured by the pruning command.
-        + (r.inputs.causal ? tr("<br>Entropy only flags candidates: <tt>attnscope-cli prune MODEL --corpus FILE --out "
-                                "DIR</tt> measures each head's importance (the loss when it is removed) and the greedy "
-                                "pruning curve.")
-                           : QString()));
+        // The entropy flags candidates; what removing a decoder's head costs is measured by the pruning command.
+        + (r.inputs.causal && r.request.source == HeadSource::Session
+                ? tr("<br>Entropy only flags candidates: <tt>attnscope-cli prune MODEL --corpus FILE --out "
+                     "DIR</tt> measures each head's importance (the loss when it is removed) and the greedy "
+                     "pruning curve.")
+                : QString()));
 }
 
 } // namespace attn::ui

@@ -53,8 +53,8 @@ ScalePoint headScalePoint(const HeadInputs& in)
 
 } // namespace
 
-MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session* session, const ModelRegistry& models,
-    const std::function<bool()>& keepGoing)
+MechanismsPtr computeMechanisms(
+    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing)
 {
     auto checkpoint = [&] {
         if (!keepGoing()) throw Cancelled();
@@ -65,7 +65,7 @@ MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session*
     if (request.synthetic) {
         r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
     } else {
-        model = readModelHeads(request, session, models);
+        model = readModelHeads(request, models, keepGoing);
         const auto heads = static_cast<int64_t>(model->layer.size());
         if (request.head < 0 || request.head >= heads)
             throw Error(

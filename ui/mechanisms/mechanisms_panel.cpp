@@ -55,16 +55,24 @@ QSpinBox* spin(int low, int high, int value)
 
 MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     : QWidget(parent)
-    , m_controller(controller)
 {
     m_timer = new QTimer(this);
     m_timer->setSingleShot(true);
     m_timer->setInterval(kCoalesceMs);
     connect(m_timer, &QTimer::timeout, this, &MechanismsPanel::compute);
 
+    m_runner = new InterventionRunner(controller, "mechanisms", this);
     m_source = new QComboBox;
     m_source->addItem(tr("Model head"));
     m_source->addItem(tr("Synthetic q, k, v ~ N(0, 1)"));
+    m_block = new QComboBox;
+    m_block->setObjectName("mechanismBlock");
+    m_block->addItem(tr("Encoder self"), static_cast<int>(AttentionBlock::Encoder));
+    m_block->addItem(tr("Decoder self"), static_cast<int>(AttentionBlock::Decoder));
+    m_block->addItem(tr("Cross"), static_cast<int>(AttentionBlock::Cross));
+    m_block->setToolTip(tr("Encoder-decoders: the encoder's self-attention, the decoder's (causal) self-attention or "
+                           "the decoder's cross-attention over the source"));
+    m_blockLabel = new QLabel(tr("Block"));
     m_layer = spin(0, 0, 0);
     m_head = spin(0, 0, 0);
     m_tokensCount = spin(2, 512, 32);
@@ -107,6 +115,8 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     };
     add(input, tr("Input:"), m_source);
     input->addSpacing(8);
+    input->addWidget(m_blockLabel);
+    input->addWidget(m_block);
     add(input, tr("Layer"), m_layer);
     add(input, tr("Head"), m_head);
     input->addSpacing(8);
@@ -144,8 +154,9 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     // Empty heatmaps and plots before the first result would only show default axes: say what the tab does instead.
     m_placeholder
         = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
-                        "<p>Pick the input, a model head (after a run: decoders, BERT, an RNN seq2seq model, "
-                        "or an image model's classified image) or synthetic q, k, v, and a variant, then "
+                        "<p>Pick the input, a model head (after a run: decoders, BERT, an encoder-decoder's encoder, "
+                        "decoder or cross-attention, an RNN seq2seq model, or an image model's classified image) or "
+                        "synthetic q, k, v, and a variant, then "
                         "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
                         "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
                         "entropy of every head.</p>"));
@@ -175,12 +186,16 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     });
     connect(m_params, &QLineEdit::returnPressed, this, &MechanismsPanel::compute);
     connect(m_run, &QPushButton::clicked, this, &MechanismsPanel::compute);
-    connect(m_cancel, &QPushButton::clicked, m_controller, &EngineController::cancel);
+    connect(m_block, &QComboBox::currentIndexChanged, this, [this] {
+        updateBlockRanges();
+        schedule();
+    });
+    connect(m_cancel, &QPushButton::clicked, m_runner, &InterventionRunner::cancel);
     connect(m_export, &QPushButton::clicked, this, &MechanismsPanel::chooseExport);
     connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
     connect(m_gqa, &GqaPage::groupsChanged, this, &MechanismsPanel::compute);
-    connect(m_controller, &EngineController::mechanismsReady, this, &MechanismsPanel::showResult);
-    connect(m_controller, &EngineController::mechanismsFailed, this, &MechanismsPanel::showFailure);
+    connect(m_runner, &InterventionRunner::failed, this, &MechanismsPanel::showFailure);
+    connect(m_runner, &InterventionRunner::cancelled, this, [this] { showFailure(tr("cancelled")); });
     setVariant("window:4");
     setSynthetic(true);
     m_timer->stop(); // nothing to compute until the tab is shown or asked
@@ -188,16 +203,25 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
 
 void MechanismsPanel::setModel(SummaryPtr summary)
 {
+    m_runner->forget(); // an answer about the model before is not shown
     m_noHeads.clear();
     m_pixels.reset();
-    m_modelPath.clear();
+    m_modelPath = summary ? QString::fromStdString(summary->path) : QString();
     m_tokens.clear();
+    m_target.clear();
     const ModelKind kind = summary ? summary->config.kind : ModelKind::Decoder;
     if (summary && isRnnSeq2SeqFolder(summary->path)) {
-        m_modelPath = QString::fromStdString(summary->path);
         offerHeads(HeadSource::RnnSeq2Seq, 1, 1); // one cross-attention
     } else if (summary && (kind == ModelKind::Decoder || kind == ModelKind::Encoder)) {
         offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);
+    } else if (summary && kind == ModelKind::EncoderDecoder) { // text only: Whisper is ModelKind::Speech
+        const ModelConfig& c = summary->config;
+        m_encoderLayers = c.numLayers;
+        m_encoderHeads = c.numHeads;
+        m_decoderLayers = c.numDecoderLayers;
+        m_decoderHeads = c.numDecoderHeads;
+        offerHeads(HeadSource::Seq2Seq, c.numLayers, c.numHeads);
+        updateBlockRanges();
     } else {
         offerHeads(HeadSource::Session, 0, 0);
         if (summary)
@@ -232,9 +256,10 @@ void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t head
     updateInputControls();
 }
 
-void MechanismsPanel::runChanged(const std::vector<TokenChip>& tokens)
+void MechanismsPanel::runChanged(const std::vector<TokenChip>& tokens, const std::vector<TokenChip>& target)
 {
     m_tokens = tokens;
+    m_target = target;
     if (m_source->currentIndex() == 0 && isVisible()) schedule();
 }
 
@@ -242,6 +267,19 @@ void MechanismsPanel::setHead(int64_t layer, int64_t head)
 {
     m_layer->setValue(static_cast<int>(layer));
     m_head->setValue(static_cast<int>(head));
+}
+
+void MechanismsPanel::setBlock(AttentionBlock block)
+{
+    m_block->setCurrentIndex(m_block->findData(static_cast<int>(block)));
+}
+
+void MechanismsPanel::updateBlockRanges()
+{
+    if (m_headSource != HeadSource::Seq2Seq) return;
+    const bool encoder = m_block->currentData().toInt() == static_cast<int>(AttentionBlock::Encoder);
+    m_layer->setRange(0, static_cast<int>(std::max<int64_t>(1, encoder ? m_encoderLayers : m_decoderLayers)) - 1);
+    m_head->setRange(0, static_cast<int>(std::max<int64_t>(1, encoder ? m_encoderHeads : m_decoderHeads)) - 1);
 }
 
 void MechanismsPanel::setSynthetic(bool synthetic)
@@ -280,6 +318,10 @@ void MechanismsPanel::updateInputControls()
     m_head->setEnabled(!synthetic);
     m_tokensCount->setEnabled(synthetic);
     m_dk->setEnabled(synthetic);
+    const bool blocks = m_headSource == HeadSource::Seq2Seq;
+    m_block->setVisible(blocks);
+    m_blockLabel->setVisible(blocks);
+    m_block->setEnabled(!synthetic);
 }
 
 void MechanismsPanel::schedule()
@@ -304,6 +346,9 @@ void MechanismsPanel::compute()
     request->modelPath = m_modelPath.toStdString();
     for (const TokenChip& chip : m_tokens)
         request->sourceIds.push_back(chip.id);
+    for (const TokenChip& chip : m_target)
+        request->targetIds.push_back(chip.id);
+    request->block = static_cast<AttentionBlock>(m_block->currentData().toInt());
     request->pixels = m_pixels;
     request->tokens = m_tokensCount->value();
     request->dk = m_dk->value();
@@ -313,7 +358,11 @@ void MechanismsPanel::compute()
     request->flashBk = m_flash->blockK();
     request->gqaGroups = m_gqa->groups();
     m_status->setText(tr("Computing %1 …").arg(variant()));
-    m_controller->computeMechanisms(std::move(request));
+    m_runner->post<MechanismsPtr>(
+        [request = MechanismsRequestPtr(std::move(request))](EngineContext& context, const RerunHooks& hooks) {
+            return computeMechanisms(*request, context.models(), [&hooks] { return !hooks.cancelRequested(); });
+        },
+        [this](MechanismsPtr result) { showResult(std::move(result)); });
 }
 
 std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::labels(const MechanismsResult& r) const
@@ -327,6 +376,12 @@ std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::label
     if (!r.queryLabels.empty())
         return { chips(r.queryLabels), r.keyLabels == r.queryLabels ? std::vector<TokenChip> {} : chips(r.keyLabels) };
     const int64_t T = r.inputs.tokens();
+    if (!r.request.synthetic && r.request.source == HeadSource::Seq2Seq) {
+        const AttentionBlock block = r.request.block;
+        const std::vector<TokenChip>& rows = block == AttentionBlock::Encoder ? m_tokens : m_target;
+        if (static_cast<int64_t>(rows.size()) == T)
+            return { rows, block == AttentionBlock::Cross ? m_tokens : std::vector<TokenChip> {} };
+    }
     if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return { m_tokens, {} };
     std::vector<TokenChip> out;
     for (int64_t i = 0; i < T; ++i) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The Mechanisms tab: the open model's head (or synthetic unit-variance q, k, v) next to the same q, k, v run through
-// a chosen attention mechanism. It computes nothing itself and owns no thread or model: every request goes to the
-// engine thread through the EngineController (stale answers dropped, cancel honoured).
+// a chosen attention mechanism. It computes nothing itself and owns no thread or model: every request is a job on the
+// engine thread (EngineController::post through an InterventionRunner: request ids, cancel, stale answers dropped).
 #include "controller/engine_controller.h"
+#include "intervention/intervention_runner.h"
+#include "mechanisms/mechanisms_request.h"
 #include "vision/vision_result.h"
 
 #include <QWidget>
@@ -32,13 +34,17 @@ class MechanismsPanel : public QWidget {
 public:
     explicit MechanismsPanel(EngineController* controller, QWidget* parent = nullptr);
 
-    /// A model opened (null: none, or one the engine's text side does not open): decoders, encoders (BERT) and RNN
-    /// seq2seq models offer their heads, encoder-decoder transformers only synthetic input.
+    /// A model opened (null: none, or one the engine's text side does not open): decoders, encoders (BERT), RNN
+    /// seq2seq models and text encoder-decoder transformers (encoder, decoder or cross-attention: the block picker)
+    /// offer their heads; speech and image-to-text models only synthetic input.
     void setModel(SummaryPtr summary);
     /// The image model at `path` classified an image: its heads on that image (the Vision tab's model, shared).
     void setImageModel(const QString& path, VisionResultPtr result);
-    /// A run finished: its tokens label the heatmaps (an RNN's are its source), and a model-head request runs again.
-    void runChanged(const std::vector<TokenChip>& tokens);
+    /// A run finished: its tokens label the heatmaps (an RNN's are its source; an encoder-decoder's `target` are its
+    /// decoder inputs), and a model-head request runs again.
+    void runChanged(const std::vector<TokenChip>& tokens, const std::vector<TokenChip>& target = {});
+    /// Encoder-decoders: which attention the heads are read from.
+    void setBlock(AttentionBlock block);
     void setHead(int64_t layer, int64_t head);
     void setSynthetic(bool synthetic);
     /// An attnscope-cli mechanisms --variant, e.g. "bigbird:4:1:2:7" (the picker and its parameter field).
@@ -75,17 +81,23 @@ private:
     void offerHeads(HeadSource source, int64_t layers, int64_t heads);
     void updateInputControls();
     void chooseExport();
+    /// Encoder-decoders: the layer and head ranges of the chosen block.
+    void updateBlockRanges();
 
-    EngineController* m_controller;
+    InterventionRunner* m_runner = nullptr; ///< the engine-thread jobs: ids, cancel, only the latest answer shown
     bool m_headed = false; ///< the open model offers heads (else only synthetic input)
     HeadSource m_headSource = HeadSource::Session;
     QString m_modelPath; ///< RNN seq2seq and image models: where the registry's copy came from
     std::shared_ptr<const Tensor> m_pixels; ///< image models: the classified image
     std::vector<TokenChip> m_tokens;
+    std::vector<TokenChip> m_target; ///< encoder-decoders: the decoder inputs of the last run
+    int64_t m_encoderLayers = 0, m_encoderHeads = 0, m_decoderLayers = 0, m_decoderHeads = 0; ///< encoder-decoders
     QString m_noHeads; ///< why a model's heads are not offered (said with each result), or empty
     MechanismsPtr m_result;
     QTimer* m_timer = nullptr;
     QComboBox* m_source = nullptr;
+    QComboBox* m_block = nullptr; ///< encoder-decoders: encoder self, decoder self or cross-attention
+    QLabel* m_blockLabel = nullptr;
     QSpinBox* m_layer = nullptr;
     QSpinBox* m_head = nullptr;
     QSpinBox* m_tokensCount = nullptr;

@@ -6,6 +6,7 @@
 #include "mechanisms/head_entropy_map.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/scale_sweep.h"
+#include "mechanisms/seq2seq_head_inputs.h"
 
 #include <functional>
 #include <memory>
@@ -15,25 +16,27 @@
 
 namespace attn {
 class ModelRegistry;
-class Session;
 }
 
 namespace attn::ui {
 
-/// Where a model head is read: the session of the last run (decoders, BERT), or, for the models that run in none,
-/// the open model's copy in the registry (never a second load).
+/// Where a model head is read, always from the open model's copy in the registry (never a second load): the request
+/// reruns the input of the last run on it.
 enum class HeadSource {
-    Session,
+    Session, ///< decoders and encoders (BERT): a session over MechanismsRequest::sourceIds
     RnnSeq2Seq, ///< the greedy translation of MechanismsRequest::sourceIds
     Image, ///< one pass over MechanismsRequest::pixels
+    Seq2Seq, ///< transformer encoder-decoders: sourceIds encoded, targetIds teacher-forced, MechanismsRequest::block
 };
 
 struct MechanismsRequest {
     bool synthetic = false; ///< synthetic unit-variance q, k, v instead of the open model's head
     int64_t layer = 0, head = 0; ///< the model head (after the last run)
     HeadSource source = HeadSource::Session;
-    std::string modelPath; ///< RnnSeq2Seq and Image: the open model, as it was opened
-    std::vector<int64_t> sourceIds; ///< RnnSeq2Seq: the last run's source ids (EOS included)
+    std::string modelPath; ///< the open model, as it was opened
+    std::vector<int64_t> sourceIds; ///< the last run's input ids (an encoder-decoder's source, EOS included)
+    std::vector<int64_t> targetIds; ///< Seq2Seq: the last run's decoder inputs (start token first)
+    AttentionBlock block = AttentionBlock::Encoder; ///< Seq2Seq: which of its attentions
     std::shared_ptr<const Tensor> pixels; ///< Image: the classified image [channels, H, W]
     int64_t tokens = 32, dk = 64; ///< synthetic size
     uint64_t seed = 0; ///< synthetic seed
@@ -84,10 +87,10 @@ struct MechanismsResult {
 };
 using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
 
-/// Computes everything the tab shows (engine thread). `session` is the open model's (null when it runs in none);
-/// `models` holds the open model for the other head sources. `keepGoing` is asked between stages; false throws
-/// attn::Cancelled. Throws Error on a bad variant or head, and when the request's model is no longer open.
-MechanismsPtr computeMechanisms(const MechanismsRequest& request, const Session* session, const ModelRegistry& models,
-    const std::function<bool()>& keepGoing);
+/// Computes everything the tab shows (engine thread); `models` holds the open model. `keepGoing` is asked between
+/// stages and inside the model's pass; false throws attn::Cancelled. Throws Error on a bad variant or head, and when
+/// the request's model is no longer open.
+MechanismsPtr computeMechanisms(
+    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing);
 
 } // namespace attn::ui

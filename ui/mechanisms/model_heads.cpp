@@ -7,6 +7,7 @@
 #include "mechanisms/vision_head_inputs.h"
 #include "model/model_source.h"
 #include "model/rnn_seq2seq.h"
+#include "model/seq2seq_model.h"
 #include "model/vision_model.h"
 #include "service/model_registry.h"
 #include "session/session.h"
@@ -34,16 +35,42 @@ Tensor oneHeadLayer(const Mat& probs)
     return t;
 }
 
-ModelHeads sessionHeads(const MechanismsRequest& request, const Session* session)
+/// The open model's pass stops when the request is cancelled.
+ForwardOptions stoppable(const std::function<bool()>& keepGoing)
 {
-    if (!session)
-        throw Error("open a decoder, an encoder (BERT), an image model or an RNN seq2seq model and run an input "
-                    "first (or pick synthetic input)");
+    ForwardOptions options;
+    options.cancelRequested = [keepGoing] { return !keepGoing(); };
+    return options;
+}
+
+ModelHeads sessionHeads(
+    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing)
+{
+    if (request.sourceIds.empty()) throw Error("open a model and run an input first (or pick synthetic input)");
+    Session session(openModel<Model>(request, models, "a model"), stoppable(keepGoing));
+    session.prefill(request.sourceIds);
     ModelHeads h;
-    h.layer = layerHeadInputs(*session, request.layer);
-    h.tokenIds = session->tokens();
-    h.entropy = headEntropyMap(*session);
-    h.config = session->model().config();
+    h.layer = layerHeadInputs(session, request.layer);
+    h.tokenIds = session.tokens();
+    h.entropy = headEntropyMap(session);
+    h.config = session.model().config();
+    return h;
+}
+
+ModelHeads seq2seqHeadsOf(const MechanismsRequest& request, const ModelRegistry& models)
+{
+    const auto model = openModel<EncoderDecoderModel>(request, models, "an encoder-decoder model");
+    if (request.sourceIds.empty()) throw Error(request.modelPath, "run a source sentence first");
+    EncoderInput source;
+    source.tokens = request.sourceIds;
+    Seq2SeqHeads s = seq2seqHeads(*model, source, request.targetIds, request.block, request.layer);
+    ModelHeads h;
+    h.tokenIds = request.block == AttentionBlock::Encoder ? request.sourceIds : s.target;
+    MaskSpec mask;
+    mask.causal = request.block == AttentionBlock::Decoder;
+    h.entropy = headEntropyMap(s.attention, mask);
+    h.config = model->config();
+    h.layer = std::move(s.layer);
     return h;
 }
 
@@ -86,11 +113,14 @@ ModelHeads imageHeads(const MechanismsRequest& request, const ModelRegistry& mod
 
 } // namespace
 
-ModelHeads readModelHeads(const MechanismsRequest& request, const Session* session, const ModelRegistry& models)
+ModelHeads readModelHeads(
+    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing)
 {
     switch (request.source) {
     case HeadSource::Session:
-        return sessionHeads(request, session);
+        return sessionHeads(request, models, keepGoing);
+    case HeadSource::Seq2Seq:
+        return seq2seqHeadsOf(request, models);
     case HeadSource::RnnSeq2Seq:
         return rnnHeads(request, models);
     case HeadSource::Image:

@@ -5,6 +5,8 @@
 #include "mechanisms/mechanisms_request.h"
 #include "model/model_config.h"
 
+#include <functional>
+
 namespace attn::ui {
 
 struct ModelHeads {
@@ -15,8 +17,10 @@ struct ModelHeads {
     ModelConfig config;
 };
 
-/// The heads of `request.layer` from request.source: the session of the last run, or the open RNN seq2seq or image
-/// model held by `models`. Throws Error when there is no such model or input, or the layer is outside the model.
-ModelHeads readModelHeads(const MechanismsRequest& request, const Session* session, const ModelRegistry& models);
+/// The heads of `request.layer` from request.source, the open model held by `models` rerun on the request's input
+/// (`keepGoing` false stops that pass: attn::Cancelled). Throws Error when there is no such model or input, or the
+/// layer is outside the model.
+ModelHeads readModelHeads(
+    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing);
 
 } // namespace attn::ui
