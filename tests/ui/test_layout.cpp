@@ -183,16 +183,17 @@ TEST_P(Layout, TranslationTabsHoldAtThisSize)
     checkEveryTab(window, "marian");
 }
 
-/// The hf-tiny Mixtral (4 experts, top-2) as a folder the window can open: its config and weights linked from the
-/// shared fixture, and a word-level vocab.txt written here (the fixture has no tokenizer; any 260 entries give valid
-/// ids, and the words are the ones the input uses).
+/// The hf-tiny Mixtral (4 experts, top-2) as a folder the window can open: its config and weights copied from the
+/// shared fixture into a temporary folder (the loader refuses weights linked from outside a model folder), and a
+/// word-level vocab.txt written here (the fixture has no tokenizer; any 260 entries give valid ids, and the words are
+/// the ones the input uses).
 QString mixtralWithTokenizer()
 {
     namespace fs = std::filesystem;
     const fs::path dir = test::makeTempDir("layout-mixtral");
     const fs::path fixture = test::sharedPath("fixtures/hf-tiny/mixtral");
     for (const char* file : { "config.json", "model.safetensors" })
-        fs::create_symlink(fixture / file, dir / file);
+        fs::copy_file(fixture / file, dir / file);
     std::ofstream vocab(dir / "vocab.txt");
     const char* words[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a",
         "dog", "ran", "to", "park", "and", "then", "it", "slept", "." };
