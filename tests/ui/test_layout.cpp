@@ -40,6 +40,8 @@ namespace {
 // Below this a plot's axis titles and tick labels no longer fit (measured on the heatmap and the decode plots).
 constexpr int kMinPlotWidth = 220;
 constexpr int kMinPlotHeight = 140;
+// The least height the data of a plot keeps between its axes (a few rows of cells, a readable curve).
+constexpr int kMinDataHeight = 60;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -56,6 +58,11 @@ void checkTab(QWidget& tab, const std::string& where)
         if (!plot->isVisibleTo(&tab)) continue;
         EXPECT_GE(plot->width(), kMinPlotWidth) << where << " plot " << plot->objectName().toStdString();
         EXPECT_GE(plot->height(), kMinPlotHeight) << where << " plot " << plot->objectName().toStdString();
+        // The data itself, inside the axes, labels and title: a plot of the minimum size whose labels took it all
+        // showed its cells as a thin strip.
+        if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
+        EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
+            << where << " plot " << plot->objectName().toStdString() << ": data area";
     }
     std::vector<QAbstractButton*> buttons;
     for (QAbstractButton* b : tab.findChildren<QAbstractButton*>())
@@ -161,6 +168,13 @@ TEST_P(Layout, TextModelTabsAndDecodeHoldAtThisSize)
         decode->stepButton()->click();
         QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), before + 1, 10000);
     }
+    // A forced token, so that the branch tree is drawn under the controls and must fit too.
+    const size_t length = decode->controller()->steps().size();
+    const DecodeStepPtr replaced = decode->controller()->steps()[length - 3];
+    decode->controller()->force(static_cast<int64_t>(length - 3), replaced->candidates.at(1).token.id);
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->branches().size() == 1
+            && decode->controller()->steps().size() == length - 2,
+        10000);
     checkEveryTab(window, "stories");
 }
 

@@ -96,7 +96,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(upper);
     vertical->addWidget(lower);
-    vertical->setStretchFactor(0, 1);
+    // The heatmap's turned key labels and title take ~100 px of its plot: the upper row gets the larger share, or at
+    // 1024x700 its cells were a 36 px strip.
+    vertical->setStretchFactor(0, 2);
     vertical->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
