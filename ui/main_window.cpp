@@ -758,6 +758,7 @@ void MainWindow::fitDocksToTab() {
         dock->setVisible(shown);
     m_collapsedDocks.clear();
     const QWidget* tab = m_tabs->currentWidget();
+    m_rangeBar->setApplies(tab && (tab == m_heatmap || tab->isAncestorOf(m_lines) || tab->isAncestorOf(m_model)));
     for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
         if (auto* dock = findChild<QDockWidget*>(name)) {
             m_collapsedDocks.emplace_back(dock, !dock->isHidden()); // isHidden: also right before the window shows

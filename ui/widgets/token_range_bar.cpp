@@ -50,8 +50,14 @@ void TokenRangeBar::setLengths(int64_t queries, int64_t keys)
         m_from->setRange(0, static_cast<int>(std::max<int64_t>(0, keys - 1)));
         m_to->setRange(0, static_cast<int>(std::max<int64_t>(0, keys - 1)));
     }
-    setEnabled(keys > 0);
+    setEnabled(keys > 0 && m_applies);
     showRange();
+}
+
+void TokenRangeBar::setApplies(bool applies)
+{
+    m_applies = applies;
+    setEnabled(m_keys > 0 && m_applies);
 }
 
 QString TokenRangeBar::rowsText() const
@@ -70,7 +76,8 @@ void TokenRangeBar::showRange()
         m_to->setValue(static_cast<int>(std::max<int64_t>(k0, k1 - 1)));
     }
     m_rows->setText(tr("rows %1–%2").arg(q0).arg(std::max<int64_t>(q0, q1 - 1)));
-    m_rows->setVisible(m_keys > 0 && (q0 != k0 || q1 != k1));
+    // As set, not as clamped: cross-attention's whole range has more (or fewer) queries than keys, which is no news.
+    m_rows->setVisible(m_keys > 0 && (range.query0 != range.key0 || range.query1 != range.key1));
     m_all->setEnabled(!range.all());
 }
 
