@@ -580,7 +580,8 @@ void MainWindow::showRun(RunPtr run) {
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     // Positions of another shape are other tokens: the range starts over from all of them.
-    if (!m_snapshot || m_snapshot->numQueries() != snapshot->numQueries() || m_snapshot->numKeys() != snapshot->numKeys())
+    if (!m_snapshot || m_snapshot->numQueries() != snapshot->numQueries()
+        || m_snapshot->numKeys() != snapshot->numKeys())
         m_link->setRange({});
     m_snapshot = std::move(snapshot);
     m_rangeBar->setLengths(m_snapshot->numQueries(), m_snapshot->numKeys());

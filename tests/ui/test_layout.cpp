@@ -120,7 +120,8 @@ void checkEveryTab(MainWindow& window, const QString& model)
         // The Model dock's lines wrap at its width: a horizontal scrollbar hid them at 1024 px.
         const auto* info = window.findChild<QPlainTextEdit*>("modelInfo");
         if (info && info->isVisible()) {
-            EXPECT_FALSE(info->horizontalScrollBar()->isVisible()) << name.toStdString() << ": Model dock scrolls sideways";
+            EXPECT_FALSE(info->horizontalScrollBar()->isVisible())
+                << name.toStdString() << ": the Model dock scrolls sideways";
         }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
     }

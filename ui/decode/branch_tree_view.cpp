@@ -43,9 +43,8 @@ void BranchTreeView::setTimelines(
 {
     std::vector<const std::vector<DecodeStepPtr>*> placed { &current };
     m_lanes.assign(1, Lane { -1, -1, 0, static_cast<int64_t>(current.size()), {} });
-    m_prompt = std::count_if(current.begin(), current.end(), [](const DecodeStepPtr& s) {
-        return s->origin == TokenOrigin::Prompt;
-    });
+    m_prompt = std::count_if(
+        current.begin(), current.end(), [](const DecodeStepPtr& s) { return s->origin == TokenOrigin::Prompt; });
     m_longest = std::max<int64_t>(1, static_cast<int64_t>(current.size()));
     for (size_t b = 0; b < others.size(); ++b) {
         // A lane leaves the lane above it with which it shares the most positions.
@@ -129,11 +128,11 @@ void BranchTreeView::paintEvent(QPaintEvent*)
         f.setBold(i == 0);
         p.setFont(f);
         p.setPen(i == 0 ? palette().text().color() : color);
-        const QString text = i == 0
-            ? tr("shown: %1 tokens").arg(lane.length)
-            : tr("at %1: %2").arg(lane.fork).arg(lane.tail.left(kTailChars).simplified());
+        const QString text = i == 0 ? tr("shown: %1 tokens").arg(lane.length)
+                                    : tr("at %1: %2").arg(lane.fork).arg(lane.tail.left(kTailChars).simplified());
         const QRect box(textLeft, laneRect(i).top(), width() - textLeft - kMargin, laneRect(i).height());
-        p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(f).elidedText(text, Qt::ElideRight, box.width()));
+        p.drawText(
+            box, Qt::AlignLeft | Qt::AlignVCenter, QFontMetrics(f).elidedText(text, Qt::ElideRight, box.width()));
     }
 }
 

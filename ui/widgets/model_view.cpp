@@ -49,7 +49,8 @@ CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head, const T
     if (q1 - q0 <= ModelView::kMaxRows && k1 - k0 <= ModelView::kMaxRows)
         return { s->numQueries(), s->numKeys(), 1,
             [s, layer, head](int64_t a, int64_t b) { return s->rows(layer, head, a, b); }, { q0, q1, k0, k1 } };
-    const auto blocks = [](int64_t begin, int64_t end, int64_t block) { return (end + block - 1) / block - begin / block; };
+    const auto blocks
+        = [](int64_t begin, int64_t end, int64_t block) { return (end + block - 1) / block - begin / block; };
     const auto overview = s->overview(layer, head, AttentionSource::kThumbnailSide);
     const OverviewLevel* level = &overview->levels.back();
     for (const OverviewLevel& l : overview->levels)
