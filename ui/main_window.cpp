@@ -26,6 +26,7 @@
 #include "widgets/model_view.h"
 #include "widgets/token_chips_view.h"
 #include "widgets/token_link.h"
+#include "widgets/token_range_bar.h"
 #include "workspace/workspace_controller.h"
 
 #include <QAction>
@@ -167,6 +168,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
+    m_link = new TokenLink(this);
     m_workspaces = new WorkspaceController(this);
     connect(m_workspaces, &WorkspaceController::failed, this, &MainWindow::showError);
     buildDocks();
@@ -296,8 +298,8 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         setCurrentHead(l, h);
         m_tabs->setCurrentIndex(m_tabs->indexOf(m_lines->parentWidget()->parentWidget())); // its scroll area
     });
-    // Linked hover: the token under the mouse in any of these is highlighted in all of them.
-    m_link = new TokenLink(this);
+    // Linked hover: the token under the mouse in any of these is highlighted in all of them; the heatmap's zoom, the
+    // head view and the model view show the one token range (the toolbar's).
     m_chips->setLink(m_link, TokenChipsView::Side::Source);
     m_targetChips->setLink(m_link, TokenChipsView::Side::Target);
     m_heatmap->setLink(m_link);
@@ -312,7 +314,10 @@ void MainWindow::buildDocks() {
     m_info->setObjectName("modelInfo");
     m_info->setReadOnly(true);
     m_info->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_info->setLineWrapMode(QPlainTextEdit::NoWrap); // wrapped, a narrow dock became a column of word pieces
+    // Lines wrap at the dock's width, a long path or backend anywhere: unwrapped, a 1024 px window hid the text
+    // behind a horizontal scrollbar. The dock's minimum width keeps short "key: value" lines whole.
+    m_info->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    m_info->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_info->setMinimumWidth(200);
     m_info->setPlaceholderText(tr("Open a model (File > Open model…, or drop a folder here) to see its description."));
     auto* infoDock = new QDockWidget(tr("Model"), this);
@@ -387,6 +392,8 @@ void MainWindow::buildDocks() {
     m_headBox->setToolTip(tr("The head every view shows ([ / ])"));
     headBar->addWidget(m_layerBox);
     headBar->addWidget(m_headBox);
+    m_rangeBar = new TokenRangeBar(m_link);
+    headBar->addWidget(m_rangeBar);
     headBar->addAction(m_intervene->ablateAction()); // the selected head, with the Intervene tab's mode
     const auto apply = [this] { setCurrentHead(m_layerBox->value(), m_headBox->value()); };
     connect(m_layerBox, &QSpinBox::valueChanged, this, apply);
@@ -572,7 +579,12 @@ void MainWindow::showRun(RunPtr run) {
 }
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {
+    // Positions of another shape are other tokens: the range starts over from all of them.
+    if (!m_snapshot || m_snapshot->numQueries() != snapshot->numQueries()
+        || m_snapshot->numKeys() != snapshot->numKeys())
+        m_link->setRange({});
     m_snapshot = std::move(snapshot);
+    m_rangeBar->setLengths(m_snapshot->numQueries(), m_snapshot->numKeys());
     clearError();
     {
         const QSignalBlocker blockLayer(m_layerBox), blockHead(m_headBox);
@@ -747,6 +759,7 @@ void MainWindow::fitDocksToTab() {
         dock->setVisible(shown);
     m_collapsedDocks.clear();
     const QWidget* tab = m_tabs->currentWidget();
+    m_rangeBar->setApplies(tab && (tab == m_heatmap || tab->isAncestorOf(m_lines) || tab->isAncestorOf(m_model)));
     for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
         if (auto* dock = findChild<QDockWidget*>(name)) {
             m_collapsedDocks.emplace_back(dock, !dock->isHidden()); // isHidden: also right before the window shows

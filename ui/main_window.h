@@ -37,6 +37,7 @@ class InterventionPanel;
 class LogitLensPanel;
 class ModelView;
 class TokenLink;
+class TokenRangeBar;
 class StatsView;
 class TokenChipsView;
 class VisionView;
@@ -78,6 +79,7 @@ public:
     HeadLinesView* linesView() const { return m_lines; }
     ModelView* modelView() const { return m_model; }
     TokenLink* tokenLink() const { return m_link; }
+    TokenRangeBar* rangeBar() const { return m_rangeBar; }
     StatsView* statsView() const { return m_stats; }
     DecodePanel* decodePanel() const { return m_decode; }
     AlignmentPanel* alignmentPanel() const { return m_align; }
@@ -144,6 +146,7 @@ private:
     HeadLinesView* m_lines = nullptr;
     ModelView* m_model = nullptr;
     TokenLink* m_link = nullptr;
+    TokenRangeBar* m_rangeBar = nullptr;
     StatsView* m_stats = nullptr;
     DecodePanel* m_decode = nullptr;
     bool m_reopenDecode = false; ///< Decode was the current tab when the model now loading was opened

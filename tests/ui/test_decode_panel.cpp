@@ -2,6 +2,7 @@
 // The decode panel on stories260K, offscreen: Run/Pause (Pause within one step), Back, a forced token by clicking
 // the probability chart, the keyboard, scrubbing the timeline and the heatmap growing one row per step.
 #include "decode/attention_strip_view.h"
+#include "decode/branch_tree_view.h"
 #include "decode/decode_panel.h"
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
@@ -11,7 +12,6 @@
 #include "support/shared_data.h"
 
 #include <QApplication>
-#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -218,15 +218,34 @@ TEST_F(DecodePanelTest, ClickingACandidateForcesIt)
     stepOnce(); // decoding continues from the branch
     EXPECT_EQ(controller()->steps()[m_prompt + 2]->token.id, other);
 
-    // The replaced timeline is offered as a branch, by where it leaves this one; picking it goes back.
-    auto* branches = m_panel->findChild<QComboBox*>("decodeBranches");
-    ASSERT_NE(branches, nullptr);
-    ASSERT_TRUE(branches->isEnabled());
-    ASSERT_EQ(branches->count(), 1);
-    EXPECT_TRUE(branches->itemText(0).startsWith(QString("at %1: ").arg(m_prompt + 2))) << branches->itemText(0).toStdString();
-    emit branches->activated(0);
-    QTRY_VERIFY_WITH_TIMEOUT(controller()->steps()[m_prompt + 2]->token.id == replaced->token.id, 10000);
-    EXPECT_EQ(length(), m_prompt + 3);
+    // The replaced timeline is drawn as a lane of the branch tree, forking where it leaves this one; clicking it
+    // restores its tokens exactly, and clicking the forced lane (now the branch) brings those back.
+    m_panel->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(m_panel.get()));
+    BranchTreeView* tree = m_panel->branchTree();
+    ASSERT_TRUE(tree->isVisible());
+    ASSERT_EQ(tree->lanes().size(), 2u);
+    EXPECT_EQ(tree->lanes()[1].fork, static_cast<int64_t>(m_prompt + 2));
+    EXPECT_EQ(tree->lanes()[1].parent, 0);
+    const auto idsOf = [](const std::vector<DecodeStepPtr>& steps) {
+        std::vector<std::pair<int64_t, TokenOrigin>> out;
+        for (const DecodeStepPtr& s : steps)
+            out.emplace_back(s->token.id, s->origin);
+        return out;
+    };
+    const auto forced = idsOf(controller()->steps());
+    ASSERT_EQ(controller()->branches().size(), 1u);
+    const auto before = idsOf(controller()->branches()[0]);
+    EXPECT_EQ(before[m_prompt + 2].first, replaced->token.id);
+    QTest::mouseClick(tree, Qt::LeftButton, {}, tree->laneRect(1).center());
+    QTRY_VERIFY_WITH_TIMEOUT(idsOf(controller()->steps()) == before, 10000);
+    ASSERT_EQ(tree->lanes().size(), 2u); // the forced timeline is the other lane now
+    EXPECT_EQ(tree->lanes()[1].fork, static_cast<int64_t>(m_prompt + 2));
+    QTest::mouseClick(tree, Qt::LeftButton, {}, tree->laneRect(1).center());
+    QTRY_VERIFY_WITH_TIMEOUT(idsOf(controller()->steps()) == forced, 10000);
+    QTest::mouseClick(tree, Qt::LeftButton, {}, tree->laneRect(0).center()); // the shown lane: nothing happens
+    QTest::qWait(100);
+    EXPECT_EQ(idsOf(controller()->steps()), forced);
 }
 
 TEST_F(DecodePanelTest, KeyboardStepsBacksAndRuns)

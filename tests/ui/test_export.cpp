@@ -9,11 +9,16 @@
 #include "model/token_text.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
+#include "file_dialogs.h"
 #include "support/shared_data.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
 
+#include <QAction>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QSettings>
 #include <QImage>
 #include <QRegularExpression>
 #include <QSet>
@@ -416,6 +421,44 @@ TEST(ExportMenu, GuiExportsEqualTheirRecipeRenderedOffscreen)
         EXPECT_EQ(readAll(base + ".png"), readAll(base + "-recipe.png")) << figureViewName(recipe.view);
         EXPECT_EQ(figureData(*again, saved).numel(), figureData(*window.snapshot(), recipe).numel());
     }
+}
+
+// The export dialogs open in the folder of the last export (also in the next window: it is a setting) and offer
+// "<model>_<view>_L<layer>H<head>" with the format's extension.
+TEST(ExportMenu, TheDialogOffersTheLastFolderAndANameFromModelViewLayerAndHead)
+{
+    QSettings().remove("export/folder");
+    const QString folder = QFileInfo(QString::fromStdString(test::makeTempDir("ui-export-folder"))).canonicalFilePath();
+    {
+        MainWindow window;
+        ASSERT_NO_FATAL_FAILURE(showStories(window));
+        window.setCurrentHead(2, 4);
+        window.tabs()->setCurrentWidget(window.heatmapView());
+        auto* recipe = window.findChild<QAction*>("actionExportRecipe");
+        ASSERT_NE(recipe, nullptr);
+        test::OfferedFile offered;
+        test::answerNextFileDialog(&offered, folder + "/chosen.json");
+        recipe->trigger();
+        EXPECT_EQ(offered.folder, QFileInfo(QDir::currentPath()).canonicalFilePath()); // no export yet
+        EXPECT_EQ(offered.name, "stories260K_heatmap_L2H4.json");
+        EXPECT_TRUE(QFileInfo::exists(folder + "/chosen.json"));
+
+        window.setCurrentHead(1, 3);
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            if (window.tabs()->widget(i)->isAncestorOf(window.linesView())) window.tabs()->setCurrentIndex(i);
+        test::answerNextFileDialog(&offered, {}); // cancelled: nothing written, the folder stays
+        window.findChild<QAction*>("actionExportData")->trigger();
+        EXPECT_EQ(offered.folder, folder);
+        EXPECT_EQ(offered.name.toStdString(), "stories260K_" + figureViewName(FigureView::HeadView) + "_L1H3.npy");
+    }
+    MainWindow next; // the next start
+    ASSERT_NO_FATAL_FAILURE(showStories(next));
+    next.tabs()->setCurrentWidget(next.statsView());
+    test::OfferedFile offered;
+    test::answerNextFileDialog(&offered, {});
+    next.findChild<QAction*>("actionExportFigure")->trigger();
+    EXPECT_EQ(offered.folder, folder);
+    EXPECT_EQ(offered.name.toStdString(), "stories260K_" + figureViewName(FigureView::Stats) + "_L0H0.png");
 }
 
 // Issue 22: the menu's exports write on a worker (the call returns after recording), report through exportFinished(),

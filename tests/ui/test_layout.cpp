@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Layout at the sizes people use (1024x700, 1280x800, 2560x1440), every tab, on stories260K with a long input:
 // the window fits, plots keep a readable size, no two buttons overlap, no visible widget is squeezed below its
-// minimum size hint. The demos cover the Vision and Alignment tabs.
+// minimum size hint; the Model dock's text wraps instead of scrolling sideways. The demos cover the Vision and
+// Alignment tabs, the hf-tiny Mixtral (with a word-level tokenizer this test writes) the Router tab.
 // AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at. LayoutScale runs the 1280x800
 // cases again in a child process at QT_SCALE_FACTOR=2 (a 2560x1600 HiDPI screen): the same geometry must hold.
 #include "align/alignment_panel.h"
@@ -19,6 +20,8 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
+#include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -28,12 +31,17 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 namespace attn::ui {
 namespace {
 
 // Below this a plot's axis titles and tick labels no longer fit (measured on the heatmap and the decode plots).
 constexpr int kMinPlotWidth = 220;
 constexpr int kMinPlotHeight = 140;
+// The least height the data of a plot keeps between its axes (a few rows of cells, a readable curve).
+constexpr int kMinDataHeight = 60;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -50,6 +58,11 @@ void checkTab(QWidget& tab, const std::string& where)
         if (!plot->isVisibleTo(&tab)) continue;
         EXPECT_GE(plot->width(), kMinPlotWidth) << where << " plot " << plot->objectName().toStdString();
         EXPECT_GE(plot->height(), kMinPlotHeight) << where << " plot " << plot->objectName().toStdString();
+        // The data itself, inside the axes, labels and title: a plot of the minimum size whose labels took it all
+        // showed its cells as a thin strip.
+        if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
+        EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
+            << where << " plot " << plot->objectName().toStdString() << ": data area";
     }
     std::vector<QAbstractButton*> buttons;
     for (QAbstractButton* b : tab.findChildren<QAbstractButton*>())
@@ -104,6 +117,12 @@ void checkEveryTab(MainWindow& window, const QString& model)
         EXPECT_LE(window.minimumSizeHint().height(), requested.height()) << name.toStdString() << ": too tall";
         EXPECT_EQ(window.width(), requested.width()) << name.toStdString() << " min " << window.minimumSize().width() << " layout min " << window.layout()->minimumSize().width() << " hint " << window.minimumSizeHint().width();
         checkTab(*tabs->widget(i), name.toStdString());
+        // The Model dock's lines wrap at its width: a horizontal scrollbar hid them at 1024 px.
+        const auto* info = window.findChild<QPlainTextEdit*>("modelInfo");
+        if (info && info->isVisible()) {
+            EXPECT_FALSE(info->horizontalScrollBar()->isVisible())
+                << name.toStdString() << ": the Model dock scrolls sideways";
+        }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
     }
 }
@@ -150,6 +169,13 @@ TEST_P(Layout, TextModelTabsAndDecodeHoldAtThisSize)
         decode->stepButton()->click();
         QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), before + 1, 10000);
     }
+    // A forced token, so that the branch tree is drawn under the controls and must fit too.
+    const size_t length = decode->controller()->steps().size();
+    const DecodeStepPtr replaced = decode->controller()->steps()[length - 3];
+    decode->controller()->force(static_cast<int64_t>(length - 3), replaced->candidates.at(1).token.id);
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->branches().size() == 1
+            && decode->controller()->steps().size() == length - 2,
+        10000);
     checkEveryTab(window, "stories");
 }
 
@@ -172,9 +198,49 @@ TEST_P(Layout, TranslationTabsHoldAtThisSize)
     checkEveryTab(window, "marian");
 }
 
+/// The hf-tiny Mixtral (4 experts, top-2) as a folder the window can open: its config and weights copied from the
+/// shared fixture into a temporary folder (the loader refuses weights linked from outside a model folder), and a
+/// word-level vocab.txt written here (the fixture has no tokenizer; any 260 entries give valid ids, and the words are
+/// the ones the input uses).
+QString mixtralWithTokenizer()
+{
+    namespace fs = std::filesystem;
+    const fs::path dir = test::makeTempDir("layout-mixtral");
+    const fs::path fixture = test::sharedPath("fixtures/hf-tiny/mixtral");
+    for (const char* file : { "config.json", "model.safetensors" })
+        fs::copy_file(fixture / file, dir / file);
+    std::ofstream vocab(dir / "vocab.txt");
+    const char* words[] = { "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "a",
+        "dog", "ran", "to", "park", "and", "then", "it", "slept", "." };
+    int entries = 0;
+    for (const char* w : words) {
+        vocab << w << "\n";
+        ++entries;
+    }
+    for (; entries < 260; ++entries) // the model's vocabulary size
+        vocab << "w" << entries << "\n";
+    return QString::fromStdString(dir.string());
+}
+
+TEST_P(Layout, RouterTabHoldsAtThisSize)
+{
+    MainWindow window;
+    open(window);
+    window.openModel(mixtralWithTokenizer());
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
+    window.setInputText("the cat sat on the mat and then the dog ran to the park . then it slept on the mat .");
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->numKeys() > 15, 30000);
+    QTabWidget* tabs = window.tabs();
+    int router = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabName(*tabs, i) == "router") router = i;
+    ASSERT_GE(router, 0);
+    ASSERT_TRUE(tabs->isTabEnabled(router)) << "a mixture-of-experts run enables the Router tab";
+    checkEveryTab(window, "mixtral");
+}
+
 TEST_P(Layout, CaptionTabHoldsAtThisSize)
 {
-    // (The Router tab needs an MoE model the window can open; the shared data's Mixtral fixture has no tokenizer.)
     MainWindow window;
     open(window);
     const DemoModel captioner = demo("demo-caption-scenes");
@@ -198,7 +264,7 @@ TEST(LayoutScale, TabsHoldAtTwiceTheScale)
             + QCoreApplication::applicationFilePath().toStdString() + "' --gtest_filter='Sizes/Layout.*/1280x800' 2>&1",
         &output);
     EXPECT_EQ(rc, 0) << output;
-    EXPECT_NE(output.find("[  PASSED  ] 4 tests."), std::string::npos) << output;
+    EXPECT_NE(output.find("[  PASSED  ] 5 tests."), std::string::npos) << output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, Layout, ::testing::Values(QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080), QSize(2560, 1440)),

@@ -162,5 +162,28 @@ TEST(MainWindow, EmptyViewsSayWhatIsMissingNotOpenAModelWhenOneIsOpen)
     EXPECT_EQ(window.snapshot(), nullptr);
 }
 
+// An input over the 64 positions of the hf-tiny GPT-2 runs its last 64 tokens and says so, also as the first run of
+// the process (ctest runs this test alone in its own): it was once refused there and truncated after other tests.
+TEST(MainWindow, AnInputOverTheLimitRunsItsLastTokensAsTheProcesssFirstRun)
+{
+    MainWindow window;
+    window.show();
+    QSignalSpy shown(&window, &MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/gpt2")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    QString text;
+    for (int i = 0; i < 40; ++i)
+        text += "the cat sat on the mat. ";
+    window.setInputText(text); // far over the fixture's 64 positions
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || !window.lastError().isEmpty(), kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    ASSERT_NE(window.snapshot(), nullptr);
+    EXPECT_EQ(window.snapshot()->numKeys(), 64);
+    const QString status = window.findChild<QLabel*>("statusText")->text();
+    EXPECT_TRUE(status.contains("keeping the last 64")) << status.toStdString();
+    QTest::qWait(500); // nothing refuses it afterwards either (a tab's own run of the same input)
+    EXPECT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+}
+
 } // namespace
 } // namespace attn::ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One selection: the head chosen in the toolbar, in the Decode tab's attention strip or in the all-heads grid is
-// the head that the toolbar, the heatmap, the head view and the Decode tab's strip and heatmap all show.
+// the head that the toolbar, the heatmap, the head view and the Decode tab's strip and heatmap all show. The token
+// range set in the toolbar or by zooming the heatmap is the one the heatmap, head view and model view show.
 #include "decode/attention_strip_view.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -9,8 +10,14 @@
 #include "support/shared_data.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
+#include "widgets/model_view.h"
+#include "widgets/token_range_bar.h"
 
+#include <qcustomplot.h>
+
+#include <QLabel>
 #include <QSpinBox>
+#include <QToolButton>
 #include <QToolBar>
 #include <QTest>
 
@@ -67,6 +74,90 @@ TEST(OneSelection, TheVisionTabHasTheOnlyHeadSelectorForImageModels)
     EXPECT_FALSE(toolbar->isVisible()); // the tab's own layer/head boxes (with the mean of heads) select
     window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
     EXPECT_TRUE(toolbar->isVisible());
+}
+
+/// What the views show of the shared range: the heatmap's axes, the head view's columns, and the first query the
+/// model view's cells list (the token a hover at a cell's top left reports).
+struct ShownRange {
+    QCPRange heatmapKeys, heatmapQueries;
+    std::pair<int64_t, int64_t> headViewQueries, headViewKeys;
+    int64_t modelViewFirstQuery = -1;
+};
+
+ShownRange shownRange(MainWindow& window)
+{
+    ShownRange r;
+    r.heatmapKeys = window.heatmapView()->plot()->xAxis->range();
+    r.heatmapQueries = window.heatmapView()->plot()->yAxis->range();
+    r.headViewQueries = window.linesView()->shown(false);
+    r.headViewKeys = window.linesView()->shown(true);
+    ModelView* model = window.modelView();
+    const QRect cell = model->cellRect(1, 1);
+    QTest::mouseMove(model, QPoint(1, 1)); // (a move to where the mouse already is sends no event)
+    QTest::mouseMove(model, cell.topLeft() + QPoint(2, 5));
+    r.modelViewFirstQuery = window.tokenLink()->hovered().query;
+    window.tokenLink()->setHovered({}); // no hover left over for the next check
+    return r;
+}
+
+TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView)
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
+    window.setInputText("Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy.");
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 30000);
+    const int64_t n = window.snapshot()->numKeys();
+    ASSERT_GT(n, 30);
+    window.tabs()->setCurrentIndex(window.tabs()->indexOf(window.modelView()->parentWidget()->parentWidget()));
+    TokenRangeBar* bar = window.rangeBar();
+    EXPECT_FALSE(bar->allButton()->isEnabled()); // everything is shown
+
+    // The toolbar: every view shows positions 5..12.
+    bar->fromBox()->setValue(5);
+    bar->toBox()->setValue(12);
+    ShownRange r = shownRange(window);
+    EXPECT_DOUBLE_EQ(r.heatmapKeys.lower, 4.5);
+    EXPECT_DOUBLE_EQ(r.heatmapKeys.upper, 12.5);
+    EXPECT_DOUBLE_EQ(r.heatmapQueries.lower, 4.5);
+    EXPECT_DOUBLE_EQ(r.heatmapQueries.upper, 12.5);
+    EXPECT_EQ(r.headViewQueries, (std::pair<int64_t, int64_t> { 5, 13 }));
+    EXPECT_EQ(r.headViewKeys, (std::pair<int64_t, int64_t> { 5, 13 }));
+    EXPECT_EQ(r.modelViewFirstQuery, 5);
+    EXPECT_TRUE(bar->allButton()->isEnabled());
+    EXPECT_TRUE(bar->rowsText().isEmpty());
+
+    // Zooming the heatmap (wheel, drag, minimap and "go to token" all move its axes): the toolbar and the other
+    // views follow, queries and keys each.
+    window.heatmapView()->plot()->xAxis->setRange(0.5, 9.5);
+    window.heatmapView()->plot()->yAxis->setRange(19.5, 29.5);
+    r = shownRange(window);
+    EXPECT_EQ(bar->fromBox()->value(), 1);
+    EXPECT_EQ(bar->toBox()->value(), 9);
+    EXPECT_EQ(bar->rowsText(), "rows 20–29");
+    EXPECT_EQ(r.headViewKeys, (std::pair<int64_t, int64_t> { 1, 10 }));
+    EXPECT_EQ(r.headViewQueries, (std::pair<int64_t, int64_t> { 20, 30 }));
+    EXPECT_EQ(r.modelViewFirstQuery, 20);
+
+    // All: the whole input again everywhere.
+    bar->allButton()->click();
+    r = shownRange(window);
+    EXPECT_DOUBLE_EQ(r.heatmapKeys.lower, -0.5);
+    EXPECT_DOUBLE_EQ(r.heatmapKeys.upper, static_cast<double>(n) - 0.5);
+    EXPECT_EQ(r.headViewQueries, (std::pair<int64_t, int64_t> { 0, n }));
+    EXPECT_EQ(r.modelViewFirstQuery, 0);
+    EXPECT_EQ(bar->toBox()->value(), n - 1);
+
+    // An input of another length starts from all of its tokens.
+    bar->fromBox()->setValue(3);
+    window.setInputText("Once upon a time");
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot()->numKeys() < n, 30000);
+    EXPECT_TRUE(window.tokenLink()->range().all());
+    EXPECT_EQ(bar->fromBox()->value(), 0);
+    EXPECT_EQ(bar->toBox()->value(), window.snapshot()->numKeys() - 1);
 }
 
 } // namespace

@@ -8,11 +8,15 @@
 #include "main_window.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
+#include "file_dialogs.h"
 #include "support/shared_data.h"
 #include "workspace/workspace.h"
 #include "workspace/workspace_controller.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QMenu>
+#include <QFileInfo>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -133,6 +137,46 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
     MainWindow next;
     next.offerLastWorkspace();
     EXPECT_TRUE(next.findChild<QLabel*>("statusText")->text().contains("session.attnscope"));
+}
+
+// File > Save workspace (its dialog answered with a name without the extension) lists the workspace first in
+// File > Open recent, also in the next window; choosing it there opens it: the model, input and head come back.
+TEST(Workspace, SavedWorkspacesAreListedInOpenRecentAndOpenFromThere)
+{
+    const QString base = QString::fromStdString(test::makeTempDir("workspace-recent") + "/recent");
+    const QString file = base + ".attnscope";
+    {
+        MainWindow window;
+        window.show();
+        window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+        window.setInputText(kInput);
+        QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->numKeys() > 5, kTimeoutMs);
+        window.setCurrentHead(2, 6);
+        test::OfferedFile offered;
+        test::answerNextFileDialog(&offered, base);
+        window.findChild<QAction*>("actionSaveWorkspace")->trigger();
+        ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+        ASSERT_TRUE(QFileInfo::exists(file));
+        const QList<QAction*> recent = window.findChild<QMenu*>("menuRecent")->actions();
+        ASSERT_FALSE(recent.isEmpty());
+        EXPECT_EQ(recent.front()->text(), file);
+    }
+    MainWindow next;
+    next.show();
+    const QList<QAction*> recent = next.findChild<QMenu*>("menuRecent")->actions();
+    ASSERT_FALSE(recent.isEmpty());
+    ASSERT_EQ(recent.front()->text(), file);
+    QSignalSpy restored(next.workspaces(), &WorkspaceController::restored);
+    recent.front()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(restored.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(next.lastError().isEmpty()) << next.lastError().toStdString();
+    ASSERT_NE(next.summary(), nullptr);
+    EXPECT_TRUE(QString::fromStdString(next.summary()->path).endsWith("stories260K.bin"));
+    EXPECT_EQ(next.inputText(), kInput);
+    QTRY_VERIFY_WITH_TIMEOUT(next.snapshot() && next.snapshot()->numKeys() > 5, kTimeoutMs);
+    EXPECT_EQ(next.heatmapView()->layer(), 2);
+    EXPECT_EQ(next.heatmapView()->head(), 6);
 }
 
 TEST(Workspace, FileFormatIsStrict)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // GoogleTest main for the UI tests: a QApplication on the offscreen platform, so tests run without a display.
 #include <QApplication>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <gtest/gtest.h>
@@ -37,6 +39,12 @@ int main(int argc, char** argv)
     // Recent-model lists written by tests must not land in a user's real settings.
     QCoreApplication::setOrganizationName("AttnScopeTests");
     QCoreApplication::setApplicationName("ui_tests");
+    // Nor in another run's: each process starts from no settings, as on a fresh machine. One shared file carried the
+    // backend choice, recent lists, export folder and first-run hint from run to run (and across checkouts), so a
+    // test saw different state as the first test of a process than after others had written there.
+    const QTemporaryDir settings;
+    for (const QSettings::Format format : { QSettings::NativeFormat, QSettings::IniFormat })
+        QSettings::setPath(format, QSettings::UserScope, settings.path());
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     auto* listener = new QtTestFailureListener; // owned by GoogleTest's listener list

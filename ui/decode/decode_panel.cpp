@@ -3,6 +3,7 @@
 
 #include "controller/engine_controller.h"
 #include "decode/attention_strip_view.h"
+#include "decode/branch_tree_view.h"
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
@@ -14,7 +15,6 @@
 #include "widgets/token_chips_view.h"
 
 #include <QCheckBox>
-#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -96,7 +96,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(upper);
     vertical->addWidget(lower);
-    vertical->setStretchFactor(0, 1);
+    // The heatmap's turned key labels and title take ~100 px of its plot: the upper row gets the larger share, or at
+    // 1024x700 its cells were a 36 px strip.
+    vertical->setStretchFactor(0, 2);
     vertical->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
@@ -263,24 +265,19 @@ QWidget* DecodePanel::buildControls()
     for (QWidget* w : std::initializer_list<QWidget*> { m_promptButton, m_stepButton, m_runButton, m_backButton,
              m_resetButton, m_lensButton })
         stepping->addWidget(w);
-    m_branches = new QComboBox;
-    m_branches->setObjectName("decodeBranches");
-    m_branches->setToolTip(tr("Timelines that forcing a token left behind: pick one to go back to it"));
-    m_branches->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_branches->setMinimumContentsLength(28);
-    connect(m_branches, &QComboBox::activated, this, [this](int index) {
-        const QVariant branch = m_branches->itemData(index);
-        if (branch.isValid()) m_controller->switchToBranch(branch.toULongLong());
+    m_branchTree = new BranchTreeView; // its own row under these, shown once a force has left a branch
+    connect(m_branchTree, &BranchTreeView::branchActivated, this, [this](int branch) {
+        m_follow = true;
+        m_controller->switchToBranch(static_cast<size_t>(branch));
     });
     auto* sampling = new QHBoxLayout;
     sampling->addWidget(new QLabel(tr("Next token:")));
     for (QWidget* w : std::initializer_list<QWidget*> { m_greedy, m_temperature, m_topK, m_topP, m_seed })
         sampling->addWidget(w);
     sampling->addStretch(1);
-    sampling->addWidget(new QLabel(tr("Branches:")));
-    sampling->addWidget(m_branches);
     rows->addLayout(stepping);
     rows->addLayout(sampling);
+    rows->addWidget(m_branchTree);
     return controls;
 }
 
@@ -422,23 +419,7 @@ void DecodePanel::redraw()
 
 void DecodePanel::updateBranches()
 {
-    // Each branch by where it leaves the shown timeline and what it says from there.
-    const std::vector<DecodeStepPtr>& now = m_controller->steps();
-    m_branches->clear();
-    const auto& all = m_controller->branches();
-    for (size_t b = 0; b < all.size(); ++b) {
-        const std::vector<DecodeStepPtr>& branch = all[b];
-        size_t at = 0;
-        while (at < branch.size() && at < now.size() && branch[at]->token.id == now[at]->token.id)
-            ++at;
-        QString text;
-        for (size_t i = at; i < branch.size(); ++i)
-            text += displayToken(branch[i]->token);
-        m_branches->addItem(tr("at %1: %2 (%3 tokens)").arg(at).arg(text.left(32)).arg(branch.size() - at),
-            QVariant::fromValue<qulonglong>(b));
-    }
-    if (all.empty()) m_branches->addItem(tr("none yet: force a token to branch"));
-    m_branches->setEnabled(!all.empty());
+    m_branchTree->setTimelines(m_controller->steps(), m_controller->branches());
 }
 
 void DecodePanel::showError(const QString& message)

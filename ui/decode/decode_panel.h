@@ -6,7 +6,6 @@
 
 class QCheckBox;
 class QDoubleSpinBox;
-class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -18,6 +17,7 @@ class EngineController;
 class TokenLink;
 
 class AttentionStripView;
+class BranchTreeView;
 class DecodeLensView;
 class HeatmapView;
 class KvCacheView;
@@ -67,6 +67,7 @@ public:
     TokenLink* tokenLink() const { return m_link; }
     KvCacheView* kvCache() const { return m_kv; }
     TimelineView* timeline() const { return m_timeline; }
+    BranchTreeView* branchTree() const { return m_branchTree; }
     QPushButton* stepButton() const { return m_stepButton; }
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* backButton() const { return m_backButton; }
@@ -105,7 +106,7 @@ private:
     QSpinBox* m_topK = nullptr;
     QDoubleSpinBox* m_topP = nullptr;
     QSpinBox* m_seed = nullptr;
-    QComboBox* m_branches = nullptr; ///< the other timelines forcing left behind
+    BranchTreeView* m_branchTree = nullptr; ///< the other timelines forcing left behind
     QLabel* m_status = nullptr;
     TokenChipsView* m_chips = nullptr;
     ProbabilityChart* m_chart = nullptr;

@@ -248,6 +248,36 @@ void HeatmapView::setLink(TokenLink* link)
 {
     m_link = link;
     connect(link, &TokenLink::hoveredChanged, this, &HeatmapView::showLinked);
+    connect(link, &TokenLink::rangeChanged, this, &HeatmapView::applyRange);
+}
+
+void HeatmapView::applyRange()
+{
+    if (!m_link || !m_snapshot || m_publishing) return;
+    const auto [q0, q1] = m_link->range().span(false, m_snapshot->numQueries());
+    const auto [k0, k1] = m_link->range().span(true, m_snapshot->numKeys());
+    // Cell i is centred on coordinate i.
+    m_applying = true;
+    m_plot->xAxis->setRange(static_cast<double>(k0) - 0.5, static_cast<double>(k1) - 0.5);
+    m_plot->yAxis->setRange(static_cast<double>(q0) - 0.5, static_cast<double>(q1) - 0.5);
+    m_applying = false;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::publishRange()
+{
+    if (!m_link || !m_snapshot || m_applying) return;
+    // The tokens whose cells are at least half inside the view; the whole axis is "to the end" (-1).
+    const auto span = [](const QCPRange& r, int64_t n) {
+        const int64_t begin = std::clamp<int64_t>(std::lround(r.lower + 0.5), 0, std::max<int64_t>(0, n - 1));
+        const int64_t end = std::clamp<int64_t>(std::lround(r.upper + 0.5), std::min(begin + 1, n), n);
+        return std::pair { begin, end == n ? int64_t(-1) : end };
+    };
+    const auto [q0, q1] = span(m_plot->yAxis->range(), m_snapshot->numQueries());
+    const auto [k0, k1] = span(m_plot->xAxis->range(), m_snapshot->numKeys());
+    m_publishing = true; // the views that follow the range, not this one, which already shows it
+    m_link->setRange({ q0, q1, k0, k1 });
+    m_publishing = false;
 }
 
 void HeatmapView::showLinked()
@@ -377,8 +407,11 @@ void HeatmapView::rebuild() {
     m_shownQueries = m_snapshot->numQueries();
     m_shownKeys = m_snapshot->numKeys();
     if (shapeChanged) {
+        // The link's range where there is one: the window starts a new shape's range from all of it, and a view
+        // shown for the first time must not reset a range the other views already show.
         const QSignalBlocker blockX(m_plot->xAxis), blockY(m_plot->yAxis);
         resetZoom();
+        applyRange();
     }
     m_matrix = buildVisible();
     auto* data = m_map->data();
@@ -432,6 +465,7 @@ void HeatmapView::rebuild() {
 }
 
 void HeatmapView::viewportChanged() {
+    publishRange();
     if (!m_snapshot || m_matrix.values.empty()) return;
     updateAxisLabels();
     if (isLong()) m_redraw->schedule(); // another window or overview level, and the minimap's frame

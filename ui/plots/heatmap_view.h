@@ -35,7 +35,8 @@ struct HeatmapCaption {
 
 /// One head's attention matrix: queries down, keys across, token labels, hover tooltip, zoom/pan, colour bar.
 /// A long input is read through the snapshot's source: the visible window token by token once zoomed in, else an
-/// overview of blocks; a minimap with the viewport and "go to token" come with it. Labels follow the zoom.
+/// overview of blocks; a minimap with the viewport and "go to token" come with it. Labels follow the zoom. With a
+/// link, the zoom is the link's token range: it follows the range and sets it.
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
@@ -107,6 +108,10 @@ private:
     /// The row of weights over every key that a tooltip can read at once (the window drawn), else null.
     std::shared_ptr<const Tensor> hoverRows(int64_t row, int64_t* offset) const;
     void viewportChanged();
+    /// Zooms to the link's token range (another view or the toolbar changed it).
+    void applyRange();
+    /// Makes what the zoom shows now the link's token range.
+    void publishRange();
     /// Moves the view's centre to (row, col); `zoom` also zooms to a few dozen tokens.
     void centerOn(double row, double col, bool zoom);
     /// How the token labels are spaced: every keyStep-th key (turned or flat), every queryStep-th query.
@@ -139,6 +144,8 @@ private:
     TokenLink* m_link = nullptr;
     QCPItemRect* m_rowBand = nullptr;
     QCPItemRect* m_columnBand = nullptr;
+    bool m_applying = false; ///< zooming to the link's range: not a change to publish
+    bool m_publishing = false; ///< this view's own change coming back from the link
 
     SnapshotPtr m_snapshot;
     QString m_placeholder = noAttentionYet();

@@ -47,12 +47,15 @@ bool clip(QPointF& a, QPointF& b, const QRectF& box)
 /// The query rows whose lines the request draws.
 std::pair<int64_t, int64_t> queryRange(const LinesRequest& r)
 {
-    if (r.focus.query >= 0) return { r.focus.query, std::min(r.focus.query + 1, r.numQueries) };
-    if (r.focus.key >= 0) return { 0, r.numQueries };
+    const auto [begin, end] = r.window.span(false, r.numQueries);
+    if (r.focus.query >= 0)
+        return r.focus.query >= begin && r.focus.query < end ? std::pair { r.focus.query, r.focus.query + 1 }
+                                                             : std::pair<int64_t, int64_t> { 0, 0 };
+    if (r.focus.key >= 0) return { begin, end };
     const double h = r.layout.rowHeight;
-    const auto first = static_cast<int64_t>(std::floor((r.area.top() - r.layout.top) / h)) - 1;
-    const auto last = static_cast<int64_t>(std::ceil((r.area.bottom() - r.layout.top) / h)) + 1;
-    return { std::clamp<int64_t>(first, 0, r.numQueries), std::clamp<int64_t>(last, 0, r.numQueries) };
+    const auto first = begin + static_cast<int64_t>(std::floor((r.area.top() - r.layout.top) / h)) - 1;
+    const auto last = begin + static_cast<int64_t>(std::ceil((r.area.bottom() - r.layout.top) / h)) + 1;
+    return { std::clamp<int64_t>(first, begin, end), std::clamp<int64_t>(last, begin, end) };
 }
 
 } // namespace
@@ -60,12 +63,15 @@ std::pair<int64_t, int64_t> queryRange(const LinesRequest& r)
 bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& cancel)
 {
     const auto [q0, q1] = queryRange(r);
+    const int64_t q0Window = r.window.span(false, r.numQueries).first;
     if (q1 <= q0 || r.numKeys <= 0) return true;
     const double alpha = r.focus.any() ? r.focusAlpha : r.alpha;
     const double widest = 1.0 + r.maxExtraWidth;
     const QRectF box = r.area.adjusted(-widest, -widest, widest, widest);
-    const int64_t k0 = r.focus.query < 0 && r.focus.key >= 0 ? r.focus.key : 0;
-    const int64_t k1 = r.focus.query < 0 && r.focus.key >= 0 ? std::min(k0 + 1, r.numKeys) : r.numKeys;
+    const auto [firstKey, endKey] = r.window.span(true, r.numKeys);
+    const bool byKey = r.focus.query < 0 && r.focus.key >= 0;
+    const int64_t k0 = byKey ? std::max(r.focus.key, firstKey) : firstKey;
+    const int64_t k1 = byKey ? std::min(r.focus.key + 1, endKey) : endKey;
     p.setRenderHint(QPainter::Antialiasing);
     std::vector<std::vector<QLineF>> buckets(static_cast<size_t>(kAlphaLevels * kWidthLevels));
     std::vector<int64_t> keys; // one row's drawn keys
@@ -90,11 +96,11 @@ bool drawAttentionLines(QPainter& p, const LinesRequest& r, const LinesCancel& c
                     std::nth_element(keys.begin(), keys.begin() + r.maxPerRow, keys.end(), stronger);
                     keys.resize(static_cast<size_t>(r.maxPerRow));
                 }
-                const QPointF from(r.layout.leftX, r.layout.queryY(i));
+                const QPointF from(r.layout.leftX, r.layout.queryY(i - q0Window));
                 for (int64_t j : keys) {
                     // Opacity relative to the row's strongest key, so diffuse heads stay visible; width shows weight.
                     const double relative = row[j] / rowMax;
-                    QPointF a = from, b(r.layout.rightX, r.layout.keyY(j));
+                    QPointF a = from, b(r.layout.rightX, r.layout.keyY(j - firstKey));
                     if (!clip(a, b, box)) continue;
                     const int level = std::min(kAlphaLevels - 1, static_cast<int>(relative * kAlphaLevels));
                     const int width = std::min(kWidthLevels - 1,

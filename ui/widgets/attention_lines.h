@@ -3,6 +3,8 @@
 // The line drawing behind the head view and the model view: one line per (query, key) pair, clipped to the area
 // being drawn and batched by pen, so that a picture of thousands of tokens costs only what is on screen. It runs on a
 // worker thread (BackgroundPicture) for the window and straight into the painter for exports.
+#include "widgets/token_link.h"
+
 #include <QColor>
 #include <QRectF>
 
@@ -19,9 +21,9 @@ class Tensor;
 
 namespace attn::ui {
 
-/// Where the tokens sit: query i's line starts at (leftX, top + (i + 0.5) * rowHeight), key j's ends at
-/// (rightX, top + (j + 0.5) * keyRowHeight); keyRowHeight 0 is rowHeight (two columns of different lengths can span
-/// the same height).
+/// Where the tokens sit: the i-th query drawn starts its lines at (leftX, top + (i + 0.5) * rowHeight), the j-th key
+/// drawn ends them at (rightX, top + (j + 0.5) * keyRowHeight); keyRowHeight 0 is rowHeight (two columns of different
+/// lengths can span the same height). The first drawn is the first of the request's window.
 struct LinesLayout {
     double leftX = 0;
     double rightX = 0;
@@ -57,7 +59,9 @@ inline constexpr int kMaxLinesPerRow = 32;
 
 struct LinesRequest {
     int64_t numQueries = 0;
-    int64_t numKeys = 0;
+    int64_t numKeys = 0; ///< also the length of a row that `rows` returns
+    /// The queries and keys drawn (the shared token range); a row's opacity is still relative to its strongest key.
+    TokenRange window;
     std::vector<LinesMatrix> matrices; ///< drawn in order (one per head)
     LinesFocus focus;
     LinesLayout layout;

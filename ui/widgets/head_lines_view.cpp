@@ -29,7 +29,7 @@ HeadLinesView::HeadLinesView(QWidget* parent)
     setObjectName("headLines");
     setMouseTracking(true);
     connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
-    connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
+    setLink(m_link);
 }
 
 QColor HeadLinesView::headColor(int64_t head)
@@ -84,7 +84,11 @@ void HeadLinesView::setLink(TokenLink* link)
     disconnect(m_link, nullptr, this, nullptr);
     m_link = link;
     connect(m_link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
-    changed(false);
+    connect(m_link, &TokenLink::rangeChanged, this, [this] {
+        updateGeometry(); // as many rows as the range has
+        changed(true);
+    });
+    changed(true);
 }
 
 LinesFocus HeadLinesView::focus() const
@@ -110,10 +114,17 @@ bool HeadLinesView::linesReady() const
     return m_picture->covers(m_key, QRectF(visibleRegion().boundingRect()));
 }
 
+std::pair<int64_t, int64_t> HeadLinesView::shown(bool keys) const
+{
+    if (!m_snapshot) return { 0, 0 };
+    return m_link->range().span(keys, keys ? m_snapshot->numKeys() : m_snapshot->numQueries());
+}
+
 QRect HeadLinesView::tokenRect(bool left, int64_t index) const
 {
     const int x = left ? kLeft : kLeft + kColumnWidth + kSpan;
-    return QRect(x, kTop + static_cast<int>(index) * m_rowHeight, kColumnWidth, m_rowHeight);
+    const int64_t row = index - shown(!left).first;
+    return QRect(x, kTop + static_cast<int>(row) * m_rowHeight, kColumnWidth, m_rowHeight);
 }
 
 QRect HeadLinesView::swatchRect(int64_t head) const
@@ -123,7 +134,10 @@ QRect HeadLinesView::swatchRect(int64_t head) const
 
 int HeadLinesView::rows() const
 {
-    return m_snapshot ? static_cast<int>(std::max(m_snapshot->numKeys(), m_snapshot->numQueries())) : 10;
+    if (!m_snapshot) return 10;
+    const auto [q0, q1] = shown(false);
+    const auto [k0, k1] = shown(true);
+    return static_cast<int>(std::max(q1 - q0, k1 - k0));
 }
 
 QSize HeadLinesView::sizeHint() const
@@ -152,6 +166,7 @@ LinesRequest HeadLinesView::linesRequest(const QRectF& area) const
             r.matrices.push_back(
                 { [s = m_snapshot, l = m_layer, h](int64_t q0, int64_t q1) { return s->rows(l, h, q0, q1); },
                     headColor(h) });
+    r.window = m_link->range();
     r.focus = focus();
     r.layout = { kLeft + kColumnWidth + 4.0, kLeft + kColumnWidth + kSpan - 4.0, static_cast<double>(kTop),
         static_cast<double>(m_rowHeight) };
@@ -211,7 +226,8 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
             });
     }
     // Queries on the left, keys on the right (they differ for cross-attention); the focus tokens highlighted.
-    const int64_t lines = std::max(m_snapshot->numQueries(), m_snapshot->numKeys());
+    // (Rows count from the first token of the range shown on that side.)
+    const int64_t lines = rows();
     const int64_t firstRow = std::clamp<int64_t>((event->rect().top() - kTop) / m_rowHeight - 1, 0, lines);
     const int64_t lastRow = std::clamp<int64_t>((event->rect().bottom() - kTop) / m_rowHeight + 2, firstRow, lines);
     if (m_rowHeight < kMinTextRow) return;
@@ -226,8 +242,9 @@ void HeadLinesView::paintEvent(QPaintEvent* event)
     for (bool left : { true, false }) {
         const std::vector<TokenChip>& tokens = left ? m_snapshot->queryTokens() : m_snapshot->tokens();
         const int64_t marked = left ? markedQuery : markedKey;
-        const int64_t last = std::min<int64_t>(static_cast<int64_t>(tokens.size()), lastRow + 1);
-        for (int64_t i = std::min(firstRow, last); i < last; ++i) {
+        const auto [begin, end] = shown(!left);
+        const int64_t last = std::min<int64_t>(end, begin + lastRow + 1);
+        for (int64_t i = std::min(begin + firstRow, last); i < last; ++i) {
             const QString text = displayToken(tokens[static_cast<size_t>(i)]);
             const QRect r = tokenRect(left, i);
             if (i == marked) p.fillRect(r, palette().highlight());
@@ -242,10 +259,11 @@ LinesFocus HeadLinesView::tokenAt(const QPoint& pos) const
 {
     if (!m_snapshot || pos.y() < kTop) return {};
     const int64_t row = (pos.y() - kTop) / m_rowHeight;
-    if (tokenRect(true, 0).left() <= pos.x() && pos.x() <= tokenRect(true, 0).right() && row < m_snapshot->numQueries())
-        return { row, -1 };
-    if (tokenRect(false, 0).left() <= pos.x() && pos.x() <= tokenRect(false, 0).right() && row < m_snapshot->numKeys())
-        return { -1, row };
+    const auto [q0, q1] = shown(false);
+    const auto [k0, k1] = shown(true);
+    const QRect left = tokenRect(true, q0), right = tokenRect(false, k0);
+    if (left.left() <= pos.x() && pos.x() <= left.right() && q0 + row < q1) return { q0 + row, -1 };
+    if (right.left() <= pos.x() && pos.x() <= right.right() && k0 + row < k1) return { -1, k0 + row };
     return {};
 }
 

@@ -15,7 +15,8 @@ namespace attn::ui {
 /// BertViz-style head view: query tokens on the left, key tokens on the right, a line per (query, key) whose
 /// opacity is the attention weight; several heads of one layer at once, each in its own colour.
 /// Hovering a left token shows what it attends to, a right token what attends to it; a click pins that token (click
-/// again for all lines); a head swatch toggles that head. On screen the lines of the visible rows are drawn on a
+/// again for all lines); a head swatch toggles that head. Only the tokens of the shared token range (TokenLink) are
+/// listed, with the lines between them. On screen the lines of the visible rows are drawn on a
 /// worker thread and shown when ready, so a long input never blocks the window; exports draw them in place.
 class HeadLinesView : public QWidget {
     Q_OBJECT
@@ -45,6 +46,8 @@ public:
     LinesRequest linesRequest(const QRectF& area) const;
     /// True once the lines of what is on screen are drawn (tests wait for it).
     bool linesReady() const;
+    /// The queries (or keys) of the shared token range, [begin, end).
+    std::pair<int64_t, int64_t> shown(bool keys) const;
     static QColor headColor(int64_t head);
     QSize sizeHint() const override;
     /// Exports: the largest row pitch, at most the screen's 20 px, at which every row fits a page `height` px tall (a

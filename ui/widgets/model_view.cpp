@@ -27,52 +27,67 @@ QRect cellRectFor(int size, int64_t layer, int64_t head)
         kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
 }
 
-/// One head's matrix as a cell draws it: the snapshot's rows, or for a long input the block means of the finest
-/// overview level with at most kMaxRows blocks per side (means: a line shows the mass between two blocks, where a
-/// block's maximum would be its diagonal in nearly every row).
+/// One head's matrix as a cell draws it: the snapshot's rows when the shared token range has at most kMaxRows
+/// tokens per side, else the block means of the finest overview level with at most kMaxRows blocks of the range per
+/// side (means: a line shows the mass between two blocks, where a block's maximum would be its diagonal in nearly
+/// every row). `window` is the range in the matrix's rows and columns.
 struct CellMatrix {
     int64_t rows = 0, cols = 0, block = 1;
     LinesRowsFn read;
+    TokenRange window;
+    int64_t shown(bool keys) const
+    {
+        const auto [begin, end] = window.span(keys, keys ? cols : rows);
+        return end - begin;
+    }
 };
 
-CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head)
+CellMatrix cellMatrix(const SnapshotPtr& s, int64_t layer, int64_t head, const TokenRange& range)
 {
-    if (s->numQueries() <= ModelView::kMaxRows && s->numKeys() <= ModelView::kMaxRows)
+    const auto [q0, q1] = range.span(false, s->numQueries());
+    const auto [k0, k1] = range.span(true, s->numKeys());
+    if (q1 - q0 <= ModelView::kMaxRows && k1 - k0 <= ModelView::kMaxRows)
         return { s->numQueries(), s->numKeys(), 1,
-            [s, layer, head](int64_t q0, int64_t q1) { return s->rows(layer, head, q0, q1); } };
+            [s, layer, head](int64_t a, int64_t b) { return s->rows(layer, head, a, b); }, { q0, q1, k0, k1 } };
+    const auto blocks
+        = [](int64_t begin, int64_t end, int64_t block) { return (end + block - 1) / block - begin / block; };
     const auto overview = s->overview(layer, head, AttentionSource::kThumbnailSide);
     const OverviewLevel* level = &overview->levels.back();
     for (const OverviewLevel& l : overview->levels)
-        if (l.rows <= ModelView::kMaxRows && l.cols <= ModelView::kMaxRows) {
+        if (blocks(q0, q1, l.block) <= ModelView::kMaxRows && blocks(k0, k1, l.block) <= ModelView::kMaxRows) {
             level = &l;
             break;
         }
-    return { level->rows, level->cols, level->block, [overview, level](int64_t q0, int64_t q1) {
-                const auto begin = level->mean.begin() + q0 * level->cols, end = level->mean.begin() + q1 * level->cols;
-                return std::make_shared<const Tensor>(Shape { q1 - q0, level->cols }, std::vector<float>(begin, end));
-            } };
+    const int64_t b = level->block;
+    return { level->rows, level->cols, b,
+        [overview, level](int64_t a, int64_t e) {
+            const auto begin = level->mean.begin() + a * level->cols, end = level->mean.begin() + e * level->cols;
+            return std::make_shared<const Tensor>(Shape { e - a, level->cols }, std::vector<float>(begin, end));
+        },
+        { q0 / b, std::min(level->rows, (q1 + b - 1) / b), k0 / b, std::min(level->cols, (k1 + b - 1) / b) } };
 }
 
 /// Every cell's lines that fall in `area`; with a hovered token only that token's lines.
 bool drawModelLines(QPainter& p, const QRectF& area, const std::function<bool()>& cancelled, const SnapshotPtr& s,
-    int size, LinkedTokens hovered)
+    int size, LinkedTokens hovered, const TokenRange& range)
 {
     for (int64_t l = 0; l < s->numLayers(); ++l)
         for (int64_t h = 0; h < s->numHeads(); ++h) {
             const QRectF cell = cellRectFor(size, l, h);
             if (!area.intersects(cell)) continue;
             if (cancelled()) return false;
-            const CellMatrix m = cellMatrix(s, l, h);
+            const CellMatrix m = cellMatrix(s, l, h, range);
             LinesRequest r;
             r.numQueries = m.rows;
             r.numKeys = m.cols;
+            r.window = m.window;
             r.matrices.push_back({ m.read, HeadLinesView::headColor(h) });
             r.focus = hovered.query >= 0 ? LinesFocus { hovered.query / m.block, -1 }
                 : hovered.key >= 0       ? LinesFocus { -1, hovered.key / m.block }
                                          : LinesFocus {};
             const double span = cell.height() - 2 * kInset;
             r.layout = { cell.left() + kInset, cell.right() - kInset, cell.top() + kInset,
-                span / static_cast<double>(m.rows), span / static_cast<double>(m.cols) };
+                span / static_cast<double>(m.shown(false)), span / static_cast<double>(m.shown(true)) };
             r.area = cell.intersected(area);
             r.minRelative = 0.15; // a thumbnail shows where each row looks, not its faint tail
             r.alpha = 0.6;
@@ -118,6 +133,7 @@ void ModelView::setLink(TokenLink* link)
 {
     m_link = link;
     connect(link, &TokenLink::hoveredChanged, this, [this] { changed(false); });
+    connect(link, &TokenLink::rangeChanged, this, [this] { changed(true); });
 }
 
 void ModelView::changed(bool content)
@@ -187,7 +203,7 @@ void ModelView::paintEvent(QPaintEvent* event)
     if (!paintsToScreen(*this, redirected(nullptr))) {
         // A screenshot or an export: complete, so the lines are drawn here.
         drawModelLines(
-            p, QRectF(event->rect()), [] { return false; }, m_snapshot, cellSize(), m_link->hovered());
+            p, QRectF(event->rect()), [] { return false; }, m_snapshot, cellSize(), m_link->hovered(), m_link->range());
     } else {
         const QRectF visible = visibleRegion().boundingRect();
         if (m_picture->key().content == m_key.content) p.drawImage(m_picture->area().topLeft(), m_picture->image());
@@ -195,9 +211,9 @@ void ModelView::paintEvent(QPaintEvent* event)
         m_picture->requestFor(visible,
             visible.adjusted(0, -visible.height(), 0, visible.height()).intersected(QRectF(rect())),
             devicePixelRatioF(), m_key,
-            [s = m_snapshot, size = cellSize(), hovered = m_link->hovered()](
+            [s = m_snapshot, size = cellSize(), hovered = m_link->hovered(), range = m_link->range()](
                 QPainter& painter, const QRectF& area, const std::function<bool()>& cancelled) {
-                return drawModelLines(painter, area, cancelled, s, size, hovered);
+                return drawModelLines(painter, area, cancelled, s, size, hovered, range);
             });
     }
     p.setPen(QPen(palette().highlight().color(), 3));
@@ -212,13 +228,15 @@ void ModelView::mouseMoveEvent(QMouseEvent* event)
     setToolTip(tr("Layer %1 · Head %2: click to open it in the head view").arg(l).arg(h));
     // The left half of a cell is its queries, the right half its keys; a row stands for `block` tokens.
     const QRect cell = cellRect(l, h);
-    const CellMatrix m = cellMatrix(m_snapshot, l, h);
+    const CellMatrix m = cellMatrix(m_snapshot, l, h, m_link->range());
     const bool left = event->pos().x() < cell.center().x();
-    const int64_t n = left ? m.rows : m.cols;
+    const int64_t n = m.shown(!left);
     const int64_t slot = std::clamp<int64_t>(
         static_cast<int64_t>((event->pos().y() - cell.top() - kInset) * n / std::max(1, cell.height() - 2 * kInset)), 0,
         n - 1);
-    const int64_t token = std::min(slot * m.block, (left ? m_snapshot->numQueries() : m_snapshot->numKeys()) - 1);
+    const int64_t first = left ? m.window.query0 : m.window.key0;
+    const int64_t token
+        = std::min((first + slot) * m.block, (left ? m_snapshot->numQueries() : m_snapshot->numKeys()) - 1);
     m_link->setHovered(left ? LinkedTokens { token, -1 } : LinkedTokens { -1, token });
 }
 
