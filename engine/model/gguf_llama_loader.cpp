@@ -2,6 +2,7 @@
 // GGUF llama (incl. Mixtral-style experts) / qwen2 / gemma / gemma2 / phi3 (llama.cpp tensor names, llama-arch.cpp
 // LLM_TENSOR_*) -> LlamaWeights, and the architecture dispatch of GGUF models.
 #include "core/error.h"
+#include "core/memory_budget.h"
 #include "io/gguf.h"
 #include "model/decoder_weights.h"
 #include "model/gguf_model.h"
@@ -167,6 +168,8 @@ std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
     const auto file = std::make_shared<const GgufFile>(source.weightsPath);
     if (file->tensors().empty())
         throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
+    requireMemory(file->residentBytesToLoad(), file->path(), "this model",
+        "a smaller quantization of the model needs less: Q4_K about 0.6x of Q8_0");
     const std::string& arch = source.config.modelType;
     if (arch == "llama" || arch == "qwen2" || arch == "gemma" || arch == "gemma2" || arch == "phi3")
         return loadGgufLlama(source, file);
