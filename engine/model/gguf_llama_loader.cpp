@@ -28,12 +28,6 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
     if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
     if (g.findTensor("rope_freqs.weight"))
         throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
-    // llama.cpp picks the long factors by the context size it was started with, HF by the sequence length, and no
-    // golden shows which a GGUF user expects: refused until one does (HF checkpoints with longrope are supported).
-    if (g.findTensor("rope_factors_long.weight") || g.findTensor("rope_factors_short.weight"))
-        throw Error(g.path(),
-            "rope_factors_long/short.weight (longrope scaling, as in the 128k-context Phi-3 and Phi-3.5 files) is not "
-            "supported in GGUF files; Phi-3 GGUF files without it and HF safetensors checkpoints with longrope are");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),
@@ -118,6 +112,13 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
         if (sandwich) lw.postFfnNorm.weight = r.dense(p + "post_ffw_norm.weight", { D });
         readFeedForward(r, c, p, fused, lw);
         w.layers.push_back(std::move(lw));
+    }
+    if (c.ropeScaling.type == RopeScaling::Type::LongRope) { // read into the description (gguf_config.cpp)
+        const auto pairs = static_cast<int64_t>(c.ropeScaling.longFactor.size());
+        if (2 * pairs != static_cast<int64_t>(c.partialRotaryFactor * static_cast<double>(c.headDim) + 0.5))
+            throw Error(file->path(), "rope_factors_long/short.weight need one factor per rotary pair");
+        (void)r.dense("rope_factors_long.weight", { pairs });
+        (void)r.dense("rope_factors_short.weight", { pairs });
     }
     w.finalNorm.weight = r.dense("output_norm.weight", { D });
     if (r.has("output.weight")) w.lmHead = r.matrix("output.weight", V, D); // absent: tied, as llama.cpp does
