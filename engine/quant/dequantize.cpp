@@ -2,6 +2,7 @@
 #include "quant/dequantize.h"
 
 #include "core/half.h"
+#include "quant/ggml_blocks.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -18,12 +19,9 @@ namespace {
 constexpr int kQk = 32;
 constexpr int kQkK = 256;
 
-float half(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return halfToFloat(h);
-}
+using ggml_blocks::groupScale;
+using ggml_blocks::half;
+using ggml_blocks::ScaleMin;
 
 void rowF32(const uint8_t* src, float* y, int64_t n)
 {
@@ -194,25 +192,6 @@ void blockQ3_K(const uint8_t* b, float* y)
         }
         q += 32;
     }
-}
-
-struct ScaleMin {
-    float scale, min;
-};
-
-/// ggml's get_scale_min_k4 for group j of the 12 packed scale bytes of Q4_K / Q5_K, times the super-block's d and
-/// dmin, as ggml multiplies them.
-ScaleMin groupScale(const uint8_t* q, int j, float d, float dmin)
-{
-    uint8_t sc, m;
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-    return { d * static_cast<float>(sc), dmin * static_cast<float>(m) };
 }
 
 // block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }: 8 groups of 32.
