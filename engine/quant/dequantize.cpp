@@ -276,22 +276,16 @@ __attribute__((target("avx2"))) void rowQ8_0Avx2(const uint8_t* src, float* y, i
 
 __attribute__((target("avx2"))) void rowQ4_KAvx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
 {
-    const __m256i low = _mm256_set1_epi32(0xF);
     for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes) {
-        const float d = half(src), dmin = half(src + 2);
         const uint8_t* q = src + 16;
-        for (int is = 0; is < 8; is += 2, q += 32) {
-            const ScaleMin lo = groupScale(src + 4, is, d, dmin), hi = groupScale(src + 4, is + 1, d, dmin);
-            const __m256 loScale = _mm256_set1_ps(lo.scale), loMin = _mm256_set1_ps(lo.min);
-            const __m256 hiScale = _mm256_set1_ps(hi.scale), hiMin = _mm256_set1_ps(hi.min);
+        for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
+            const ggml_blocks::Q4_KGroupPair g = ggml_blocks::q4kGroupPair(src, is);
             for (int l = 0; l < 32; l += 8) {
-                const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + l)));
-                const __m256 qlo = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, low));
-                const __m256 qhi = _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4));
-                _mm256_storeu_ps(y + l, _mm256_sub_ps(_mm256_mul_ps(loScale, qlo), loMin));
-                _mm256_storeu_ps(y + 32 + l, _mm256_sub_ps(_mm256_mul_ps(hiScale, qhi), hiMin));
+                __m256 lo, hi;
+                ggml_blocks::q4kWiden(g, q + l, lo, hi);
+                _mm256_storeu_ps(y + l, lo);
+                _mm256_storeu_ps(y + 32 + l, hi);
             }
-            y += 64;
         }
     }
 }
