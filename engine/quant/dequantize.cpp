@@ -39,20 +39,6 @@ __attribute__((target("f16c,avx"))) void rowF16C(const uint8_t* src, float* y, i
 }
 #endif
 
-#if defined(__x86_64__)
-/// F16C and AVX with the OS saving the YMM state, from CPUID itself: clang's __builtin_cpu_supports knows no "f16c".
-bool cpuHasF16c()
-{
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
-    if ((c & (osxsave | avx | f16c)) != (osxsave | avx | f16c)) return false;
-    unsigned lo = 0, hi = 0;
-    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 6u) == 6u; // XMM and YMM state enabled
-}
-#endif
-
 /// IEEE half widening: F16C's vcvtph2ps where the CPU has it (8 at a time), else the scalar conversion; both exact.
 void rowF16(const uint8_t* src, float* y, int64_t n)
 {
@@ -317,6 +303,25 @@ constexpr std::pair<GgmlType, RowFunction> kRowFunctions[] = {
 };
 
 } // namespace
+
+#if defined(__x86_64__)
+// From CPUID itself: clang's __builtin_cpu_supports knows no "f16c".
+bool cpuHasF16c()
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
+    if ((c & (osxsave | avx | f16c)) != (osxsave | avx | f16c)) return false;
+    unsigned lo = 0, hi = 0;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u; // XMM and YMM state enabled
+}
+#else
+bool cpuHasF16c()
+{
+    return false;
+}
+#endif
 
 void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
 {

@@ -2,6 +2,7 @@
 #include "quant/row_dot.h"
 
 #include "core/error.h"
+#include "quant/dequantize.h"
 #include "quant/ggml_blocks.h"
 
 #include <cmath>
@@ -23,7 +24,7 @@ template <int N> struct Accumulators {
     __m256 a[N][2];
 };
 
-template <int N> __attribute__((target("avx2,fma"))) void clear(Accumulators<N>& acc)
+template <int N> __attribute__((target("avx2,fma,f16c"))) void clear(Accumulators<N>& acc)
 {
     for (int j = 0; j < N; ++j)
         acc.a[j][0] = acc.a[j][1] = _mm256_setzero_ps();
@@ -31,7 +32,7 @@ template <int N> __attribute__((target("avx2,fma"))) void clear(Accumulators<N>&
 
 /// acc[j][parity] += w * x[j * cols + at .. + 8] for every row j.
 template <int N>
-__attribute__((target("avx2,fma"))) inline void madd(
+__attribute__((target("avx2,fma,f16c"))) inline void madd(
     Accumulators<N>& acc, int parity, __m256 w, const float* x, int64_t cols, int64_t at)
 {
     for (int j = 0; j < N; ++j)
@@ -39,7 +40,7 @@ __attribute__((target("avx2,fma"))) inline void madd(
 }
 
 template <int N>
-__attribute__((target("avx2,fma"))) void store(const Accumulators<N>& acc, float* out, int64_t outStride)
+__attribute__((target("avx2,fma,f16c"))) void store(const Accumulators<N>& acc, float* out, int64_t outStride)
 {
     for (int j = 0; j < N; ++j) {
         const __m256 v = _mm256_add_ps(acc.a[j][0], acc.a[j][1]);
@@ -54,7 +55,7 @@ __attribute__((target("avx2,fma"))) void store(const Accumulators<N>& acc, float
 struct Q8_0Format {
     static constexpr int64_t kElements = 32, kBytes = 34;
     template <int N>
-    __attribute__((target("avx2,fma"))) static void block(
+    __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
         const __m256 d = _mm256_set1_ps(half(b));
@@ -69,7 +70,7 @@ struct Q8_0Format {
 struct Q4_KFormat {
     static constexpr int64_t kElements = 256, kBytes = 144;
     template <int N>
-    __attribute__((target("avx2,fma"))) static void block(
+    __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
         const uint8_t* q = b + 16;
@@ -85,11 +86,12 @@ struct Q4_KFormat {
     }
 };
 
-// bfloat16: w = bits << 16, as dequantizeRow widens it, 16 at a time; rowDots takes the last cols % 16 one by one.
+// bfloat16: w = bits << 16, as dequantizeRow widens it, 16 at a time; the last cols % 16 one by one.
 struct Bf16Format {
     static constexpr int64_t kElements = 16, kBytes = 32;
+    static float scalar(uint16_t bits) { return bf16ToFloat(bits); }
     template <int N>
-    __attribute__((target("avx2,fma"))) static void block(
+    __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
         for (int k = 0; k < 2; ++k) {
@@ -99,10 +101,24 @@ struct Bf16Format {
     }
 };
 
-/// The dot products of one row in `Format` with N activation rows: whole blocks through the accumulators, then (BF16
+// IEEE half: F16C's vcvtph2ps, exact as dequantizeRow's widening, 16 at a time; the last cols % 16 one by one.
+struct F16Format {
+    static constexpr int64_t kElements = 16, kBytes = 32;
+    static float scalar(uint16_t bits) { return halfToFloat(bits); }
+    template <int N>
+    __attribute__((target("avx2,fma,f16c"))) static void block(
+        Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
+    {
+        for (int k = 0; k < 2; ++k)
+            madd(acc, k, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * k))), x, cols,
+                at + 8 * k);
+    }
+};
+
+/// The dot products of one row in `Format` with N activation rows: whole blocks through the accumulators, then (half
 /// rows of any length) the elements after the last whole block by scalar fused multiply-adds.
 template <class Format, int N>
-__attribute__((target("avx2,fma"))) void dots(
+__attribute__((target("avx2,fma,f16c"))) void dots(
     const uint8_t* row, int64_t cols, const float* x, float* out, int64_t outStride)
 {
     Accumulators<N> acc;
@@ -111,12 +127,13 @@ __attribute__((target("avx2,fma"))) void dots(
     for (; at + Format::kElements <= cols; at += Format::kElements, row += Format::kBytes)
         Format::template block<N>(acc, row, x, cols, at);
     store(acc, out, outStride);
-    for (; at < cols; ++at, row += 2) { // only BF16 rows have a tail
-        uint16_t bits;
-        std::memcpy(&bits, row, 2);
-        for (int j = 0; j < N; ++j)
-            out[j * outStride] = std::fma(bf16ToFloat(bits), x[j * cols + at], out[j * outStride]);
-    }
+    if constexpr (requires { Format::scalar(uint16_t {}); }) // the halves; block formats have no tail
+        for (; at < cols; ++at, row += 2) {
+            uint16_t bits;
+            std::memcpy(&bits, row, 2);
+            for (int j = 0; j < N; ++j)
+                out[j * outStride] = std::fma(Format::scalar(bits), x[j * cols + at], out[j * outStride]);
+        }
 }
 
 using DotsFunction = void (*)(const uint8_t*, int64_t, const float*, float*, int64_t);
@@ -134,8 +151,9 @@ template <class Format> DotsFunction forFormat(int64_t n)
 bool hasRowDots(GgmlType type)
 {
 #if defined(__x86_64__)
-    static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return available && (type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::BF16);
+    static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpuHasF16c();
+    return available
+        && (type == GgmlType::Q8_0 || type == GgmlType::Q4_K || type == GgmlType::BF16 || type == GgmlType::F16);
 #else
     (void)type;
     return false;
@@ -150,7 +168,8 @@ void rowDots(GgmlType type, const uint8_t* row, int64_t cols, const float* x, in
 #if defined(__x86_64__)
     const DotsFunction f = type == GgmlType::Q8_0 ? forFormat<Q8_0Format>(n)
         : type == GgmlType::Q4_K                  ? forFormat<Q4_KFormat>(n)
-                                                  : forFormat<Bf16Format>(n);
+        : type == GgmlType::BF16                  ? forFormat<Bf16Format>(n)
+                                                  : forFormat<F16Format>(n);
     f(row, cols, x, out, outStride);
 #else
     (void)row, (void)cols, (void)x, (void)out, (void)outStride;

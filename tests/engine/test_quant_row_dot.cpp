@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The decode step's fused dot products with Q8_0 / Q4_K / BF16 rows (quant/row_dot.h) against a float64 dot product
-// over the same rows as dequantizeRow widens them, within the float32 summation bound the header states; and the packed
-// product of a decode step (which takes them) against the prefill's widen-then-multiply path.
+// The decode step's fused dot products with Q8_0 / Q4_K / BF16 / F16 rows (quant/row_dot.h) against a float64 dot
+// product over the same rows as dequantizeRow widens them, within the float32 summation bound the header states; and
+// the packed product of a decode step (which takes them) against the prefill's widen-then-multiply path.
 #include "backend/cpu_packed_matmul.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "quant/dequantize.h"
 #include "quant/packed_matrix.h"
 #include "quant/row_dot.h"
+#include "support/half_copy.h"
 
 #include <gtest/gtest.h>
 
@@ -19,20 +20,17 @@ namespace attn {
 namespace {
 
 /// `rows` rows of `cols` random quants of `type` (Q8_0 or Q4_K) with scales drawn over a few binades, or of normal
-/// bfloat16 values.
+/// bfloat16 / half values.
 std::vector<uint8_t> randomRows(GgmlType type, int64_t rows, int64_t cols, uint32_t seed)
 {
     const GgmlTypeTraits& t = ggmlTypeTraits(type);
     std::vector<uint8_t> bytes(static_cast<size_t>(rows * cols / t.blockSize * t.blockBytes));
     std::mt19937 rng(seed);
-    if (type == GgmlType::BF16) {
+    if (type == GgmlType::BF16 || type == GgmlType::F16) {
         std::normal_distribution<float> normal;
         for (size_t i = 0; i < bytes.size(); i += 2) {
-            const float f = normal(rng);
-            uint32_t bits;
-            std::memcpy(&bits, &f, 4);
-            const auto top = static_cast<uint16_t>(bits >> 16);
-            std::memcpy(&bytes[i], &top, 2);
+            const uint16_t bits = test::halfBits(normal(rng), type);
+            std::memcpy(&bytes[i], &bits, 2);
         }
         return bytes;
     }
@@ -108,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(Types, RowDots,
     testing::Values(RowDotCase { GgmlType::Q8_0, 32 }, RowDotCase { GgmlType::Q8_0, 2048 },
         RowDotCase { GgmlType::Q8_0, 8192 }, RowDotCase { GgmlType::Q4_K, 256 }, RowDotCase { GgmlType::Q4_K, 2048 },
         RowDotCase { GgmlType::Q4_K, 8192 }, RowDotCase { GgmlType::BF16, 7 }, RowDotCase { GgmlType::BF16, 2048 },
-        RowDotCase { GgmlType::BF16, 8203 }),
+        RowDotCase { GgmlType::BF16, 8203 }, RowDotCase { GgmlType::F16, 7 }, RowDotCase { GgmlType::F16, 2048 },
+        RowDotCase { GgmlType::F16, 8203 }),
     [](const testing::TestParamInfo<RowDotCase>& info) {
         return std::string(ggmlTypeTraits(info.param.type).name) + "_" + std::to_string(info.param.cols);
     });
