@@ -86,32 +86,24 @@ struct Q4_KFormat {
     }
 };
 
-// bfloat16: w = bits << 16, as dequantizeRow widens it, 16 at a time; the last cols % 16 one by one.
-struct Bf16Format {
+// bfloat16 (w = bits << 16) or IEEE half (F16C's vcvtph2ps), exact as dequantizeRow widens them, 16 at a time; the
+// last cols % 16 one by one.
+template <bool Bf16> struct HalfFormat {
     static constexpr int64_t kElements = 16, kBytes = 32;
-    static float scalar(uint16_t bits) { return bf16ToFloat(bits); }
+    static float scalar(uint16_t bits) { return Bf16 ? bf16ToFloat(bits) : halfToFloat(bits); }
     template <int N>
     __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
         for (int k = 0; k < 2; ++k) {
             const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * k));
-            madd(acc, k, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)), x, cols, at + 8 * k);
+            __m256 w;
+            if constexpr (Bf16)
+                w = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+            else
+                w = _mm256_cvtph_ps(bits);
+            madd(acc, k, w, x, cols, at + 8 * k);
         }
-    }
-};
-
-// IEEE half: F16C's vcvtph2ps, exact as dequantizeRow's widening, 16 at a time; the last cols % 16 one by one.
-struct F16Format {
-    static constexpr int64_t kElements = 16, kBytes = 32;
-    static float scalar(uint16_t bits) { return halfToFloat(bits); }
-    template <int N>
-    __attribute__((target("avx2,fma,f16c"))) static void block(
-        Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
-    {
-        for (int k = 0; k < 2; ++k)
-            madd(acc, k, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * k))), x, cols,
-                at + 8 * k);
     }
 };
 
@@ -168,8 +160,8 @@ void rowDots(GgmlType type, const uint8_t* row, int64_t cols, const float* x, in
 #if defined(__x86_64__)
     const DotsFunction f = type == GgmlType::Q8_0 ? forFormat<Q8_0Format>(n)
         : type == GgmlType::Q4_K                  ? forFormat<Q4_KFormat>(n)
-        : type == GgmlType::BF16                  ? forFormat<Bf16Format>(n)
-                                                  : forFormat<F16Format>(n);
+        : type == GgmlType::BF16                  ? forFormat<HalfFormat<true>>(n)
+                                                  : forFormat<HalfFormat<false>>(n);
     f(row, cols, x, out, outStride);
 #else
     (void)row, (void)cols, (void)x, (void)out, (void)outStride;
