@@ -32,7 +32,8 @@ void readGemma2(const GgufFile& g, ModelConfig& c)
         = static_cast<double>(c.numLayers == 46 && c.numHeads > 0 ? c.hiddenSize / c.numHeads : c.headDim);
 }
 
-/// One longrope factor list: a float tensor of one row (rope_factors_long/short.weight, [rotary dims / 2]).
+/// One RoPE factor list: a float tensor of one row (rope_factors_long/short.weight, rope_freqs.weight: one factor per
+/// rotary pair).
 std::vector<double> ropeFactors(const GgufFile& g, const GgufTensorInfo& t)
 {
     if (t.ne.size() != 1 || (t.type != GgmlType::F32 && t.type != GgmlType::F16))
@@ -64,6 +65,30 @@ void readLongRope(const GgufFile& g, const std::string& p, ModelConfig& c)
         throw Error(g.path(),
             "longrope needs rope_factors_long/short.weight of one length, " + p
                 + "rope.scaling.original_context_length > 0 and a non-negative " + p + "rope.scaling.attn_factor");
+}
+
+/// The other RoPE scalings convert_hf_to_gguf.py LlamaModel writes: `linear` as rope.scaling.type and
+/// rope.scaling.factor (set_gguf_parameters), and Llama 3.1's bands as rope_freqs.weight, one divisor per rotary pair
+/// (generate_extra_tensors: 1 above the high-frequency wavelength, factor below the low one, 1 / ((1 - s) / factor + s)
+/// between). Other types (yarn, ...) are left for the loader to refuse.
+void readScaling(const GgufFile& g, const std::string& p, ModelConfig& c)
+{
+    RopeScaling& r = c.ropeScaling;
+    const GgufTensorInfo* freqs = g.findTensor("rope_freqs.weight");
+    const bool linear = g.getString(p + "rope.scaling.type").value_or("none") == "linear";
+    if (r.type != RopeScaling::Type::None && (freqs || linear))
+        throw Error(g.path(), "has longrope factors and another RoPE scaling; only one can apply");
+    if (freqs && linear) throw Error(g.path(), "has both rope_freqs.weight and linear RoPE scaling; only one can apply");
+    if (freqs) {
+        r.type = RopeScaling::Type::Frequencies;
+        r.frequencyFactors = ropeFactors(g, *freqs);
+        for (const double f : r.frequencyFactors)
+            if (!(f > 0)) throw Error(g.path(), "rope_freqs.weight holds a factor that is not positive");
+    } else if (linear) {
+        r.type = RopeScaling::Type::Linear;
+        r.factor = g.getFloat(p + "rope.scaling.factor").value_or(0.0);
+        if (!(r.factor > 0)) throw Error(g.path(), p + "rope.scaling.factor must be positive for linear scaling");
+    }
 }
 
 } // namespace
@@ -103,6 +128,7 @@ ModelConfig ggufModelConfig(const GgufFile& g)
             = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
     readLongRope(g, p, c);
+    readScaling(g, p, c);
     // llama.cpp's gemma graph: embeddings times sqrt(width), GeGLU with the tanh GELU; its norm weights are stored as
     // 1 + w (convert_hf_to_gguf.py GemmaModel adds the 1), which is how NormWeights keeps them.
     const bool gemma = *arch == "gemma" || *arch == "gemma2";

@@ -11,6 +11,8 @@
 #include "model/llama_model.h"
 #include "quant/packed_matrix.h"
 
+#include <cmath>
+
 namespace attn {
 namespace {
 
@@ -25,9 +27,10 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
             "experts stored one tensor each (blk.N.ffn_gate.E.weight, files converted before llama.cpp merged them "
             "into ffn_gate_exps) are not supported; reconvert with a current convert_hf_to_gguf.py");
     const std::string scaling = g.getString(p + "rope.scaling.type").value_or("none");
-    if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
-    if (g.findTensor("rope_freqs.weight"))
-        throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
+    if (scaling != "none" && scaling != "linear")
+        throw Error(g.path(),
+            p + "rope.scaling.type \"" + scaling
+                + "\" is not supported (linear, rope_freqs.weight and phi3's longrope factors are)");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),
@@ -113,13 +116,10 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
         readFeedForward(r, c, p, fused, lw);
         w.layers.push_back(std::move(lw));
     }
-    if (c.ropeScaling.type == RopeScaling::Type::LongRope) { // read into the description (gguf_config.cpp)
-        const auto pairs = static_cast<int64_t>(c.ropeScaling.longFactor.size());
-        if (2 * pairs != static_cast<int64_t>(c.partialRotaryFactor * static_cast<double>(c.headDim) + 0.5))
-            throw Error(file->path(), "rope_factors_long/short.weight need one factor per rotary pair");
-        (void)r.dense("rope_factors_long.weight", { pairs });
-        (void)r.dense("rope_factors_short.weight", { pairs });
-    }
+    // The RoPE factor lists, read into the description (gguf_config.cpp): one per rotary pair, which dense() checks.
+    const int64_t pairs = std::lround(c.partialRotaryFactor * static_cast<double>(c.headDim)) / 2;
+    for (const char* name : { "rope_factors_long.weight", "rope_factors_short.weight", "rope_freqs.weight" })
+        if (r.has(name)) (void)r.dense(name, { pairs });
     w.finalNorm.weight = r.dense("output_norm.weight", { D });
     if (r.has("output.weight")) w.lmHead = r.matrix("output.weight", V, D); // absent: tied, as llama.cpp does
     r.expectAllUsed();

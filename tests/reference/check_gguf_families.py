@@ -13,6 +13,9 @@ name map):
   mixtral architecture llama with expert_count / expert_used_count, Q/K permuted (LlamaModel.permute), the router as
          ffn_gate_inp and the experts' w1 / w3 / w2 merged into ffn_gate_exps / ffn_up_exps / ffn_down_exps
          [experts, out, in]; router logits are compared with HF's too.
+  llama3-rope / llama-rope-linear  architecture llama, Q/K permuted, plus LlamaModel's RoPE scaling: Llama 3.1's bands
+         as rope_freqs.weight (generate_extra_tensors, with the rope_scaling's original_max_position_embeddings),
+         linear as rope.scaling.type "linear" and rope.scaling.factor (set_gguf_parameters).
   mistral architecture llama (LlamaModel is registered for MistralForCausalLM), Q/K permuted, GQA 4/2; LlamaModel
          writes no sliding window, so the file runs without one, as in llama.cpp: checked on the first
          sliding_window (6) tokens, whose attention and logits the window does not change (greedy ids not compared).
@@ -47,7 +50,9 @@ cli, root, work, backends = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].s
 os.makedirs(work, exist_ok=True)
 failures = []
 
-ARCH = {'gemma': 'gemma', 'gemma2': 'gemma2', 'phi3': 'phi3', 'mixtral': 'llama', 'mistral': 'llama'}
+ARCH = {'gemma': 'gemma', 'gemma2': 'gemma2', 'phi3': 'phi3', 'mixtral': 'llama', 'mistral': 'llama', 'llama3-rope': 'llama',
+        'llama-rope-linear': 'llama'}
+LLAMA_ARCH = ('mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear')  # LlamaModel: Q/K permuted
 NAMES = {'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight',
          'lm_head.weight': 'output.weight'}
 LAYER = {'input_layernorm': 'attn_norm', 'post_attention_layernorm': 'ffn_norm', 'self_attn.q_proj': 'attn_q',
@@ -94,8 +99,11 @@ def metadata(fixture, cfg, longrope=None):
         m.update({a + 'rope.scaling.original_context_length': cfg['original_max_position_embeddings'],
                   a + 'rope.dimension_count': int(cfg.get('partial_rotary_factor', 1.0) * cfg['hidden_size']) // h,
                   a + 'rope.freq_base': float(cfg['rope_theta'])})
-    if fixture in ('mixtral', 'mistral'):
+    if fixture in LLAMA_ARCH:
         m[a + 'rope.freq_base'] = float(cfg['rope_theta'])
+    scaling = cfg.get('rope_scaling') or {}
+    if fixture == 'llama-rope-linear':  # LlamaModel.set_gguf_parameters
+        m.update({a + 'rope.scaling.type': 'linear', a + 'rope.scaling.factor': float(scaling['factor'])})
     if fixture == 'mixtral':
         m.update({a + 'expert_count': cfg['num_local_experts'], a + 'expert_used_count': cfg['num_experts_per_tok']})
     m['general.file_type'] = 0  # ALL_F32
@@ -107,6 +115,25 @@ def metadata(fixture, cfg, longrope=None):
         m[a + 'rope.scaling.original_context_length'] = orig
         m[a + 'rope.scaling.attn_factor'] = math.sqrt(1 + math.log(scale) / math.log(orig)) if scale > 1 else 1.0
     return m
+
+
+def llama3_rope_freqs(cfg):
+    """LlamaModel.generate_extra_tensors for rope_type llama3: one divisor of inv_freq per rotary pair."""
+    rp, dim = cfg['rope_scaling'], cfg['hidden_size'] // cfg['num_attention_heads']
+    freqs = 1.0 / (cfg['rope_theta'] ** (np.arange(0, dim, 2, dtype=np.float32) / dim))
+    factor, low, high = rp['factor'], rp['low_freq_factor'], rp['high_freq_factor']
+    old = rp['original_max_position_embeddings']
+    out = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < old / high:
+            out.append(1.0)
+        elif wavelen > old / low:
+            out.append(factor)
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array(out, np.float32)
 
 
 def convert(fixture, longrope=None):
@@ -121,7 +148,7 @@ def convert(fixture, longrope=None):
             continue
         if fixture.startswith('gemma') and hf.endswith('norm.weight'):
             w = w + 1  # GemmaModel / Gemma2Model.modify_tensors
-        if fixture in ('mixtral', 'mistral'):
+        if fixture in LLAMA_ARCH:
             if hf.endswith('q_proj.weight'):
                 w = permute(w, h, h)
             elif hf.endswith('k_proj.weight'):
@@ -134,6 +161,8 @@ def convert(fixture, longrope=None):
     for (layer, wk), by_expert in sorted(experts.items()):  # MixtralModel.modify_tensors stacks them
         tensors.append((f'blk.{layer}.{EXPERTS[wk]}.weight', np.stack([by_expert[e] for e in sorted(by_expert)]),
                         'F32'))
+    if fixture == 'llama3-rope':
+        tensors.append(('rope_freqs.weight', llama3_rope_freqs(cfg), 'F32'))
     if longrope:
         tensors += [(f'rope_factors_{kind}.weight', np.array(longrope[f'{kind}_factor'], np.float32), 'F32')
                     for kind in ('long', 'short')]
@@ -177,7 +206,7 @@ def greedy(path, ids, steps):
     return out
 
 
-FIXTURES = ('gemma', 'gemma2', 'phi3', 'mixtral', 'mistral')
+FIXTURES = ('gemma', 'gemma2', 'phi3', 'mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear')
 for fixture in FIXTURES:
     path, d = convert(fixture)
     man = json.load(open(os.path.join(d, 'manifest.json')))
