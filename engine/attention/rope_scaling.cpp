@@ -87,6 +87,14 @@ RotaryEmbedding rotaryEmbedding(const ModelConfig& c, int64_t rotaryDims, int64_
     case RopeScaling::Type::LongRope:
         scaleLongRope(c, sequenceLength, rope);
         break;
+    case RopeScaling::Type::Frequencies: // as llama.cpp's rope with freq_factors: theta_i = pos * inv_freq_i / f_i
+        if (static_cast<int64_t>(s.frequencyFactors.size()) != rotaryDims / 2)
+            throw Error(c.source,
+                "rope_freqs has " + std::to_string(s.frequencyFactors.size()) + " factors; the rotary dims need "
+                    + std::to_string(rotaryDims / 2));
+        for (size_t i = 0; i < s.frequencyFactors.size(); ++i)
+            rope.invFreq[i] /= static_cast<float>(s.frequencyFactors[i]);
+        break;
     }
     return rope;
 }

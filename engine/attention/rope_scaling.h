@@ -17,7 +17,8 @@ namespace attn {
 /// - llama3: the Llama 3.1 bands (wavelength below orig / high_freq_factor kept, above orig / low_freq_factor divided
 ///   by factor, smooth blend between), as transformers' _compute_llama3_parameters;
 /// - longrope: inv_freq_i / ext_i with ext = long_factor once sequenceLength exceeds
-///   original_max_position_embeddings, else short_factor; cos and sin times the attention factor.
+///   original_max_position_embeddings, else short_factor; cos and sin times the attention factor;
+/// - rope_freqs (GGUF): inv_freq_i divided by the file's factor f_i.
 /// A forward with a KV cache passes the length it reaches: like transformers' cache, earlier keys keep the rotation
 /// they were computed with. Throws Error naming config.source for factor lists that do not fit rotaryDims.
 RotaryEmbedding rotaryEmbedding(const ModelConfig& config, int64_t rotaryDims, int64_t sequenceLength);

@@ -4,6 +4,7 @@
 #include "backend/cpu_workers.h"
 #include "core/blas.h"
 #include "quant/packed_matrix.h"
+#include "quant/row_dot.h"
 
 #include <Eigen/Core>
 
@@ -17,8 +18,8 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 // A block of weight rows widened at once: 64 KiB of float32 stays in a core's L2 next to the activations while it
 // is multiplied, and gives every core several blocks of a decode step's smallest product.
 constexpr int64_t kBlockFloats = 16384;
-// Decode steps (a few rows of activations) widen one weight row at a time into L1 and take its dot products there,
-// instead of a block through L2.
+// Decode steps (a few rows of activations) take each weight row's dot products as its blocks are widened in registers
+// (Q8_0, Q4_K: quant/row_dot.h), or widen one row at a time into L1 and take them there, instead of a block through L2.
 constexpr int64_t kRowByRow = 4;
 
 } // namespace
@@ -42,7 +43,10 @@ Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias)
         thread_local std::vector<float> scratch;
         // Columns [r0, r0 + rows) of y: a strided block of the row-major result.
         Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> Y(y.data() + r0, n, rows, Eigen::OuterStride<>(out));
-        if (n <= kRowByRow) {
+        if (n <= kRowDotsMaxRows && hasRowDots(w.type())) {
+            for (int64_t r = 0; r < rows; ++r)
+                rowDots(w.type(), w.row(r0 + r), in, x.data(), n, y.data() + r0 + r, out);
+        } else if (n <= kRowByRow) {
             scratch.resize(static_cast<size_t>(in));
             const Eigen::Map<const Eigen::RowVectorXf> row(scratch.data(), in);
             for (int64_t r = 0; r < rows; ++r) {

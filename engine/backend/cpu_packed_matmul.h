@@ -7,8 +7,9 @@
 namespace attn {
 
 /// linear() with a packed weight: x [n, in], w [out, in] packed, bias null or [out] -> [n, out]. Each block of
-/// weight rows is dequantized exactly as ggml does and multiplied in float32 (Eigen), blocks spread over the cores;
-/// the result does not depend on the number of cores.
+/// weight rows is dequantized exactly as ggml does and multiplied in float32 (Eigen; for a decode step's few rows of
+/// Q8_0 / Q4_K, rowDots() in registers), blocks spread over the cores; the result does not depend on the number of
+/// cores.
 Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias);
 
 /// Rows `ids` of a packed table [V, d] -> [n, d] float32 (embedding look-ups).

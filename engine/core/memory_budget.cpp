@@ -39,13 +39,13 @@ uint64_t availableMemoryBytes()
     return available;
 }
 
-void requireMemory(uint64_t needBytes, const std::string& file, const std::string& what)
+void requireMemory(uint64_t needBytes, const std::string& file, const std::string& what, const std::string& advice)
 {
     const uint64_t available = availableMemoryBytes();
     if (needBytes > available)
         throw Error(file,
             "loading " + what + " needs about " + gib(needBytes) + " (" + std::to_string(needBytes)
-                + " bytes) but only " + gib(available) + " of memory is available; refusing to start");
+                + " bytes) but only " + gib(available) + " of memory is available; refusing to start (" + advice + ")");
 }
 
 } // namespace attn

@@ -11,8 +11,8 @@ namespace attn {
 /// set, caps it (for tests and for sharing a machine).
 uint64_t availableMemoryBytes();
 
-/// Throws Error("FILE: loading WHAT needs about X GiB ... but only Y GiB is available") when needBytes exceeds
-/// availableMemoryBytes().
-void requireMemory(uint64_t needBytes, const std::string& file, const std::string& what);
+/// Throws Error("FILE: loading WHAT needs about X GiB ... but only Y GiB is available ...; ADVICE") when needBytes
+/// exceeds availableMemoryBytes(). `advice` says what would fit instead (a quantized GGUF).
+void requireMemory(uint64_t needBytes, const std::string& file, const std::string& what, const std::string& advice);
 
 } // namespace attn

@@ -231,6 +231,16 @@ std::vector<int64_t> GgufTensorInfo::torchShape() const
     return { ne.rbegin(), ne.rend() };
 }
 
+uint64_t GgufFile::residentBytesToLoad() const
+{
+    uint64_t bytes = m_file->size();
+    for (const GgufTensorInfo& t : m_tensors)
+        if (t.ne.size() <= 1)
+            bytes = checkedAdd(bytes, checkedMul(sizeof(float), static_cast<uint64_t>(t.numel()), path(), "the float32 size of " + t.name),
+                path(), "the resident size");
+    return bytes;
+}
+
 GgufFile::GgufFile(const std::string& path)
     : m_file(std::make_shared<const MappedFile>(path))
 {

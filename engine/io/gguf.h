@@ -85,6 +85,9 @@ public:
     const std::vector<GgufTensorInfo>& tensors() const { return m_tensors; }
     const GgufTensorInfo* findTensor(const std::string& name) const;
     const uint8_t* tensorData(const GgufTensorInfo& info) const { return m_file->data() + info.fileOffset; }
+    /// What loading the model costs in memory: the mapping's pages (quantized and half matrices are used in place, so
+    /// all are read) plus a float32 copy of every tensor of rank 1 (norms, biases, which the loaders widen).
+    uint64_t residentBytesToLoad() const;
     /// The mapping, for weights that stay in place: whoever holds it keeps the tensor data valid.
     const std::shared_ptr<const MappedFile>& mapping() const { return m_file; }
 

@@ -251,13 +251,20 @@ std::vector<std::string> SafetensorsStore::names() const
     return out;
 }
 
-uint64_t SafetensorsStore::residentBytesToLoad() const
+uint64_t SafetensorsStore::residentBytesToLoad(const std::function<bool(const std::string&)>& transposedAtLoad) const
 {
     int64_t bytes = 0;
     for (const auto& map : m_maps)
         bytes = addOrThrow(bytes, static_cast<int64_t>(map->size()), map->path(), "the mapped size");
-    for (const auto& t : m_tensors)
-        bytes = addOrThrow(bytes, shapeBytes(t.shape, sizeof(float)), m_files[t.fileIndex], "the float32 size");
+    for (const auto& t : m_tensors) {
+        const bool half = t.dtype == DType::F16 || t.dtype == DType::BF16;
+        const bool aligned = reinterpret_cast<uintptr_t>(rawData(t)) % alignof(float) == 0;
+        const bool inPlace = t.shape.size() >= 2 && (half || (t.dtype == DType::F32 && aligned));
+        const bool transposed = transposedAtLoad && transposedAtLoad(t.name);
+        if (inPlace && !transposed) continue;
+        const int64_t elementBytes = transposed && half ? 2 : static_cast<int64_t>(sizeof(float));
+        bytes = addOrThrow(bytes, shapeBytes(t.shape, elementBytes), m_files[t.fileIndex], "the resident size");
+    }
     return static_cast<uint64_t>(bytes);
 }
 

@@ -3,6 +3,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,9 +50,12 @@ public:
     /// As load(), and throws Error naming the tensor if its shape differs from `expected`.
     Tensor load(const std::string& name, const Shape& expected) const;
 
-    /// What loading every tensor costs in memory: the float32 copies plus the mapped files' pages as they are read
-    /// (checked arithmetic; the sizes were validated against the files when they were opened).
-    uint64_t residentBytesToLoad() const;
+    /// What loading every tensor costs in memory, as WeightReader keeps them: the mapped files' pages (all are read),
+    /// plus a float32 copy of each tensor that is not used in place (vectors, F32 matrices that are not float-aligned
+    /// in the mapping, other dtypes); matrices stored F32, F16 or BF16 cost nothing more. `transposedAtLoad` names the
+    /// matrices a family copies transposed (GPT-2's Conv1D): each costs its packed copy (2 bytes an element for
+    /// F16/BF16) or a float32 copy. Checked arithmetic; the sizes were validated against the files on open.
+    uint64_t residentBytesToLoad(const std::function<bool(const std::string&)>& transposedAtLoad = nullptr) const;
 
     /// Raw bytes of a tensor in its stored dtype.
     const uint8_t* rawData(const TensorInfo& info) const;

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "io/gguf.h"
 #include "model/gguf_model.h"
+#include "quant/dequantize.h"
 
 #include <filesystem>
 
@@ -29,6 +30,65 @@ void readGemma2(const GgufFile& g, ModelConfig& c)
     c.alternatingWindow = true;
     c.queryPreAttnScalar
         = static_cast<double>(c.numLayers == 46 && c.numHeads > 0 ? c.hiddenSize / c.numHeads : c.headDim);
+}
+
+/// One RoPE factor list: a float tensor of one row (rope_factors_long/short.weight, rope_freqs.weight: one factor per
+/// rotary pair).
+std::vector<double> ropeFactors(const GgufFile& g, const GgufTensorInfo& t)
+{
+    if (t.ne.size() != 1 || (t.type != GgmlType::F32 && t.type != GgmlType::F16))
+        throw Error(g.path(), t.name + " must be one row of F32 or F16 factors");
+    std::vector<float> row(static_cast<size_t>(t.rowLength()));
+    dequantizeRow(t.type, g.tensorData(t), row.data(), t.rowLength());
+    return { row.begin(), row.end() };
+}
+
+/// longrope (Phi-3 / Phi-3.5 long-context files): convert_hf_to_gguf.py Phi3MiniModel writes the config's long and
+/// short factor lists as the tensors rope_factors_long/short.weight, the trained length as
+/// rope.scaling.original_context_length and the cos/sin factor as rope.scaling.attn_factor (sqrt(1 + ln(s) / ln(orig))
+/// for s = context_length / orig > 1). The list is chosen as transformers chooses it, by the length of the sequence
+/// (long once it exceeds the original length), so a GGUF gives what its HF checkpoint gives; llama.cpp instead
+/// chooses by the context size it is started with (long for every prompt once n_ctx exceeds the original length).
+void readLongRope(const GgufFile& g, const std::string& p, ModelConfig& c)
+{
+    const GgufTensorInfo* longs = g.findTensor("rope_factors_long.weight");
+    const GgufTensorInfo* shorts = g.findTensor("rope_factors_short.weight");
+    if (!longs && !shorts) return;
+    if (!longs || !shorts) throw Error(g.path(), "has only one of rope_factors_long/short.weight; longrope needs both");
+    RopeScaling& r = c.ropeScaling;
+    r.type = RopeScaling::Type::LongRope;
+    r.longFactor = ropeFactors(g, *longs);
+    r.shortFactor = ropeFactors(g, *shorts);
+    r.originalMaxPositions = positive(g, p + "rope.scaling.original_context_length", 0);
+    r.attentionFactor = g.getFloat(p + "rope.scaling.attn_factor").value_or(0.0); // 0: the formula above
+    if (r.longFactor.size() != r.shortFactor.size() || r.originalMaxPositions == 0 || r.attentionFactor < 0)
+        throw Error(g.path(),
+            "longrope needs rope_factors_long/short.weight of one length, " + p
+                + "rope.scaling.original_context_length > 0 and a non-negative " + p + "rope.scaling.attn_factor");
+}
+
+/// The other RoPE scalings convert_hf_to_gguf.py LlamaModel writes: `linear` as rope.scaling.type and
+/// rope.scaling.factor (set_gguf_parameters), and Llama 3.1's bands as rope_freqs.weight, one divisor per rotary pair
+/// (generate_extra_tensors: 1 above the high-frequency wavelength, factor below the low one, 1 / ((1 - s) / factor + s)
+/// between). Other types (yarn, ...) are left for the loader to refuse.
+void readScaling(const GgufFile& g, const std::string& p, ModelConfig& c)
+{
+    RopeScaling& r = c.ropeScaling;
+    const GgufTensorInfo* freqs = g.findTensor("rope_freqs.weight");
+    const bool linear = g.getString(p + "rope.scaling.type").value_or("none") == "linear";
+    if (r.type != RopeScaling::Type::None && (freqs || linear))
+        throw Error(g.path(), "has longrope factors and another RoPE scaling; only one can apply");
+    if (freqs && linear) throw Error(g.path(), "has both rope_freqs.weight and linear RoPE scaling; only one can apply");
+    if (freqs) {
+        r.type = RopeScaling::Type::Frequencies;
+        r.frequencyFactors = ropeFactors(g, *freqs);
+        for (const double f : r.frequencyFactors)
+            if (!(f > 0)) throw Error(g.path(), "rope_freqs.weight holds a factor that is not positive");
+    } else if (linear) {
+        r.type = RopeScaling::Type::Linear;
+        r.factor = g.getFloat(p + "rope.scaling.factor").value_or(0.0);
+        if (!(r.factor > 0)) throw Error(g.path(), p + "rope.scaling.factor must be positive for linear scaling");
+    }
 }
 
 } // namespace
@@ -67,6 +127,8 @@ ModelConfig ggufModelConfig(const GgufFile& g)
         c.partialRotaryFactor
             = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
+    readLongRope(g, p, c);
+    readScaling(g, p, c);
     // llama.cpp's gemma graph: embeddings times sqrt(width), GeGLU with the tanh GELU; its norm weights are stored as
     // 1 + w (convert_hf_to_gguf.py GemmaModel adds the 1), which is how NormWeights keeps them.
     const bool gemma = *arch == "gemma" || *arch == "gemma2";

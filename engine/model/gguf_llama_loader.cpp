@@ -2,6 +2,7 @@
 // GGUF llama (incl. Mixtral-style experts) / qwen2 / gemma / gemma2 / phi3 (llama.cpp tensor names, llama-arch.cpp
 // LLM_TENSOR_*) -> LlamaWeights, and the architecture dispatch of GGUF models.
 #include "core/error.h"
+#include "core/memory_budget.h"
 #include "io/gguf.h"
 #include "model/decoder_weights.h"
 #include "model/gguf_model.h"
@@ -9,6 +10,8 @@
 #include "model/gpt2_model.h"
 #include "model/llama_model.h"
 #include "quant/packed_matrix.h"
+
+#include <cmath>
 
 namespace attn {
 namespace {
@@ -24,15 +27,10 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
             "experts stored one tensor each (blk.N.ffn_gate.E.weight, files converted before llama.cpp merged them "
             "into ffn_gate_exps) are not supported; reconvert with a current convert_hf_to_gguf.py");
     const std::string scaling = g.getString(p + "rope.scaling.type").value_or("none");
-    if (scaling != "none") throw Error(g.path(), p + "rope.scaling.type \"" + scaling + "\" is not supported");
-    if (g.findTensor("rope_freqs.weight"))
-        throw Error(g.path(), "rope_freqs.weight (Llama 3.1 RoPE scaling) is not supported");
-    // llama.cpp picks the long factors by the context size it was started with, HF by the sequence length, and no
-    // golden shows which a GGUF user expects: refused until one does (HF checkpoints with longrope are supported).
-    if (g.findTensor("rope_factors_long.weight") || g.findTensor("rope_factors_short.weight"))
+    if (scaling != "none" && scaling != "linear")
         throw Error(g.path(),
-            "rope_factors_long/short.weight (longrope scaling, as in the 128k-context Phi-3 and Phi-3.5 files) is not "
-            "supported in GGUF files; Phi-3 GGUF files without it and HF safetensors checkpoints with longrope are");
+            p + "rope.scaling.type \"" + scaling
+                + "\" is not supported (linear, rope_freqs.weight and phi3's longrope factors are)");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),
@@ -118,6 +116,10 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
         readFeedForward(r, c, p, fused, lw);
         w.layers.push_back(std::move(lw));
     }
+    // The RoPE factor lists, read into the description (gguf_config.cpp): one per rotary pair, which dense() checks.
+    const int64_t pairs = std::lround(c.partialRotaryFactor * static_cast<double>(c.headDim)) / 2;
+    for (const char* name : { "rope_factors_long.weight", "rope_factors_short.weight", "rope_freqs.weight" })
+        if (r.has(name)) (void)r.dense(name, { pairs });
     w.finalNorm.weight = r.dense("output_norm.weight", { D });
     if (r.has("output.weight")) w.lmHead = r.matrix("output.weight", V, D); // absent: tied, as llama.cpp does
     r.expectAllUsed();
@@ -167,6 +169,8 @@ std::shared_ptr<Model> loadGgufModel(const ModelSource& source)
     const auto file = std::make_shared<const GgufFile>(source.weightsPath);
     if (file->tensors().empty())
         throw Error(file->path(), "a vocab-only GGUF file (no tensors): it can tokenize, not run");
+    requireMemory(file->residentBytesToLoad(), file->path(), "this model",
+        "a smaller quantization of the model needs less: Q4_K about 0.6x of Q8_0");
     const std::string& arch = source.config.modelType;
     if (arch == "llama" || arch == "qwen2" || arch == "gemma" || arch == "gemma2" || arch == "phi3")
         return loadGgufLlama(source, file);

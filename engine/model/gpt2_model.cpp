@@ -84,7 +84,7 @@ StepResult Gpt2Model::forward(KvCache& cache, const std::vector<int64_t>& tokens
 std::shared_ptr<Gpt2Model> loadGpt2(const ModelSource& source)
 {
     const ModelConfig& c = source.config;
-    WeightReader r(source.weightsPath);
+    WeightReader r(source.weightsPath, isGpt2Conv1dWeight);
     // GPT2LMHeadModel prefixes the body with "transformer."; a bare GPT2Model does not.
     const std::string pre = r.has("transformer.wte.weight") ? "transformer." : "";
     const int64_t D = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, P = c.maxPositions;
@@ -117,6 +117,13 @@ std::shared_ptr<Gpt2Model> loadGpt2(const ModelSource& source)
     r.skip("lm_head.weight"); // tied to wte
     r.expectAllUsed();
     return std::make_shared<Gpt2Model>(c, std::move(w));
+}
+
+bool isGpt2Conv1dWeight(const std::string& name)
+{
+    for (const char* suffix : { ".c_attn.weight", ".q_attn.weight", ".c_proj.weight", ".c_fc.weight" })
+        if (name.ends_with(suffix)) return true;
+    return false;
 }
 
 } // namespace attn

@@ -37,4 +37,8 @@ private:
 /// GPT2LMHeadModel (or a bare GPT2Model) from a safetensors folder; F16/BF16 matrices stay half.
 std::shared_ptr<Gpt2Model> loadGpt2(const ModelSource& source);
 
+/// Whether `name` is one of GPT-2's Conv1D weights ([in, out], transposed once at load: c_attn, q_attn, c_proj,
+/// c_fc), for the memory estimate of a file that holds them.
+bool isGpt2Conv1dWeight(const std::string& name);
+
 } // namespace attn

@@ -46,6 +46,7 @@ std::string ropeScalingName(RopeScaling::Type type)
     case RopeScaling::Type::Dynamic: return "dynamic";
     case RopeScaling::Type::Llama3: return "llama3";
     case RopeScaling::Type::LongRope: return "longrope";
+    case RopeScaling::Type::Frequencies: return "rope_freqs";
     }
     return "?";
 }

@@ -30,13 +30,16 @@ enum class RopeStyle { None, RotateHalf, Interleaved };
 
 /// config.json's rope_scaling: how a family stretches the RoPE frequencies for long contexts (rope_scaling.h).
 struct RopeScaling {
-    enum class Type { None, Linear, Dynamic, Llama3, LongRope };
+    /// Frequencies: a GGUF file's rope_freqs.weight (what convert_hf_to_gguf.py writes for Llama 3.1's bands), each
+    /// pair's inv_freq divided by its factor.
+    enum class Type { None, Linear, Dynamic, Llama3, LongRope, Frequencies };
     Type type = Type::None;
     double factor = 1.0; ///< linear, dynamic, llama3
     double lowFreqFactor = 1.0; ///< llama3
     double highFreqFactor = 4.0; ///< llama3
     int64_t originalMaxPositions = 0; ///< llama3, longrope
     std::vector<double> shortFactor, longFactor; ///< longrope: one per rotary pair
+    std::vector<double> frequencyFactors; ///< Frequencies: one divisor per rotary pair
     double attentionFactor = 0.0; ///< longrope's cos/sin factor; 0: sqrt(1 + ln(max / orig) / ln(orig))
 };
 

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "model/encdec_transformer.h"
+#include "model/gpt2_model.h"
 #include "model/vision_encoder_decoder_config.h"
 #include "model/vit_model.h"
 #include "model/weight_reader.h"
@@ -118,7 +119,7 @@ Seq2SeqStepResult VisionEncoderDecoderModel::decode(const EncoderOutput& encodin
 std::shared_ptr<VisionEncoderDecoderModel> loadVisionEncoderDecoder(const ModelSource& source)
 {
     const VisionEncoderDecoderParts parts = readVisionEncoderDecoderParts(source.configPath);
-    WeightReader r(source.weightsPath);
+    WeightReader r(source.weightsPath, isGpt2Conv1dWeight); // the ViT's names end otherwise
     ModelConfig encoderConfig = parts.encoder;
     encoderConfig.labels.clear(); // the encoder is a bare ViTModel: its default id2label names no classifier
     auto encoder = loadVit(encoderConfig, r, "encoder.", folderPreprocessConfig(source.folder, encoderConfig));

@@ -2,6 +2,7 @@
 #pragma once
 #include "core/tensor.h"
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -16,7 +17,11 @@ class SafetensorsStore;
 /// that tensors the family would ignore (a bias it does not know, say) are reported instead of silently dropped.
 class WeightReader {
 public:
-    explicit WeightReader(const std::string& weightsPath);
+    /// Opens the weights and refuses them, with the numbers, when their resident size (SafetensorsStore::
+    /// residentBytesToLoad; `transposedAtLoad` names the matrices the family will take with takeTransposedMatrix)
+    /// exceeds the memory available.
+    explicit WeightReader(
+        const std::string& weightsPath, const std::function<bool(const std::string&)>& transposedAtLoad = nullptr);
 
     bool has(const std::string& name) const;
     /// The tensor as float32; throws Error naming the tensor and file if it is missing or its shape differs.

@@ -2,6 +2,7 @@
 #include "quant/dequantize.h"
 
 #include "core/half.h"
+#include "quant/ggml_blocks.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -18,12 +19,9 @@ namespace {
 constexpr int kQk = 32;
 constexpr int kQkK = 256;
 
-float half(const uint8_t* p)
-{
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return halfToFloat(h);
-}
+using ggml_blocks::groupScale;
+using ggml_blocks::half;
+using ggml_blocks::ScaleMin;
 
 void rowF32(const uint8_t* src, float* y, int64_t n)
 {
@@ -38,20 +36,6 @@ __attribute__((target("f16c,avx"))) void rowF16C(const uint8_t* src, float* y, i
         _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
     for (; i < n; ++i)
         y[i] = half(src + 2 * i);
-}
-#endif
-
-#if defined(__x86_64__)
-/// F16C and AVX with the OS saving the YMM state, from CPUID itself: clang's __builtin_cpu_supports knows no "f16c".
-bool cpuHasF16c()
-{
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
-    if ((c & (osxsave | avx | f16c)) != (osxsave | avx | f16c)) return false;
-    unsigned lo = 0, hi = 0;
-    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 6u) == 6u; // XMM and YMM state enabled
 }
 #endif
 
@@ -196,25 +180,6 @@ void blockQ3_K(const uint8_t* b, float* y)
     }
 }
 
-struct ScaleMin {
-    float scale, min;
-};
-
-/// ggml's get_scale_min_k4 for group j of the 12 packed scale bytes of Q4_K / Q5_K, times the super-block's d and
-/// dmin, as ggml multiplies them.
-ScaleMin groupScale(const uint8_t* q, int j, float d, float dmin)
-{
-    uint8_t sc, m;
-    if (j < 4) {
-        sc = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-        m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-    return { d * static_cast<float>(sc), dmin * static_cast<float>(m) };
-}
-
 // block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }: 8 groups of 32.
 void blockQ4_K(const uint8_t* b, float* y)
 {
@@ -297,22 +262,16 @@ __attribute__((target("avx2"))) void rowQ8_0Avx2(const uint8_t* src, float* y, i
 
 __attribute__((target("avx2"))) void rowQ4_KAvx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
 {
-    const __m256i low = _mm256_set1_epi32(0xF);
     for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes) {
-        const float d = half(src), dmin = half(src + 2);
         const uint8_t* q = src + 16;
-        for (int is = 0; is < 8; is += 2, q += 32) {
-            const ScaleMin lo = groupScale(src + 4, is, d, dmin), hi = groupScale(src + 4, is + 1, d, dmin);
-            const __m256 loScale = _mm256_set1_ps(lo.scale), loMin = _mm256_set1_ps(lo.min);
-            const __m256 hiScale = _mm256_set1_ps(hi.scale), hiMin = _mm256_set1_ps(hi.min);
+        for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
+            const ggml_blocks::Q4_KGroupPair g = ggml_blocks::q4kGroupPair(src, is);
             for (int l = 0; l < 32; l += 8) {
-                const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + l)));
-                const __m256 qlo = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, low));
-                const __m256 qhi = _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4));
-                _mm256_storeu_ps(y + l, _mm256_sub_ps(_mm256_mul_ps(loScale, qlo), loMin));
-                _mm256_storeu_ps(y + 32 + l, _mm256_sub_ps(_mm256_mul_ps(hiScale, qhi), hiMin));
+                __m256 lo, hi;
+                ggml_blocks::q4kWiden(g, q + l, lo, hi);
+                _mm256_storeu_ps(y + l, lo);
+                _mm256_storeu_ps(y + 32 + l, hi);
             }
-            y += 64;
         }
     }
 }
@@ -344,6 +303,25 @@ constexpr std::pair<GgmlType, RowFunction> kRowFunctions[] = {
 };
 
 } // namespace
+
+#if defined(__x86_64__)
+// From CPUID itself: clang's __builtin_cpu_supports knows no "f16c".
+bool cpuHasF16c()
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned osxsave = 1u << 27, avx = 1u << 28, f16c = 1u << 29;
+    if ((c & (osxsave | avx | f16c)) != (osxsave | avx | f16c)) return false;
+    unsigned lo = 0, hi = 0;
+    asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u; // XMM and YMM state enabled
+}
+#else
+bool cpuHasF16c()
+{
+    return false;
+}
+#endif
 
 void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
 {

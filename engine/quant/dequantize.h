@@ -11,4 +11,7 @@ namespace attn {
 /// `count` elements (a multiple of the type's block size) stored at `src` -> dst.
 void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count);
 
+/// Whether this CPU has F16C and AVX with the OS saving the YMM state (vcvtph2ps widens 8 halves at once).
+bool cpuHasF16c();
+
 } // namespace attn

@@ -13,6 +13,19 @@ name map):
   mixtral architecture llama with expert_count / expert_used_count, Q/K permuted (LlamaModel.permute), the router as
          ffn_gate_inp and the experts' w1 / w3 / w2 merged into ffn_gate_exps / ffn_up_exps / ffn_down_exps
          [experts, out, in]; router logits are compared with HF's too.
+  llama3-rope / llama-rope-linear  architecture llama, Q/K permuted, plus LlamaModel's RoPE scaling: Llama 3.1's bands
+         as rope_freqs.weight (generate_extra_tensors, with the rope_scaling's original_max_position_embeddings),
+         linear as rope.scaling.type "linear" and rope.scaling.factor (set_gguf_parameters).
+  mistral architecture llama (LlamaModel is registered for MistralForCausalLM), Q/K permuted, GQA 4/2; LlamaModel
+         writes no sliding window, so the file runs without one, as in llama.cpp: checked on the first
+         sliding_window (6) tokens, whose attention and logits the window does not change (greedy ids not compared).
+  phi3 longrope: as phi3, plus what Phi3MiniModel.generate_extra_tensors writes for a long-context config: the
+         long_factor / short_factor lists as F32 tensors rope_factors_long.weight / rope_factors_short.weight
+         [rope_dims / 2], and rope.scaling.attn_factor = sqrt(1 + ln(s) / ln(orig)) for s = context_length / orig
+         (add_rope_scaling_attn_factors). No HF golden has longrope, so the tiny phi3 checkpoint with made-up factors
+         and original_max_position_embeddings 8 < context_length 64 is checked against phi3_reference.py, a float64
+         NumPy port of transformers' Phi3 (itself held to the unscaled goldens first), on 12 tokens (long factors) and
+         6 tokens (short factors); the HF path on the same checkpoint with that rope_scaling in its config too.
 Only llama permutes Q/K (llama.cpp runs gemma, gemma2 and phi3 with NEOX RoPE). Tensors are F32 (--outtype f32), so
 the HF goldens apply at each manifest's suggested float32 tolerances: attention and logits on the CPU and on Vulkan
 (lavapipe in CI), and greedy ids by full recompute.
@@ -23,7 +36,7 @@ head_dim (that HF path is itself held to the goldens by fixtures_decoder_familie
 Usage: check_gguf_families.py CLI HF_TINY_DIR WORK_DIR BACKENDS   (BACKENDS: cpu,vulkan, or cpu for a build without
 Vulkan such as the asan preset)
 usage: check_gguf_families.py CLI HF_TINY_DIR WORKDIR. Exit 0 only if every check holds."""
-import json, os, shutil, subprocess, sys
+import json, math, os, shutil, subprocess, sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tools', 'train'))
@@ -31,12 +44,15 @@ import safetensors_io  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_writer_np  # noqa: E402
+import phi3_reference  # noqa: E402
 
 cli, root, work, backends = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(',')
 os.makedirs(work, exist_ok=True)
 failures = []
 
-ARCH = {'gemma': 'gemma', 'gemma2': 'gemma2', 'phi3': 'phi3', 'mixtral': 'llama'}
+ARCH = {'gemma': 'gemma', 'gemma2': 'gemma2', 'phi3': 'phi3', 'mixtral': 'llama', 'mistral': 'llama', 'llama3-rope': 'llama',
+        'llama-rope-linear': 'llama'}
+LLAMA_ARCH = ('mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear')  # LlamaModel: Q/K permuted
 NAMES = {'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight',
          'lm_head.weight': 'output.weight'}
 LAYER = {'input_layernorm': 'attn_norm', 'post_attention_layernorm': 'ffn_norm', 'self_attn.q_proj': 'attn_q',
@@ -63,7 +79,7 @@ def permute(w, n_head, n_head_kv):
     return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def metadata(fixture, cfg):
+def metadata(fixture, cfg, longrope=None):
     arch = ARCH[fixture]
     h = cfg['num_attention_heads']
     kv = cfg.get('num_key_value_heads', h)
@@ -83,16 +99,44 @@ def metadata(fixture, cfg):
         m.update({a + 'rope.scaling.original_context_length': cfg['original_max_position_embeddings'],
                   a + 'rope.dimension_count': int(cfg.get('partial_rotary_factor', 1.0) * cfg['hidden_size']) // h,
                   a + 'rope.freq_base': float(cfg['rope_theta'])})
+    if fixture in LLAMA_ARCH:
+        m[a + 'rope.freq_base'] = float(cfg['rope_theta'])
+    scaling = cfg.get('rope_scaling') or {}
+    if fixture == 'llama-rope-linear':  # LlamaModel.set_gguf_parameters
+        m.update({a + 'rope.scaling.type': 'linear', a + 'rope.scaling.factor': float(scaling['factor'])})
     if fixture == 'mixtral':
-        m.update({a + 'rope.freq_base': float(cfg['rope_theta']), a + 'expert_count': cfg['num_local_experts'],
-                  a + 'expert_used_count': cfg['num_experts_per_tok']})
+        m.update({a + 'expert_count': cfg['num_local_experts'], a + 'expert_used_count': cfg['num_experts_per_tok']})
     m['general.file_type'] = 0  # ALL_F32
     if fixture == 'phi3':
         m[a + 'attention.sliding_window'] = cfg.get('sliding_window') or 0
+    if longrope:  # Phi3MiniModel.set_gguf_parameters / generate_extra_tensors
+        orig = longrope['original_max_position_embeddings']
+        scale = cfg['max_position_embeddings'] / orig
+        m[a + 'rope.scaling.original_context_length'] = orig
+        m[a + 'rope.scaling.attn_factor'] = math.sqrt(1 + math.log(scale) / math.log(orig)) if scale > 1 else 1.0
     return m
 
 
-def convert(fixture):
+def llama3_rope_freqs(cfg):
+    """LlamaModel.generate_extra_tensors for rope_type llama3: one divisor of inv_freq per rotary pair."""
+    rp, dim = cfg['rope_scaling'], cfg['hidden_size'] // cfg['num_attention_heads']
+    freqs = 1.0 / (cfg['rope_theta'] ** (np.arange(0, dim, 2, dtype=np.float32) / dim))
+    factor, low, high = rp['factor'], rp['low_freq_factor'], rp['high_freq_factor']
+    old = rp['original_max_position_embeddings']
+    out = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < old / high:
+            out.append(1.0)
+        elif wavelen > old / low:
+            out.append(factor)
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out.append(1 / ((1 - smooth) / factor + smooth))
+    return np.array(out, np.float32)
+
+
+def convert(fixture, longrope=None):
     d = os.path.join(root, fixture)
     cfg = json.load(open(os.path.join(d, 'config.json')))
     weights = safetensors_io.load_file(os.path.join(d, 'model.safetensors'))
@@ -104,7 +148,7 @@ def convert(fixture):
             continue
         if fixture.startswith('gemma') and hf.endswith('norm.weight'):
             w = w + 1  # GemmaModel / Gemma2Model.modify_tensors
-        if fixture == 'mixtral':
+        if fixture in LLAMA_ARCH:
             if hf.endswith('q_proj.weight'):
                 w = permute(w, h, h)
             elif hf.endswith('k_proj.weight'):
@@ -117,17 +161,22 @@ def convert(fixture):
     for (layer, wk), by_expert in sorted(experts.items()):  # MixtralModel.modify_tensors stacks them
         tensors.append((f'blk.{layer}.{EXPERTS[wk]}.weight', np.stack([by_expert[e] for e in sorted(by_expert)]),
                         'F32'))
-    path = os.path.join(work, f'hf-tiny-{fixture}-F32.gguf')
-    gguf_writer_np.write(path, metadata(fixture, cfg), tensors)
+    if fixture == 'llama3-rope':
+        tensors.append(('rope_freqs.weight', llama3_rope_freqs(cfg), 'F32'))
+    if longrope:
+        tensors += [(f'rope_factors_{kind}.weight', np.array(longrope[f'{kind}_factor'], np.float32), 'F32')
+                    for kind in ('long', 'short')]
+    path = os.path.join(work, f"hf-tiny-{fixture}{'-longrope' if longrope else ''}-F32.gguf")
+    gguf_writer_np.write(path, metadata(fixture, cfg, longrope), tensors)
     return path, d
 
 
-def llama_cpp_scale_copy(d):
-    """The gemma2 checkpoint with the query scale llama.cpp gives its GGUF (query_pre_attn_scalar = head_dim)."""
-    copy = os.path.join(work, 'gemma2-llama-cpp-scale')
+def config_copy(d, name, **changes):
+    """A copy of the checkpoint in `d` whose config.json has `changes`."""
+    copy = os.path.join(work, name)
     os.makedirs(copy, exist_ok=True)
     cfg = json.load(open(os.path.join(d, 'config.json')))
-    cfg['query_pre_attn_scalar'] = cfg['head_dim']
+    cfg.update(changes)
     json.dump(cfg, open(os.path.join(copy, 'config.json'), 'w'))
     weights = os.path.join(copy, 'model.safetensors')
     if os.path.lexists(weights):
@@ -157,7 +206,7 @@ def greedy(path, ids, steps):
     return out
 
 
-FIXTURES = ('gemma', 'gemma2', 'phi3', 'mixtral')
+FIXTURES = ('gemma', 'gemma2', 'phi3', 'mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear')
 for fixture in FIXTURES:
     path, d = convert(fixture)
     man = json.load(open(os.path.join(d, 'manifest.json')))
@@ -166,9 +215,10 @@ for fixture in FIXTURES:
     g = lambda n: np.load(os.path.join(gold, n))
     ids = [int(i) for i in g('input_ids.npy')]
     layers = len([f for f in os.listdir(gold) if f.startswith('attentions.L')])
+    cfg = json.load(open(os.path.join(d, 'config.json')))
     try:
         if fixture == 'gemma2':  # against the HF path at llama.cpp's query scale (see the top)
-            ref = llama_cpp_scale_copy(d)
+            ref = config_copy(d, 'gemma2-llama-cpp-scale', query_pre_attn_scalar=cfg['head_dim'])
             want_logits, want_attn, _ = run(ref, ids)
             want_greedy = greedy(ref, ids, len(g('greedy_ids.npy')))
             against = "the HF path at llama.cpp's query scale"
@@ -176,6 +226,10 @@ for fixture in FIXTURES:
             want_logits, want_attn = g('logits.npy'), [g(f'attentions.L{l:02d}.npy') for l in range(layers)]
             want_greedy = [int(i) for i in g('greedy_ids.npy')]
             against = "HF's goldens"
+        if fixture == 'mistral':  # the first sliding_window tokens, which the window does not cut (see the top)
+            n = cfg['sliding_window']
+            ids, want_logits, want_attn = ids[:n], want_logits[:n], [a[:, :n, :n] for a in want_attn]
+            want_greedy, against = [], f"HF's goldens over the first {n} tokens"
         got_greedy = greedy(path, ids, len(want_greedy))
         errors = {}  # backend -> (attention, logits, router logits) max abs errors
         for backend in backends:  # vulkan: the packed GGUF rows widened on upload (lavapipe in CI)
@@ -198,11 +252,45 @@ for fixture in FIXTURES:
               f"{tol['attentions']:.0e}), logits {el:.2e} (tol {tol['logits']:.0e}){router_note}")
         if ea > tol['attentions'] or el > tol['logits'] or (fixture == 'mixtral' and er > tol['router_logits']):
             failures.append(f"{fixture} on {backend}: off {against}")
-    print(f"{fixture} GGUF greedy ids {'equal' if got_greedy == want_greedy else f'{got_greedy} != {want_greedy}'}")
+    if want_greedy:
+        print(f"{fixture} GGUF greedy ids {'equal' if got_greedy == want_greedy else f'{got_greedy} != {want_greedy}'}")
     if got_greedy != want_greedy:
         failures.append(f"{fixture}: greedy ids off {against}")
 
+# phi3 longrope (see the top): made-up factors, one per rotary pair of head_dim 8.
+LONGROPE = {'short_factor': [1.0, 1.25, 1.6, 2.0], 'long_factor': [1.5, 3.0, 6.0, 12.0],
+            'original_max_position_embeddings': 8}
+path, d = convert('phi3', LONGROPE)
+tol = json.load(open(os.path.join(d, 'manifest.json')))['suggested_tolerances']['max_abs_diff']
+cfg = json.load(open(os.path.join(d, 'config.json')))
+weights = safetensors_io.load_file(os.path.join(d, 'model.safetensors'))
+gold = os.path.join(d, 'golden', 'item0')
+ids = [int(i) for i in np.load(os.path.join(gold, 'input_ids.npy'))]
+logits, attn = phi3_reference.forward(weights, cfg, ids)  # the port against HF's unscaled goldens
+ea = max(float(np.abs(a - np.load(os.path.join(gold, f'attentions.L{l:02d}.npy'))).max()) for l, a in enumerate(attn))
+el = float(np.abs(logits - np.load(os.path.join(gold, 'logits.npy'))).max())
+print(f"phi3_reference.py vs HF's unscaled goldens: attention {ea:.2e}, logits {el:.2e}")
+if ea > tol['attentions'] or el > tol['logits']:
+    failures.append("phi3_reference.py: off HF's goldens")
+hf_copy = config_copy(d, 'phi3-longrope', original_max_position_embeddings=8, rope_scaling={
+    'type': 'longrope', 'short_factor': LONGROPE['short_factor'], 'long_factor': LONGROPE['long_factor']})
+for prompt, factors in ((ids, 'long'), (ids[:6], 'short')):
+    want_logits, want_attn = phi3_reference.forward(weights, cfg, prompt, LONGROPE)
+    for label, model, model_backends in (('GGUF', path, backends), ('HF path', hf_copy, ['cpu'])):
+        for backend in model_backends:
+            try:
+                got_logits, got_attn, _ = run(model, prompt, backend)
+            except RuntimeError as e:
+                failures.append(f"phi3 longrope {label}: {e}")
+                continue
+            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
+            el = float(np.abs(got_logits - want_logits).max())
+            print(f"phi3 longrope {label} on {backend}, {len(prompt)} tokens ({factors} factors) vs phi3_reference.py: "
+                  f"attention {ea:.2e} (tol {tol['attentions']:.0e}), logits {el:.2e} (tol {tol['logits']:.0e})")
+            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
+                failures.append(f"phi3 longrope {label} on {backend}, {factors} factors: off the reference")
+
 for f in failures:
     print('FAIL', f)
-print(f"{len(FIXTURES)} models, {len(failures)} failures")
+print(f"{len(FIXTURES) + 1} models, {len(failures)} failures")
 sys.exit(1 if failures else 0)
