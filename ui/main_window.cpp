@@ -12,6 +12,7 @@
 #include "intervention/compare_panel.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
+#include "mechanisms/entropy_page.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "model/rnn_seq2seq.h"
 #include "plots/heatmap_view.h"
@@ -286,6 +287,12 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_tabs->setCurrentWidget(m_lens);
     });
     connect(m_intervene, &InterventionPanel::ablationsChanged, this, [this] { m_grid->setMarks(m_intervene->marks()); });
+    // A head the Mechanisms tab's entropy map flags, removed on the Intervene tab: what it costs on this input.
+    connect(m_mechanisms->entropyPage(), &EntropyPage::ablateRequested, this, [this](qint64 l, qint64 h) {
+        setCurrentHead(l, h);
+        m_intervene->addAblation({ { { l, h } }, AblationMode::Zero, 0.0f });
+        m_tabs->setCurrentWidget(m_intervene);
+    });
     connect(m_atlas, &AtlasPanel::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);

@@ -73,10 +73,23 @@ HeadInputs visionHead(const Args& args, const std::string& path, int64_t layer, 
     return std::move(heads[static_cast<size_t>(head)]);
 }
 
+/// The model's learned position parameters, written beside the head's arrays when it has them.
+struct ModelPositions {
+    Mat similarity; ///< learned_positions.npy: cos similarity of the learned position rows 0 .. T - 1
+    Mat relativeBias; ///< relative_bias.npy: T5's learned bias [buckets, heads] of the head's stack
+};
+
+void readLearnedTable(const ModelSource& source, int64_t tokens, AttentionBlock block, ModelPositions& positions)
+{
+    const Mat table = learnedPositionTable(source, tokens, block);
+    if (table.size()) positions.similarity = cosineSimilarity(table);
+}
+
 /// A transformer encoder-decoder's (or image captioner's) head of --block encoder|decoder|cross (default encoder):
 /// the source from --prompt / --tokens, --features (Whisper) or --image / --pixel-values (captioners), the decoder
 /// teacher-forced on --decoder-tokens (default: its start token), as `attention` runs them.
-HeadInputs seq2seqHead(const Args& args, const ModelSource& source, int64_t layer, int64_t head, nlohmann::json& about)
+HeadInputs seq2seqHead(const Args& args, const ModelSource& source, int64_t layer, int64_t head, nlohmann::json& about,
+    ModelPositions& positions)
 {
     const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(source));
     if (!model) throw Error(source.config.source, "not an encoder-decoder model");
@@ -101,11 +114,14 @@ HeadInputs seq2seqHead(const Args& args, const ModelSource& source, int64_t laye
         throw Error(source.config.source,
             "head " + std::to_string(head) + " is outside the model's " + std::to_string(heads.layer.size()) + " "
                 + attentionBlockName(block) + " heads");
-    return std::move(heads.layer[static_cast<size_t>(head)]);
+    HeadInputs in = std::move(heads.layer[static_cast<size_t>(head)]);
+    readLearnedTable(source, in.tokens(), block, positions);
+    positions.relativeBias = t5RelativeBiasTable(source, block);
+    return in;
 }
 
-/// `positions`: the cosine similarity of the model's learned position rows 0 .. T - 1 (empty when it has none).
-HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
+/// `positions`: the model's learned position parameters (empty when it has none).
+HeadInputs modelHead(const Args& args, nlohmann::json& about, ModelPositions& positions)
 {
     const std::string path = args.positional(0, "MODEL");
     if (!args.has("layer") || !args.has("head")) throw UsageError("give --layer L and --head H");
@@ -116,13 +132,12 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
     const ModelSource source = probeModel(path);
     if (source.config.kind == ModelKind::Vision) {
         HeadInputs in = visionHead(args, path, layer, head, about);
-        const Mat table = learnedPositionTable(source, in.tokens());
-        if (table.size()) positions = cosineSimilarity(table);
+        readLearnedTable(source, in.tokens(), AttentionBlock::Encoder, positions);
         return in;
     }
     const ModelKind kind = source.config.kind;
     if (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech || kind == ModelKind::ImageToText)
-        return seq2seqHead(args, source, layer, head, about);
+        return seq2seqHead(args, source, layer, head, about, positions);
     if (args.has("block") || args.has("decoder-tokens") || args.has("features"))
         throw UsageError("--block, --decoder-tokens and --features are for encoder-decoder models");
     if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Encoder)
@@ -139,8 +154,7 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, Mat& positions)
     session.prefill(input.ids);
     about["model"] = session.model().description();
     about["tokens"] = input.ids;
-    const Mat table = learnedPositionTable(source, static_cast<int64_t>(input.ids.size()));
-    if (table.size()) positions = cosineSimilarity(table);
+    readLearnedTable(source, static_cast<int64_t>(input.ids.size()), AttentionBlock::Encoder, positions);
     return headInputsFromSession(session, layer, head);
 }
 
@@ -167,7 +181,7 @@ int runMechanisms(const std::vector<std::string>& words)
     const MechanismSpec spec = parseMechanism(args.require("variant"));
     const fs::path out = args.require("out");
     nlohmann::json metrics;
-    Mat positions;
+    ModelPositions positions;
     const HeadInputs inputs
         = synthetic ? syntheticHead(args, metrics["input"]) : modelHead(args, metrics["input"], positions);
     const MechanismReport report = analyzeMechanism(inputs, spec);
@@ -186,7 +200,9 @@ int runMechanisms(const std::vector<std::string>& words)
     write("probs", report.variant.probs);
     write("out", report.variant.out);
     if (report.variant.unmaskedReference) write("reference_out", report.referenceOut);
-    if (positions.size()) write("learned_positions", positions); // GPT-2 wpe / BERT position embeddings
+    // GPT-2 wpe, BERT / ViT position embeddings, BART embed_positions (offset 2)
+    if (positions.similarity.size()) write("learned_positions", positions.similarity);
+    if (positions.relativeBias.size()) write("relative_bias", positions.relativeBias); // T5 [buckets, heads]
     for (const NamedArray& a : report.variant.arrays)
         write(a.name, a.values, a.shape);
 

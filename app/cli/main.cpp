@@ -62,7 +62,8 @@ const std::vector<Command>& commands()
             "--head H --variant V --out DIR [encoder-decoders: --block encoder|decoder|cross --decoder-tokens IDS "
             "--features FILE.npy] | "
             "mechanisms --synthetic --tokens-count T --d-k D --seed S --variant V --out DIR  (V: exact, unscaled, "
-            "general, concat, additive, window:W, longformer:W:G1,G2,..., bigbird:W:G:R:SEED, strided:S, "
+            "general, concat, additive, padding:P1,P2,..., window:W, longformer:W:G1,G2,..., bigbird:W:G:R:SEED, "
+            "strided:S, fixed:S:C, "
             "lsh:BUCKETS:SEED, swin:W:S, linformer:K:SEED, performer:M:SEED, flash:BQ:BK, gqa:G, alibi, rope:THETA)",
             "run one head's q, k, v through an attention variant; write q/k/v, exact, probs, out, its parameters "
             "(.npy) and metrics.json to DIR",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/learned_positions.h"
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "model/model_source.h"
 #include "model/weight_reader.h"
@@ -9,13 +10,30 @@
 
 namespace attn {
 
-Mat learnedPositionTable(const ModelSource& source, int64_t count)
+namespace {
+
+bool hasSafetensors(const ModelSource& source)
+{
+    return !source.weightsPath.empty() && std::filesystem::path(source.weightsPath).extension() != ".gguf";
+}
+
+std::string stackName(AttentionBlock block)
+{
+    return block == AttentionBlock::Encoder ? "encoder" : "decoder";
+}
+
+} // namespace
+
+Mat learnedPositionTable(const ModelSource& source, int64_t count, AttentionBlock block)
 {
     const ModelConfig& c = source.config;
-    if (std::filesystem::path(source.weightsPath).extension() == ".gguf" || source.weightsPath.empty()) return {};
+    if (!hasSafetensors(source)) return {};
     const bool image = c.modelType == "vit" || c.modelType == "deit";
-    const std::vector<std::string> names = c.modelType == "gpt2"
-        ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
+    const int64_t offset = c.modelType == "bart" ? 2 : 0; // BartLearnedPositionalEmbedding's offset
+    const std::string stack = stackName(block);
+    const std::vector<std::string> names = c.modelType == "bart"
+        ? std::vector<std::string> { "model." + stack + ".embed_positions.weight", stack + ".embed_positions.weight" }
+        : c.modelType == "gpt2" ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
         : c.modelType == "bert" ? std::vector<std::string> { "embeddings.position_embeddings.weight",
               "bert.embeddings.position_embeddings.weight" }
         : image
@@ -36,10 +54,20 @@ Mat learnedPositionTable(const ModelSource& source, int64_t count)
         if (count < 0 || count > c.maxPositions)
             throw Error(source.weightsPath,
                 name + " has " + std::to_string(c.maxPositions) + " positions, not " + std::to_string(count));
-        const Tensor table = reader.take(name, { c.maxPositions, c.hiddenSize });
-        return matrixOf(table.data(), count, c.hiddenSize);
+        const int64_t rows = addOrThrow(c.maxPositions, offset, source.configPath, "max_position_embeddings");
+        const Tensor table = reader.take(name, { rows, c.hiddenSize });
+        return matrixOf(table.data() + offset * c.hiddenSize, count, c.hiddenSize);
     }
     return {};
+}
+
+Mat t5RelativeBiasTable(const ModelSource& source, AttentionBlock block)
+{
+    const ModelConfig& c = source.config;
+    if (c.modelType != "t5" || block == AttentionBlock::Cross || !hasSafetensors(source)) return {};
+    const std::string name = stackName(block) + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight";
+    const Tensor table = WeightReader(source.weightsPath).take(name, { c.relativeBuckets, c.numHeads });
+    return matrixOf(table.data(), c.relativeBuckets, c.numHeads);
 }
 
 Mat cosineSimilarity(const Mat& rows)

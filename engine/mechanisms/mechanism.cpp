@@ -12,28 +12,31 @@ namespace {
 struct Form {
     const char* name;
     MechanismKind kind;
-    int fields; ///< integer fields after the name (longformer: W, then the global list)
+    int fields; ///< integer fields after the name
+    bool list; ///< a comma-separated list of token positions follows the fields (longformer's globals, padding)
     const char* usage;
 };
 
 const Form kForms[] = {
-    { "exact", MechanismKind::Exact, 0, "exact" },
-    { "unscaled", MechanismKind::Unscaled, 0, "unscaled" },
-    { "general", MechanismKind::General, 0, "general" },
-    { "concat", MechanismKind::Concat, 0, "concat" },
-    { "additive", MechanismKind::Additive, 0, "additive" },
-    { "window", MechanismKind::Window, 1, "window:W" },
-    { "longformer", MechanismKind::Longformer, 1, "longformer:W:G1,G2,..." },
-    { "bigbird", MechanismKind::BigBird, 4, "bigbird:W:G:R:SEED" },
-    { "strided", MechanismKind::Strided, 1, "strided:S" },
-    { "lsh", MechanismKind::Lsh, 2, "lsh:BUCKETS:SEED" },
-    { "swin", MechanismKind::Swin, 2, "swin:W:S" },
-    { "linformer", MechanismKind::Linformer, 2, "linformer:K:SEED" },
-    { "performer", MechanismKind::Performer, 2, "performer:M:SEED" },
-    { "flash", MechanismKind::Flash, 2, "flash:BQ:BK" },
-    { "gqa", MechanismKind::Gqa, 1, "gqa:G" },
-    { "alibi", MechanismKind::Alibi, 0, "alibi" },
-    { "rope", MechanismKind::Rope, 1, "rope:THETA" },
+    { "exact", MechanismKind::Exact, 0, false, "exact" },
+    { "unscaled", MechanismKind::Unscaled, 0, false, "unscaled" },
+    { "general", MechanismKind::General, 0, false, "general" },
+    { "concat", MechanismKind::Concat, 0, false, "concat" },
+    { "additive", MechanismKind::Additive, 0, false, "additive" },
+    { "padding", MechanismKind::Padding, 0, true, "padding:P1,P2,..." },
+    { "window", MechanismKind::Window, 1, false, "window:W" },
+    { "longformer", MechanismKind::Longformer, 1, true, "longformer:W:G1,G2,..." },
+    { "bigbird", MechanismKind::BigBird, 4, false, "bigbird:W:G:R:SEED" },
+    { "strided", MechanismKind::Strided, 1, false, "strided:S" },
+    { "fixed", MechanismKind::Fixed, 2, false, "fixed:S:C" },
+    { "lsh", MechanismKind::Lsh, 2, false, "lsh:BUCKETS:SEED" },
+    { "swin", MechanismKind::Swin, 2, false, "swin:W:S" },
+    { "linformer", MechanismKind::Linformer, 2, false, "linformer:K:SEED" },
+    { "performer", MechanismKind::Performer, 2, false, "performer:M:SEED" },
+    { "flash", MechanismKind::Flash, 2, false, "flash:BQ:BK" },
+    { "gqa", MechanismKind::Gqa, 1, false, "gqa:G" },
+    { "alibi", MechanismKind::Alibi, 0, false, "alibi" },
+    { "rope", MechanismKind::Rope, 1, false, "rope:THETA" },
 };
 
 std::vector<std::string> split(const std::string& text, char sep)
@@ -62,16 +65,16 @@ MechanismSpec parseMechanism(const std::string& text)
     const std::vector<std::string> parts = split(text, ':');
     for (const Form& form : kForms) {
         if (parts[0] != form.name) continue;
-        const size_t expected = static_cast<size_t>(form.fields) + (form.kind == MechanismKind::Longformer ? 2 : 1);
+        const size_t expected = static_cast<size_t>(form.fields) + (form.list ? 2 : 1);
         if (parts.size() != expected) throw Error("variant '" + text + "': expected the form " + form.usage);
         MechanismSpec spec;
         spec.kind = form.kind;
         spec.text = text;
         for (int f = 0; f < form.fields; ++f)
             spec.numbers.push_back(parseField(parts[static_cast<size_t>(f) + 1], text, form.usage));
-        if (form.kind == MechanismKind::Longformer)
+        if (form.list)
             for (const std::string& g : split(parts.back(), ','))
-                spec.globals.push_back(parseField(g, text, form.usage));
+                spec.positions.push_back(parseField(g, text, form.usage));
         return spec;
     }
     std::string known;
@@ -112,6 +115,8 @@ MechanismResult runMechanism(const HeadInputs& inputs, const MechanismSpec& spec
     case MechanismKind::Longformer:
     case MechanismKind::BigBird:
     case MechanismKind::Strided:
+    case MechanismKind::Fixed:
+    case MechanismKind::Padding:
     case MechanismKind::Lsh:
     case MechanismKind::Swin:
         return runSparsePattern(inputs, spec);

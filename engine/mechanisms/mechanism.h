@@ -22,6 +22,8 @@ enum class MechanismKind {
     Longformer,
     BigBird,
     Strided,
+    Fixed,
+    Padding,
     Lsh,
     Swin, // sparsity patterns (sparse_patterns.cpp)
     Linformer,
@@ -36,7 +38,7 @@ struct MechanismSpec {
     MechanismKind kind = MechanismKind::Exact;
     std::string text; ///< as given, e.g. "bigbird:4:1:2:7"
     std::vector<int64_t> numbers; ///< window:W -> {W}; bigbird:W:G:R:SEED -> {W, G, R, SEED}; flash:BQ:BK -> {BQ, BK}
-    std::vector<int64_t> globals; ///< longformer's global token positions
+    std::vector<int64_t> positions; ///< longformer's global token positions, padding's padded key positions
 };
 
 /// Throws Error naming the variant and the expected form for anything the contract does not list.

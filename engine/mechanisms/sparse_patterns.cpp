@@ -25,6 +25,14 @@ void checkPositive(int64_t value, const char* what, const std::string& variant)
     if (value < 1) throw Error("variant '" + variant + "': " + what + " must be at least 1");
 }
 
+void checkInside(const MechanismSpec& spec, int64_t tokens, const char* what)
+{
+    for (int64_t p : spec.positions)
+        if (p >= tokens)
+            throw Error("variant '" + spec.text + "': " + what + " " + std::to_string(p) + " is outside the "
+                + std::to_string(tokens) + " tokens");
+}
+
 Eigen::VectorXi bucketsOf(const Mat& x, const Mat& rotations)
 {
     const Mat projected = x * rotations;
@@ -92,6 +100,23 @@ KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal)
     return keep;
 }
 
+KeepMask fixedPattern(int64_t tokens, int64_t s, int64_t c)
+{
+    KeepMask keep(tokens, tokens);
+    for (int64_t i = 0; i < tokens; ++i)
+        for (int64_t j = 0; j < tokens; ++j)
+            keep(i, j) = j / s == i / s || j % s >= s - c;
+    return keep;
+}
+
+KeepMask paddingPattern(int64_t tokens, const std::vector<int64_t>& padded)
+{
+    KeepMask keep = KeepMask::Ones(tokens, tokens);
+    for (int64_t p : padded)
+        keep.col(p).setZero();
+    return keep;
+}
+
 Mat lshRotations(int64_t dim, int64_t buckets, uint64_t seed)
 {
     RandomStream rng(seed);
@@ -156,11 +181,8 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
         break;
     case MechanismKind::Longformer:
         checkPositive(n[0], "the window W", spec.text);
-        for (int64_t g : spec.globals)
-            if (g >= T)
-                throw Error("variant '" + spec.text + "': global token " + std::to_string(g) + " is outside the "
-                    + std::to_string(T) + " tokens");
-        pattern = longformerPattern(T, n[0], spec.globals, in.causal);
+        checkInside(spec, T, "global token");
+        pattern = longformerPattern(T, n[0], spec.positions, in.causal);
         break;
     case MechanismKind::BigBird:
         checkPositive(n[0], "the window W", spec.text);
@@ -171,6 +193,20 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
     case MechanismKind::Strided:
         checkPositive(n[0], "the stride S", spec.text);
         pattern = stridedPattern(T, n[0], in.causal);
+        break;
+    case MechanismKind::Fixed:
+        checkPositive(n[0], "the block size S", spec.text);
+        checkPositive(n[1], "the summary count C", spec.text);
+        if (n[1] > n[0]) throw Error("variant '" + spec.text + "': the summary count C must be at most the block S");
+        pattern = fixedPattern(T, n[0], n[1]);
+        r.notes["pattern"] = "Sparse Transformer fixed: query i sees key j when floor(j / S) == floor(i / S) or "
+                             "j mod S >= S - C (the last C positions of every block of S)";
+        break;
+    case MechanismKind::Padding:
+        checkInside(spec, T, "padded position");
+        pattern = paddingPattern(T, spec.positions);
+        r.notes["pattern"] = "the listed key positions treated as padding: masked for every query, each row "
+                             "renormalised over the keys left (a row with none left is all zero)";
         break;
     case MechanismKind::Lsh: {
         if (n[0] < 2 || n[0] % 2 || n[0] > 4096)

@@ -22,6 +22,14 @@ KeepMask bigBirdPattern(int64_t tokens, int64_t w, int64_t globals, int64_t rand
 /// Sparse Transformer strided: the last s positions (|i - j| < s when bidirectional) and every s-th one before.
 KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal);
 
+/// Sparse Transformer fixed (Child et al. 2019): query i sees key j when floor(j / s) == floor(i / s) (its own block
+/// of s positions) or j mod s >= s - c (the last c positions of every block, the "summary" columns); 1 <= c <= s.
+/// The model's causality is applied afterwards, as for every pattern.
+KeepMask fixedPattern(int64_t tokens, int64_t s, int64_t c);
+
+/// Padding what-if: the given key positions are treated as padding, masked for every query.
+KeepMask paddingPattern(int64_t tokens, const std::vector<int64_t>& padded);
+
 /// The tokens of an image model: `prefix` tokens ([CLS], [DIST]) then a rows x cols patch grid, row-major.
 struct PatchLayout {
     int64_t prefix = 0, rows = 0, cols = 0;

@@ -193,6 +193,9 @@ TEST(MechanismsCli, BadRequestsFailClearly)
     test::expectMechanismsFails(synthetic + " --variant bigbird:2:1", "bigbird:W:G:R:SEED");
     test::expectMechanismsFails(synthetic + " --variant longformer:2:3,8", "global token 8 is outside the 8 tokens");
     test::expectMechanismsFails(synthetic + " --variant lsh:3:1", "BUCKETS must be even");
+    test::expectMechanismsFails(synthetic + " --variant fixed:3:4", "C must be at most the block S");
+    test::expectMechanismsFails(synthetic + " --variant fixed:3", "fixed:S:C");
+    test::expectMechanismsFails(synthetic + " --variant padding:1,8", "padded position 8 is outside the 8 tokens");
     test::expectMechanismsFails(synthetic + " --variant gqa:2", "needs a model");
     test::expectMechanismsFails(synthetic + " --variant swin:2:1", "needs a patch grid");
     test::expectMechanismsFails(

@@ -20,9 +20,9 @@ namespace {
 const std::vector<std::string>& variants()
 {
     static const std::vector<std::string> all = { "exact", "unscaled", "general", "concat", "additive", "alibi",
-        "window:1", "window:3", "longformer:2:0,5", "bigbird:3:1:1:7", "bigbird:2:0:2:11", "strided:3", "lsh:4:5",
-        "lsh:8:1", "linformer:4:3", "linformer:32:9", "performer:16:2", "performer:5:4", "flash:1:1", "flash:4:4",
-        "flash:5:3", "flash:16:16", "flash:13:2" };
+        "window:1", "window:3", "longformer:2:0,5", "bigbird:3:1:1:7", "bigbird:2:0:2:11", "strided:3", "fixed:4:1",
+        "fixed:3:3", "fixed:5:2", "padding:0,4", "padding:2", "lsh:4:5", "lsh:8:1", "linformer:4:3", "linformer:32:9",
+        "performer:16:2", "performer:5:4", "flash:1:1", "flash:4:4", "flash:5:3", "flash:16:16", "flash:13:2" };
     return all;
 }
 

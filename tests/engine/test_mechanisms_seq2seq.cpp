@@ -10,7 +10,9 @@
 #include "mechanisms_test_util.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace attn {
@@ -146,6 +148,51 @@ void expectMatchesNumPy(const std::string& args, const std::string& variant)
 // T5's encoder (bidirectional, biased) and decoder (causal, biased) heads and BART's decoder head through every kind
 // of variant; cross-attention heads [T, S] through the scoring functions, the variants that fit a head whose queries
 // and keys are different sequences.
+/// tests/mechanisms/learned_positions.py on the fixture's model.safetensors (its own reader, not the engine's).
+nlohmann::json checkpointVersus(
+    const Seq2SeqCase& c, const std::string& tensor, const std::string& dir, const std::string& mode)
+{
+    std::string output;
+    const int rc = test::runCommand(test::pythonPath() + " " + AS_SOURCE_DIR + "/tests/mechanisms/learned_positions.py "
+            + fixture(c.model) + "/model.safetensors " + tensor + " " + dir + " " + mode + " 2>&1",
+        &output);
+    EXPECT_EQ(rc, 0) << output;
+    return rc == 0 ? nlohmann::json::parse(output) : nlohmann::json::object();
+}
+
+// BART's learned positions (position p is row p + 2 of embed_positions) and T5's learned relative bias per bucket and
+// head, as the Positions page shows them, against the checkpoint read by NumPy. The cosine similarity is float64 from
+// the same float32 rows, stored as float32 (values <= 1): 1e-6. The T5 table is copied, not computed: exactly equal.
+TEST(MechanismsSeq2Seq, LearnedPositionParametersAreTheCheckpoints)
+{
+    for (const auto& [block, stack, rows] : { std::tuple("encoder", "encoder", 10), std::tuple("decoder", "decoder", 6),
+             std::tuple("cross", "decoder", 6) }) {
+        SCOPED_TRACE(block);
+        const std::string dir = test::runMechanismsCli(headArgs(kBart, block, 0, 1), "exact");
+        const std::string tensor = std::string("model.") + stack + ".embed_positions.weight";
+        const nlohmann::json r = checkpointVersus(kBart, tensor, dir, "2");
+        ASSERT_TRUE(r.contains("err")) << r.dump();
+        EXPECT_EQ(r["rows"], rows);
+        EXPECT_LE(r["err"].get<double>(), 1e-6);
+        // Without BART's offset the rows are other positions' (the check can tell).
+        EXPECT_GT(checkpointVersus(kBart, tensor, dir, "0")["err"].get<double>(), 1e-3);
+    }
+    for (const char* block : { "encoder", "decoder" }) {
+        SCOPED_TRACE(block);
+        const std::string dir = test::runMechanismsCli(headArgs(kT5, block, 1, 2), "exact");
+        const nlohmann::json r = checkpointVersus(kT5,
+            std::string(block) + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight", dir,
+            "--relative-bias");
+        ASSERT_TRUE(r.contains("shape")) << r.dump();
+        EXPECT_EQ(r["shape"], nlohmann::json::array({ 32, 4 }));
+        EXPECT_EQ(r["err"].get<double>(), 0.0);
+    }
+    // A cross-attention head has no relative bias, and T5 no learned absolute table.
+    const std::string cross = test::runMechanismsCli(headArgs(kT5, "cross", 0, 0), "exact");
+    EXPECT_FALSE(std::filesystem::exists(cross + "/relative_bias.npy"));
+    EXPECT_FALSE(std::filesystem::exists(cross + "/learned_positions.npy"));
+}
+
 TEST(MechanismsSeq2Seq, VariantsMatchNumPyOnSelfAttentionHeads)
 {
     for (const std::string& args :

@@ -85,6 +85,19 @@ def strided_pattern(T, s, causal):
     return local | ((np.abs(i - j) % s == 0) & ((j <= i) if causal else True))
 
 
+def fixed_pattern(T, s, c):
+    """Child et al. 2019 "fixed": the query's own block of s positions, and the last c positions of every block."""
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    return (j // s == i // s) | (j % s >= s - c)
+
+
+def padding_pattern(T, padded):
+    keep = np.ones((T, T), bool)
+    keep[:, padded] = False
+    return keep
+
+
 def swin_pattern(prefix, rows, cols, w, s):
     """Swin's cyclic shift by s, window partition and attention mask, replayed on the grid (prefix tokens global)."""
     T = prefix + rows * cols
@@ -191,7 +204,8 @@ def main(folder):
         own = learned_scores(learned, folder, q, k)
     exact = masked_softmax(own, keep)
     name, *fields = m["variant"].split(":")
-    nums = [int(x) for x in fields] if name != "longformer" else [int(fields[0])]
+    # longformer and padding end in a comma-separated list of positions
+    nums = [int(x) for x in fields] if name not in ("longformer", "padding") else [int(x) for x in fields[:-1]]
     report = {"variant": m["variant"]}
     reference = exact
     mask = None
@@ -226,7 +240,7 @@ def main(folder):
         i = np.arange(T)[:, None]
         j = np.arange(T)[None, :]
         probs = masked_softmax(raw * scale + slope * (j - i), keep)
-    elif name in ("window", "longformer", "bigbird", "strided", "lsh", "swin"):
+    elif name in ("window", "longformer", "bigbird", "strided", "fixed", "padding", "lsh", "swin"):
         if name == "swin":
             pattern = swin_pattern(int(m["prefix_tokens"]), int(m["grid_rows"]), int(m["grid_cols"]), *nums)
         elif name == "window":
@@ -240,6 +254,10 @@ def main(folder):
             pattern = bigbird_pattern(T, *nums, causal)
         elif name == "strided":
             pattern = strided_pattern(T, nums[0], causal)
+        elif name == "fixed":
+            pattern = fixed_pattern(T, *nums)
+        elif name == "padding":
+            pattern = padding_pattern(T, [int(x) for x in fields[0].split(",")])
         else:
             r = load(folder, "features")
             proj_q, proj_k = q @ r, k @ r

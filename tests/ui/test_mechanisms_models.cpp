@@ -11,10 +11,13 @@
 #include "mechanisms/flash_page.h"
 #include "mechanisms/line_plot.h"
 #include "mechanisms/mechanisms_panel.h"
+#include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
 #include "mechanisms_test_support.h"
 #include "model/model_loader.h"
+#include "model/model_source.h"
 #include "plots/heatmap_view.h"
+#include "service/model_registry.h"
 #include "support/shared_data.h"
 #include "vision/vision_view.h"
 
@@ -305,6 +308,67 @@ TEST(MechanismsModels, MarianDemoBlocksEqualTheCli)
     expectViewNear(*compare.exactView(), cliEncoder.npy("exact"), kTolerance);
     EXPECT_EQ(rowLabels(*compare.exactView()).size(), request.sourceIds.size());
     EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the other tabs opened";
+}
+
+// The Positions page's learned slot for the encoder-decoders the tab reads through the registry: BART's learned
+// positions (offset 2) and T5's learned relative bias per bucket and head, equal to what the CLI writes (which
+// test_mechanisms_seq2seq.cpp holds to the checkpoint read by NumPy). ATTN_MECHANISMS_SCREENSHOTS=DIR saves the page.
+TEST(MechanismsModels, PositionsPageShowsBartAndT5LearnedPositions)
+{
+    struct Case {
+        const char* fixture;
+        std::vector<int64_t> source, target;
+        AttentionBlock block;
+        const char* blockName;
+        const char* npy;
+    };
+    const Case cases[] = {
+        { "bart", { 0, 125, 23, 56, 125, 116, 49, 22, 119, 2 }, { 2, 0, 13, 23, 101, 34 }, AttentionBlock::Decoder,
+            "decoder", "learned_positions" },
+        { "t5", { 116, 52, 14, 40, 103, 87, 52, 21, 44, 1 }, { 0, 101, 53, 13, 34, 48 }, AttentionBlock::Encoder,
+            "encoder", "relative_bias" },
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.fixture);
+        const std::string path = test::sharedPath(std::string("fixtures/hf-tiny/") + c.fixture);
+        ModelRegistry models;
+        const auto held = models.model(probeModel(path)); // the tab reads the open model's copy
+        MechanismsRequest request;
+        request.source = HeadSource::Seq2Seq;
+        request.modelPath = path;
+        request.sourceIds = c.source;
+        request.targetIds = c.target;
+        request.block = c.block;
+        request.layer = 1;
+        request.head = 2;
+        request.variant = "exact";
+        const MechanismsPtr r = computeMechanisms(request, models, [] { return true; });
+        ASSERT_TRUE(r);
+        std::vector<TokenChip> tokens;
+        for (int64_t i = 0; i < r->inputs.tokens(); ++i)
+            tokens.push_back({ "t" + std::to_string(i), i, false });
+        PositionsPage page;
+        page.showResult(*r, tokens);
+        auto ids = [](const std::vector<int64_t>& v) {
+            std::string out;
+            for (const int64_t id : v)
+                out += (out.empty() ? "" : ",") + std::to_string(id);
+            return out;
+        };
+        const CliRun cli = runCli(path + " --tokens " + ids(c.source) + " --decoder-tokens " + ids(c.target)
+            + " --block " + c.blockName + " --layer 1 --head 2 --variant exact");
+        ASSERT_FALSE(page.learnedView()->isHidden());
+        expectViewNear(*page.learnedView(), cli.npy(c.npy), kTolerance);
+        const QString dir = qEnvironmentVariable("ATTN_MECHANISMS_SCREENSHOTS");
+        for (const QSize size : { QSize(1280, 800), QSize(1024, 700) })
+            if (!dir.isEmpty()) {
+                page.resize(size);
+                page.show();
+                QTest::qWait(50);
+                page.grab().save(
+                    QStringLiteral("%1/mechanisms-positions-%2-%3.png").arg(dir, c.fixture).arg(size.width()));
+            }
+    }
 }
 
 } // namespace

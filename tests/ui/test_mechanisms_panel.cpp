@@ -3,6 +3,7 @@
 // engine's numbers for that head (recomputed here through the engine API), stale answers are dropped, and
 // ATTN_MECHANISMS_SCREENSHOTS=DIR writes every page at 1024x700 and 1280x800.
 #include "core/npy.h"
+#include "intervention/intervention_panel.h"
 #include "main_window.h"
 #include "mechanisms/attention_math.h"
 #include "mechanisms/compare_page.h"
@@ -23,6 +24,7 @@
 #include "session/session.h"
 #include "support/shared_data.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLayout>
@@ -225,6 +227,45 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     saveScreenshots(window, panel);
 }
 
+// The entropy page's link to pruning: a flagged head of a decoder, sent to the Intervene tab, is zeroed there on the
+// same model and input, and the tab shows what removing it changes.
+TEST(MechanismsPanel, AFlaggedHeadIsAblatedOnTheInterveneTab)
+{
+    // One word repeated: stories260K's heads that look at content have nothing to prefer (near-uniform), those that
+    // look at position stay sharp (on the story text none is flagged).
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    openAndRun(window, storiesPath(), "the the the the the the the the the the the the");
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    const MechanismsPtr r = computeAndWait(panel, "exact");
+    ASSERT_TRUE(r && r->entropy);
+    EntropyPage& page = *panel.entropyPage();
+    int64_t flagged = 0;
+    for (HeadActivity a : r->entropy->activity)
+        flagged += a != HeadActivity::Normal;
+    ASSERT_GT(flagged, 0);
+    ASSERT_EQ(page.flagged()->count(), flagged); // every flagged head, and only those, can be picked
+    ASSERT_TRUE(page.ablateButton()->isEnabled());
+    page.flagged()->setCurrentIndex(page.flagged()->count() - 1);
+    const int64_t index = page.flagged()->currentData().toLongLong();
+    ASSERT_NE(r->entropy->activity[static_cast<size_t>(index)], HeadActivity::Normal);
+    const HeadRef head { index / r->entropy->heads, index % r->entropy->heads };
+    EXPECT_TRUE(page.flagged()->currentText().startsWith(QStringLiteral("L%1.H%2 ").arg(head.layer).arg(head.head)));
+
+    InterventionPanel& intervene = *window.interventionPanel();
+    QSignalSpy diffShown(&intervene, &InterventionPanel::resultShown);
+    page.ablateButton()->click();
+    EXPECT_EQ(window.tabs()->currentWidget(), &intervene);
+    ASSERT_EQ(intervene.ablations().size(), 1u);
+    EXPECT_EQ(intervene.ablations()[0].heads, std::vector<HeadRef> { head });
+    EXPECT_EQ(intervene.ablations()[0].mode, AblationMode::Zero);
+    QTRY_VERIFY_WITH_TIMEOUT(diffShown.count() >= 1, kTimeoutMs);
+    ASSERT_TRUE(intervene.result());
+}
+
 TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
 {
     MainWindow window;
@@ -297,6 +338,8 @@ TEST(MechanismsPanel, RunsAnEncoderHead)
     expectViewShows(*panel.positionsPage()->learnedView(), r->positions.learned);
     for (int64_t i = 0; i < T; ++i)
         EXPECT_NEAR(r->positions.learned(i, i), 1.0, 1e-12);
+    // The Intervene tab changes decoders only: no ablation link for an encoder's heads.
+    EXPECT_FALSE(panel.entropyPage()->ablateButton()->isEnabled());
 }
 
 } // namespace

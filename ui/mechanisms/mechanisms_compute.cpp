@@ -9,13 +9,14 @@
 #include "model/model_source.h"
 
 #include <filesystem>
+#include <set>
 
 namespace attn::ui {
 
 namespace {
 
-/// `config`: the model's (null for synthetic input).
-PositionTables positionTables(const HeadInputs& in, const ModelConfig* config)
+/// `config`: the model's (null for synthetic input); `block`: which of an encoder-decoder's attentions the head is.
+PositionTables positionTables(const HeadInputs& in, const ModelConfig* config, AttentionBlock block)
 {
     PositionTables p;
     const int64_t T = in.tokens(), d = in.dim();
@@ -23,12 +24,14 @@ PositionTables positionTables(const HeadInputs& in, const ModelConfig* config)
         const ModelConfig& c = *config;
         p.modelHasRope = c.ropeStyle != RopeStyle::None;
         p.ropeTheta = c.ropeTheta;
-        if (c.modelType == "gpt2" || c.modelType == "bert" || c.modelType == "vit" || c.modelType == "deit") {
-            // The table lives in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
+        static const std::set<std::string> learned = { "gpt2", "bert", "vit", "deit", "bart", "t5" };
+        if (learned.count(c.modelType)) {
+            // The tables live in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
             try {
-                const Mat table
-                    = learnedPositionTable(probeModel(std::filesystem::path(c.source).parent_path().string()), T);
+                const ModelSource source = probeModel(std::filesystem::path(c.source).parent_path().string());
+                const Mat table = learnedPositionTable(source, T, block);
                 if (table.size()) p.learned = cosineSimilarity(table);
+                p.relativeBias = t5RelativeBiasTable(source, block);
             } catch (const Error& e) {
                 p.learnedNote = e.what();
             }
@@ -89,7 +92,7 @@ MechanismsPtr computeMechanisms(
     }
     r->temperature = temperatureSweep(in, temperatureAxis(atSlider));
     r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
-    r->positions = positionTables(in, model ? &model->config : nullptr);
+    r->positions = positionTables(in, model ? &model->config : nullptr, request.block);
     checkpoint();
     if (!dotHead) return r;
     const std::string tiles = std::to_string(request.flashBq) + ":" + std::to_string(request.flashBk);

@@ -37,9 +37,10 @@ constexpr int kCoalesceMs = 150;
 /// Example parameters for each family's fields (what the parameter field starts with).
 QString defaultParameters(const QString& family)
 {
-    static const QHash<QString, QString> defaults = { { "window", "4" }, { "longformer", "4:0" },
-        { "bigbird", "4:1:1:0" }, { "strided", "4" }, { "lsh", "4:0" }, { "linformer", "8:0" }, { "performer", "64:0" },
-        { "flash", "4:4" }, { "gqa", "1" }, { "swin", "2:1" }, { "rope", "10000" } };
+    static const QHash<QString, QString> defaults
+        = { { "window", "4" }, { "longformer", "4:0" }, { "bigbird", "4:1:1:0" }, { "strided", "4" },
+              { "fixed", "4:1" }, { "padding", "0" }, { "lsh", "4:0" }, { "linformer", "8:0" }, { "performer", "64:0" },
+              { "flash", "4:4" }, { "gqa", "1" }, { "swin", "2:1" }, { "rope", "10000" } };
     return defaults.value(family);
 }
 

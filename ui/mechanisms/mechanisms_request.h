@@ -53,7 +53,9 @@ struct PositionTables {
     std::vector<double> ropeDecay; ///< distance 0 .. T - 1
     Mat t5Buckets; ///< [T, T]
     Mat alibi; ///< [T, T]
-    Mat learned; ///< [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT); empty otherwise
+    /// [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT, ViT / DeiT, BART); empty otherwise
+    Mat learned;
+    Mat relativeBias; ///< T5's learned relative bias [buckets, heads] of the head's stack; empty otherwise
     std::string learnedNote; ///< why `learned` is empty when the model should have one
     bool modelHasRope = false;
     double ropeTheta = 10000.0;

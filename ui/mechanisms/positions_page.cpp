@@ -66,13 +66,22 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
             .x = tr("key j"),
             .y = tr("query i"),
             .value = tr("bias") });
-    m_learned->setVisible(p.learned.size() > 0); // an empty plot's default axes would only look broken
+    // One slot for the model's own learned positions: an absolute table's row similarity (GPT-2, BERT, ViT, BART),
+    // or T5's relative bias per bucket and head.
+    m_learned->setVisible(p.learned.size() > 0 || p.relativeBias.size() > 0); // empty axes would only look broken
     if (p.learned.size()) {
         m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
         m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),
             .x = tr("position j"),
             .y = tr("position i"),
             .value = tr("cosine similarity") });
+    } else if (p.relativeBias.size()) {
+        m_learned->setSnapshot(matrixSnapshot(
+            p.relativeBias, indexChips("b", p.relativeBias.rows()), indexChips("h", p.relativeBias.cols())));
+        m_learned->setCaption({ .title = tr("T5 learned bias"),
+            .x = tr("head (this one: h%1)").arg(std::max<int64_t>(r.inputs.head, 0)),
+            .y = tr("bucket"),
+            .value = tr("bias added to the score") });
     } else {
         m_learned->setSnapshot(nullptr); // the note below says why
     }
@@ -101,10 +110,12 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
                      "ALiBi's bias on the same head."))
         + (!p.learnedNote.empty()
                 ? tr("<br>Learned table: %1").arg(QString::fromStdString(p.learnedNote).toHtmlEscaped())
-                : p.learned.size() || r.inputs.layer < 0
-                ? QString()
-                : tr("<br>Learned table: read for GPT-2 (wpe), BERT and ViT / DeiT (at their training image size); "
-                     "none here."))
+                : p.learned.size() || r.inputs.layer < 0 ? QString()
+                : p.relativeBias.size()
+                ? tr("<br>T5's learned relative bias (block 0 of this stack, shared by every layer): bucket b of "
+                     "head h is added to the score of every query-key pair in bucket b (the bucket map beside).")
+                : tr("<br>Learned table: read for GPT-2 (wpe), BERT, ViT / DeiT (at their training image size), BART "
+                     "(embed_positions, position p at row p + 2) and T5 (relative bias); none here."))
         + (r.inputs.isSelfAttention() ? tr(" The rope:THETA variant re-rotates the head with another base (0: none).")
                                       : QString()));
 }
