@@ -135,13 +135,7 @@ void DecodeController::close()
     const bool had = m_info || !m_steps.empty();
     m_info.reset();
     m_steps.clear();
-    m_engine->post<bool>(
-        this,
-        [key = sessionKey(this)](EngineContext& context) {
-            context.dropSession(key);
-            return true;
-        },
-        [](bool) { }, {});
+    m_engine->dropSession(sessionKey(this));
     if (had) emit timelineChanged(0);
 }
 
