@@ -3,6 +3,7 @@
 
 #include "controller/engine_controller.h"
 #include "decode/attention_strip_view.h"
+#include "decode/fixed_text_box.h"
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
@@ -103,7 +104,7 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     layout->addWidget(buildControls());
     layout->addWidget(m_chips);
     layout->addWidget(vertical, 1);
-    layout->addWidget(m_status);
+    layout->addWidget(new FixedTextBox(m_status, 1)); // its text changes at every redraw during Run
 
     addStepShortcuts(this, tr("Decode"), m_stepButton, m_backButton, m_runButton);
 

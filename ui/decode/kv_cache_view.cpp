@@ -2,6 +2,7 @@
 #include "decode/kv_cache_view.h"
 
 #include "attention/attention.h"
+#include "decode/fixed_text_box.h"
 #include "plots/plot_legend.h"
 
 #include <QHBoxLayout>
@@ -23,11 +24,11 @@ KvCacheView::KvCacheView(QWidget* parent)
     m_layerBox->setPrefix(tr("layer "));
     m_layerBox->setToolTip(tr("The layer whose key and value norms are plotted"));
     m_label->setObjectName("kvCacheSummary");
-    m_label->setWordWrap(true); // a sentence; unwrapped it set the panel's minimum width
+    m_label->setWordWrap(true); // a sentence of up to two lines; unwrapped it set the panel's minimum width
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("<b>KV cache</b>")));
     row->addWidget(m_layerBox);
-    row->addWidget(m_label, 1);
+    row->addWidget(new FixedTextBox(m_label, 2), 1); // its text changes at every decode step
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
