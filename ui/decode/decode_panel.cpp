@@ -33,6 +33,9 @@
 namespace attn::ui {
 namespace {
 
+/// The views' redraw interval during Run (otherwise RedrawCoalescer::kIntervalMs).
+constexpr int kRunRedrawMs = 100;
+
 /// What the model does to attention and logits beyond the plain softmax, for the Ready line (gemma2).
 QString attentionNotes(const DecodeModelInfo& info)
 {
@@ -134,6 +137,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     connect(m_controller, &DecodeController::timelineChanged, this, &DecodePanel::updateBranches);
     connect(m_controller, &DecodeController::runningChanged, this, [this](bool running) {
         m_runButton->setText(running ? tr("&Pause") : tr("&Run"));
+        // Ten redraws a second while running: each costs the GUI thread several ms, which a loaded machine takes
+        // from the engine thread's decoding.
+        m_redraw->setInterval(running ? kRunRedrawMs : RedrawCoalescer::kIntervalMs);
         if (!running) m_redraw->schedule(); // the lens waits for a pause
     });
     connect(m_controller, &DecodeController::ended, this,
