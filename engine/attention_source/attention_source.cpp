@@ -18,6 +18,8 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Streamed row blocks hold at most this many floats (4 MiB), whatever the input length.
 constexpr int64_t kBlockFloats = int64_t(1) << 20;
+// The attention core's kWindowSoftmaxMinKeys: blocks narrower than this round as softmaxRowsInPlace does.
+constexpr int64_t kExactSoftmaxBelowKeys = 128;
 
 std::string rangeText(const TileRange& r)
 {
@@ -125,10 +127,16 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
     }
     for (int64_t i = 0; i < rows; ++i) {
         float* row = p.data() + i * m_numKeys;
-        const auto [a, b] = visibleRange(m_options.mask, q0 + i, m_numKeys);
-        // Keys outside this row's window were multiplied along with the block's other rows.
-        std::fill(row + lo, row + std::clamp(a, lo, hi), 0.0f);
-        std::fill(row + std::clamp(b, lo, hi), row + hi, 0.0f);
+        auto [a, b] = visibleRange(m_options.mask, q0 + i, m_numKeys);
+        if (!m_options.mask.keyKeep.empty() || hi - lo < kExactSoftmaxBelowKeys) {
+            // As the attention core does for a narrow block or padded keys: the softmax over all its keys, masked.
+            maskScores(q0 + i, lo, row + lo, hi - lo);
+            a = lo;
+            b = hi;
+        } else { // keys outside this row's window were multiplied along with the block's other rows
+            std::fill(row + lo, row + std::clamp(a, lo, hi), 0.0f);
+            std::fill(row + std::clamp(b, lo, hi), row + hi, 0.0f);
+        }
         const auto [top, lse] = softmaxVisible(row, a, b);
         if (fill) {
             fill->max[static_cast<size_t>(q0 + i)] = top;
@@ -140,29 +148,23 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
 
 std::pair<float, float> AttentionSource::softmaxVisible(float* row, int64_t a, int64_t b) const
 {
-    const std::vector<uint8_t>& keep = m_options.mask.keyKeep;
+    // Rounded as the attention core rounds such a row (attention.cpp, kWindowSoftmaxMinKeys): a short span, or one
+    // with padded keys (-inf here), takes softmaxRowsInPlace; a longer one the eight-lane softmax. Either way the
+    // largest entry becomes exp(0) times the reciprocal of the sum, which gives the log-sum-exp.
     Eigen::Map<Eigen::ArrayXf> r(row + a, std::max<int64_t>(b - a, 0));
-    float top = kNegInf;
     Eigen::Index at = 0;
-    if (keep.empty() && r.size() > 0)
-        top = r.maxCoeff(&at);
-    else
-        for (int64_t j = a; j < b; ++j)
-            if (keep[static_cast<size_t>(j)]) top = std::max(top, row[j]);
+    const float top = r.size() > 0 ? r.maxCoeff(&at) : kNegInf;
     if (top == kNegInf) {
         r.setZero();
         return { kNegInf, kNegInf };
     }
-    // The largest entry becomes exp(0) / sum = 1 / sum exactly, which gives the log-sum-exp.
-    if (keep.empty() && softmaxDenseAvx2(row + a, b - a)) return { top, top - std::log(row[a + at]) };
-    // Every entry in [a, b) is a finite score, so Eigen's exp stays vectorized (a select of masked entries would
-    // not); padded keys are zeroed after it.
-    r = (r - top).exp();
-    for (int64_t j = a; !keep.empty() && j < b; ++j)
-        if (!keep[static_cast<size_t>(j)]) row[j] = 0.0f;
-    const double sum = r.cast<double>().sum();
-    r *= static_cast<float>(1.0 / sum);
-    return { top, top + static_cast<float>(std::log(sum)) };
+    if (!m_options.mask.keyKeep.empty() || b - a < kExactSoftmaxBelowKeys)
+        softmaxRowsInPlace(row + a, 1, b - a);
+    else if (!softmaxDenseAvx2(row + a, b - a)) {
+        r = (r - top).exp();
+        r *= 1.0f / r.sum();
+    }
+    return { top, top - std::log(row[a + at]) };
 }
 
 Tensor AttentionSource::computeTile(int64_t layer, const TileRange& r) const
