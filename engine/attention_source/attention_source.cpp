@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "attention_source/attention_source.h"
 
+#include "attention/softmax_avx2.h"
 #include "core/blas.h"
 #include "core/error.h"
+
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +18,8 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Streamed row blocks hold at most this many floats (4 MiB), whatever the input length.
 constexpr int64_t kBlockFloats = int64_t(1) << 20;
+// The attention core's kWindowSoftmaxMinKeys: blocks narrower than this round as softmaxRowsInPlace does.
+constexpr int64_t kExactSoftmaxBelowKeys = 128;
 
 std::string rangeText(const TileRange& r)
 {
@@ -67,12 +72,21 @@ Tensor AttentionSource::scores(int64_t layer, int64_t head, const TileRange& r) 
     Tensor s({ rows, cols });
     if (s.empty()) return s;
     gemm(rows, cols, d, m_options.scale, q.data() + r.q0 * d, k.data() + r.k0 * d, true, s.data());
-    for (int64_t i = 0; i < rows; ++i) {
-        float* row = s.data() + i * cols;
-        for (int64_t j = 0; j < cols; ++j)
-            if (!keyVisible(m_options.mask, r.q0 + i, r.k0 + j)) row[j] = kNegInf;
-    }
+    for (int64_t i = 0; i < rows; ++i)
+        maskScores(r.q0 + i, r.k0, s.data() + i * cols, cols);
     return s;
+}
+
+void AttentionSource::maskScores(int64_t query, int64_t k0, float* row, int64_t cols) const
+{
+    // One visible range per row (keyVisible per entry costs more than the product at a few thousand keys).
+    const auto [lo, hi] = visibleRange(m_options.mask, query, m_numKeys);
+    const int64_t a = std::clamp(lo - k0, int64_t(0), cols), b = std::clamp(hi - k0, a, cols);
+    std::fill(row, row + a, kNegInf);
+    std::fill(row + b, row + cols, kNegInf);
+    if (m_options.mask.keyKeep.empty()) return;
+    for (int64_t j = a; j < b; ++j)
+        if (!m_options.mask.keyKeep[static_cast<size_t>(k0 + j)]) row[j] = kNegInf;
 }
 
 Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill) const
@@ -90,14 +104,67 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
             std::copy_n(p.data() + i * k.dim(1), m_numKeys, cut.data() + i * m_numKeys);
         return cut;
     }
-    Tensor s = scores(layer, head, TileRange { head, q0, q1, 0, m_numKeys });
-    for (int64_t i = 0; fill && i < q1 - q0; ++i) {
-        const float* row = s.data() + i * m_numKeys;
-        fill->max[static_cast<size_t>(q0 + i)] = m_numKeys > 0 ? *std::max_element(row, row + m_numKeys) : kNegInf;
-        fill->logSumExp[static_cast<size_t>(q0 + i)] = logSumExp(row, m_numKeys);
+    // The product covers only the keys some row of the block sees (a causal block stops at its last row), written
+    // into the zeroed rows in place; each row's softmax also gives its max and log-sum-exp.
+    const int64_t rows = q1 - q0;
+    int64_t lo = m_numKeys, hi = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+        const auto [a, b] = visibleRange(m_options.mask, q0 + i, m_numKeys);
+        if (a < b) {
+            lo = std::min(lo, a);
+            hi = std::max(hi, b);
+        }
     }
-    softmaxRowsInPlace(s.data(), q1 - q0, m_numKeys);
-    return s;
+    if (lo >= hi) lo = hi = 0; // no row sees a key: every row stays zero
+    Tensor p({ rows, m_numKeys });
+    const int64_t width = hi - lo;
+    if (width > 0) {
+        const Tensor& q = m_store->queries(layer, head);
+        const Tensor& k = m_store->keys(layer, kvHeadOf(head));
+        const int64_t d = q.dim(2);
+        gemmStrided(rows, width, d, m_options.scale, q.data() + q0 * d, d, k.data() + lo * d, d, true, p.data() + lo,
+            m_numKeys, true);
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+        float* row = p.data() + i * m_numKeys;
+        auto [a, b] = visibleRange(m_options.mask, q0 + i, m_numKeys);
+        if (!m_options.mask.keyKeep.empty() || hi - lo < kExactSoftmaxBelowKeys) {
+            // As the attention core does for a narrow block or padded keys: the softmax over all its keys, masked.
+            maskScores(q0 + i, lo, row + lo, hi - lo);
+            a = lo;
+            b = hi;
+        } else { // keys outside this row's window were multiplied along with the block's other rows
+            std::fill(row + lo, row + std::clamp(a, lo, hi), 0.0f);
+            std::fill(row + std::clamp(b, lo, hi), row + hi, 0.0f);
+        }
+        const auto [top, lse] = softmaxVisible(row, a, b);
+        if (fill) {
+            fill->max[static_cast<size_t>(q0 + i)] = top;
+            fill->logSumExp[static_cast<size_t>(q0 + i)] = lse;
+        }
+    }
+    return p;
+}
+
+std::pair<float, float> AttentionSource::softmaxVisible(float* row, int64_t a, int64_t b) const
+{
+    // Rounded as the attention core rounds such a row (attention.cpp, kWindowSoftmaxMinKeys): a short span, or one
+    // with padded keys (-inf here), takes softmaxRowsInPlace; a longer one the eight-lane softmax. Either way the
+    // largest entry becomes exp(0) times the reciprocal of the sum, which gives the log-sum-exp.
+    Eigen::Map<Eigen::ArrayXf> r(row + a, std::max<int64_t>(b - a, 0));
+    Eigen::Index at = 0;
+    const float top = r.size() > 0 ? r.maxCoeff(&at) : kNegInf;
+    if (top == kNegInf) {
+        r.setZero();
+        return { kNegInf, kNegInf };
+    }
+    if (!m_options.mask.keyKeep.empty() || b - a < kExactSoftmaxBelowKeys)
+        softmaxRowsInPlace(row + a, 1, b - a);
+    else if (!softmaxDenseAvx2(row + a, b - a)) {
+        r = (r - top).exp();
+        r *= 1.0f / r.sum();
+    }
+    return { top, top - std::log(row[a + at]) };
 }
 
 Tensor AttentionSource::computeTile(int64_t layer, const TileRange& r) const
@@ -177,12 +244,16 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
     const HeadKey key { layer, head };
     // Row statistics only serve the CPU's column-only tiles.
     const auto stats = !m_backend && !knownRowStats(layer, head) ? emptyRowStats(m_numQueries) : nullptr;
+    // A head the forward summarized (SummaryCollector) keeps its statistics: a head switch only needs the overview.
+    const bool summarized = hasSummary(layer, head);
     HeadStatsAccumulator headStats;
     OverviewBuilder builder(m_numQueries, m_numKeys, block);
     streamRows(layer, head, stats.get(), [&](int64_t q0, int64_t rows, const float* p) {
-        MaskSpec rowMask = m_options.mask;
-        rowMask.queryOffset += q0;
-        headStats.add(p, rows, m_numKeys, rowMask);
+        if (!summarized) {
+            MaskSpec rowMask = m_options.mask;
+            rowMask.queryOffset += q0;
+            headStats.add(p, rows, m_numKeys, rowMask);
+        }
         builder.add(q0, rows, p);
     });
     auto overview = std::make_shared<const Overview>(builder.finish());
@@ -191,7 +262,7 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
         if (level.rows <= kThumbnailSide && level.cols <= kThumbnailSide) thumb.levels.push_back(level);
     const std::lock_guard lock(m_mutex);
     if (stats) m_rowStats[key] = stats;
-    m_headStats[key] = headStats.result();
+    if (!summarized) m_headStats[key] = headStats.result();
     m_thumbnails.try_emplace(key, std::make_shared<const Overview>(std::move(thumb)));
     return overview;
 }

@@ -85,6 +85,11 @@ private:
     void checkHead(int64_t layer, int64_t head) const;
     /// Masked scaled scores [q1 - q0, k1 - k0] of one head (-inf where masked), on the CPU.
     Tensor scores(int64_t layer, int64_t head, const TileRange& range) const;
+    /// -inf over the keys [k0, k0 + cols) of one score row that query row `query` may not see.
+    void maskScores(int64_t query, int64_t k0, float* row, int64_t cols) const;
+    /// Softmax in place over the visible keys [a, b) of a row of raw scaled scores (padded keys become 0); returns the
+    /// row's largest visible score and its log-sum-exp, both -inf when no key is visible.
+    std::pair<float, float> softmaxVisible(float* row, int64_t a, int64_t b) const;
     /// Probabilities of whole rows [q0, q1) of one head. With `fill`, also their row max and log-sum-exp into it
     /// (on the CPU: a backend's tiles carry no scores).
     Tensor wholeRows(int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill) const;

@@ -74,6 +74,8 @@ OverviewBuilder::OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t bl
     m_cols = cellsFor(numKeys, block);
     m_max.assign(static_cast<size_t>(m_rows * m_cols), 0.0f);
     m_sum.assign(m_max.size(), 0.0);
+    m_colMax.assign(static_cast<size_t>(numKeys), 0.0f);
+    m_colSum.assign(static_cast<size_t>(numKeys), 0.0);
 }
 
 void OverviewBuilder::add(int64_t q0, int64_t rows, const float* probs)
@@ -81,18 +83,26 @@ void OverviewBuilder::add(int64_t q0, int64_t rows, const float* probs)
     if (q0 != m_nextRow || rows < 0 || q0 + rows > m_numQueries)
         throw Error("attention overview: rows [" + std::to_string(q0) + ", " + std::to_string(q0 + rows)
             + ") do not follow row " + std::to_string(m_nextRow) + " of " + std::to_string(m_numQueries));
+    // Rows of one block row are folded column by column first (whole-row vector operations), then cut into cells
+    // once per block row: a derived run builds every head's thumbnail inside its forward pass (SummaryCollector), and
+    // a head switch builds the heatmap's overview.
+    Eigen::Map<Eigen::ArrayXf> colMax(m_colMax.data(), m_numKeys);
+    Eigen::Map<Eigen::ArrayXd> colSum(m_colSum.data(), m_numKeys);
     for (int64_t i = 0; i < rows; ++i) {
-        const float* row = probs + i * m_numKeys;
-        const int64_t r = (q0 + i) / m_block;
-        float* max = m_max.data() + r * m_cols;
-        double* sum = m_sum.data() + r * m_cols;
+        const Eigen::Map<const Eigen::ArrayXf> row(probs + i * m_numKeys, m_numKeys);
+        colMax = colMax.max(row);
+        colSum += row.cast<double>();
+        const int64_t q = q0 + i;
+        if ((q + 1) % m_block != 0 && q + 1 != m_numQueries) continue;
+        float* max = m_max.data() + (q / m_block) * m_cols;
+        double* sum = m_sum.data() + (q / m_block) * m_cols;
         for (int64_t c = 0; c < m_cols; ++c) {
-            // Vectorized: a derived run builds every head's thumbnail inside its forward pass (SummaryCollector).
-            const int64_t j0 = c * m_block, j1 = std::min(m_numKeys, j0 + m_block);
-            const Eigen::Map<const Eigen::ArrayXf> cell(row + j0, j1 - j0);
-            sum[c] += cell.cast<double>().sum();
-            max[c] = std::max(max[c], cell.maxCoeff());
+            const int64_t j0 = c * m_block, width = std::min(m_numKeys, j0 + m_block) - j0;
+            max[c] = colMax.segment(j0, width).maxCoeff();
+            sum[c] = colSum.segment(j0, width).sum();
         }
+        colMax.setZero();
+        colSum.setZero();
     }
     m_nextRow += rows;
 }

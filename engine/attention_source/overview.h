@@ -50,6 +50,9 @@ private:
     int64_t m_nextRow = 0;
     std::vector<float> m_max;
     std::vector<double> m_sum;
+    /// Per key, the largest entry and the sum of the rows added so far of the block row being filled.
+    std::vector<float> m_colMax;
+    std::vector<double> m_colSum;
 };
 
 } // namespace attn

@@ -120,11 +120,17 @@ AttentionOptions Session::decoderDerivation() const {
     if (length() == 0) throw Error("attention request: the session holds no positions yet");
     const ModelConfig& c = m_model->config();
     AttentionOptions options;
-    options.mask.causal = true;
-    options.mask.slidingWindow = c.slidingWindow;
+    options.mask = decoderMask(c);
     // The forward's own scale (llama_model.cpp): gemma's query_pre_attn_scalar, else 1/sqrt(head_dim).
     if (c.queryPreAttnScalar > 0) options.scale = static_cast<float>(1.0 / std::sqrt(c.queryPreAttnScalar));
     return options;
+}
+
+MaskSpec Session::decoderMask(const ModelConfig& config) {
+    MaskSpec mask;
+    mask.causal = true;
+    mask.slidingWindow = config.slidingWindow;
+    return mask;
 }
 
 std::shared_ptr<const AttentionSource> Session::attentionSourceCopy(int64_t positions) const {

@@ -57,6 +57,9 @@ public:
     /// Whether attentionSource() can give this model's probabilities exactly; `why` says what it cannot follow
     /// (soft-capped scores, windows on some layers only, a RoPE base that depends on the sequence length).
     static bool canDeriveAttention(const ModelConfig& config, std::string* why = nullptr);
+    /// The structural mask of a decoder's self-attention (causal, the config's sliding window): what derived rows,
+    /// captured snapshots and the forward's summaries of this model are cut with.
+    static MaskSpec decoderMask(const ModelConfig& config);
 
 private:
     /// Throws Error when the stored queries and keys cannot give this model's probabilities (canDeriveAttention, key

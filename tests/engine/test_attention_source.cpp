@@ -131,6 +131,32 @@ TEST(AttentionSource, OverviewPyramidsEqualBlockMaxAndMeanOfTheFullMatrix)
     EXPECT_EQ(source.overview(0, 3, 16)->levelFor(16).rows, 19); // 300 rows in blocks of 16
 }
 
+TEST(AttentionSource, AHeadSwitchBuildsTheOverviewAndKeepsTheForwardsStatistics)
+{
+    // A head switch after a derived run finds the head summarized by the forward (adoptSummary): its pass builds the
+    // heatmap's overview only, and the statistics it was given stay. The mark on the entropy is what only the adopted
+    // statistics carry, so a pass that recomputed them would lose it.
+    const test::TileCase c = test::tileCases()[0]; // causal
+    const Materialized m = materialize(c, 1);
+    const AttentionSource reference(storeOf(m), c.options);
+    HeadStats given = reference.headStats(0, 1);
+    given.entropy += 1.0;
+    const AttentionSource source(storeOf(m), c.options);
+    source.adoptSummary(0, 1, given, *reference.overview(0, 1, AttentionSource::kThumbnailSide));
+    const auto shown = source.overview(0, 1);
+    EXPECT_EQ(source.headStats(0, 1).entropy, given.entropy);
+    const auto expected = reference.overview(0, 1);
+    ASSERT_EQ(shown->levels.size(), expected->levels.size());
+    for (size_t i = 0; i < shown->levels.size(); ++i) {
+        const OverviewLevel &a = shown->levels[i], &b = expected->levels[i];
+        ASSERT_EQ(a.max.size(), b.max.size());
+        for (size_t j = 0; j < a.max.size(); ++j) {
+            EXPECT_NEAR(a.max[j], b.max[j], kTileTolerance);
+            EXPECT_NEAR(a.mean[j], b.mean[j], kTileTolerance);
+        }
+    }
+}
+
 TEST(AttentionSource, StreamedHeadStatisticsEqualTheWholeMatrixOnes)
 {
     for (const test::TileCase& c : test::tileCases()) {

@@ -57,13 +57,7 @@ void AlignmentController::close()
     ++m_reverseId;
     ++m_alignId; // results for the model are stale
     m_open = m_hasReverse = m_decoding = m_running = false;
-    m_engine->post<bool>(
-        this,
-        [key = sessionKey()](EngineContext& context) {
-            context.dropSession(key); // the translators go with their last holder
-            return true;
-        },
-        [](bool) {}, {});
+    m_engine->dropSession(sessionKey()); // the translators go with their last holder
 }
 
 void AlignmentController::open(const QString& path)

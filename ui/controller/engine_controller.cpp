@@ -152,6 +152,10 @@ void EngineController::derive(
         [done](bool) { done({}); }, done);
 }
 
+void EngineController::dropSession(std::string key) {
+    submit([key = std::move(key)](EngineContext& context) { context.dropSession(key); });
+}
+
 void EngineController::cancel() {
     raise(m_cancel->loadsUpTo, m_nextId);
     raise(m_cancel->runsUpTo, m_nextId);

@@ -45,6 +45,10 @@ public:
     void post(QObject* client, std::function<T(EngineContext&)> job, std::function<void(T)> done,
         std::function<void(const QString&)> error);
 
+    /// Frees the engine state a tab keeps under `key` (EngineContext::setSession) once every request sent before has
+    /// run: what a tab does when its model is closed.
+    void dropSession(std::string key);
+
     /// Runs `compute` on the engine thread, then `done` here with its error's message ("" when it did not throw)
     /// unless `client` is gone by then: how the heatmaps derive a long input's tiles and overviews off the GUI thread
     /// (HeatmapView::Deriver).

@@ -93,10 +93,7 @@ public:
             // from the GUI thread. Tiles are computed by the CPU core there (the backend belongs to this thread).
             // The forward's own probabilities give every head's statistics and thumbnail on the CPU core; heads a
             // backend's pass does not report are streamed afterwards (EngineWorker).
-            MaskSpec causal;
-            causal.causal = true;
-            causal.slidingWindow = c.slidingWindow;
-            SummaryCollector summaries(c.numLayers, c.numHeads, static_cast<int64_t>(n), causal);
+            SummaryCollector summaries(c.numLayers, c.numHeads, static_cast<int64_t>(n), Session::decoderMask(c));
             ForwardOptions observed = options;
             observed.observeAttention = [&summaries](int64_t layer, int64_t head, int64_t query, int64_t rows,
                                             const float* p) { summaries.add(layer, head, query, rows, p); };
@@ -114,10 +111,7 @@ public:
             m_session = std::make_unique<Session>(model, options);
             const auto result = m_session->prefill(tokenIds(tokens));
             run->routerLogits = result->routerLogits;
-            if (m_session->isDecoder()) {
-                mask.causal = true;
-                mask.slidingWindow = c.slidingWindow;
-            }
+            if (m_session->isDecoder()) mask = Session::decoderMask(c);
             run->views.emplace_back(AttentionKind::Self,
                 std::make_shared<const AttentionSnapshot>(run->source, result->attention, c.numKvHeads,
                     std::move(mask), std::vector<TokenChip> {}, AttentionSnapshot::Stats::Compute, layerWindows(c)));

@@ -13,10 +13,14 @@ namespace attn::ui {
 
 namespace {
 
-/// How long one Run job decodes before it hands its steps over: with two jobs in flight the engine keeps decoding
-/// through GUI-thread stalls of up to twice this. Short enough that a fast model (stories260K, ~0.1 ms a step) shows
-/// its first rows, and can be paused, long before its text ends; 80 ms ran a whole story in the first job.
+/// How long one Run job decodes before it hands its steps over. Short enough that a fast model (stories260K, ~0.1 ms a
+/// step) shows its first rows, and can be paused, long before its text ends; 80 ms ran a whole story in the first job.
 constexpr std::chrono::milliseconds kRunBatch { 8 };
+/// Run jobs kept queued on the engine thread: it goes on decoding through GUI-thread stalls of up to this many
+/// batches (64 ms). With two, a redraw delayed by a loaded machine (p99 of 140 ms at load 11 with the Decode tab's
+/// views shown) left the engine idle and halved the steps per second; Pause is checked before every step whatever
+/// is queued.
+constexpr int kRunJobsInFlight = 8;
 
 /// The engine-thread state of a controller: its timeline, once a model is open.
 std::shared_ptr<DecodeTimeline> timelineOf(EngineContext& context, const std::string& key)
@@ -135,13 +139,7 @@ void DecodeController::close()
     const bool had = m_info || !m_steps.empty();
     m_info.reset();
     m_steps.clear();
-    m_engine->post<bool>(
-        this,
-        [key = sessionKey(this)](EngineContext& context) {
-            context.dropSession(key);
-            return true;
-        },
-        [](bool) { }, {});
+    m_engine->dropSession(sessionKey(this));
     if (had) emit timelineChanged(0);
 }
 
@@ -214,10 +212,10 @@ void DecodeController::run()
     m_stepToken->store(generation);
     m_running = true;
     emit runningChanged(true);
-    // Two jobs in flight: the engine starts the next while the GUI takes in the last, so a busy GUI thread (every
+    // Several jobs in flight: the engine starts the next while the GUI takes in the last, so a busy GUI thread (every
     // view redrawing) does not slow decoding down. Each answer queues one more.
-    runNext(generation, true);
-    runNext(generation, true);
+    for (int i = 0; i < kRunJobsInFlight; ++i)
+        runNext(generation, true);
 }
 
 void DecodeController::pause()

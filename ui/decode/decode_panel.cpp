@@ -4,6 +4,7 @@
 #include "controller/engine_controller.h"
 #include "decode/attention_strip_view.h"
 #include "decode/branch_tree_view.h"
+#include "decode/fixed_text_box.h"
 #include "decode/kv_cache_view.h"
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
@@ -31,6 +32,9 @@
 
 namespace attn::ui {
 namespace {
+
+/// The views' redraw interval during Run (otherwise RedrawCoalescer::kIntervalMs).
+constexpr int kRunRedrawMs = 100;
 
 /// What the model does to attention and logits beyond the plain softmax, for the Ready line (gemma2).
 QString attentionNotes(const DecodeModelInfo& info)
@@ -105,7 +109,7 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     layout->addWidget(buildControls());
     layout->addWidget(m_chips);
     layout->addWidget(vertical, 1);
-    layout->addWidget(m_status);
+    layout->addWidget(new FixedTextBox(m_status, 1)); // its text changes at every redraw during Run
 
     addStepShortcuts(this, tr("Decode"), m_stepButton, m_backButton, m_runButton);
 
@@ -135,6 +139,9 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     connect(m_controller, &DecodeController::timelineChanged, this, &DecodePanel::updateBranches);
     connect(m_controller, &DecodeController::runningChanged, this, [this](bool running) {
         m_runButton->setText(running ? tr("&Pause") : tr("&Run"));
+        // Ten redraws a second while running: each costs the GUI thread several ms, which a loaded machine takes
+        // from the engine thread's decoding.
+        m_redraw->setInterval(running ? kRunRedrawMs : RedrawCoalescer::kIntervalMs);
         if (!running) m_redraw->schedule(); // the lens waits for a pause
     });
     connect(m_controller, &DecodeController::ended, this,

@@ -2,6 +2,7 @@
 #include "decode/kv_cache_view.h"
 
 #include "attention/attention.h"
+#include "decode/fixed_text_box.h"
 #include "plots/plot_legend.h"
 
 #include <QHBoxLayout>
@@ -24,10 +25,11 @@ KvCacheView::KvCacheView(QWidget* parent)
     m_layerBox->setToolTip(tr("The layer whose key and value norms are plotted"));
     m_label->setObjectName("kvCacheSummary");
     m_label->setWordWrap(true); // a sentence; unwrapped it set the panel's minimum width
+    m_label->setAlignment(Qt::AlignLeft | Qt::AlignTop); // a text longer than the box loses its end, not its start
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("<b>KV cache</b>")));
     row->addWidget(m_layerBox);
-    row->addWidget(m_label, 1);
+    row->addWidget(new FixedTextBox(m_label, 3), 1); // its text changes at every decode step
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
@@ -111,6 +113,7 @@ void KvCacheView::redraw()
         text += tr("; a global layer: every position stays in view");
     if (m_info.attnLogitSoftcap > 0) text += tr("; scores soft-capped at %1").arg(m_info.attnLogitSoftcap);
     m_label->setText(text);
+    m_label->setToolTip(text); // all of it where the box cuts it
     m_outsideBand->setVisible(m_outside > 0);
     m_outsideBand->topLeft->setCoords(-0.5, 1e9);
     m_outsideBand->bottomRight->setCoords(static_cast<double>(m_outside) - 0.5, -1e9);

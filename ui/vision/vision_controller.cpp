@@ -46,13 +46,7 @@ void VisionController::close()
     ++m_generation;
     m_hasModel = false;
     m_modelPath.clear();
-    m_engine->post<bool>(
-        this,
-        [key = sessionKey()](EngineContext& context) {
-            context.dropSession(key); // the model goes with its last holder
-            return true;
-        },
-        [](bool) {}, {});
+    m_engine->dropSession(sessionKey()); // the model goes with its last holder
 }
 
 template <typename T>

@@ -20,6 +20,8 @@ public:
         connect(&m_timer, &QTimer::timeout, this, [this] { m_redraw(); });
     }
 
+    /// Redraws at most every `ms` from now on (kIntervalMs until then).
+    void setInterval(int ms) { m_timer.setInterval(ms); }
     void schedule() {
         if (!m_timer.isActive()) m_timer.start();
     }
