@@ -11,8 +11,8 @@
 #include "plots/stats_view.h"
 #include "file_dialogs.h"
 #include "support/shared_data.h"
-#include "workspace/workspace.h"
 #include "widgets/token_range_bar.h"
+#include "workspace/workspace.h"
 #include "workspace/workspace_controller.h"
 
 #include <QAction>
