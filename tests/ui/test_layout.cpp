@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Layout at the sizes people use (1024x700, 1280x800, 2560x1440), every tab, on stories260K with a long input:
 // the window fits, plots keep a readable size, no two buttons overlap, no visible widget is squeezed below its
-// minimum size hint; the Model dock's text wraps instead of scrolling sideways. The demos cover the Vision and
+// minimum size hint; the Model dock's text wraps instead of scrolling sideways, and so do the logit-lens tables (the
+// Decode tab's beside its plots, the Logit lens tab's) once they show a readout. The demos cover the Vision and
 // Alignment tabs, the hf-tiny Mixtral (with a word-level tokenizer this test writes) the Router tab.
 // AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at. LayoutScale runs the 1280x800
 // cases again in a child process at QT_SCALE_FACTOR=2 (a 2560x1600 HiDPI screen): the same geometry must hold.
@@ -10,6 +11,8 @@
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
+#include "intervention/decode_lens_view.h"
+#include "intervention/logit_lens_panel.h"
 #include "main_window.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "model/attention_snapshot.h"
@@ -25,6 +28,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -102,6 +106,12 @@ void checkEveryTab(MainWindow& window, const QString& model)
         // The Mechanisms tab computes once shown: its maps (three across) are what must fit, not its placeholder.
         if (const auto* mechanisms = qobject_cast<MechanismsPanel*>(tabs->widget(i)))
             QTRY_VERIFY_WITH_TIMEOUT(mechanisms->result() != nullptr, 60000);
+        // The lens tables fill once shown: their rows of tokens are what must fit.
+        if (const auto* decode = qobject_cast<DecodePanel*>(tabs->widget(i));
+            decode && !decode->controller()->steps().empty())
+            QTRY_VERIFY_WITH_TIMEOUT(decode->lensView()->table()->rowCount() > 0, 60000);
+        if (const auto* lens = qobject_cast<LogitLensPanel*>(tabs->widget(i)); lens && !lens->tokens().empty())
+            QTRY_VERIFY_WITH_TIMEOUT(lens->table()->rowCount() > 0, 60000);
         // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
@@ -123,6 +133,13 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_FALSE(info->horizontalScrollBar()->isVisible())
                 << name.toStdString() << ": the Model dock scrolls sideways";
         }
+        // The lens tables' token column elides (the whole text is the cell's tooltip): a horizontal scrollbar hid
+        // the tokens beside the Decode tab's plots at 1024 px.
+        for (const char* table : { "decodeLensTable", "lensTable" })
+            if (const auto* lens = tabs->widget(i)->findChild<QTableWidget*>(table); lens && lens->isVisible()) {
+                EXPECT_FALSE(lens->horizontalScrollBar()->isVisible())
+                    << name.toStdString() << ": the table " << table << " scrolls sideways";
+            }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Workspaces: save, close, open in a new window: the same model, input, head, view settings, tab and decoded tokens
+// Workspaces: save, close, open in a new window: the same model, input, head, token range, view settings, tab and
+// decoded tokens
 // (a forced one among them) and the branch the force left, the Intervene tab's ablations, and the same heatmap pixels.
 // The file format is strict.
 #include "decode/decode_controller.h"
@@ -10,6 +11,7 @@
 #include "plots/stats_view.h"
 #include "file_dialogs.h"
 #include "support/shared_data.h"
+#include "widgets/token_range_bar.h"
 #include "workspace/workspace.h"
 #include "workspace/workspace_controller.h"
 
@@ -19,6 +21,7 @@
 #include <QFileInfo>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTest>
 
@@ -29,6 +32,7 @@ namespace {
 
 constexpr int kTimeoutMs = 30000;
 const char* kInput = "Once upon a time, there was a little cat";
+const TokenRange kRange { 2, 7, 2, 7 }; // positions 2-6 of the queries and keys
 
 void stepDecode(DecodePanel& panel, int n)
 {
@@ -70,6 +74,10 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
         options.excludeFirstToken = true;
         window.heatmapView()->setOptions(options);
         window.statsView()->setMetric(StatsView::PreviousToken);
+        // Tokens 2-6 in the toolbar: the heatmap (and so its saved pixels) shows that block only.
+        window.rangeBar()->fromBox()->setValue(2);
+        window.rangeBar()->toBox()->setValue(6);
+        ASSERT_EQ(window.tokenLink()->range(), kRange);
         DecodePanel& decode = *window.decodePanel();
         QTRY_VERIFY_WITH_TIMEOUT(decode.controller()->info() != nullptr, kTimeoutMs);
         decode.setPromptText("Once upon a time");
@@ -126,6 +134,11 @@ TEST(Workspace, SaveAndOpenShowsTheSameState)
     for (size_t i = 0; i < branch.size(); ++i)
         EXPECT_EQ(branches[0][i]->token.id, branch[i]) << "branch position " << i;
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->numKeys() > 5, kTimeoutMs);
+    // The range comes back with the input's run (the decode replay can finish first), before the pixels are compared.
+    EXPECT_TRUE(QTest::qWaitFor([&] { return window.tokenLink()->range() == kRange; }, kTimeoutMs))
+        << "the token range is not restored";
+    EXPECT_EQ(window.rangeBar()->fromBox()->value(), 2);
+    EXPECT_EQ(window.rangeBar()->toBox()->value(), 6);
     EXPECT_EQ(heatmapPixels(window), pixels) << "the heatmap differs from the saved window's";
     QTRY_COMPARE_WITH_TIMEOUT(window.interventionPanel()->ablations().size(), size_t(2), kTimeoutMs);
     const std::vector<Ablation>& ablations = window.interventionPanel()->ablations();
@@ -189,7 +202,9 @@ TEST(Workspace, FileFormatIsStrict)
     w.decode.sampler.temperature = 0.5f;
     w.decode.sampler.seed = 7;
     w.ablations = { { "1.2,3.0", "scale:0.5" }, { "0.0", "zero" } };
+    w.range = { 1, 4, 3, -1 };
     const Workspace back = workspaceFromJson(workspaceToJson(w), "test");
+    EXPECT_EQ(back.range, w.range);
     EXPECT_EQ(workspaceToJson(back), workspaceToJson(w));
     EXPECT_EQ(back.decode.current, w.decode.current);
     EXPECT_EQ(back.decode.branches, w.decode.branches);
@@ -214,6 +229,23 @@ TEST(Workspace, FileFormatIsStrict)
         "decode.branches[0].forced has 0 entries for 1 generated tokens");
     expectError(R"({"format": "attnscope-workspace/1", "model": "m", "layer": "two"})", "\"layer\" must be an integer");
     expectError("[1, 2]", "expected a JSON object");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "token_range": [0, 4]})",
+        "\"token_range\" must be an object");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "token_range": {"key_begin": 2, "rows": 1}})",
+        "unknown key \"token_range.rows\"");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "token_range": {"key_begin": 5, "key_end": 5}})",
+        "token_range.key_begin 5 and .key_end 5 are not a range");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "token_range": {"query_begin": -1}})",
+        "token_range.query_begin -1 and .query_end -1 are not a range");
+    expectError(R"({"format": "attnscope-workspace/1", "model": "m", "token_range": {"key_end": "all"}})",
+        "\"key_end\" must be an integer");
+    // A workspace from before the shared range opens on all tokens; a partial range keeps the defaults for the rest.
+    EXPECT_TRUE(workspaceFromJson(R"({"format": "attnscope-workspace/1", "model": "m"})", "old").range.all());
+    EXPECT_EQ(workspaceFromJson(
+                  R"({"format": "attnscope-workspace/1", "model": "m", "token_range": {"key_begin": 3, "key_end": 8}})",
+                  "partial")
+                  .range,
+        (TokenRange { 0, -1, 3, 8 }));
     expectError(R"({"format": "attnscope-workspace/1", "model": "m", "ablations": [{"heads": "0.1", "mode": "half"}]})",
         "ablation mode \"half\": expected zero, mean or scale:F");
     expectError(

@@ -21,9 +21,18 @@ QTableWidget* newLensTable()
                                   "p(chosen) is the probability of the token the model finally predicts here"));
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // The tokens take the width the names and probabilities leave, one line elided at its end (the whole list is the
+    // cell's tooltip): sized to their text, the column pushed the table into a sideways scroll beside the Decode
+    // tab's plots at 1024 px.
     table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+    table->setWordWrap(false);
+    // One line per readout, and names read from the left: centred, the tokens' header was clipped at both ends.
+    table->verticalHeader()->setMinimumSectionSize(table->fontMetrics().height() + 4);
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    table->setTextElideMode(Qt::ElideRight);
     return table;
 }
 
@@ -35,11 +44,13 @@ void fillLensTable(QTableWidget* table, const LensResult& result, int64_t positi
     for (int64_t l = 0; l <= layers; ++l) {
         const auto& top = lens.top[static_cast<size_t>(l)][static_cast<size_t>(position)];
         const size_t shown = compact ? std::min<size_t>(3, top.size()) : top.size();
-        QStringList tokens;
-        for (size_t r = 0; r < shown; ++r)
-            tokens << QStringLiteral("%1 %2")
-                          .arg(shownToken(result.text, top[r].id))
-                          .arg(top[r].probability, 0, 'f', compact ? 2 : 3);
+        QStringList tokens, every;
+        for (size_t r = 0; r < top.size(); ++r) {
+            const QString token = shownToken(result.text, top[r].id);
+            if (r < shown)
+                tokens << QStringLiteral("%1 %2").arg(token).arg(top[r].probability, 0, 'f', compact ? 2 : 3);
+            every << QStringLiteral("%1  %2").arg(top[r].probability, 0, 'f', 3).arg(token);
+        }
         QString name;
         if (compact)
             name = l == 0 ? QObject::tr("embed") : QObject::tr("L%1").arg(l - 1);
@@ -51,7 +62,9 @@ void fillLensTable(QTableWidget* table, const LensResult& result, int64_t positi
         table->setItem(row, 0, new QTableWidgetItem(name));
         table->setItem(
             row, 1, new QTableWidgetItem(QString::number(lens.chosenProbability.data()[l * n + position], 'g', 4)));
-        table->setItem(row, 2, new QTableWidgetItem(tokens.join(", ")));
+        auto* topItem = new QTableWidgetItem(tokens.join(", "));
+        topItem->setToolTip(every.join('\n')); // every top token at 3 decimals, also where the cell is elided
+        table->setItem(row, 2, topItem);
     }
 }
 

@@ -52,6 +52,37 @@ WorkspaceTimeline readTimeline(const QJsonObject& o, const std::string& source, 
     return t;
 }
 
+/// "token_range": {"query_begin", "query_end", "key_begin", "key_end"}, each end exclusive and -1 for the last token.
+QJsonObject writeRange(const TokenRange& r)
+{
+    return QJsonObject { { "query_begin", static_cast<qint64>(r.query0) },
+        { "query_end", static_cast<qint64>(r.query1) }, { "key_begin", static_cast<qint64>(r.key0) },
+        { "key_end", static_cast<qint64>(r.key1) } };
+}
+
+TokenRange readRange(const QJsonValue& value, const std::string& source)
+{
+    if (!value.isObject()) throw Error("workspace " + source + ": \"token_range\" must be an object");
+    const QJsonObject o = value.toObject();
+    static const std::set<QString> keys { "query_begin", "query_end", "key_begin", "key_end" };
+    for (const QString& key : o.keys())
+        if (!keys.count(key))
+            throw Error("workspace " + source + ": unknown key \"token_range." + key.toStdString() + "\"");
+    const JsonFields in(o, "workspace", source + " (token_range)");
+    TokenRange r;
+    // Begins at 0 and ends at the last token where a key is left out; the views clamp the rest to their input.
+    const auto span = [&](const char* begin, const char* end, int64_t& first, int64_t& last) {
+        if (in.has(begin)) first = in.integer(begin);
+        if (in.has(end)) last = in.integer(end);
+        if (first < 0 || last < -1 || (last >= 0 && last <= first))
+            throw Error("workspace " + source + ": token_range." + begin + " " + std::to_string(first) + " and ." + end
+                + " " + std::to_string(last) + " are not a range (begin >= 0, end > begin or -1 for the last token)");
+    };
+    span("query_begin", "query_end", r.query0, r.query1);
+    span("key_begin", "key_end", r.key0, r.key1);
+    return r;
+}
+
 } // namespace
 
 WorkspaceAblation workspaceAblation(const Ablation& ablation)
@@ -85,6 +116,7 @@ std::string workspaceToJson(const Workspace& w)
     o["layer"] = static_cast<qint64>(w.layer);
     o["head"] = static_cast<qint64>(w.head);
     o["head_view_heads"] = toJsonArray(w.headViewHeads);
+    o["token_range"] = writeRange(w.range);
     o["colormap"] = qs(colormapKey(w.colormap));
     o["scale"] = qs(scaleModeKey(w.heatmap.scale));
     o["exclude_first_token"] = w.heatmap.excludeFirstToken;
@@ -116,7 +148,8 @@ std::string workspaceToJson(const Workspace& w)
 Workspace workspaceFromJson(const std::string& json, const std::string& source)
 {
     static const std::set<QString> known { "format", "model", "input", "target", "attention", "tab", "layer", "head",
-        "head_view_heads", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "decode", "ablations" };
+        "head_view_heads", "token_range", "colormap", "scale", "exclude_first_token", "show_mask", "metric", "decode",
+        "ablations" };
     const QJsonObject object = parseStrictObject(json, "workspace", source, known);
     const JsonFields in(object, "workspace", source);
     if (!in.has("format") || in.string("format") != kFormat)
@@ -130,6 +163,7 @@ Workspace workspaceFromJson(const std::string& json, const std::string& source)
     if (in.has("layer")) w.layer = in.integer("layer");
     if (in.has("head")) w.head = in.integer("head");
     if (in.has("head_view_heads")) w.headViewHeads = in.integers("head_view_heads");
+    if (in.has("token_range")) w.range = readRange(object.value("token_range"), source);
     if (in.has("colormap")) w.colormap = colormapFromKey(in.string("colormap"));
     if (in.has("scale")) w.heatmap.scale = scaleModeFromKey(in.string("scale"));
     if (in.has("exclude_first_token")) w.heatmap.excludeFirstToken = in.boolean("exclude_first_token");

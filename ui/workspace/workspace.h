@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A workspace (.attnscope, JSON): what a person had open, so that opening it later shows the same thing: the
-// model, the inputs, the selected head and tab, the view settings, the decoded tokens and the Intervene tab's
-// ablations.
+// model, the inputs, the selected head and tab, the shared token range, the view settings, the decoded tokens and the
+// Intervene tab's ablations.
 #include "intervention/head_ablation.h"
 #include "plots/colormaps.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/stats_view.h"
 #include "session/sampler.h"
+#include "widgets/token_link.h"
 
 #include <cstdint>
 #include <string>
@@ -47,6 +48,7 @@ struct Workspace {
     int64_t layer = 0;
     int64_t head = 0;
     std::vector<int64_t> headViewHeads;
+    TokenRange range; ///< the positions every view shows (older workspaces have none: all of them)
     Colormap colormap = Colormap::Viridis;
     HeatmapOptions heatmap;
     StatsView::Metric metric = StatsView::Entropy;

@@ -9,6 +9,7 @@
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
 #include "widgets/head_lines_view.h"
+#include "widgets/token_link.h"
 
 #include <QSettings>
 #include <QTabWidget>
@@ -80,6 +81,7 @@ Workspace WorkspaceController::capture() const
     w.head = m_window->heatmapView()->head();
     const std::set<int64_t>& heads = m_window->linesView()->heads();
     w.headViewHeads.assign(heads.begin(), heads.end());
+    w.range = m_window->tokenLink()->range();
     w.colormap = m_window->heatmapView()->colormap();
     w.heatmap = m_window->heatmapView()->options();
     w.metric = m_window->statsView()->metric();
@@ -113,6 +115,11 @@ void WorkspaceController::open(const QString& path)
 
 void WorkspaceController::apply(const Workspace& w, const QString& path)
 {
+    // A snapshot of another shape starts the range over, so it is set once the input's run is shown (and before
+    // restored() is emitted below).
+    connect(
+        m_window, &MainWindow::snapshotShown, this, [this, range = w.range] { m_window->tokenLink()->setRange(range); },
+        Qt::SingleShotConnection);
     // The Intervene tab ablates the input's run, so its list comes back once that run is shown.
     if (!w.ablations.empty())
         connect(
@@ -121,7 +128,8 @@ void WorkspaceController::apply(const Workspace& w, const QString& path)
     // The decode tab opens the model after the window does; its replay waits for that.
     DecodeController* decode = m_window->decodePanel()->controller();
     if (!w.decode.promptIds.empty())
-        connect(decode, &DecodeController::opened, this, [this, d = w.decode] { replayDecode(d); },
+        connect(
+            decode, &DecodeController::opened, this, [this, d = w.decode] { replayDecode(d); },
             Qt::SingleShotConnection);
     else
         connect(m_window, &MainWindow::snapshotShown, this, &WorkspaceController::restored, Qt::SingleShotConnection);
@@ -132,8 +140,7 @@ void WorkspaceController::apply(const Workspace& w, const QString& path)
     m_window->setCurrentHead(w.layer, w.head);
     m_window->heatmapView()->setColormap(w.colormap);
     m_window->heatmapView()->setOptions(w.heatmap);
-    if (!w.headViewHeads.empty())
-        m_window->linesView()->setHeads({ w.headViewHeads.begin(), w.headViewHeads.end() });
+    if (!w.headViewHeads.empty()) m_window->linesView()->setHeads({ w.headViewHeads.begin(), w.headViewHeads.end() });
     m_window->statsView()->setMetric(w.metric);
     m_window->decodePanel()->setPromptText(QString::fromStdString(w.decode.promptText));
     QTabWidget* tabs = m_window->tabs();
