@@ -9,18 +9,34 @@
 
 namespace attn {
 
+namespace {
+bool isImageModel(const ModelConfig& c)
+{
+    return c.modelType == "vit" || c.modelType == "deit";
+}
+
+/// The names the table goes by in the family's safetensors files (none: the family has no learned table).
+std::vector<std::string> tableNames(const ModelConfig& c)
+{
+    if (c.modelType == "gpt2") return { "wpe.weight", "transformer.wpe.weight" };
+    if (c.modelType == "bert")
+        return { "embeddings.position_embeddings.weight", "bert.embeddings.position_embeddings.weight" };
+    if (isImageModel(c)) return { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" };
+    return {};
+}
+} // namespace
+
+bool hasLearnedPositionTable(const ModelConfig& config)
+{
+    return !tableNames(config).empty();
+}
+
 Mat learnedPositionTable(const ModelSource& source, int64_t count)
 {
     const ModelConfig& c = source.config;
     if (std::filesystem::path(source.weightsPath).extension() == ".gguf" || source.weightsPath.empty()) return {};
-    const bool image = c.modelType == "vit" || c.modelType == "deit";
-    const std::vector<std::string> names = c.modelType == "gpt2"
-        ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
-        : c.modelType == "bert" ? std::vector<std::string> { "embeddings.position_embeddings.weight",
-              "bert.embeddings.position_embeddings.weight" }
-        : image
-        ? std::vector<std::string> { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" }
-        : std::vector<std::string> {};
+    const bool image = isImageModel(c);
+    const std::vector<std::string> names = tableNames(c);
     if (names.empty()) return {};
     WeightReader reader(source.weightsPath);
     for (const std::string& name : names) {

@@ -23,7 +23,7 @@ PositionTables positionTables(const HeadInputs& in, const ModelConfig* config)
         const ModelConfig& c = *config;
         p.modelHasRope = c.ropeStyle != RopeStyle::None;
         p.ropeTheta = c.ropeTheta;
-        if (c.modelType == "gpt2" || c.modelType == "bert" || c.modelType == "vit" || c.modelType == "deit") {
+        if (hasLearnedPositionTable(c)) {
             // The table lives in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
             try {
                 const Mat table
