@@ -14,7 +14,7 @@
 #include "intervention/logit_lens_panel.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/mechanisms_panel.h"
-#include "model/rnn_seq2seq.h"
+#include "model/family_registry.h"
 #include "plots/heatmap_view.h"
 #include "plots/router_view.h"
 #include "plots/stats_view.h"
@@ -61,7 +61,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <exception>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace attn::ui {
@@ -72,6 +74,15 @@ constexpr int kInputDebounceMs = 250;
 const char* kRecentKey = "recentModels";
 /// The engine-thread session of the unmodified pass the Intervene and Logit lens tabs share.
 const std::string kKeptRunKey = "intervention/main-input";
+
+/// The description of the model at `path`, or none when it cannot be read (the engine's open then reports why).
+std::optional<ModelConfig> probedConfig(const QString& path) {
+    try {
+        return probeModel(path.toStdString()).config;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
 
 /// The views an encoder-decoder offers; an RNN seq2seq model has no self-attention.
 void fillAttentionKinds(QComboBox* box, bool selfAttention) {
@@ -224,7 +235,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_compare->setModel(m_summary);
         m_atlas->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
-        fillAttentionKinds(m_kindBox, !isRnnSeq2SeqFolder(m_summary->path));
+        fillAttentionKinds(m_kindBox, hasSelfAttention(m_summary->config));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
     });
     connect(m_controller, &EngineController::tokenized, this,
@@ -505,7 +516,10 @@ void MainWindow::openModel(const QString& path) {
     m_vision->closeModel();
     m_align->closeModel();
     m_mechanisms->setModel(nullptr); // synthetic input only until the new model (or image) offers heads
-    setVisionMode(isVisionModelPath(path));
+    // The model's description is read once here; which tabs open it follows from its family's capabilities.
+    const std::optional<ModelConfig> probed = probedConfig(path);
+    const uint32_t capabilities = probed ? probed->capabilities : 0;
+    setVisionMode((capabilities & kClassify) != 0);
     if (m_vision->isEnabled()) {
         m_summary.reset();
         m_info->clear();
@@ -514,7 +528,7 @@ void MainWindow::openModel(const QString& path) {
         m_controller->closeModel(); // the engine frees the text model before the image model loads
         return m_vision->controller()->openModel(path);
     }
-    setCaptionMode(isCaptionModelPath(path.toStdString()));
+    setCaptionMode((capabilities & kCaption) != 0);
     // Disabling the current tab would make Qt pick the next enabled one; Decode comes back once the model generates.
     m_reopenDecode = m_tabs->currentWidget() == m_decode;
     if (m_reopenDecode) m_tabs->setCurrentWidget(m_heatmap);
@@ -524,7 +538,7 @@ void MainWindow::openModel(const QString& path) {
     // After the load request: the engine opens the model once, and the Alignment tab's job then shares that copy.
     if (!m_caption->isEnabled()) m_align->openModel(path);
     // An RNN seq2seq model's cross-attention is its alignment: the Alignment tab shows it first.
-    if (isRnnSeq2SeqFolder(path.toStdString())) {
+    if (probed && !hasSelfAttention(*probed)) {
         m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure
         m_tabs->setCurrentWidget(m_align);
     }

@@ -14,6 +14,7 @@
 #include "mechanisms/seq2seq_head_inputs.h"
 #include "mechanisms/vision_head_inputs.h"
 #include "model/model_loader.h"
+#include "model/family_registry.h"
 #include "model/rnn_seq2seq.h"
 #include "model/vision_encoder_decoder.h"
 #include "session/session.h"
@@ -128,8 +129,8 @@ HeadInputs modelHead(const Args& args, nlohmann::json& about, ModelPositions& po
     const int64_t layer = args.getInt("layer", -1), head = args.getInt("head", -1);
     about["layer"] = layer;
     about["head"] = head;
-    if (isRnnSeq2SeqFolder(path)) return rnnHead(args, path, layer, head, about);
     const ModelSource source = probeModel(path);
+    if (!hasSelfAttention(source.config)) return rnnHead(args, path, layer, head, about);
     if (source.config.kind == ModelKind::Vision) {
         HeadInputs in = visionHead(args, path, layer, head, about);
         readLearnedTable(source, in.tokens(), AttentionBlock::Encoder, positions);

@@ -22,23 +22,37 @@ std::string stackName(AttentionBlock block)
     return block == AttentionBlock::Encoder ? "encoder" : "decoder";
 }
 
+bool isImageModel(const ModelConfig& c)
+{
+    return c.modelType == "vit" || c.modelType == "deit";
+}
+
+/// The names the table goes by in the family's safetensors files (none: the family has no learned table).
+std::vector<std::string> tableNames(const ModelConfig& c, AttentionBlock block)
+{
+    const std::string stack = stackName(block);
+    if (c.modelType == "bart") return { "model." + stack + ".embed_positions.weight", stack + ".embed_positions.weight" };
+    if (c.modelType == "gpt2") return { "wpe.weight", "transformer.wpe.weight" };
+    if (c.modelType == "bert")
+        return { "embeddings.position_embeddings.weight", "bert.embeddings.position_embeddings.weight" };
+    if (isImageModel(c)) return { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" };
+    return {};
+}
+
 } // namespace
+
+bool hasLearnedPositions(const ModelConfig& config)
+{
+    return config.modelType == "t5" || !tableNames(config, AttentionBlock::Encoder).empty();
+}
 
 Mat learnedPositionTable(const ModelSource& source, int64_t count, AttentionBlock block)
 {
     const ModelConfig& c = source.config;
     if (!hasSafetensors(source)) return {};
-    const bool image = c.modelType == "vit" || c.modelType == "deit";
+    const bool image = isImageModel(c);
     const int64_t offset = c.modelType == "bart" ? 2 : 0; // BartLearnedPositionalEmbedding's offset
-    const std::string stack = stackName(block);
-    const std::vector<std::string> names = c.modelType == "bart"
-        ? std::vector<std::string> { "model." + stack + ".embed_positions.weight", stack + ".embed_positions.weight" }
-        : c.modelType == "gpt2" ? std::vector<std::string> { "wpe.weight", "transformer.wpe.weight" }
-        : c.modelType == "bert" ? std::vector<std::string> { "embeddings.position_embeddings.weight",
-              "bert.embeddings.position_embeddings.weight" }
-        : image
-        ? std::vector<std::string> { c.modelType + ".embeddings.position_embeddings", "embeddings.position_embeddings" }
-        : std::vector<std::string> {};
+    const std::vector<std::string> names = tableNames(c, block);
     if (names.empty()) return {};
     WeightReader reader(source.weightsPath);
     for (const std::string& name : names) {

@@ -8,7 +8,12 @@
 
 namespace attn {
 
+struct ModelConfig;
 struct ModelSource;
+
+/// Whether models described by `config` keep learned position parameters: a table or T5's relative bias (nothing is
+/// read).
+bool hasLearnedPositions(const ModelConfig& config);
 
 /// Rows 0 .. count - 1 of the table [count, hidden], read from the model's safetensors weights; empty for a model
 /// without one (rotary, relative or sinusoidal positions, GGUF files). Throws Error naming the file when the table is

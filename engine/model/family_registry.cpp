@@ -23,6 +23,12 @@ const ModelFamily* findFamily(const std::string& modelType)
     return nullptr;
 }
 
+bool hasSelfAttention(const ModelConfig& config)
+{
+    const ModelFamily* f = findFamily(config.modelType);
+    return !f || f->selfAttention;
+}
+
 const ModelFamily& familyOf(const std::string& modelType, const std::string& source)
 {
     if (const ModelFamily* f = findFamily(modelType)) return *f;

@@ -19,6 +19,9 @@ namespace attn {
 struct ModelFamily {
     std::vector<std::string> modelTypes; ///< config.json model_type values it answers to (or its format's name)
     uint32_t capabilities = 0;
+    /// False for RNN encoder-decoders: their one attention is the decoder's over the encoder (no self-attention, no
+    /// multi-head layers), so the app reads them through their own provider and offers cross-attention only.
+    bool selfAttention = true;
     /// Fills the family's fields of the config (kind included) from config.json; null for a format without one.
     std::function<void(const ConfigFields& fields, ModelConfig& config)> readConfig;
     /// Loads the weights of a probed source.
@@ -31,6 +34,8 @@ struct ModelFamily {
 const std::vector<ModelFamily>& modelFamilies();
 /// The family answering to `modelType`, or null.
 const ModelFamily* findFamily(const std::string& modelType);
+/// Whether the family that described `config` has self-attention layers (true for a model type no family answers to).
+bool hasSelfAttention(const ModelConfig& config);
 /// The family answering to `modelType`; throws Error naming `source` and listing the supported model types.
 const ModelFamily& familyOf(const std::string& modelType, const std::string& source);
 

@@ -5,7 +5,6 @@
 #include "attention/seq2seq_scores.h"
 #include "core/checked.h"
 #include "core/error.h"
-#include "model/family_registry.h"
 #include "core/input_file.h"
 #include "io/json_input.h"
 #include "model/layers.h"
@@ -425,16 +424,6 @@ std::string RnnSeq2SeqModel::targetText(const std::vector<int64_t>& ids) const
         out += (out.empty() ? "" : " ") + (id == eosToken() ? std::string("<EOS>") : m_targetVocab[id]);
     }
     return out;
-}
-
-bool isRnnSeq2SeqFolder(const std::string& path)
-{
-    if (!fs::is_directory(fs::path(path))) return false;
-    try {
-        return findFamily(probeModel(path).config.modelType) == findFamily("rnn_seq2seq");
-    } catch (const Error&) {
-        return false;
-    }
 }
 
 std::shared_ptr<RnnSeq2SeqModel> loadRnnSeq2Seq(const std::string& path)

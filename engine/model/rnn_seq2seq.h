@@ -82,9 +82,6 @@ private:
 /// The tutorial's lowercase / strip-accents / punctuation normalisation.
 std::string normalizeTutorialText(const std::string& text);
 
-/// True if `path` is a folder the registry's RNN seq2seq family recognizes (config.json with model_type
-/// "rnn_seq2seq", or the tutorial's encoder.safetensors + decoder.safetensors + vocab_and_pairs.json).
-bool isRnnSeq2SeqFolder(const std::string& path);
 /// Loads either layout; throws Error naming the file for anything missing or mis-shaped.
 std::shared_ptr<RnnSeq2SeqModel> loadRnnSeq2Seq(const std::string& path);
 

@@ -22,15 +22,6 @@ std::string Captioner::word(int64_t id) const
     return w.size() > 1 && w.front() == ' ' ? w.substr(1) : w;
 }
 
-bool isCaptionModelPath(const std::string& path)
-{
-    try {
-        return probeModel(path).config.kind == ModelKind::ImageToText;
-    } catch (const Error&) {
-        return false;
-    }
-}
-
 Captioner loadCaptioner(const std::string& path)
 {
     const ModelSource source = probeModel(path);

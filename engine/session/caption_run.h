@@ -25,8 +25,6 @@ struct Captioner {
     std::string word(int64_t id) const;
 };
 
-/// True for a folder whose config describes an image-to-text model (nothing is loaded).
-bool isCaptionModelPath(const std::string& path);
 /// Loads the model and the tokenizer beside it. Throws Error naming the path for another kind of model or a folder
 /// without a tokenizer.
 Captioner loadCaptioner(const std::string& path);

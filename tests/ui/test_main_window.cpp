@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The window on real fixtures through the real engine: open, type, select, and compare with HF's attentions.
+#include "demo_models.h"
 #include "main_window.h"
+#include "model/family_registry.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
 #include "ui_test_support.h"
@@ -8,6 +10,7 @@
 #include "widgets/token_chips_view.h"
 #include "window_runs.h"
 
+#include <QFileInfo>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
@@ -16,6 +19,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace attn::ui {
 namespace {
@@ -96,6 +102,59 @@ TEST(MainWindow, OpeningAModelFromTheDecodeTabReturnsToItAndLeavesRouterDisabled
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() && window.summary()->path.ends_with("demo-stories-llama"), kTimeoutMs);
     EXPECT_EQ(tabs->currentIndex(), decode);
     EXPECT_FALSE(tabs->isTabEnabled(router)) << "the demo has no experts";
+}
+
+// The tabs a model opens follow from its probed capabilities alone: every bundled demo and fixtures of each kind
+// (decoder, encoder, vision, seq2seq, RNN seq2seq, captioner, a bare GGUF) enable exactly Decode for generate,
+// Vision for classify, Caption for caption and Alignment for align, and nothing else.
+TEST(MainWindow, EveryModelEnablesTheTabsItsCapabilitiesName)
+{
+    QStringList paths;
+    for (const DemoModel& d : bundledDemoModels())
+        paths << d.path;
+    ASSERT_EQ(paths.size(), 5) << "the bundled demos were not found";
+    for (const char* fixture : { "fixtures/hf-tiny/gpt2", "fixtures/hf-tiny/bert", "fixtures/hf-tiny/vit",
+             "fixtures/hf-tiny/t5", "fixtures/gguf/stories260K/stories260K.gguf" })
+        paths << QString::fromStdString(test::sharedPath(fixture));
+    MainWindow window;
+    window.show();
+    QTabWidget* tabs = window.tabs();
+    const auto tab = [&](const QString& text) {
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove('&') == text) return i;
+        ADD_FAILURE() << "no tab " << text.toStdString();
+        return -1;
+    };
+    const std::pair<const char*, Capability> rules[]
+        = { { "Decode", kGenerate }, { "Vision", kClassify }, { "Caption", kCaption }, { "Alignment", kAlign } };
+    std::set<std::string> seen;
+    for (const QString& path : paths) {
+        SCOPED_TRACE(path.toStdString());
+        const uint32_t capabilities = probeModel(path.toStdString()).config.capabilities;
+        for (const std::string& name : capabilityNames(capabilities))
+            seen.insert(name);
+        window.openModel(path);
+        const QString name = QFileInfo(path).fileName();
+        if (capabilities & kClassify)
+            QTRY_VERIFY_WITH_TIMEOUT(tabs->isTabEnabled(tab("Vision")), kTimeoutMs);
+        else
+            QTRY_VERIFY_WITH_TIMEOUT(
+                window.summary() && QFileInfo(QString::fromStdString(window.summary()->path)).fileName() == name,
+                kTimeoutMs);
+        ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+        // The Alignment tab enables itself once its own job has the model: wait for every tab to agree.
+        const auto agree = [&] {
+            for (const auto& [text, bit] : rules)
+                if (tabs->isTabEnabled(tab(text)) != ((capabilities & bit) != 0)) return false;
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(agree(), kTimeoutMs);
+        QTest::qWait(200); // and none turns on late
+        for (const auto& [text, bit] : rules)
+            EXPECT_EQ(tabs->isTabEnabled(tab(text)), (capabilities & bit) != 0) << text;
+    }
+    EXPECT_EQ(seen, (std::set<std::string> { "generate", "encode", "translate", "align", "classify", "caption" }))
+        << "the models above cover every capability";
 }
 
 TEST(MainWindow, TheInputTakesATextLongerThanALineEditsDefaultLimit)

@@ -6,7 +6,7 @@
 #include "caption/caption_provider.h"
 #include "core/error.h"
 #include "model/model_source.h"
-#include "model/rnn_seq2seq.h"
+#include "model/family_registry.h"
 #include "service/model_registry.h"
 #include "session/long_input.h"
 #include "session/session.h"
@@ -163,8 +163,8 @@ private:
 
 std::unique_ptr<AttentionProvider> openEngineProvider(
     const std::string& path, ModelRegistry& models, const ProgressFn& progress) {
-    if (isRnnSeq2SeqFolder(path)) return openRnnSeq2SeqProvider(path, models, progress);
     const ModelSource source = probeModel(path);
+    if (!hasSelfAttention(source.config)) return openRnnSeq2SeqProvider(path, models, progress);
     if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, models, progress);
     if (source.config.kind == ModelKind::ImageToText) return openCaptionProvider(source, progress);
     return std::make_unique<EngineProvider>(source, models, progress);

@@ -9,7 +9,6 @@
 #include "model/model_source.h"
 
 #include <filesystem>
-#include <set>
 
 namespace attn::ui {
 
@@ -24,8 +23,7 @@ PositionTables positionTables(const HeadInputs& in, const ModelConfig* config, A
         const ModelConfig& c = *config;
         p.modelHasRope = c.ropeStyle != RopeStyle::None;
         p.ropeTheta = c.ropeTheta;
-        static const std::set<std::string> learned = { "gpt2", "bert", "vit", "deit", "bart", "t5" };
-        if (learned.count(c.modelType)) {
+        if (hasLearnedPositions(c)) {
             // The tables live in the weights file beside config.json (ModelConfig::source); the session keeps no copy.
             try {
                 const ModelSource source = probeModel(std::filesystem::path(c.source).parent_path().string());

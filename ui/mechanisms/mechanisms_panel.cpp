@@ -11,7 +11,7 @@
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
-#include "model/rnn_seq2seq.h"
+#include "model/family_registry.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -211,7 +211,7 @@ void MechanismsPanel::setModel(SummaryPtr summary)
     m_tokens.clear();
     m_target.clear();
     const ModelKind kind = summary ? summary->config.kind : ModelKind::Decoder;
-    if (summary && isRnnSeq2SeqFolder(summary->path)) {
+    if (summary && !hasSelfAttention(summary->config)) {
         offerHeads(HeadSource::RnnSeq2Seq, 1, 1); // one cross-attention
     } else if (summary && (kind == ModelKind::Decoder || kind == ModelKind::Encoder)) {
         offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);

@@ -5,7 +5,6 @@
 #include "controller/engine_controller.h"
 #include "model/model_source.h"
 
-#include <exception>
 #include <variant>
 
 namespace attn::ui {
@@ -18,15 +17,6 @@ std::string describe(const VisionModel& model)
         + " heads, " + std::to_string(model.numLabels()) + " labels";
 }
 } // namespace
-
-bool isVisionModelPath(const QString& path)
-{
-    try {
-        return (probeModel(path.toStdString()).config.capabilities & kClassify) != 0;
-    } catch (const std::exception&) {
-        return false;
-    }
-}
 
 VisionController::VisionController(EngineController* engine, QObject* parent)
     : QObject(parent)

@@ -14,10 +14,6 @@
 
 namespace attn::ui {
 
-/// True when `path` is a model folder/file whose config describes a vision model (cheap: reads config.json only);
-/// false for anything else, unreadable paths included (the text engine then reports the problem).
-bool isVisionModelPath(const QString& path);
-
 class EngineController;
 
 class VisionController : public QObject {

@@ -15,6 +15,7 @@ ModelFamily rnnSeq2Seq()
     ModelFamily f;
     f.modelTypes = { "rnn_seq2seq", "seq2seq_attn_tutorial" }; // the second is the tutorial layout's
     f.capabilities = kTranslate | kAlign;
+    f.selfAttention = false;
     f.readConfig = [](const ConfigFields& f, ModelConfig& c) {
         c.kind = ModelKind::EncoderDecoder;
         c.architecture = f.optString("cell", "gru") + " + " + f.optString("attention", "bahdanau") + " attention";
@@ -36,9 +37,7 @@ ModelFamily rnnSeq2Seq()
         if (!fs::exists(dir / "encoder.safetensors") || !fs::exists(dir / "decoder.safetensors")
             || !fs::exists(dir / "vocab_and_pairs.json"))
             return std::nullopt;
-        ModelConfig c = loadRnnSeq2Seq(folder)->config(); // the tutorial layout keeps its sizes in the tensors
-        c.capabilities = kTranslate | kAlign;
-        return c;
+        return loadRnnSeq2Seq(folder)->config(); // the tutorial layout keeps its sizes in the tensors
     };
     return f;
 }
