@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The attention views fed with golden HF attentions: the numbers drawn, the pixels' colours, grid and statistics.
+#include "mechanisms/matrix_snapshot.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
@@ -189,6 +190,26 @@ TEST(HeatmapView, TokenLabelsOfANarrowMapDoNotOverlapAndFollowResizes)
     plot = settledPlot(view);
     expectLabelsApart(plot->xAxis, "narrow again");
     EXPECT_EQ(plot->xAxis->tickVector().size(), narrow);
+}
+
+TEST(HeatmapView, IndexLabelsOfANarrowMapAreNotRepeated)
+{
+    // The Intervene tab's layers x heads map: labels "0".."7" thinned to every second one read "2", not "2 2".
+    HeatmapView view;
+    view.setControlsVisible(false);
+    view.resize(170, 220);
+    view.setSnapshot(matrixSnapshot(Mat::Zero(5, 40), indexChips(QString(), 5), indexChips(QString(), 40)));
+    view.setHead(0, 0);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.flushRedraw();
+    QCustomPlot* plot = settledPlot(view);
+    const QVector<QString> labels = plot->xAxis->tickVectorLabels();
+    const QVector<double> ticks = plot->xAxis->tickVector();
+    ASSERT_LT(ticks.size(), 40) << "the case this test is about: not every column labelled";
+    ASSERT_FALSE(ticks.isEmpty());
+    for (qsizetype i = 0; i < ticks.size(); ++i)
+        EXPECT_EQ(labels[i], QString::number(static_cast<int>(ticks[i])));
 }
 
 TEST(HeadGridView, OneThumbnailPerHeadAndGqaGroups) {

@@ -63,7 +63,7 @@ int labelChars(int64_t count)
 }
 
 // Every `step`-th of the visible tokens, at round positions; with a step over 1 (or many tokens) each names its
-// position too.
+// position too, unless its text is that position already.
 QSharedPointer<QCPAxisTickerText> tokenTicker(const std::vector<TokenChip>& tokens, const QCPRange& range, int64_t step)
 {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -73,7 +73,9 @@ QSharedPointer<QCPAxisTickerText> tokenTicker(const std::vector<TokenChip>& toke
     const int maxChars = labelChars(last - first + 1);
     for (int64_t i = (first + step - 1) / step * step; i <= last; i += step) {
         const QString text = elidedToken(tokens[static_cast<size_t>(i)], maxChars);
-        ticker->addTick(static_cast<double>(i), step > 1 || n > 1000 ? QString("%1 %2").arg(i).arg(text) : text);
+        // Maps whose labels are their own indices (heads, layers) would read "2 2".
+        const bool numbered = (step > 1 || n > 1000) && text != QString::number(i);
+        ticker->addTick(static_cast<double>(i), numbered ? QString("%1 %2").arg(i).arg(text) : text);
     }
     return ticker;
 }
