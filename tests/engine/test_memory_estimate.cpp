@@ -188,7 +188,11 @@ class MemoryEstimate : public testing::TestWithParam<EstimateCase> { };
 // The estimate counts the mapped file plus the float32 copies of what is not used in place; the process also holds
 // the KV cache (4 layers x 64 positions x 256 x 2 floats), activations and logits of 8 tokens, well under 1 MB, and
 // pages the kernel maps in ahead. The bounds 0.9-1.15 allow those and fail an estimate that widens every tensor to
-// float32 (2x the F32 file, 3x a half or 6-9x a quantized one) or forgets the mapping (about 0x).
+// float32 (2x the F32 file, 3x a half or 6-9x a quantized one) or forgets the mapping (about 0x). What the process adds
+// besides the weights does not scale with them (allocator arenas and buffers of the forward, readahead): up to 1.4 MB
+// was measured on a fresh clone's ctest run (Q4_K: 9.1 MB against 7.7 MB of weights), so the lower bound allows a fixed
+// 2 MiB on top of the 10 %; the smallest model here is 7.7 MB, so a forgotten mapping still fails.
+constexpr double kProcessSlack = 2.0 * 1024 * 1024;
 TEST_P(MemoryEstimate, IsWithinFifteenPercentOfTheMeasuredResidentWeights)
 {
     const EstimateCase& c = GetParam();
@@ -197,7 +201,7 @@ TEST_P(MemoryEstimate, IsWithinFifteenPercentOfTheMeasuredResidentWeights)
     const double measured = measuredResidentBytes(path);
     std::printf("%s: estimate %.1f MB, measured %.1f MB (x%.3f)\n", c.name, estimate / 1e6, measured / 1e6,
         estimate / measured);
-    EXPECT_GE(estimate, 0.9 * measured);
+    EXPECT_GE(estimate, 0.9 * measured - kProcessSlack);
     EXPECT_LE(estimate, 1.15 * measured);
 }
 
