@@ -7,13 +7,14 @@
 
 namespace attn {
 
-std::vector<SweepPoint> approximationSweep(
-    const HeadInputs& inputs, const std::string& family, const std::vector<int64_t>& sizes, int seeds)
+std::vector<SweepPoint> approximationSweep(const HeadInputs& inputs, const std::string& family,
+    const std::vector<int64_t>& sizes, int seeds, const std::function<void()>& checkpoint)
 {
     std::vector<SweepPoint> points;
     for (int64_t size : sizes) {
         double sum = 0.0, sumSq = 0.0;
         for (int s = 0; s < seeds; ++s) {
+            if (checkpoint) checkpoint();
             const MechanismSpec spec = parseMechanism(family + ":" + std::to_string(size) + ":" + std::to_string(s));
             const double e = analyzeMechanism(inputs, spec).metrics.outRelErr;
             sum += e;

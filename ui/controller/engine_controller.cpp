@@ -70,6 +70,7 @@ EngineController::EngineController(ProviderFactory factory, QObject* parent)
 }
 
 EngineController::~EngineController() {
+    m_cancel->closing = true;
     cancel();
     m_thread.quit();
     m_thread.wait();

@@ -56,6 +56,8 @@ public:
 
     /// Abandons the load or run in flight (the worker checks between layers).
     void cancel();
+    /// What jobs posted by clients poll besides their own cancel: `closing` is set when this controller goes.
+    std::shared_ptr<const CancelBounds> cancelBounds() const { return m_cancel; }
     bool busy() const { return m_pendingLoad != 0 || m_pendingRun != 0 || m_pendingCaption != 0; }
 
 signals:

@@ -20,6 +20,9 @@ using TokensPtr = std::shared_ptr<const std::vector<TokenChip>>;
 struct CancelBounds {
     std::atomic<quint64> loadsUpTo { 0 };
     std::atomic<quint64> runsUpTo { 0 };
+    /// Set when the controller is destroyed: every job still running stops at its next cancel check, or the
+    /// controller's destructor would wait for it (a Mechanisms request on a 4k-token input ran for minutes).
+    std::atomic<bool> closing { false };
 };
 
 /// Lives on the engine thread, the app's only one, and alone owns the models (through its EngineContext), the

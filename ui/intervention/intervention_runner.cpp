@@ -30,7 +30,9 @@ RerunHooks InterventionRunner::start(quint64 id) {
             Qt::QueuedConnection);
         return true;
     };
-    hooks.cancelRequested = [cancel = m_cancelUpTo, id] { return cancel->load() >= id; };
+    hooks.cancelRequested = [cancel = m_cancelUpTo, bounds = m_engine->cancelBounds(), id] {
+        return cancel->load() >= id || bounds->closing.load();
+    };
     return hooks;
 }
 

@@ -97,14 +97,17 @@ MechanismsPtr computeMechanisms(
     r->flash = runMechanism(in, parseMechanism("flash:" + tiles));
     for (int64_t T = 64; T <= 8192; T *= 2)
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
-    r->linformerSweep
-        = approximationSweep(in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds);
-    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds);
+    // The sweeps and the per-head loop below are many whole-attention passes (minutes at 4k tokens): cancel (a newer
+    // request, Cancel, closing the app) is polled between them.
+    r->linformerSweep = approximationSweep(
+        in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds, checkpoint);
+    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, checkpoint);
     checkpoint();
     if (model) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runMechanism(in, gqa);
         for (const HeadInputs& other : model->layer) {
+            checkpoint();
             const Mat exact = exactProbabilities(other);
             r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
         }
