@@ -18,6 +18,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -193,6 +194,15 @@ class MemoryEstimate : public testing::TestWithParam<EstimateCase> { };
 // was measured on a fresh clone's ctest run (Q4_K: 9.1 MB against 7.7 MB of weights), so the lower bound allows a fixed
 // 2 MiB on top of the 10 %; the smallest model here is 7.7 MB, so a forgotten mapping still fails.
 constexpr double kProcessSlack = 2.0 * 1024 * 1024;
+
+/// > 1 under sanitizers (the asan test preset sets ATTNSCOPE_RSS_SCALE, as for the hostile inputs): ASan's shadow
+/// memory and quarantine add to what the process holds (Q4_K measured 11.5 MB there), so the lower bound divides by it.
+/// The upper bound stays: the sanitizers only ever add resident memory.
+double rssScale()
+{
+    const char* scale = std::getenv("ATTNSCOPE_RSS_SCALE");
+    return scale ? std::max(1.0, std::atof(scale)) : 1.0;
+}
 TEST_P(MemoryEstimate, IsWithinFifteenPercentOfTheMeasuredResidentWeights)
 {
     const EstimateCase& c = GetParam();
@@ -201,7 +211,7 @@ TEST_P(MemoryEstimate, IsWithinFifteenPercentOfTheMeasuredResidentWeights)
     const double measured = measuredResidentBytes(path);
     std::printf("%s: estimate %.1f MB, measured %.1f MB (x%.3f)\n", c.name, estimate / 1e6, measured / 1e6,
         estimate / measured);
-    EXPECT_GE(estimate, 0.9 * measured - kProcessSlack);
+    EXPECT_GE(estimate, (0.9 * measured - kProcessSlack) / rssScale());
     EXPECT_LE(estimate, 1.15 * measured);
 }
 
