@@ -536,7 +536,7 @@ void MainWindow::openModel(const QString& path) {
     m_tabs->setTabEnabled(m_tabs->indexOf(m_align), false);
     m_controller->loadModel(path);
     // After the load request: the engine opens the model once, and the Alignment tab's job then shares that copy.
-    if (!m_caption->isEnabled()) m_align->openModel(path);
+    if ((capabilities & kTranslate) != 0 && !m_caption->isEnabled()) m_align->openModel(path);
     // An RNN seq2seq model's cross-attention is its alignment: the Alignment tab shows it first.
     if (probed && !hasSelfAttention(*probed)) {
         m_tabs->setTabEnabled(m_tabs->indexOf(m_align), true); // availableChanged(false) takes it back on failure

@@ -82,10 +82,9 @@ void AlignmentController::openTranslator(const QString& path, bool reverse, quin
             slot.reset(); // the previous model goes before the next loads
             if (!reverse) models.translation.reset();
             if (file.empty()) return {}; // the reverse model unloaded
-            if (!Translator::accepts(file)) {
-                if (reverse) throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
-                return {};
-            }
+            // The main window opens only what its one probe found translating; the reverse model is the user's pick.
+            if (reverse && !Translator::accepts(file))
+                throw Error(file, "is not an encoder-decoder or RNN seq2seq model");
             slot = std::make_shared<const Translator>(file, context.models()); // the main views' copy
             return slot->describe();
         },

@@ -26,8 +26,8 @@ public:
     /// Forgets the models (another model is being opened): nothing more runs until open().
     void close();
 
-    /// Probes `path`; an encoder-decoder or RNN seq2seq model is loaded (opened), anything else gives
-    /// available(false) and no error (other views handle other models).
+    /// Loads the encoder-decoder or RNN seq2seq model at `path` (the caller's probe found it translating; it is not
+    /// probed again): opened() and available(true), or failed() with the loader's message and available(false).
     void open(const QString& path);
     /// A model translating the other way (target -> source): every later run carries each hypothesis' reverse links
     /// (reverseOpened). An empty path unloads it.
