@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
         inputText = QString::fromUtf8(file.readAll());
     }
 
+    // The views are saved once an input has run: a named model with no input would wait for ever.
+    if (parser.isSet(screenshots) && !parser.positionalArguments().isEmpty() && !parser.isSet(input)
+        && !parser.isSet(inputFile)) {
+        std::fprintf(stderr, "attnscope: --screenshots with a model needs --input or --input-file\n");
+        return 2;
+    }
+
     attn::ui::MainWindow window;
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split('x');

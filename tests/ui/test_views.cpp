@@ -9,7 +9,10 @@
 #include "widgets/head_lines_view.h"
 
 #include <QFontMetrics>
+#include <QApplication>
 #include <QImage>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSet>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -279,6 +282,22 @@ TEST(HeadLinesView, DrawsLinesForSelectedHeads) {
         }
     EXPECT_TRUE(seen0);
     EXPECT_TRUE(seen2);
+}
+
+TEST(HeadLinesView, AnInputTallerThanItsScrollAreaScrollsInsteadOfBeingCut) {
+    const SnapshotPtr s = goldenSnapshot("gpt2", true);
+    auto* view = new HeadLinesView;
+    view->setSnapshot(s);
+    QScrollArea area; // as the main window holds it
+    area.setWidget(view);
+    area.setWidgetResizable(true);
+    const int rowsHeight = view->sizeHint().height();
+    area.resize(700, rowsHeight / 2);
+    area.show();
+    QApplication::processEvents();
+    // Every token row stays on the widget, and the area scrolls to reach the lower half.
+    EXPECT_GE(view->height(), rowsHeight);
+    EXPECT_GT(area.verticalScrollBar()->maximum(), 0);
 }
 
 } // namespace

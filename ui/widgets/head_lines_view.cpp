@@ -27,6 +27,8 @@ HeadLinesView::HeadLinesView(QWidget* parent)
     , m_picture(new BackgroundPicture(this))
 {
     setObjectName("headLines");
+    // Never shorter than its rows: in its scroll area a long input scrolls instead of being cut off at the bottom.
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     setMouseTracking(true);
     connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
     setLink(m_link);
