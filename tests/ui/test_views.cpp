@@ -7,9 +7,10 @@
 #include "ui_test_support.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
+#include "widgets/model_view.h"
 
-#include <QFontMetrics>
 #include <QApplication>
+#include <QFontMetrics>
 #include <QImage>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -284,20 +285,35 @@ TEST(HeadLinesView, DrawsLinesForSelectedHeads) {
     EXPECT_TRUE(seen2);
 }
 
-TEST(HeadLinesView, AnInputTallerThanItsScrollAreaScrollsInsteadOfBeingCut) {
-    const SnapshotPtr s = goldenSnapshot("gpt2", true);
-    auto* view = new HeadLinesView;
-    view->setSnapshot(s);
-    QScrollArea area; // as the main window holds it
+/// Puts `view` in a scroll area as the main window holds it, shorter than the view's content, and checks that the view
+/// keeps its whole height and the area scrolls to reach it, instead of cutting the lower rows off.
+void expectToScrollInItsArea(QWidget* view) {
+    QScrollArea area;
     area.setWidget(view);
     area.setWidgetResizable(true);
-    const int rowsHeight = view->sizeHint().height();
-    area.resize(700, rowsHeight / 2);
+    area.resize(700, 200);
     area.show();
     QApplication::processEvents();
-    // Every token row stays on the widget, and the area scrolls to reach the lower half.
-    EXPECT_GE(view->height(), rowsHeight);
+    const int whole = view->hasHeightForWidth() ? view->heightForWidth(view->width()) : view->sizeHint().height();
+    EXPECT_GT(whole, 200);
+    EXPECT_GE(view->height(), whole);
     EXPECT_GT(area.verticalScrollBar()->maximum(), 0);
+}
+
+TEST(HeadLinesView, AnInputTallerThanItsScrollAreaScrollsInsteadOfBeingCut) {
+    auto* view = new HeadLinesView;
+    view->setSnapshot(goldenSnapshot("gpt2", true));
+    expectToScrollInItsArea(view);
+}
+
+TEST(HeadGridView, AndModelViewScrollAModelDeeperThanTheirScrollAreas) {
+    const SnapshotPtr s = goldenSnapshot("llama", true, 2);
+    auto* grid = new HeadGridView;
+    grid->setSnapshot(s);
+    expectToScrollInItsArea(grid);
+    auto* model = new ModelView;
+    model->setSnapshot(s);
+    expectToScrollInItsArea(model);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "widgets/head_grid_view.h"
 
 #include "plots/overview_image.h"
+#include "widgets/cell_grid.h"
 #include "widgets/head_grid_keys.h"
 
 #include <QContextMenuEvent>
@@ -15,9 +16,8 @@
 namespace attn::ui {
 
 namespace {
-constexpr int kLeft = 40; // room for "L12"
-constexpr int kTop = 34; // room for "H12" and the KV band
-constexpr int kGap = 6;
+// Room for "L12" at the left and "H12" and the KV band above; cells of 40 to 160 px.
+constexpr CellGrid kGrid { .left = 40, .top = 34, .gap = 6, .minCell = 40, .maxCell = 160 };
 
 // Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
 // thumbnail ever needs a head's full matrix.
@@ -35,6 +35,7 @@ HeadGridView::HeadGridView(QWidget* parent)
     : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setObjectName("headGrid");
+    setSizePolicy(gridSizePolicy());
 }
 
 void HeadGridView::setPlaceholder(const QString& text)
@@ -87,22 +88,22 @@ const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const {
 }
 
 int HeadGridView::cellSize() const {
-    if (!m_snapshot) return 64;
     // Fill the width when there is room, never below a readable 40 px.
-    const int64_t heads = m_snapshot->numHeads();
-    const int fit = static_cast<int>((width() - kLeft) / heads) - kGap;
-    return std::clamp(fit, 40, 160);
+    return m_snapshot ? kGrid.cellFor(width(), m_snapshot->numHeads()) : 64;
 }
 
 QRect HeadGridView::thumbnailRect(int64_t layer, int64_t head) const {
     const int c = cellSize();
-    return QRect(kLeft + static_cast<int>(head) * (c + kGap), kTop + static_cast<int>(layer) * (c + kGap), c, c);
+    return kGrid.cellRect(c, layer, head);
 }
 
 QSize HeadGridView::sizeHint() const {
-    if (!m_snapshot) return QSize(400, 300);
-    const QRect last = thumbnailRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
-    return QSize(last.right() + kGap, last.bottom() + kGap);
+    return m_snapshot ? kGrid.size(cellSize(), m_snapshot->numLayers(), m_snapshot->numHeads()) : QSize(400, 300);
+}
+
+int HeadGridView::heightForWidth(int width) const {
+    return m_snapshot ? kGrid.size(kGrid.cellFor(width, m_snapshot->numHeads()), m_snapshot->numLayers(), 0).height()
+                      : -1;
 }
 
 void HeadGridView::paintEvent(QPaintEvent* event) {
@@ -123,7 +124,7 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
             // Alternate two band colours per KV group; the band spans the group's query heads.
             const int64_t g = m_snapshot->kvHeadOf(h);
             const QColor band = g % 2 == 0 ? QColor(90, 140, 220) : QColor(230, 150, 60);
-            const QRect bandRect(r.left() - kGap / 2, 18, r.width() + kGap, 12);
+            const QRect bandRect(r.left() - kGrid.gap / 2, 18, r.width() + kGrid.gap, 12);
             painter.fillRect(bandRect, band);
             painter.setPen(Qt::white);
             painter.drawText(bandRect, Qt::AlignCenter, tr("kv%1").arg(g));
@@ -132,7 +133,7 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
     for (int64_t l = 0; l < layers; ++l) {
         const QRect r = thumbnailRect(l, 0);
         painter.setPen(palette().text().color());
-        painter.drawText(QRect(0, r.top(), kLeft - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
+        painter.drawText(QRect(0, r.top(), kGrid.left - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
         for (int64_t h = 0; h < heads; ++h) {
             const QRect cell = thumbnailRect(l, h);
             if (!event->rect().intersects(cell)) continue;

@@ -37,6 +37,8 @@ public:
     const QImage& thumbnail(int64_t layer, int64_t head) const;
     QRect thumbnailRect(int64_t layer, int64_t head) const;
     QSize sizeHint() const override;
+    /// The grid fills the width it gets; a deep model is then taller than its scroll area and scrolls.
+    int heightForWidth(int width) const override;
 
 signals:
     void headActivated(qint64 layer, qint64 head);

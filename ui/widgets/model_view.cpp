@@ -3,6 +3,7 @@
 
 #include "core/tensor.h"
 #include "widgets/attention_lines.h"
+#include "widgets/cell_grid.h"
 #include "widgets/head_grid_keys.h"
 #include "widgets/head_lines_view.h"
 
@@ -16,16 +17,9 @@
 namespace attn::ui {
 
 namespace {
-constexpr int kLeft = 40; // room for "L12"
-constexpr int kTop = 20; // room for "H12"
-constexpr int kGap = 6;
+// Room for "L12" at the left and "H12" above; cells of 48 to 110 px.
+constexpr CellGrid kGrid { .left = 40, .top = 20, .gap = 6, .minCell = 48, .maxCell = 110 };
 constexpr int kInset = 4; // between a cell's edge and its token columns
-
-QRect cellRectFor(int size, int64_t layer, int64_t head)
-{
-    return QRect(
-        kLeft + static_cast<int>(head) * (size + kGap), kTop + static_cast<int>(layer) * (size + kGap), size, size);
-}
 
 /// One head's matrix as a cell draws it: the snapshot's rows when the shared token range has at most kMaxRows
 /// tokens per side, else the block means of the finest overview level with at most kMaxRows blocks of the range per
@@ -73,7 +67,7 @@ bool drawModelLines(QPainter& p, const QRectF& area, const std::function<bool()>
 {
     for (int64_t l = 0; l < s->numLayers(); ++l)
         for (int64_t h = 0; h < s->numHeads(); ++h) {
-            const QRectF cell = cellRectFor(size, l, h);
+            const QRectF cell = kGrid.cellRect(size, l, h);
             if (!area.intersects(cell)) continue;
             if (cancelled()) return false;
             const CellMatrix m = cellMatrix(s, l, h, range);
@@ -104,6 +98,7 @@ ModelView::ModelView(QWidget* parent)
     , m_picture(new BackgroundPicture(this))
 {
     setObjectName("modelView");
+    setSizePolicy(gridSizePolicy());
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     connect(m_picture, &BackgroundPicture::drawn, this, qOverload<>(&QWidget::update));
@@ -148,14 +143,12 @@ void ModelView::changed(bool content)
 
 int ModelView::cellSize() const
 {
-    if (!m_snapshot) return 64;
-    const int fit = static_cast<int>((width() - kLeft) / m_snapshot->numHeads()) - kGap;
-    return std::clamp(fit, 48, 110);
+    return m_snapshot ? kGrid.cellFor(width(), m_snapshot->numHeads()) : 64;
 }
 
 QRect ModelView::cellRect(int64_t layer, int64_t head) const
 {
-    return cellRectFor(cellSize(), layer, head);
+    return kGrid.cellRect(cellSize(), layer, head);
 }
 
 bool ModelView::linesReady() const
@@ -165,17 +158,21 @@ bool ModelView::linesReady() const
 
 QSize ModelView::sizeHint() const
 {
-    if (!m_snapshot) return QSize(400, 300);
-    const QRect last = cellRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
-    return QSize(last.right() + kGap, last.bottom() + kGap);
+    return m_snapshot ? kGrid.size(cellSize(), m_snapshot->numLayers(), m_snapshot->numHeads()) : QSize(400, 300);
+}
+
+int ModelView::heightForWidth(int width) const
+{
+    return m_snapshot ? kGrid.size(kGrid.cellFor(width, m_snapshot->numHeads()), m_snapshot->numLayers(), 0).height()
+                      : -1;
 }
 
 std::pair<int64_t, int64_t> ModelView::cellAt(const QPoint& pos) const
 {
     if (!m_snapshot) return { -1, -1 };
     const int c = cellSize();
-    const int64_t l = (pos.y() - kTop) / (c + kGap), h = (pos.x() - kLeft) / (c + kGap);
-    if (pos.x() < kLeft || pos.y() < kTop || l >= m_snapshot->numLayers() || h >= m_snapshot->numHeads()
+    const int64_t l = (pos.y() - kGrid.top) / (c + kGrid.gap), h = (pos.x() - kGrid.left) / (c + kGrid.gap);
+    if (pos.x() < kGrid.left || pos.y() < kGrid.top || l >= m_snapshot->numLayers() || h >= m_snapshot->numHeads()
         || !cellRect(l, h).contains(pos))
         return { -1, -1 };
     return { l, h };
@@ -192,11 +189,11 @@ void ModelView::paintEvent(QPaintEvent* event)
     p.setPen(palette().text().color());
     for (int64_t h = 0; h < m_snapshot->numHeads(); ++h) {
         const QRect r = cellRect(0, h);
-        p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, tr("H%1").arg(h));
+        p.drawText(QRect(r.left(), 0, r.width(), kGrid.top), Qt::AlignCenter, tr("H%1").arg(h));
     }
     for (int64_t l = 0; l < m_snapshot->numLayers(); ++l) {
         const QRect r = cellRect(l, 0);
-        p.drawText(QRect(0, r.top(), kLeft - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
+        p.drawText(QRect(0, r.top(), kGrid.left - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
         for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
             if (event->rect().intersects(cellRect(l, h))) p.fillRect(cellRect(l, h), palette().alternateBase());
     }

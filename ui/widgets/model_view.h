@@ -30,6 +30,8 @@ public:
     /// True once the lines of what is on screen are drawn.
     bool linesReady() const;
     QSize sizeHint() const override;
+    /// The grid fills the width it gets; a deep model is then taller than its scroll area and scrolls.
+    int heightForWidth(int width) const override;
 
 signals:
     void headActivated(qint64 layer, qint64 head);
