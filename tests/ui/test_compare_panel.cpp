@@ -24,7 +24,9 @@
 #include <Eigen/Core>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace attn::ui {
 namespace {
@@ -172,6 +174,23 @@ TEST(ComparePanel, HeadsLayersAndPromptsShowTheEnginesAttentionAndJs)
     expectShows(*panel->viewA(), headOf(main[2], 0), common);
     EXPECT_EQ(static_cast<int64_t>(panel->jsPerRow().size()), common);
     test::saveScreenshots(window, "compare");
+}
+
+// A new model opens Compare on two different heads (A against itself would be an empty difference), and the JS
+// axis spans the divergence's whole range in nats, [0, ln 2].
+TEST(ComparePanel, OpensOnTwoDifferentHeadsWithTheJsAxisFromZeroToLn2)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kMain));
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    settle(panel);
+    EXPECT_NE(panel->viewA()->caption().title, panel->viewB()->caption().title);
+    ASSERT_FALSE(panel->jsPerRow().empty());
+    EXPECT_GT(*std::max_element(panel->jsPerRow().begin(), panel->jsPerRow().end()), 0.01);
+    const QCPRange range = panel->jsPlot()->plot()->yAxis->range();
+    EXPECT_EQ(range.lower, 0.0);
+    EXPECT_NEAR(range.upper, std::numbers::ln2, 1e-12);
 }
 
 // The ratio map is log2((B + 0.001) / (A + 0.001)) of the engine's weights; zooming one map zooms all three to the

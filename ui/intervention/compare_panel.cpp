@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <numbers>
 #include <numeric>
 
 namespace attn::ui {
@@ -166,6 +167,7 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_js->setObjectName("compareJs");
     m_js->setAxes(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
     m_js->setLegendVisible(false);
+    m_js->setYRange(0.0, std::numbers::ln2); // the divergence in nats lies in [0, ln 2]
     m_js->setMinimumSize(240, 150);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(maps);
@@ -218,11 +220,20 @@ void ComparePanel::setModel(std::shared_ptr<const ModelSummary> summary)
 
 void ComparePanel::setSnapshot(SnapshotPtr snapshot)
 {
+    const bool firstOfModel = !m_snapshot;
     m_snapshot = std::move(snapshot);
     for (int side = 0; side < 2; ++side) {
         const QSignalBlocker blockLayer(m_layer[side]), blockHead(m_head[side]);
         m_layer[side]->setRange(0, static_cast<int>(m_snapshot->numLayers() - 1));
         m_head[side]->setRange(0, static_cast<int>(m_snapshot->numHeads() - 1));
+    }
+    // A new model opens on two different heads (or layers): A against itself would show an empty difference.
+    if (firstOfModel && m_layer[0]->value() == m_layer[1]->value() && m_head[0]->value() == m_head[1]->value()) {
+        const QSignalBlocker blockLayer(m_layer[1]), blockHead(m_head[1]);
+        if (m_snapshot->numHeads() > 1)
+            m_head[1]->setValue((m_head[0]->value() + 1) % static_cast<int>(m_snapshot->numHeads()));
+        else
+            m_layer[1]->setValue((m_layer[0]->value() + 1) % static_cast<int>(m_snapshot->numLayers()));
     }
     refresh();
 }
