@@ -2,6 +2,7 @@
 // attnscope-cli: the headless face of the engine. Its subcommands and flags are a contract for scripts and tests.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/qt_helper.h"
 #include "core/error.h"
 
 #include <cstring>
@@ -129,6 +130,9 @@ int main(int argc, char** argv)
     }
     const std::string name = argv[1];
     const std::vector<std::string> words(argv + 2, argv + argc);
+#ifndef AS_CLI_HAVE_QT_GUI
+    if (attn::cli::needsQtBuild(name, words)) attn::cli::execQtBuild(argv);
+#endif
     for (const auto& c : attn::cli::commands()) {
         if (name != c.name)
             continue;

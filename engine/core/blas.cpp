@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/blas.h"
 
+#include "core/small_gemm_avx2.h"
+
 #include <Eigen/Core>
 #include <cblas.h>
 
@@ -97,8 +99,10 @@ void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, i
 {
     clearUpperVectorState(); // every forward starts with a product, so this covers all of it
     if (m == 0 || n == 0) return;
-    if (m * n * k < kBlasMinMultiplyAdds)
+    if (m * n * k < kBlasMinMultiplyAdds) {
+        if (smallGemmAvx2(m, n, k, alpha, a, lda, b, ldb, bTransposed, c, ldc, accumulate)) return;
         return eigenGemm(m, n, k, alpha, a, lda, b, ldb, bTransposed, c, ldc, accumulate);
+    }
     const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
     const float beta = accumulate ? 1.0f : 0.0f;
     if (m == 1) {

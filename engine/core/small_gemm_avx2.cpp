@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include "core/small_gemm_avx2.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace attn {
+
+#if defined(__x86_64__)
+namespace {
+
+/// Lanes [0, count) set, the rest clear (count <= 8): a row's tail, loaded and stored without touching what follows.
+__attribute__((target("avx2"))) __m256i firstLanes(int64_t count)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// The eight lane sums of s[0..7] as one vector (lane j = the sum of s[j]'s lanes).
+__attribute__((target("avx2"))) __m256 sumsOfEight(const __m256* s)
+{
+    const __m256 t0 = _mm256_hadd_ps(s[0], s[1]), t1 = _mm256_hadd_ps(s[2], s[3]);
+    const __m256 t2 = _mm256_hadd_ps(s[4], s[5]), t3 = _mm256_hadd_ps(s[6], s[7]);
+    const __m256 u0 = _mm256_hadd_ps(t0, t1), u1 = _mm256_hadd_ps(t2, t3);
+    return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+}
+
+/// c[0, count) = alpha * v (+ c[0, count) when accumulating).
+__attribute__((target("avx2,fma"))) void storeScaled(float* c, __m256 v, float alpha, int64_t count, bool accumulate)
+{
+    const __m256i lanes = firstLanes(count);
+    v = _mm256_mul_ps(v, _mm256_set1_ps(alpha));
+    if (accumulate) v = _mm256_add_ps(v, _mm256_maskload_ps(c, lanes));
+    _mm256_maskstore_ps(c, lanes, v);
+}
+
+/// C = alpha * A B^T: eight rows of B at a time, each a chain of fused multiply-adds over k, summed across lanes
+/// together. A last block of fewer rows repeats B's last row (in bounds, and never stored), so the eight chains
+/// stay in registers.
+__attribute__((target("avx2,fma"))) void productTransposed(int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
+{
+    const int64_t whole = k / 8 * 8;
+    const __m256i tail = firstLanes(k - whole);
+    for (int64_t i = 0; i < m; ++i) {
+        const float* ai = a + i * lda;
+        for (int64_t j0 = 0; j0 < n; j0 += 8) {
+            const float* rows[8];
+            for (int64_t j = 0; j < 8; ++j)
+                rows[j] = b + (j0 + j < n ? j0 + j : n - 1) * ldb;
+            __m256 s[8];
+            for (int64_t j = 0; j < 8; ++j)
+                s[j] = _mm256_setzero_ps();
+            for (int64_t p = 0; p < whole; p += 8) {
+                const __m256 x = _mm256_loadu_ps(ai + p);
+                for (int64_t j = 0; j < 8; ++j)
+                    s[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(rows[j] + p), s[j]);
+            }
+            if (whole < k) {
+                const __m256 x = _mm256_maskload_ps(ai + whole, tail);
+                for (int64_t j = 0; j < 8; ++j)
+                    s[j] = _mm256_fmadd_ps(x, _mm256_maskload_ps(rows[j] + whole, tail), s[j]);
+            }
+            storeScaled(c + i * ldc + j0, sumsOfEight(s), alpha, n - j0 < 8 ? n - j0 : 8, accumulate);
+        }
+    }
+}
+
+/// C = alpha * A B: eight columns of C at a time, B's rows weighted by A's entries over four independent chains
+/// (one chain would wait on every fused multiply-add's latency through hundreds of keys).
+__attribute__((target("avx2,fma"))) void productPlain(int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
+{
+    for (int64_t i = 0; i < m; ++i) {
+        const float* ai = a + i * lda;
+        for (int64_t j0 = 0; j0 < n; j0 += 8) {
+            const int64_t count = n - j0 < 8 ? n - j0 : 8;
+            const __m256i lanes = firstLanes(count);
+            __m256 s[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+            int64_t p = 0;
+            for (; p + 4 <= k; p += 4)
+                for (int64_t u = 0; u < 4; ++u)
+                    s[u] = _mm256_fmadd_ps(
+                        _mm256_set1_ps(ai[p + u]), _mm256_maskload_ps(b + (p + u) * ldb + j0, lanes), s[u]);
+            for (; p < k; ++p)
+                s[0] = _mm256_fmadd_ps(_mm256_set1_ps(ai[p]), _mm256_maskload_ps(b + p * ldb + j0, lanes), s[0]);
+            storeScaled(c + i * ldc + j0, _mm256_add_ps(_mm256_add_ps(s[0], s[1]), _mm256_add_ps(s[2], s[3])), alpha,
+                count, accumulate);
+        }
+    }
+}
+
+} // namespace
+
+bool smallGemmAvx2(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+    int64_t ldb, bool bTransposed, float* c, int64_t ldc, bool accumulate)
+{
+    static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (!supported || m > kSmallGemmMaxRows) return false;
+    if (bTransposed)
+        productTransposed(m, n, k, alpha, a, lda, b, ldb, c, ldc, accumulate);
+    else
+        productPlain(m, n, k, alpha, a, lda, b, ldb, c, ldc, accumulate);
+    return true;
+}
+
+#else
+
+bool smallGemmAvx2(
+    int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, bool, float*, int64_t, bool)
+{
+    return false;
+}
+
+#endif
+
+} // namespace attn
