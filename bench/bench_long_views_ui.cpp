@@ -20,6 +20,8 @@
 
 #include <sys/resource.h>
 
+#include <ctime>
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -33,6 +35,14 @@ double peakRssMiB()
     rusage usage {};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+/// CPU time of the whole process (every thread: GUI, engine, OpenBLAS) or of the calling thread, in ms.
+double cpuMs(clockid_t clock)
+{
+    timespec t {};
+    clock_gettime(clock, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 /// Calls `then` once `view` has drawn what it should show (nothing left to derive), polling every millisecond.
@@ -82,9 +92,17 @@ int main(int argc, char** argv)
     bool statsDone = false, firstDrawn = false;
     double arrived = 0; // ns on `clock`
     std::vector<double> guiMs, drawnMs;
+    double processCpu0 = -1, guiCpu0 = -1;
     std::mt19937 random(7);
     std::function<void(int)> switchHead = [&](int left) {
+        if (processCpu0 < 0) {
+            processCpu0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
+            guiCpu0 = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        }
         if (left == 0) {
+            const double n = static_cast<double>(guiMs.size());
+            std::printf("head switch CPU per switch: whole process %.1f ms, GUI thread %.1f ms\n",
+                (cpuMs(CLOCK_PROCESS_CPUTIME_ID) - processCpu0) / n, (cpuMs(CLOCK_THREAD_CPUTIME_ID) - guiCpu0) / n);
             std::sort(guiMs.begin(), guiMs.end());
             std::sort(drawnMs.begin(), drawnMs.end());
             std::printf("head switch (%zu switches): GUI thread median %.1f ms, max %.1f ms; overview drawn median "

@@ -12,7 +12,7 @@
 #include "model/model_loader.h"
 #include "attention_source/attention_export.h"
 #include "session/long_input.h"
-#include "session/session.h"
+#include "session/prompt_run.h"
 
 #include <nlohmann/json.hpp>
 
@@ -106,23 +106,21 @@ int runAttention(const std::vector<std::string>& words)
 
     Backend* backend = modelBackend(args);
     const std::optional<Intervention> headMask = headMaskOption(args, source.config);
-    ForwardOptions options;
-    options.backend = backend;
+    PromptOptions options;
+    options.forward.backend = backend;
+    options.forward.intervention = headMask ? &*headMask : nullptr;
     // Derived from the stored queries and keys, only what was asked; models whose scores the tiles cannot follow
     // capture the whole attention in the forward instead.
     std::string notDerivable;
-    // (A head mask changes the probabilities after the softmax, which tiles of q and k do not see.)
-    const bool derived = Session::canDeriveAttention(source.config, &notDerivable) && !headMask;
-    if (headMask) notDerivable = "a head mask";
+    const bool derived
+        = derivesAttention(source.config, static_cast<int64_t>(input.ids.size()), options, &notDerivable);
     if (!derived && (args.has("layers") || args.has("heads") || args.has("rows") || args.has("cols")))
         throw Error("--layers / --heads / --rows / --cols read derived tiles, which " + notDerivable
             + " does not allow; run without them to write every layer");
-    options.wantAttention = !derived;
-    options.wantQueryKeys = derived;
-    options.intervention = headMask ? &*headMask : nullptr;
-    Session session(loadModel(source), options);
-    const auto r = session.prefill(input.ids, input.types);
-    const auto attention = derived ? session.attentionSource() : nullptr;
+    const std::shared_ptr<const Model> model = loadModel(source);
+    const PromptRun run = runPrompt(model, input.ids, input.types, options);
+    const StepResult* r = run.result.get();
+    const auto& attention = run.derived;
     AttentionSelection selection;
     if (attention) {
         selection = selectionOf(args, *attention);
@@ -174,8 +172,8 @@ int runAttention(const std::vector<std::string>& words)
         tokens.push_back(t);
     }
     nlohmann::json manifest;
-    manifest["model"] = session.model().description();
-    manifest["config"] = nlohmann::json::parse(session.model().config().toJson());
+    manifest["model"] = model->description();
+    manifest["config"] = nlohmann::json::parse(model->config().toJson());
     manifest["tokenizer"] = tokenizer ? nlohmann::json(tokenizer->path()) : nlohmann::json(nullptr);
     manifest["tokens"] = tokens;
     manifest["files"] = files;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "controller/attention_provider.h"
 #include "controller/seq2seq_provider.h"
-#include "attention_source/summary_collector.h"
 
 #include "caption/caption_provider.h"
 #include "core/error.h"
@@ -9,6 +8,7 @@
 #include "model/family_registry.h"
 #include "service/model_registry.h"
 #include "session/long_input.h"
+#include "session/prompt_run.h"
 #include "session/session.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -50,7 +50,7 @@ public:
         m_model = m_models.model(source);
         m_modelSource = source;
         checkpoint(progress, 3);
-        m_session = std::make_unique<Session>(m_model);
+        Session { m_model }; // a model kind no session can drive is refused at open, not at its first run
         // The session runs the CPU attention core (ForwardOptions::backend is null).
         m_summary = summarizeModel(source, "cpu (reference attention core)");
     }
@@ -67,53 +67,38 @@ public:
         std::vector<Token> tokens = m_tokenizer->encode(text);
         if (tokens.empty()) throw Error("the input has no tokens: type some text");
         auto run = std::make_shared<RunResult>();
-        const std::shared_ptr<const Model> model = modelFor(static_cast<int64_t>(tokens.size()), tokens, run->notice);
+        std::vector<int64_t> ids = tokenIds(tokens);
+        const std::shared_ptr<const Model> model = modelFor(ids, run->notice);
+        tokens.erase(tokens.begin(), tokens.end() - static_cast<std::ptrdiff_t>(ids.size()));
         const ModelConfig& c = model->config();
-        const auto n = static_cast<uint64_t>(tokens.size());
-        // (Models whose scores the tiles cannot follow are captured whole, whatever the size.)
-        const bool derived = static_cast<uint64_t>(c.numLayers * c.numHeads) * n * n * sizeof(float) > kMaterializeBytes
-            && Session::canDeriveAttention(c);
         // Steps: 1 tokenized, then one per layer, then the snapshot. A derived run's head statistics are streamed
         // afterwards, head by head (EngineWorker), so the first head is on screen as soon as the forward is done.
         const int layers = static_cast<int>(c.numLayers), total = layers + 2;
         if (!progress(1, total)) throw Cancelled();
-        ForwardOptions options;
-        options.backend = backend();
-        options.layerDone = layerProgress(progress, 1, total);
-        options.cancelRequested = cancelCheck(progress);
-        options.wantAttention = !derived;
-        options.wantQueryKeys = derived;
-        options.lastLogitsOnly = true; // the views never read logits
+        PromptOptions options;
+        options.forward.backend = backend();
+        options.forward.layerDone = layerProgress(progress, 1, total);
+        options.forward.cancelRequested = cancelCheck(progress);
+        options.forward.lastLogitsOnly = true; // the views never read logits
+        options.materializeBytes = kMaterializeBytes;
+        // The snapshot is read from the GUI thread, and the backend belongs to this one. The forward's own
+        // probabilities give every head's statistics and thumbnail on the CPU core; heads a backend's pass does not
+        // report are streamed afterwards (EngineWorker).
+        options.summarize = true;
+        options.tilesOnCpu = true;
+        const PromptRun prompt = runPrompt(model, ids, {}, options);
         run->text = text;
         run->source = chips(tokens);
         run->expertsPerToken = c.expertsPerToken;
-        MaskSpec mask;
-        if (derived) {
-            // A session of its own that nothing drives after this run: the snapshot's source keeps it and reads it
-            // from the GUI thread. Tiles are computed by the CPU core there (the backend belongs to this thread).
-            // The forward's own probabilities give every head's statistics and thumbnail on the CPU core; heads a
-            // backend's pass does not report are streamed afterwards (EngineWorker).
-            SummaryCollector summaries(c.numLayers, c.numHeads, static_cast<int64_t>(n), Session::decoderMask(c));
-            ForwardOptions observed = options;
-            observed.observeAttention = [&summaries](int64_t layer, int64_t head, int64_t query, int64_t rows,
-                                            const float* p) { summaries.add(layer, head, query, rows, p); };
-            auto session = std::make_shared<Session>(model, observed);
-            run->routerLogits = session->prefill(tokenIds(tokens))->routerLogits;
-            ForwardOptions cpu = options;
-            cpu.backend = nullptr;
-            cpu.layerDone = nullptr; // this run's progress and cancel belong to the engine thread, not to later reads
-            cpu.cancelRequested = nullptr;
-            session->setOptions(cpu);
-            const auto source = session->attentionSource(session);
-            summaries.deliver(*source);
-            run->views.emplace_back(AttentionKind::Self, std::make_shared<const AttentionSnapshot>(run->source, source));
+        run->routerLogits = prompt.result->routerLogits;
+        if (prompt.derived) {
+            run->views.emplace_back(
+                AttentionKind::Self, std::make_shared<const AttentionSnapshot>(run->source, prompt.derived));
         } else {
-            m_session = std::make_unique<Session>(model, options);
-            const auto result = m_session->prefill(tokenIds(tokens));
-            run->routerLogits = result->routerLogits;
-            if (m_session->isDecoder()) mask = Session::decoderMask(c);
+            MaskSpec mask;
+            if (dynamic_cast<const DecoderModel*>(model.get())) mask = Session::decoderMask(c);
             run->views.emplace_back(AttentionKind::Self,
-                std::make_shared<const AttentionSnapshot>(run->source, result->attention, c.numKvHeads,
+                std::make_shared<const AttentionSnapshot>(run->source, prompt.result->attention, c.numKvHeads,
                     std::move(mask), std::vector<TokenChip> {}, AttentionSnapshot::Stats::Compute, layerWindows(c)));
         }
         if (!progress(total, total)) throw Cancelled();
@@ -125,20 +110,18 @@ private:
         if (!progress(step, 4)) throw Cancelled();
     }
 
-    /// The model to run `n` tokens on, never only refusing a long input (session/long_input.h): a rotary decoder is
-    /// reloaded with its position limit raised, other models keep the last tokens that fit. `notice` says what
-    /// happened.
-    std::shared_ptr<const Model> modelFor(int64_t n, std::vector<Token>& tokens, std::string& notice) {
-        const LongInputPlan plan = planLongInput(m_modelSource, n);
+    /// The model to run `ids` on, as `attnscope-cli attention` plans it (session/long_input.h): a rotary decoder is
+    /// reloaded with its position limit raised, other models keep the last tokens that fit (`ids` is cut).
+    /// `notice` says what happened.
+    std::shared_ptr<const Model> modelFor(std::vector<int64_t>& ids, std::string& notice) {
+        const LongInputPlan plan = planLongInput(m_modelSource, static_cast<int64_t>(ids.size()));
         notice = plan.message;
-        if (plan.action == LongInputPlan::Action::KeepLastTokens)
-            tokens.erase(tokens.begin(), tokens.end() - plan.keep);
-        if (plan.action == LongInputPlan::Action::RunPastTrainedLength && m_model->config().maxPositions < n) {
-            ModelSource extended = m_modelSource;
-            extended.config.maxPositions = n;
-            m_session.reset();
+        ModelSource planned = m_modelSource;
+        std::vector<int64_t> noTypes;
+        applyLongInput(plan, planned, ids, noTypes);
+        if (m_model->config().maxPositions < planned.config.maxPositions) {
             m_model.reset(); // the trained-length copy goes first (unless another tab still holds it)
-            m_model = m_models.model(extended);
+            m_model = m_models.model(planned);
         }
         return m_model;
     }
@@ -156,7 +139,6 @@ private:
     ModelSource m_modelSource;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::shared_ptr<const Model> m_model;
-    std::unique_ptr<Session> m_session;
 };
 
 } // namespace

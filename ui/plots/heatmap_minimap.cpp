@@ -30,6 +30,13 @@ void HeatmapMinimap::setViewport(const QRectF& tokens)
     update();
 }
 
+void HeatmapMinimap::setMarks(std::vector<int64_t> positions, int current)
+{
+    m_marks = std::move(positions);
+    m_current = current;
+    update();
+}
+
 QRectF HeatmapMinimap::imageRect() const
 {
     return QRectF(rect()).adjusted(2, 2, -2, -2);
@@ -50,6 +57,21 @@ void HeatmapMinimap::paintEvent(QPaintEvent*)
     p.setPen(QPen(Qt::red, 1.5));
     p.setBrush(Qt::NoBrush);
     p.drawRect(frame.width() < 3 || frame.height() < 3 ? frame.adjusted(-2, -2, 2, 2) : frame);
+    // Found tokens: a tick on each edge where its key column and query row are.
+    const QColor found(255, 140, 0);
+    p.setPen(QPen(found, 1));
+    for (const int64_t m : m_marks) {
+        const double x = area.left() + (static_cast<double>(m) + 0.5) * sx;
+        const double y = area.top() + (static_cast<double>(m) + 0.5) * sy;
+        p.drawLine(QPointF(x, area.top()), QPointF(x, area.top() + 6));
+        if (m < m_numQueries) p.drawLine(QPointF(area.left(), y), QPointF(area.left() + 6, y));
+    }
+    if (m_current >= 0 && m_current < static_cast<int>(m_marks.size())) {
+        const auto m = static_cast<double>(m_marks[static_cast<size_t>(m_current)]) + 0.5;
+        p.setPen(QPen(found, 2));
+        p.drawEllipse(
+            QPointF(area.left() + m * sx, area.top() + std::min(m, static_cast<double>(m_numQueries)) * sy), 4, 4);
+    }
 }
 
 void HeatmapMinimap::mousePressEvent(QMouseEvent* event)

@@ -6,6 +6,9 @@
 #include <QRectF>
 #include <QWidget>
 
+#include <cstdint>
+#include <vector>
+
 namespace attn::ui {
 
 class HeatmapMinimap : public QWidget {
@@ -18,6 +21,9 @@ public:
     /// The visible part in token coordinates (x: keys, y: queries).
     void setViewport(const QRectF& tokens);
     const QRectF& viewport() const { return m_viewport; }
+    /// Token positions found by the heatmap's token search, ticked along the top (keys) and left (queries) edges;
+    /// `current` (an index into them, -1: none) is also ringed on the diagonal.
+    void setMarks(std::vector<int64_t> positions, int current);
     QSize sizeHint() const override { return QSize(132, 132); }
 
 signals:
@@ -35,6 +41,8 @@ private:
     int64_t m_numQueries = 0;
     int64_t m_numKeys = 0;
     QRectF m_viewport;
+    std::vector<int64_t> m_marks;
+    int m_current = -1;
 };
 
 } // namespace attn::ui

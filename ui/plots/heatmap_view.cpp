@@ -4,6 +4,7 @@
 #include "model/token_text.h"
 #include "plots/color_gradient.h"
 #include "plots/heatmap_minimap.h"
+#include "plots/heatmap_search.h"
 #include "plots/overview_image.h"
 #include "widgets/redraw_coalescer.h"
 #include "widgets/token_link.h"
@@ -167,6 +168,12 @@ HeatmapView::HeatmapView(QWidget* parent)
     side->addWidget(m_minimap);
     side->addWidget(new QLabel(tr("Go to token:"), m_side));
     side->addWidget(m_jump);
+    const auto* search = new HeatmapSearch(this, m_plot, m_minimap, [this](double row, double col) {
+        centerOn(row, col, true);
+    });
+    side->addWidget(new QLabel(tr("Find token:"), m_side));
+    side->addWidget(search->box());
+    side->addWidget(search->countLabel());
     side->addStretch(1);
     m_side->hide();
     auto* body = new QHBoxLayout;

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Find by token text in a long input's heatmap: a find box (Ctrl+F) under "go to token"; Enter or F3 goes to the next
+// token whose text contains what was typed (Shift+F3 back), zooming the view around that token's row and column,
+// which get orange bands; the matches are ticked on the minimap's edges and counted ("3 of 17").
+#include "model/token_chip.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+class QCPItemRect;
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+
+namespace attn::ui {
+
+class HeatmapMinimap;
+class HeatmapView;
+
+/// The positions of `tokens` whose text contains `needle`, ignoring case and the spaces around it (a token's
+/// leading space is part of its text); in order, none for an empty needle.
+std::vector<int64_t> tokenMatches(const std::vector<TokenChip>& tokens, const QString& needle);
+
+class HeatmapSearch : public QObject {
+public:
+    /// Searches the tokens of `view`'s snapshot; `goTo(row, col)` zooms the view around a cell.
+    HeatmapSearch(HeatmapView* view, QCustomPlot* plot, HeatmapMinimap* minimap,
+        std::function<void(double row, double col)> goTo);
+
+    QLineEdit* box() const { return m_box; }
+    QLabel* countLabel() const { return m_count; }
+
+private:
+    /// Finds the matches again (the text or the snapshot changed); `go` moves to the first.
+    void search(bool go);
+    /// Moves `step` matches on (wrapping; -1 goes back) and zooms there.
+    void next(int step);
+    /// The current match's bands, "i of n" and the minimap's ticks.
+    void show();
+
+    HeatmapView* m_view;
+    QCustomPlot* m_plot;
+    HeatmapMinimap* m_minimap;
+    std::function<void(double, double)> m_goTo;
+    QLineEdit* m_box = nullptr;
+    QLabel* m_count = nullptr;
+    QCPItemRect* m_row = nullptr;
+    QCPItemRect* m_column = nullptr;
+    std::vector<int64_t> m_matches;
+    int m_match = -1; ///< the current one (-1: none yet)
+    const void* m_searched = nullptr; ///< the snapshot m_matches were found in
+};
+
+} // namespace attn::ui
