@@ -229,6 +229,32 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
 
 // The entropy page's link to pruning: a flagged head of a decoder, sent to the Intervene tab, is zeroed there on the
 // same model and input, and the tab shows what removing it changes.
+// A head switch or a new run while the tab is hidden computes nothing there (it held the one engine thread for a whole
+// forward and the sweeps, and at 4k tokens the other views' requests waited seconds behind it); showing the tab then
+// computes the head now selected.
+TEST(MechanismsPanel, AHiddenTabComputesNothingUntilItIsShown)
+{
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    openStories(window);
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
+    window.setCurrentHead(3, 2);
+    QSignalSpy snapshots(&window, &MainWindow::snapshotShown);
+    window.setInputText("Once upon a time, there was a big dog. It liked to run.");
+    QTRY_VERIFY_WITH_TIMEOUT(snapshots.count() >= 1, kTimeoutMs);
+    QTest::qWait(600); // well past the tab's 150 ms coalescing
+    EXPECT_EQ(shown.count(), 0);
+    EXPECT_FALSE(panel.result());
+
+    window.tabs()->setCurrentWidget(&panel);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
+    ASSERT_TRUE(panel.result());
+    EXPECT_EQ(panel.result()->request.layer, 3);
+    EXPECT_EQ(panel.result()->request.head, 2);
+}
+
 TEST(MechanismsPanel, AFlaggedHeadIsAblatedOnTheInterveneTab)
 {
     // One word repeated: stories260K's heads that look at content have nothing to prefer (near-uniform), those that

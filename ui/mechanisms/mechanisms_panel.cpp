@@ -238,7 +238,7 @@ void MechanismsPanel::setImageModel(const QString& path, VisionResultPtr result)
     m_modelPath = path;
     m_pixels = result->pixels;
     offerHeads(HeadSource::Image, result->numLayers(), result->numHeads());
-    if (isVisible()) schedule();
+    schedule();
 }
 
 void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t heads)
@@ -261,7 +261,7 @@ void MechanismsPanel::runChanged(const std::vector<TokenChip>& tokens, const std
 {
     m_tokens = tokens;
     m_target = target;
-    if (m_source->currentIndex() == 0 && isVisible()) schedule();
+    if (m_source->currentIndex() == 0) schedule();
 }
 
 void MechanismsPanel::setHead(int64_t layer, int64_t head)
@@ -327,13 +327,17 @@ void MechanismsPanel::updateInputControls()
 
 void MechanismsPanel::schedule()
 {
+    // A hidden tab only notes the change: a head switch in another view would otherwise queue a whole forward and the
+    // sweeps on the one engine thread (at 4k tokens the other views' requests waited seconds behind it).
+    m_stale = !isVisible();
+    if (m_stale) return;
     m_timer->start();
 }
 
 void MechanismsPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    if (!m_result) schedule();
+    if (!m_result || m_stale) schedule();
 }
 
 void MechanismsPanel::compute()

@@ -95,6 +95,7 @@ private:
     QString m_noHeads; ///< why a model's heads are not offered (said with each result), or empty
     MechanismsPtr m_result;
     QTimer* m_timer = nullptr;
+    bool m_stale = false; ///< the request changed while the tab was hidden: it runs when the tab is shown
     QComboBox* m_source = nullptr;
     QComboBox* m_block = nullptr; ///< encoder-decoders: encoder self, decoder self or cross-attention
     QLabel* m_blockLabel = nullptr;
