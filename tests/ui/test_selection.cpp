@@ -102,9 +102,9 @@ ShownRange shownRange(MainWindow& window)
     return r;
 }
 
-TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView)
+/// `window` at 1280x800 on stories260K, with a four-sentence story run.
+void showAStory(MainWindow& window)
 {
-    MainWindow window;
     window.resize(1280, 800);
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
@@ -112,6 +112,13 @@ TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
     window.setInputText("Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy.");
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 30000);
+}
+
+TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView)
+{
+    MainWindow window;
+    showAStory(window);
+    ASSERT_NE(window.snapshot(), nullptr);
     const int64_t n = window.snapshot()->numKeys();
     ASSERT_GT(n, 30);
     window.tabs()->setCurrentIndex(window.tabs()->indexOf(window.modelView()->parentWidget()->parentWidget()));
@@ -165,13 +172,8 @@ TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView
 TEST(OneSelection, OnTheDecodeTabTheToolbarsRangeIsTheDecodedTextsAndDrivesItsHeatmapAndStrip)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
-    window.setInputText("Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy.");
-    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 30000);
+    showAStory(window);
+    ASSERT_NE(window.snapshot(), nullptr);
     const int64_t inputTokens = window.snapshot()->numKeys();
     DecodePanel* decode = window.decodePanel();
     QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->info() != nullptr, 30000);
