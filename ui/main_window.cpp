@@ -72,6 +72,20 @@ namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kInputDebounceMs = 250;
 const char* kRecentKey = "recentModels";
+
+/// The toolbar's range edits the current tab's sequence: the decoded text's on the Decode tab (its own positions),
+/// the main input's (`input`, over `shown`) elsewhere.
+void addressRangeBar(
+    TokenRangeBar& bar, bool onDecode, const DecodePanel& decode, TokenLink* input, const SnapshotPtr& shown)
+{
+    if (onDecode) {
+        const int64_t positions = std::max<int64_t>(0, decode.heatmapPositions());
+        bar.address(decode.tokenLink(), positions, positions, MainWindow::tr("decoded:"));
+    } else {
+        bar.address(input, shown ? shown->numQueries() : 0, shown ? shown->numKeys() : 0, MainWindow::tr("input:"));
+    }
+}
+
 /// The engine-thread session of the unmodified pass the Intervene and Logit lens tabs share.
 const std::string kKeptRunKey = "intervention/main-input";
 
@@ -264,6 +278,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     });
 
     connect(m_decode, &DecodePanel::headSelected, this, &MainWindow::setCurrentHead);
+    connect(m_decode, &DecodePanel::positionsShown, this, [this] {
+        if (m_tabs->currentWidget() == m_decode) addressRangeBar(*m_rangeBar, true, *m_decode, m_link, m_snapshot);
+    });
     connect(m_caption, &CaptionPanel::errorShown, this, &MainWindow::showError);
     connect(m_caption, &CaptionPanel::captionShown, this, &MainWindow::clearError);
     connect(m_vision, &VisionView::errorShown, this, &MainWindow::showError);
@@ -605,7 +622,6 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
         || m_snapshot->numKeys() != snapshot->numKeys())
         m_link->setRange({});
     m_snapshot = std::move(snapshot);
-    m_rangeBar->setLengths(m_snapshot->numQueries(), m_snapshot->numKeys());
     clearError();
     {
         const QSignalBlocker blockLayer(m_layerBox), blockHead(m_headBox);
@@ -617,6 +633,7 @@ void MainWindow::showSnapshot(SnapshotPtr snapshot) {
     m_lines->setSnapshot(m_snapshot);
     m_model->setSnapshot(m_snapshot);
     m_link->setCross(m_snapshot->isCross());
+    addressRangeBar(*m_rangeBar, m_tabs->currentWidget() == m_decode, *m_decode, m_link, m_snapshot);
     m_stats->setSnapshot(m_snapshot);
     m_compare->setSnapshot(m_snapshot);
     setCurrentHead(m_layerBox->value(), m_headBox->value());
@@ -780,7 +797,9 @@ void MainWindow::fitDocksToTab() {
         dock->setVisible(shown);
     m_collapsedDocks.clear();
     const QWidget* tab = m_tabs->currentWidget();
-    m_rangeBar->setApplies(tab && (tab == m_heatmap || tab->isAncestorOf(m_lines) || tab->isAncestorOf(m_model)));
+    addressRangeBar(*m_rangeBar, tab && tab == m_decode, *m_decode, m_link, m_snapshot);
+    m_rangeBar->setApplies(
+        tab && (tab == m_heatmap || tab == m_decode || tab->isAncestorOf(m_lines) || tab->isAncestorOf(m_model)));
     for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
         if (auto* dock = findChild<QDockWidget*>(name)) {
             m_collapsedDocks.emplace_back(dock, !dock->isHidden()); // isHidden: also right before the window shows

@@ -287,5 +287,56 @@ TEST_F(DecodePanelTest, ScrubbingShowsAnEarlierStepAsItWas)
     EXPECT_EQ(m_panel->chart()->stepShown(), atT);
 }
 
+/// A prompt of more tokens than stories260K's 512 positions.
+QString overLimitPrompt()
+{
+    return QString("a b ").repeated(400);
+}
+
+TEST_F(DecodePanelTest, ARefusedPromptKeepsTheTimelineAndStepGoesOnFromIt)
+{
+    stepOnce();
+    std::vector<int64_t> before;
+    for (const DecodeStepPtr& s : controller()->steps())
+        before.push_back(s->token.id);
+    QSignalSpy errors(m_panel.get(), &DecodePanel::errorShown);
+    m_panel->setPromptText(overLimitPrompt());
+    QTest::mouseClick(m_panel->findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, 10000);
+    EXPECT_TRUE(m_panel->lastError().contains("at most 512")) << m_panel->lastError().toStdString();
+    ASSERT_EQ(length(), before.size()); // the panel still shows the old timeline...
+    // ...and the engine still has it: the next step is the one after it (it had cleared the timeline before the
+    // length check, so the step found none and failed).
+    stepOnce();
+    EXPECT_EQ(errors.count(), 1);
+    for (size_t i = 0; i < before.size(); ++i)
+        EXPECT_EQ(controller()->steps()[i]->token.id, before[i]) << "position " << i;
+    EXPECT_EQ(controller()->steps().back()->origin, TokenOrigin::Greedy);
+}
+
+TEST(DecodePanelEmpty, TheHeatmapSaysWhatToDoAndWhyAPromptWasRefused)
+{
+    DecodePanel panel;
+    panel.resize(1200, 760);
+    panel.flushRedraw();
+    EXPECT_TRUE(panel.heatmap()->titleText().startsWith("No attention yet: open a model that generates text"))
+        << panel.heatmap()->titleText().toStdString();
+    QSignalSpy opened(panel.controller(), &DecodeController::opened);
+    panel.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 30000);
+    panel.flushRedraw();
+    // A model is open: the heatmap asks for a prompt, not for a model (it said "open a model and type an input").
+    EXPECT_EQ(panel.heatmap()->titleText(), "No attention yet: type a prompt above and press Enter (or Step)");
+    QSignalSpy errors(&panel, &DecodePanel::errorShown);
+    panel.setPromptText(overLimitPrompt());
+    QTest::mouseClick(panel.findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, 10000);
+    panel.flushRedraw();
+    const QString title = panel.heatmap()->titleText();
+    EXPECT_TRUE(title.startsWith("No attention: the prompt has ")) << title.toStdString();
+    EXPECT_TRUE(title.contains("the model takes at most 512")) << title.toStdString();
+    EXPECT_TRUE(title.endsWith("Edit the prompt and press Enter to try again.")) << title.toStdString();
+}
+
 } // namespace
 } // namespace attn::ui

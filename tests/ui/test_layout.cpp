@@ -2,8 +2,9 @@
 // Layout at the sizes people use (1024x700, 1280x800, 2560x1440), every tab, on stories260K with a long input:
 // the window fits, plots keep a readable size, no two buttons overlap, no visible widget is squeezed below its
 // minimum size hint; the Model dock's text wraps instead of scrolling sideways, and so do the logit-lens tables (the
-// Decode tab's beside its plots, the Logit lens tab's) once they show a readout. The demos cover the Vision and
-// Alignment tabs, the hf-tiny Mixtral (with a word-level tokenizer this test writes) the Router tab.
+// Decode tab's beside its plots, the Logit lens tab's) once they show a readout, every top token readable in its cell.
+// The demos cover the Vision and Alignment tabs, the hf-tiny Mixtral (with a word-level tokenizer this test writes)
+// the Router tab.
 // AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at. LayoutScale runs the 1280x800
 // cases again in a child process at QT_SCALE_FACTOR=2 (a 2560x1600 HiDPI screen): the same geometry must hold.
 #include "align/alignment_panel.h"
@@ -23,8 +24,10 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFontMetrics>
 #include <QPlainTextEdit>
 #include <QScrollBar>
+#include <QStyle>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -95,6 +98,23 @@ void checkTab(QWidget& tab, const std::string& where)
     }
 }
 
+/// Every top-token cell of a lens table shows its whole text: wrapped at the column's width (as the item view
+/// draws it, inside its text margins), it is no wider than the column and no taller than its row. (A table without
+/// rows is a model without a lens; checkEveryTab waits for the rows of those that have one.)
+void expectLensTokensRead(const QTableWidget& table, const std::string& where)
+{
+    const int margin = table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1;
+    const int width = table.columnWidth(2) - 2 * margin;
+    for (int r = 0; r < table.rowCount(); ++r) {
+        const QString text = table.item(r, 2)->text();
+        ASSERT_FALSE(text.isEmpty()) << where << " row " << r;
+        const QRect need = QFontMetrics(table.font()).boundingRect(QRect(0, 0, width, 1 << 20), Qt::TextWordWrap, text);
+        EXPECT_LE(need.width(), width) << where << " row " << r << ": '" << text.toStdString() << "' is cut";
+        EXPECT_LE(need.height(), table.rowHeight(r)) << where << " row " << r << ": '" << text.toStdString()
+                                                    << "' is taller than its row";
+    }
+}
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
@@ -133,12 +153,13 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_FALSE(info->horizontalScrollBar()->isVisible())
                 << name.toStdString() << ": the Model dock scrolls sideways";
         }
-        // The lens tables' token column elides (the whole text is the cell's tooltip): a horizontal scrollbar hid
-        // the tokens beside the Decode tab's plots at 1024 px.
+        // The lens tables' token column wraps: a horizontal scrollbar hid the tokens beside the Decode tab's plots
+        // at 1024 px, and elided cells showed them only in tooltips.
         for (const char* table : { "decodeLensTable", "lensTable" })
             if (const auto* lens = tabs->widget(i)->findChild<QTableWidget*>(table); lens && lens->isVisible()) {
                 EXPECT_FALSE(lens->horizontalScrollBar()->isVisible())
                     << name.toStdString() << ": the table " << table << " scrolls sideways";
+                expectLensTokensRead(*lens, name.toStdString() + " " + table);
             }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One selection: the head chosen in the toolbar, in the Decode tab's attention strip or in the all-heads grid is
 // the head that the toolbar, the heatmap, the head view and the Decode tab's strip and heatmap all show. The token
-// range set in the toolbar or by zooming the heatmap is the one the heatmap, head view and model view show.
+// range set in the toolbar or by zooming the heatmap is the one the heatmap, head view and model view show; on the
+// Decode tab the toolbar's range is the decoded text's, shown by the tab's heatmap and strip.
 #include "decode/attention_strip_view.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -16,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QToolBar>
@@ -100,9 +102,9 @@ ShownRange shownRange(MainWindow& window)
     return r;
 }
 
-TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView)
+/// `window` at 1280x800 on stories260K, with a four-sentence story run.
+void showAStory(MainWindow& window)
 {
-    MainWindow window;
     window.resize(1280, 800);
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
@@ -110,6 +112,13 @@ TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView
     QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, 30000);
     window.setInputText("Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy.");
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 30000);
+}
+
+TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView)
+{
+    MainWindow window;
+    showAStory(window);
+    ASSERT_NE(window.snapshot(), nullptr);
     const int64_t n = window.snapshot()->numKeys();
     ASSERT_GT(n, 30);
     window.tabs()->setCurrentIndex(window.tabs()->indexOf(window.modelView()->parentWidget()->parentWidget()));
@@ -158,6 +167,70 @@ TEST(OneSelection, TheTokenRangeIsOneAcrossTheToolbarHeatmapHeadViewAndModelView
     EXPECT_TRUE(window.tokenLink()->range().all());
     EXPECT_EQ(bar->fromBox()->value(), 0);
     EXPECT_EQ(bar->toBox()->value(), window.snapshot()->numKeys() - 1);
+}
+
+TEST(OneSelection, OnTheDecodeTabTheToolbarsRangeIsTheDecodedTextsAndDrivesItsHeatmapAndStrip)
+{
+    MainWindow window;
+    showAStory(window);
+    ASSERT_NE(window.snapshot(), nullptr);
+    const int64_t inputTokens = window.snapshot()->numKeys();
+    DecodePanel* decode = window.decodePanel();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->info() != nullptr, 30000);
+    window.tabs()->setCurrentWidget(decode);
+    decode->setPromptText("Once upon a time");
+    decode->findChild<QPushButton*>("promptButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(decode->controller()->steps().size() > 3, 10000);
+    for (int i = 0; i < 6; ++i) {
+        const size_t before = decode->controller()->steps().size();
+        decode->stepButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(decode->controller()->steps().size(), before + 1, 10000);
+    }
+    const auto positions = static_cast<int64_t>(decode->controller()->steps().size());
+    QTRY_COMPARE_WITH_TIMEOUT(decode->heatmapPositions(), positions, 10000);
+    decode->flushRedraw();
+    QTRY_COMPARE_WITH_TIMEOUT(decode->strip()->image().width(), positions, 10000); // the newest step's rows
+    ASSERT_NE(positions, inputTokens); // else the counts below could not tell the two sequences apart
+
+    // The bar addresses the decoded text: its label says so and it counts the timeline's positions.
+    TokenRangeBar* bar = window.rangeBar();
+    EXPECT_TRUE(bar->isEnabled());
+    EXPECT_EQ(bar->sequenceText(), "decoded:");
+    EXPECT_EQ(bar->toBox()->maximum(), positions - 1);
+    EXPECT_EQ(bar->toBox()->value(), positions - 1);
+
+    // Toolbar -> Decode tab: its heatmap and strip show positions 2..5; the main input's range is untouched.
+    bar->fromBox()->setValue(2);
+    bar->toBox()->setValue(5);
+    const QCustomPlot* plot = decode->heatmap()->plot();
+    EXPECT_DOUBLE_EQ(plot->xAxis->range().lower, 1.5);
+    EXPECT_DOUBLE_EQ(plot->xAxis->range().upper, 5.5);
+    EXPECT_DOUBLE_EQ(plot->yAxis->range().lower, 1.5);
+    EXPECT_DOUBLE_EQ(plot->yAxis->range().upper, 5.5);
+    EXPECT_EQ(decode->strip()->shownKeys(), (std::pair<int64_t, int64_t> { 2, 6 }));
+    EXPECT_TRUE(window.tokenLink()->range().all());
+    EXPECT_DOUBLE_EQ(window.heatmapView()->plot()->xAxis->range().upper, static_cast<double>(inputTokens) - 0.5);
+
+    // Decode tab -> toolbar: zooming its heatmap moves the bar, and the strip follows.
+    decode->heatmap()->plot()->xAxis->setRange(0.5, 3.5);
+    decode->heatmap()->plot()->yAxis->setRange(0.5, 3.5);
+    EXPECT_EQ(bar->fromBox()->value(), 1);
+    EXPECT_EQ(bar->toBox()->value(), 3);
+    EXPECT_EQ(decode->strip()->shownKeys(), (std::pair<int64_t, int64_t> { 1, 4 }));
+
+    // Another tab: the bar is the main input's again, at its whole range; back on Decode, the tab's own range.
+    window.tabs()->setCurrentWidget(window.heatmapView());
+    EXPECT_EQ(bar->sequenceText(), "input:");
+    EXPECT_EQ(bar->toBox()->maximum(), inputTokens - 1);
+    EXPECT_EQ(bar->fromBox()->value(), 0);
+    EXPECT_EQ(bar->toBox()->value(), inputTokens - 1);
+    window.tabs()->setCurrentWidget(decode);
+    EXPECT_EQ(bar->sequenceText(), "decoded:");
+    EXPECT_EQ(bar->fromBox()->value(), 1);
+    EXPECT_EQ(bar->toBox()->value(), 3);
+    bar->allButton()->click();
+    EXPECT_EQ(decode->strip()->shownKeys(), (std::pair<int64_t, int64_t> { 0, positions }));
+    EXPECT_DOUBLE_EQ(plot->xAxis->range().upper, static_cast<double>(positions) - 0.5);
 }
 
 } // namespace

@@ -61,6 +61,17 @@ void AttentionStripView::setCurrent(int64_t layer, int64_t head)
     update();
 }
 
+void AttentionStripView::setRange(TokenRange range)
+{
+    m_range = range;
+    update();
+}
+
+std::pair<int64_t, int64_t> AttentionStripView::shownKeys() const
+{
+    return m_image.isNull() ? std::pair<int64_t, int64_t> {} : m_range.span(true, m_image.width());
+}
+
 QSize AttentionStripView::sizeHint() const
 {
     const int layers = m_layers > 0 ? static_cast<int>(m_layers) : 4;
@@ -84,7 +95,7 @@ void AttentionStripView::paintEvent(QPaintEvent*)
         return;
     }
     const int64_t layers = m_layers, heads = m_heads;
-    const int keys = m_image.width();
+    const auto [k0, k1] = shownKeys();
     for (int64_t h = 0; h < heads; ++h) {
         const QRect r = cellRect(0, h);
         p.drawText(QRect(r.left(), 0, r.width(), kTop), Qt::AlignCenter, QString("H%1").arg(h));
@@ -95,7 +106,8 @@ void AttentionStripView::paintEvent(QPaintEvent*)
             QRect(0, r0.top(), kLeft - 2, r0.height()), Qt::AlignVCenter | Qt::AlignRight, QString("L%1").arg(l));
         for (int64_t h = 0; h < heads; ++h) {
             const QRect r = cellRect(l, h);
-            p.drawImage(r, m_image, QRect(0, static_cast<int>(l * heads + h), keys, 1));
+            const QRect keys(static_cast<int>(k0), static_cast<int>(l * heads + h), static_cast<int>(k1 - k0), 1);
+            p.drawImage(r, m_image, keys);
             if (l == m_layer && h == m_head) {
                 p.setPen(QPen(QColor(230, 120, 30), 2));
                 p.drawRect(r.adjusted(-1, -1, 1, 1));

@@ -2,6 +2,7 @@
 #pragma once
 #include "session/decode_step.h"
 #include "plots/colormaps.h"
+#include "widgets/token_link.h"
 
 #include <QImage>
 #include <QWidget>
@@ -9,7 +10,7 @@
 namespace attn::ui {
 
 /// The attention row of one step for every layer (down) and head (across): each cell is that head's row over all
-/// keys so far, left = first token, scaled to the row's maximum. Click selects a head.
+/// keys so far (or of the token range's keys), left = first token, scaled to the row's maximum. Click selects a head.
 class AttentionStripView : public QWidget {
     Q_OBJECT
 public:
@@ -21,6 +22,10 @@ public:
     /// Per layer [heads, keys]: the rows to show (derived for the current step on the engine thread).
     void setRows(const std::vector<Tensor>& rows);
     void setCurrent(int64_t layer, int64_t head);
+    /// The keys each cell shows: those of `range` (all by default).
+    void setRange(attn::ui::TokenRange range);
+    /// The keys shown, [begin, end) (empty without rows).
+    std::pair<int64_t, int64_t> shownKeys() const;
     int64_t layer() const { return m_layer; }
     int64_t head() const { return m_head; }
     const QImage& image() const { return m_image; }
@@ -41,6 +46,7 @@ private:
     int64_t m_heads = 0;
     int64_t m_layer = 0;
     int64_t m_head = 0;
+    TokenRange m_range;
 };
 
 } // namespace attn::ui

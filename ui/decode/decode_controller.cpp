@@ -152,10 +152,11 @@ void DecodeController::prompt(const QString& text)
 {
     stopRun();
     clearBranches(); // branches belong to one prompt
+    // The timeline clears itself once the prompt is accepted: a refused one (over the context, no tokens) leaves
+    // the engine's steps as the panel still shows them, and Step goes on from there.
     edit([text = text.toStdString()](DecodeTimeline& t, Change& c) {
-        t.clear();
-        c.keep = 0;
         c.added = t.prompt(t.encode(text));
+        c.keep = 0;
     });
 }
 
@@ -164,9 +165,8 @@ void DecodeController::promptIds(const std::vector<int64_t>& ids)
     stopRun();
     clearBranches();
     edit([ids](DecodeTimeline& t, Change& c) {
-        t.clear();
-        c.keep = 0;
         c.added = t.prompt(ids);
+        c.keep = 0;
     });
 }
 

@@ -55,6 +55,11 @@ QString attentionNotes(const DecodeModelInfo& info)
 
 } // namespace
 
+namespace {
+const char* const kNoModel
+    = QT_TRANSLATE_NOOP("DecodePanel", "No attention yet: open a model that generates text (File > Open)");
+} // namespace
+
 DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     : QWidget(parent)
     , m_controller(new DecodeController(engine, this))
@@ -73,6 +78,8 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     m_link = new TokenLink(this); // hovering a chip or a cell highlights that position in both
     m_chips->setLink(m_link, TokenChipsView::Side::Source);
     m_heatmap->setLink(m_link);
+    m_heatmap->setPlaceholder(tr(kNoModel));
+    connect(m_link, &TokenLink::rangeChanged, m_strip, &AttentionStripView::setRange); // the heatmap's zoom too
     m_kv = new KvCacheView;
     m_timeline = new TimelineView;
     m_lensView = new DecodeLensView(m_controller->engine());
@@ -115,6 +122,7 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
 
     connect(m_controller, &DecodeController::opened, this, [this](DecodeInfoPtr info) {
         m_kv->setInfo(*info);
+        m_heatmap->setPlaceholder(tr("No attention yet: type a prompt above and press Enter (or Step)"));
         m_topK->setMaximum(static_cast<int>(info->vocabSize));
         m_prompt->setPlaceholderText(info->hasTokenizer ? tr("Prompt text, Enter starts (empty = just the start token)")
                                                         : tr("Token ids separated by spaces, Enter starts (no tokenizer)"));
@@ -154,6 +162,7 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
         if (positions != m_current + 1) return; // scrubbed elsewhere meanwhile; a newer request follows
         m_heatmapPositions = positions;
         m_heatmap->setSnapshot(std::move(snapshot));
+        emit positionsShown(positions);
     });
     connect(m_chart, &ProbabilityChart::candidateClicked, this, [this](qint64 position, qint64 token) {
         m_follow = true;
@@ -304,6 +313,9 @@ void DecodePanel::closeModel()
     m_follow = true;
     m_heatmapPositions = m_requestedPositions = -1;
     m_heatmap->setSnapshot(nullptr);
+    m_heatmap->setPlaceholder(tr(kNoModel));
+    m_link->setRange({});
+    emit positionsShown(0);
     m_lensView->setModelPath({});
     m_status->setText(tr("Open a decoder model (File > Open) to decode step by step"));
 }
@@ -433,6 +445,8 @@ void DecodePanel::showError(const QString& message)
 {
     m_lastError = message;
     m_status->setText(tr("Error: %1").arg(message));
+    // Shown where no earlier step's heatmap stays (a refused prompt keeps the timeline it would have replaced).
+    m_heatmap->setPlaceholder(tr("No attention: %1. Edit the prompt and press Enter to try again.").arg(message));
     emit errorShown(message);
 }
 

@@ -63,7 +63,8 @@ public:
     DecodeLensView* lensView() const { return m_lensView; }
     HeatmapView* heatmap() const { return m_heatmap; }
     TokenChipsView* tokenChips() const { return m_chips; }
-    /// The tab's own linked hover: its chips and its heatmap (positions of this timeline, not the main input's).
+    /// The tab's own linked hover and token range: its chips, heatmap and strip (positions of this timeline, not the
+    /// main input's). The window's toolbar edits this range while the tab is shown.
     TokenLink* tokenLink() const { return m_link; }
     KvCacheView* kvCache() const { return m_kv; }
     TimelineView* timeline() const { return m_timeline; }
@@ -80,6 +81,8 @@ signals:
     void headSelected(qint64 layer, qint64 head);
     /// The views show a new state of the timeline (after the coalesced redraw).
     void redrawn();
+    /// The heatmap shows `positions` tokens of the timeline (0: none); the toolbar's range counts them.
+    void positionsShown(qint64 positions);
     /// Lens: the logit lens of the tokens up to the step shown (the window opens its Logit lens tab on them).
     void lensRequested(const std::vector<attn::TokenChip>& tokens);
 

@@ -21,18 +21,16 @@ QTableWidget* newLensTable()
                                   "p(chosen) is the probability of the token the model finally predicts here"));
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // The tokens take the width the names and probabilities leave, one line elided at its end (the whole list is the
-    // cell's tooltip): sized to their text, the column pushed the table into a sideways scroll beside the Decode
-    // tab's plots at 1024 px.
+    // The tokens take the width the names and probabilities leave and wrap onto as many lines as they need, each row
+    // as tall as its text: sized to their text, the column pushed the table into a sideways scroll beside the Decode
+    // tab's plots at 1024 px, and elided, a user read the top tokens only by hovering each cell.
     table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
-    table->setWordWrap(false);
-    // One line per readout, and names read from the left: centred, the tokens' header was clipped at both ends.
-    table->verticalHeader()->setMinimumSectionSize(table->fontMetrics().height() + 4);
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+    table->setWordWrap(true);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Names read from the left: centred, the tokens' header was clipped at both ends.
     table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    table->setTextElideMode(Qt::ElideRight);
     return table;
 }
 
@@ -48,7 +46,8 @@ void fillLensTable(QTableWidget* table, const LensResult& result, int64_t positi
         for (size_t r = 0; r < top.size(); ++r) {
             const QString token = shownToken(result.text, top[r].id);
             if (r < shown)
-                tokens << QStringLiteral("%1 %2").arg(token).arg(top[r].probability, 0, 'f', compact ? 2 : 3);
+                // A no-break space: a line ends between two tokens, never between a token and its probability.
+                tokens << QStringLiteral("%1\u00A0%2").arg(token).arg(top[r].probability, 0, 'f', compact ? 2 : 3);
             every << QStringLiteral("%1  %2").arg(top[r].probability, 0, 'f', 3).arg(token);
         }
         QString name;
@@ -63,7 +62,7 @@ void fillLensTable(QTableWidget* table, const LensResult& result, int64_t positi
         table->setItem(
             row, 1, new QTableWidgetItem(QString::number(lens.chosenProbability.data()[l * n + position], 'g', 4)));
         auto* topItem = new QTableWidgetItem(tokens.join(", "));
-        topItem->setToolTip(every.join('\n')); // every top token at 3 decimals, also where the cell is elided
+        topItem->setToolTip(every.join('\n')); // every top token at 3 decimals, one a line
         table->setItem(row, 2, topItem);
     }
 }

@@ -9,7 +9,7 @@ class QTableWidget;
 namespace attn::ui {
 
 /// A read-only table with the columns "read after", "p(chosen)" and "top next tokens"; the last fills the width left
-/// and elides, its tooltip listing every top token.
+/// and wraps (rows grow to their text), so the top tokens read without hovering.
 QTableWidget* newLensTable();
 /// Fills `table` for `position` of `result`. Compact (a narrow view): short row names and the top three tokens at 2
 /// decimals; otherwise every top token at 3. p(chosen) has 4 significant digits.

@@ -10,9 +10,12 @@ namespace attn::ui {
 
 TokenRangeBar::TokenRangeBar(TokenLink* link, QWidget* parent)
     : QWidget(parent)
-    , m_link(link)
 {
     setObjectName("tokenRangeBar");
+    m_sequence = new QLabel;
+    m_sequence->setObjectName("rangeSequence");
+    m_sequence->setToolTip(tr("Whose positions the range counts: on the Decode tab the decoded text's (prompt and new "
+                              "tokens), on every other tab the main input's"));
     m_from = new QSpinBox;
     m_from->setObjectName("rangeFrom");
     m_from->setPrefix(tr("tokens "));
@@ -30,6 +33,7 @@ TokenRangeBar::TokenRangeBar(TokenLink* link, QWidget* parent)
     m_all->setToolTip(tr("Show every token again in every view"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 0, 0, 0);
+    layout->addWidget(m_sequence);
     layout->addWidget(m_from);
     layout->addWidget(m_to);
     layout->addWidget(m_rows);
@@ -37,12 +41,17 @@ TokenRangeBar::TokenRangeBar(TokenLink* link, QWidget* parent)
     connect(m_from, &QSpinBox::valueChanged, this, &TokenRangeBar::edited);
     connect(m_to, &QSpinBox::valueChanged, this, &TokenRangeBar::edited);
     connect(m_all, &QToolButton::clicked, this, [this] { m_link->setRange({}); });
-    connect(m_link, &TokenLink::rangeChanged, this, &TokenRangeBar::showRange);
-    setLengths(0, 0);
+    address(link, 0, 0, tr("input:"));
 }
 
-void TokenRangeBar::setLengths(int64_t queries, int64_t keys)
+void TokenRangeBar::address(TokenLink* link, int64_t queries, int64_t keys, const QString& sequence)
 {
+    if (link != m_link) {
+        if (m_link) disconnect(m_link, nullptr, this, nullptr);
+        m_link = link;
+        connect(m_link, &TokenLink::rangeChanged, this, &TokenRangeBar::showRange);
+    }
+    m_sequence->setText(sequence);
     m_queries = queries;
     m_keys = keys;
     {
@@ -58,6 +67,11 @@ void TokenRangeBar::setApplies(bool applies)
 {
     m_applies = applies;
     setEnabled(m_keys > 0 && m_applies);
+}
+
+QString TokenRangeBar::sequenceText() const
+{
+    return m_sequence->text();
 }
 
 QString TokenRangeBar::rowsText() const

@@ -10,16 +10,20 @@ class QToolButton;
 
 namespace attn::ui {
 
-/// The toolbar's one view of the shared token range: "tokens from – to" (the keys; self-attention's queries are the
-/// same), "rows a–b" when the range's queries are other positions (a heatmap zoomed off the diagonal), and All.
-/// Editing it zooms every view; zooming a view updates it.
+/// The toolbar's one view of the shared token range: which sequence it addresses ("input:" or "decoded:"), "tokens
+/// from – to" (the keys; self-attention's queries are the same), "rows a–b" when the range's queries are other
+/// positions (a heatmap zoomed off the diagonal), and All. Editing it zooms every view of that sequence; zooming one
+/// of them updates it.
 class TokenRangeBar : public QWidget {
     Q_OBJECT
 public:
     explicit TokenRangeBar(TokenLink* link, QWidget* parent = nullptr);
 
-    /// The shown snapshot's queries and keys (0: no snapshot).
-    void setLengths(int64_t queries, int64_t keys);
+    /// Edits and shows `link`'s range over a snapshot of `queries` x `keys` (0: none), the positions of the sequence
+    /// `sequence` names (the bar's label): the main input's link, or on the Decode tab the decoded text's.
+    void address(TokenLink* link, int64_t queries, int64_t keys, const QString& sequence);
+    TokenLink* link() const { return m_link; }
+    QString sequenceText() const;
     /// Whether the current tab shows the range (the heatmap, head view and model view do); elsewhere it is greyed.
     void setApplies(bool applies);
     QSpinBox* fromBox() const { return m_from; }
@@ -32,7 +36,8 @@ private:
     void showRange();
     void edited();
 
-    TokenLink* m_link;
+    TokenLink* m_link = nullptr;
+    QLabel* m_sequence = nullptr;
     QSpinBox* m_from = nullptr;
     QSpinBox* m_to = nullptr;
     QLabel* m_rows = nullptr;
