@@ -4,16 +4,30 @@
 # a crash is written to build/fuzz/crashes/TARGET/ and makes this script exit 1 (copy it to
 # tests/fuzz/regressions/TARGET/ once fixed, where ctest replays it).
 # The recipe, workspace and image targets need Qt 6 (the files the app parses with Qt).
-#   usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+# Long campaigns: --rounds N runs the targets in turn N times, one process at a time, each round resuming from the
+# corpus the last one grew. Every run appends "date target seconds runs result" to build/fuzz/ledger.tsv, so hours
+# accumulate over many invocations; --totals prints the sum per target (and runs nothing).
+#   usage: scripts/fuzz.sh [--rounds N] [SECONDS] [TARGET...]
+#          scripts/fuzz.sh --totals
 #   targets: safetensors config tokenizer llama2c npy alignment gguf recipe workspace image
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=build/fuzz
+ledger=$build/ledger.tsv
+rounds=1
+case ${1:-} in
+--totals)
+  [ -f "$ledger" ] || { echo "fuzz.sh: no $ledger yet" >&2; exit 1; }
+  awk -F'\t' '{ s[$2] += $3; n[$2] += $4; if ($5 != "ok") f[$2]++ } END {
+    for (t in s) printf "%-12s %8d s %12d runs %3d findings\n", t, s[t], n[t], f[t] }' "$ledger" | sort
+  exit 0 ;;
+--rounds) rounds=$2; shift 2 ;;
+esac
 seconds=${1:-60}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(safetensors config tokenizer llama2c npy alignment gguf recipe workspace image)
 shared=${ATTNSCOPE_SHARED:-$(cd .. && pwd)/shared}
-build=build/fuzz
 flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -69,6 +83,7 @@ seed image '\x01' /usr/share/qt6/doc/global/template/images/*.jpg /usr/share/doc
 seed image '\x04' "$build/tiny.ppm"
 
 status=0
+for ((round = 1; round <= rounds; round++)); do
 for t in "${targets[@]}"; do
   mkdir -p "$build/crashes/$t"
   touch "$build/$t.start"
@@ -83,12 +98,15 @@ for t in "${targets[@]}"; do
   case $t in llama2c | gguf) max_len=1100000 ;; esac # the stories260K seeds are ~1 MB
   regressions=()
   [ -d "tests/fuzz/regressions/$t" ] && regressions=("tests/fuzz/regressions/$t")
-  echo "fuzz.sh: $t for ${seconds}s"
+  echo "fuzz.sh: $t for ${seconds}s (round $round of $rounds)"
+  begin=$(date +%s)
+  result=ok
   # -rss_limit_mb: an input that makes a loader allocate more than 2 GB is a finding (issue 20's budget).
   if ! "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=$max_len \
       -artifact_prefix="$build/crashes/$t/" -print_final_stats=1 "${dict[@]}" "$build/corpus/$t" "${regressions[@]}" \
       2>"$build/$t.log"; then
     status=1
+    result=finding
     echo "fuzz.sh: $t FOUND A CRASH: see $build/$t.log and $build/crashes/$t/" >&2
     # CI keeps only the console: print the report itself, and the input as hex, so a finding can be replayed.
     grep -v '^#\|^"\|^  *"\|^INFO:\|^\[' "$build/$t.log" | tail -n 60 >&2 || true
@@ -98,5 +116,8 @@ for t in "${targets[@]}"; do
   fi
   grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$build/$t.log" | tr '\n' ' '
   echo
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$t.log")
+  printf '%s\t%s\t%d\t%d\t%s\n' "$(date -u +%FT%TZ)" "$t" $(($(date +%s) - begin)) "${runs:-0}" $result >>"$ledger"
+done
 done
 exit $status
