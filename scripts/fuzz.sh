@@ -53,6 +53,30 @@ printf '{"metadata":{},"weight_map":{"w":"model-00001-of-00001.safetensors"}}' >
 seed safetensors '\x01' "$build/index.json"
 seed config '' "$tiny"/*/config.json resources/models/*/config.json "$tiny/vit/preprocessor_config.json"
 seed tokenizer '\x00' "$shared/models/gpt2-bpe-tokenizer/encoder.json"
+# No tokenizer.json lies in ../shared: two are built from the gpt2 fixture's vocab.json + merges.txt, so the fuzzer
+# starts inside the BPE reader (pre-tokenizer forms, added tokens, the post-processor kinds) rather than at its door.
+/usr/bin/python3 - "$tiny/gpt2" "$build" <<'PY'
+import json, sys
+src, out = sys.argv[1:]
+vocab = json.load(open(src + "/vocab.json"))
+merges = [l for l in open(src + "/merges.txt").read().splitlines()[1:] if l]
+eos = {"id": "<|endoftext|>", "ids": [vocab["<|endoftext|>"]], "tokens": ["<|endoftext|>"]}
+added = [{"id": vocab["<|endoftext|>"], "content": "<|endoftext|>", "special": True}]
+template = {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}},
+            {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}], "pair": [{"Sequence": {"id": "A", "type_id": 0}},
+            {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {"<|endoftext|>": eos}}
+split = {"type": "Sequence", "pretokenizers": [{"type": "Split", "behavior": "Isolated", "invert": False, "pattern": {
+    "Regex": "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"}},
+    {"type": "ByteLevel", "add_prefix_space": True, "use_regex": False}]}
+roberta = {"type": "RobertaProcessing", "sep": ["<|endoftext|>", vocab["<|endoftext|>"]], "cls": ["<|endoftext|>", vocab["<|endoftext|>"]]}
+for name, pre, post, m in (("tokenizer-template.json", {"type": "ByteLevel", "add_prefix_space": False}, template,
+                            merges), ("tokenizer-roberta.json", split, roberta, [x.split(" ") for x in merges])):
+    json.dump({"version": "1.0", "added_tokens": added, "normalizer": None, "pre_tokenizer": pre, "post_processor": post,
+               "model": {"type": "BPE", "vocab": vocab, "merges": m, "unk_token": None, "ignore_merges": False}},
+              open(out + "/" + name, "w"))
+PY
+seed tokenizer '\x00' "$build"/tokenizer-{template,roberta}.json
 seed tokenizer '\x01' "$tiny/gpt2/vocab.json"
 seed tokenizer '\x02' "$tiny/bert/vocab.txt"
 seed tokenizer '\x03' "$shared/models/stories260K/tok512.bin"
