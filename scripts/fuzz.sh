@@ -84,6 +84,7 @@ seed tokenizer '\x04' "$shared/models/stories260K/tok512.model"
 seed tokenizer '\x05' "$tiny"/{gpt2,bert}/tokenizer_config.json
 printf '>>fr<< hello >>de<<\n>>x' >"$build/marian-text.txt"
 seed tokenizer '\x06' "$build/marian-text.txt"
+seed tokenizer '\x07' resources/models/demo-translate-marian/vocab.json
 seed llama2c '' "$shared/models/stories260K/stories260K.bin" "$shared/models/stories260K/stories260K_v1.bin"
 seed npy '' "$tiny"/vit/golden/item0/*.npy "$shared/models/stories260K/reference_logits_first32_x512.npy"
 seed alignment '' "$shared/models/align-gold-hansards-fr-en/hansards37.a" resources/models/demo-translate-marian/heldout.align
