@@ -350,6 +350,25 @@ def llama2c_header(raw: bytes, **fields):
     return struct.pack("<7i", *values) + raw[28:]
 
 
+# ---------------------------------------------------------------- GGUF
+
+
+def gguf_with_long_key_array(d: Path):
+    """The genuine stories260K Q8_0 GGUF with one more metadata key in front: a 400,000-byte name holding an array of
+    400,000 uint8. The reader built a message text holding the key for every element (160 GB of copying, minutes);
+    it must load in a second. The extra bytes are a multiple of 64, so the tensor data stays aligned."""
+    d.mkdir(parents=True, exist_ok=True)
+    raw = (SHARED / "fixtures" / "gguf" / "stories260K" / "stories260K-Q8_0.gguf").read_bytes()
+    key = b"k" * 400000
+    n = 400000
+    n += (-(8 + len(key) + 4 + 4 + 8 + n)) % 64
+    kv = struct.pack("<Q", len(key)) + key + struct.pack("<IIQ", 9, 0, n) + b"\x01" * n
+    magic, version, tensors, kvs = struct.unpack("<4sIQQ", raw[:24])
+    target = d / "model.gguf"
+    target.write_bytes(struct.pack("<4sIQQ", magic, version, tensors, kvs + 1) + kv + raw[24:])
+    return target
+
+
 # ---------------------------------------------------------------- alignment files
 
 
@@ -632,6 +651,9 @@ CASES = [
          "implausible vocab_size/seq_len"),
     Case("bin_fifo", bin_case(special="fifo"), ["info", "{dir}/model.bin"], "not a regular file", seconds=10),
     Case("bin_pickle", bin_case(lambda b: b"\x80\x02" + b[2:]), ["info", "{dir}/model.bin"], "this is a PyTorch pickle"),
+    # GGUF
+    Case("gguf_400k_key_over_400k_elements", gguf_with_long_key_array, ["info", "{dir}/model.gguf"], "", ok=True,
+         seconds=5),
     # alignment files
     Case("naacl_sentence_2e8", align_case("1 1 1 S\n200000000 1 1 S\n"), ALIGN,
          "sentence number 200000000 is larger than the file's 2 lines"),
