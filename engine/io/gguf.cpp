@@ -52,8 +52,10 @@ public:
     }
     std::string string(const std::string& what)
     {
-        const auto length = read<uint64_t>("the length of " + what);
-        need(length, what + " (" + std::to_string(length) + " bytes)");
+        // The descriptions are built only when a read fails: this runs for every string of a vocabulary.
+        if (remaining() < sizeof(uint64_t)) truncated("the length of " + what);
+        const auto length = read<uint64_t>(what);
+        if (length > remaining()) truncated(what + " (" + std::to_string(length) + " bytes)");
         std::string s(reinterpret_cast<const char*>(m_file.data() + m_pos), static_cast<size_t>(length));
         m_pos += length;
         return s;
@@ -77,10 +79,13 @@ public:
 private:
     void need(uint64_t bytes, const std::string& what) const
     {
-        if (bytes > remaining())
-            throw Error(m_file.path(),
-                "truncated: the file ends at byte " + std::to_string(m_file.size()) + " inside " + what + " (at byte "
-                    + std::to_string(m_pos) + ")");
+        if (bytes > remaining()) truncated(what);
+    }
+    [[noreturn]] void truncated(const std::string& what) const
+    {
+        throw Error(m_file.path(),
+            "truncated: the file ends at byte " + std::to_string(m_file.size()) + " inside " + what + " (at byte "
+                + std::to_string(m_pos) + ")");
     }
     const MappedFile& m_file;
     uint64_t m_pos = 0;
@@ -117,11 +122,26 @@ bool knownValueType(uint32_t t)
     return t <= static_cast<uint32_t>(GgufValueType::Float64);
 }
 
-GgufValue readValue(Cursor& in, GgufValueType type, const std::string& path, const std::string& key, int depth)
+/// What messages call one metadata value and its parts, built once per key: every element of an array (a vocabulary
+/// of 50,000 strings) shares them, so reading costs no copy of the key per element.
+struct ValueText {
+    explicit ValueText(const std::string& k)
+        : key(k)
+        , value("the value of '" + k + "'")
+        , elementType("the element type of '" + k + "'")
+        , count("the element count of '" + k + "'")
+    {
+    }
+    const std::string& key;
+    const std::string value, elementType, count;
+};
+
+GgufValue readValue(Cursor& in, GgufValueType type, const std::string& path, const ValueText& text, int depth)
 {
     GgufValue v;
     v.type = type;
-    const std::string what = "the value of '" + key + "'";
+    const std::string& key = text.key;
+    const std::string& what = text.value;
     switch (type) {
     case GgufValueType::Uint8:
         v.data = static_cast<uint64_t>(in.read<uint8_t>(what));
@@ -165,16 +185,15 @@ GgufValue readValue(Cursor& in, GgufValueType type, const std::string& path, con
     case GgufValueType::Array: {
         if (depth >= kMaxArrayNesting)
             throw Error(path, "key '" + key + "': arrays nested deeper than " + std::to_string(kMaxArrayNesting));
-        const auto elem = in.read<uint32_t>("the element type of '" + key + "'");
+        const auto elem = in.read<uint32_t>(text.elementType);
         if (!knownValueType(elem))
             throw Error(path, "key '" + key + "': unknown array element type " + std::to_string(elem));
         v.elementType = static_cast<GgufValueType>(elem);
-        const uint64_t n
-            = in.count(minValueBytes(v.elementType), kMaxArrayElements, "the element count of '" + key + "'");
+        const uint64_t n = in.count(minValueBytes(v.elementType), kMaxArrayElements, text.count);
         std::vector<GgufValue> items;
         items.reserve(static_cast<size_t>(n));
         for (uint64_t i = 0; i < n; ++i)
-            items.push_back(readValue(in, v.elementType, path, key, depth + 1));
+            items.push_back(readValue(in, v.elementType, path, text, depth + 1));
         v.data = std::move(items);
         break;
     }
@@ -276,7 +295,7 @@ void GgufFile::parse()
         const auto type = in.read<uint32_t>("the value type of '" + key + "'");
         if (!knownValueType(type))
             throw Error(file, "key '" + key + "' has unknown value type " + std::to_string(type));
-        GgufValue value = readValue(in, static_cast<GgufValueType>(type), file, key, 0);
+        GgufValue value = readValue(in, static_cast<GgufValueType>(type), file, ValueText(key), 0);
         if (!m_kvIndex.emplace(key, m_kv.size()).second) throw Error(file, "duplicate metadata key '" + key + "'");
         m_kv.emplace_back(std::move(key), std::move(value));
     }

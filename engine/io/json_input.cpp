@@ -129,4 +129,20 @@ std::string describeJson(const nlohmann::json& value)
     }
 }
 
+std::string jsonAccessMessage(const std::exception& e)
+{
+    std::string m = e.what();
+    if (m.rfind("[json.exception.", 0) == 0)
+        if (const size_t end = m.find("] "); end != std::string::npos) m = m.substr(end + 2);
+    const std::string at = "cannot use at() with ";
+    if (m.rfind(at, 0) == 0) {
+        const std::string type = m.substr(at.size());
+        return std::string("cannot look up a key or index in ") + (type == "array" || type == "object" ? "an " : "a ")
+            + type;
+    }
+    if (const size_t open = m.find('\''), close = m.rfind('\''); open != std::string::npos && close > open)
+        m = m.substr(0, open + 1) + shortened(m.substr(open + 1, close - open - 1)) + m.substr(close);
+    return m.size() > 300 ? m.substr(0, 300) + "..." : m;
+}
+
 } // namespace attn

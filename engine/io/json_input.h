@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,10 @@ nlohmann::json readUntrustedJson(const std::string& path, uint64_t maxBytes, con
 /// "\"abc...\"" (a string), "an array of 3 values", "an object with 2 keys", "the number 1.5": for messages about
 /// a value of the wrong type, never longer than ~60 characters whatever the value holds.
 std::string describeJson(const nlohmann::json& value);
+
+/// nlohmann's error for a value of the wrong type or a missing key or index (json::at, get), in words and without
+/// its "[json.exception.type_error.304]" tag: "key 'cls' not found", "cannot look up a key or index in a string",
+/// "type must be number, but is string". A quoted key is cut short like describeJson's strings.
+std::string jsonAccessMessage(const std::exception& e);
 
 } // namespace attn

@@ -46,6 +46,11 @@ BpeTokenizer::BpeTokenizer(Spec spec)
     : m_spec(std::move(spec))
 {
     m_special = m_spec.special;
+    // The post-processor's ids come from the file: refused when it loads, not at the first text with special tokens.
+    for (const std::vector<int64_t>* ids : { &m_spec.prefix, &m_spec.suffix, &m_spec.pairMiddle })
+        for (const int64_t id : *ids)
+            if (id < 0 || id >= vocabSize())
+                throw Error(m_spec.path, "special token id " + std::to_string(id) + " is outside the vocabulary");
     for (size_t id = 0; id < m_spec.vocab.size(); ++id)
         if (!m_spec.vocab[id].empty()) m_ids.emplace(m_spec.vocab[id], static_cast<int64_t>(id));
     const auto idOf = [&](const std::string& piece, size_t rank) {

@@ -233,6 +233,7 @@ void readPreTokenizer(const nlohmann::json& pt, BpeTokenizer::Spec& spec, const 
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTokenizerConfig& cfg)
 {
     const nlohmann::json j = parseJson(path);
+    std::string part = "model"; // the section being read, for messages about its structure
     try {
         const nlohmann::json& model = j.at("model");
         const std::string type = model.value("type", std::string("BPE"));
@@ -242,7 +243,9 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
         BpeTokenizer::Spec spec;
         spec.path = path;
         spec.mergesPath = path;
+        part = "pre_tokenizer";
         readPreTokenizer(j.value("pre_tokenizer", nlohmann::json()), spec, path);
+        part = "model";
         if (!model.value("continuing_subword_prefix", nlohmann::json()).is_null()
             || !model.value("end_of_word_suffix", nlohmann::json()).is_null())
             throw Error(path, "BPE with subword prefixes or suffixes is not supported");
@@ -251,7 +254,8 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
             if (m.is_string()) {
                 const std::string s = m.get<std::string>();
                 const size_t space = s.find(' ');
-                if (space == std::string::npos) throw Error(path, "merge '" + s + "' is not \"LEFT RIGHT\"");
+                if (space == std::string::npos)
+                    throw Error(path, "merge " + describeJson(m) + " is not \"LEFT RIGHT\"");
                 spec.merges.emplace_back(s.substr(0, space), s.substr(space + 1));
             } else {
                 spec.merges.emplace_back(m.at(0).get<std::string>(), m.at(1).get<std::string>());
@@ -259,6 +263,7 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
         }
         spec.ignoreMerges = model.value("ignore_merges", false);
         HfTokenizerConfig withAdded = cfg;
+        part = "added_tokens";
         for (const auto& a : j.value("added_tokens", nlohmann::json::array()))
             withAdded.addedTokens.push_back(
                 { a.at("id").get<int64_t>(), a.at("content").get<std::string>(), a.value("special", false), path });
@@ -266,10 +271,11 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
         if (model.contains("unk_token") && model["unk_token"].is_string())
             defaults["unk_token"] = model["unk_token"].get<std::string>();
         spec.special = resolveSpecials(withAdded, defaults, spec.vocab, spec.added, path);
+        part = "post_processor";
         readPostProcessor(j.value("post_processor", nlohmann::json()), spec, path);
         return std::make_unique<BpeTokenizer>(std::move(spec));
     } catch (const nlohmann::json::exception& e) {
-        throw Error(path, std::string("unexpected tokenizer.json structure: ") + e.what());
+        throw Error(path, "unexpected structure of tokenizer.json's '" + part + "': " + jsonAccessMessage(e));
     }
 }
 

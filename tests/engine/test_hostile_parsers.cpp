@@ -81,6 +81,29 @@ TEST(HostileJson, MessagesQuoteAShortPrefixOnly)
     EXPECT_LT(message.size(), 400u);
 }
 
+/// jsonAccessMessage of what `access` throws.
+template <class Fn> std::string accessMessageOf(Fn&& access)
+{
+    try {
+        access();
+    } catch (const nlohmann::json::exception& e) {
+        return jsonAccessMessage(e);
+    }
+    return "";
+}
+
+TEST(HostileJson, AccessErrorsAreInWordsWithoutNlohmannsTag)
+{
+    const nlohmann::json j = nlohmann::json::parse(R"({"a": "text", "b": [1]})");
+    EXPECT_EQ(accessMessageOf([&] { (void)j.at("a").at(0); }), "cannot look up a key or index in a string");
+    EXPECT_EQ(accessMessageOf([&] { (void)j.at("b").at("x"); }), "cannot look up a key or index in an array");
+    EXPECT_EQ(accessMessageOf([&] { (void)j.at("a").get<int64_t>(); }), "type must be number, but is string");
+    EXPECT_EQ(accessMessageOf([&] { (void)j.at("b").at(3); }), "array index 3 is out of range");
+    // A missing key from the file is quoted, cut to 40 characters.
+    const std::string key(100000, 'k');
+    EXPECT_EQ(accessMessageOf([&] { (void)j.at(key); }), "key '" + std::string(40, 'k') + "...' not found");
+}
+
 TEST(HostileFiles, OnlyRegularFilesWithinTheirCapAreRead)
 {
     char dirTemplate[] = "/tmp/attn-hostile-XXXXXX";

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Tokenizer files: the first byte picks the kind (tokenizer.json, vocab.json + merges.txt split at the first NUL,
-// vocab.txt, llama2.c tokenizer.bin, SentencePiece .model, tokenizer_config.json); a tokenizer that loads also
+// vocab.txt, llama2.c tokenizer.bin, SentencePiece .model, tokenizer_config.json, Marian text for its language-code
+// scan, a Marian vocab.json beside the demo's genuine source.spm and target.spm); a tokenizer that loads also
 // encodes and decodes a fixed text.
 #include "fuzz_target.h"
 #include "tokenizer/hf_tokenizer_config.h"
 #include "tokenizer/hf_vocab_files.h"
 #include "tokenizer/language_code.h"
 #include "tokenizer/llama2c_tokenizer.h"
+#include "tokenizer/marian_tokenizer.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 
 #include <filesystem>
@@ -15,11 +17,25 @@
 
 namespace {
 
+/// The scratch folder as a Marian tokenizer folder: the demo's SentencePiece models, copied once (only vocab.json,
+/// which maps their pieces to model ids, comes from the input).
+std::string marianFolder()
+{
+    namespace fs = std::filesystem;
+    static const std::string folder = [] {
+        const fs::path dir = attn::fuzz::scratchDir();
+        for (const char* name : { "source.spm", "target.spm" })
+            fs::copy_file(fs::path(AS_FUZZ_MARIAN_DIR) / name, dir / name, fs::copy_options::overwrite_existing);
+        return dir.string();
+    }();
+    return folder;
+}
+
 std::unique_ptr<attn::Tokenizer> load(uint8_t kind, const uint8_t* data, size_t size)
 {
     using attn::fuzz::writeScratch;
     const attn::HfTokenizerConfig none;
-    switch (kind % 7) {
+    switch (kind % 8) {
     case 0:
         return attn::loadTokenizerJson(writeScratch("tokenizer.json", data, size), none);
     case 1: {
@@ -42,6 +58,9 @@ std::unique_ptr<attn::Tokenizer> load(uint8_t kind, const uint8_t* data, size_t 
         attn::readHfTokenizerConfig(std::filesystem::path(cfg).parent_path().string());
         return nullptr;
     }
+    case 7:
+        writeScratch("vocab.json", data, size);
+        return std::make_unique<attn::MarianTokenizer>(marianFolder());
     default: {
         // Marian's language-code scan over arbitrary text.
         const std::string text(reinterpret_cast<const char*>(data), size);
@@ -62,7 +81,7 @@ AS_FUZZ_TARGET(tokenizer)
     std::filesystem::remove(std::filesystem::path(attn::fuzz::scratchDir()) / "tokenizer_config.json");
     const auto tok = load(data[0], data + 1, size - 1);
     if (!tok) return;
-    const auto tokens = tok->encode("Hello world, <s> ab\xc3\xa9 12", true);
+    const auto tokens = tok->encode(">>fr<< Hello world, <s> ab\xc3\xa9 12", true);
     std::vector<int64_t> ids;
     for (const auto& t : tokens)
         ids.push_back(t.id);

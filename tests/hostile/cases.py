@@ -269,6 +269,23 @@ def tok_json_case(edit):
     return build
 
 
+def post_processor(kind, ids=None, special="<|endoftext|>"):
+    """A tokenizer.json post-processor as transformers writes them, around the gpt2 fixture's <|endoftext|> (id 299):
+    TemplateProcessing adds it after the text, RobertaProcessing around it; `ids` overrides the special's ids."""
+    eos = ids if ids is not None else [299]
+    if kind == "template":
+        return {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": special, "type_id": 0}}],
+                "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": eos, "tokens": ["<|endoftext|>"]}}}
+    return {"type": "RobertaProcessing", "sep": ["<|endoftext|>", eos[0]], "cls": ["<|endoftext|>", eos[0]]}
+
+
+def edited(tj, **changes):
+    """tj with top-level keys replaced (for tok_json_case edits that are expressions)."""
+    tj.update(changes)
+    return tj
+
+
 def with_vocab_size(n, build_case):
     """build_case, then config.json's vocab_size set to n (for a tokenizer larger than the fixture's)."""
 
@@ -331,6 +348,25 @@ def llama2c_header(raw: bytes, **fields):
     for k, v in fields.items():
         values[names.index(k)] = v
     return struct.pack("<7i", *values) + raw[28:]
+
+
+# ---------------------------------------------------------------- GGUF
+
+
+def gguf_with_long_key_array(d: Path):
+    """The genuine stories260K Q8_0 GGUF with one more metadata key in front: a 400,000-byte name holding an array of
+    400,000 uint8. The reader built a message text holding the key for every element (160 GB of copying, minutes);
+    it must load in a second. The extra bytes are a multiple of 64, so the tensor data stays aligned."""
+    d.mkdir(parents=True, exist_ok=True)
+    raw = (SHARED / "fixtures" / "gguf" / "stories260K" / "stories260K-Q8_0.gguf").read_bytes()
+    key = b"k" * 400000
+    n = 400000
+    n += (-(8 + len(key) + 4 + 4 + 8 + n)) % 64
+    kv = struct.pack("<Q", len(key)) + key + struct.pack("<IIQ", 9, 0, n) + b"\x01" * n
+    magic, version, tensors, kvs = struct.unpack("<4sIQQ", raw[:24])
+    target = d / "model.gguf"
+    target.write_bytes(struct.pack("<4sIQQ", magic, version, tensors, kvs + 1) + kv + raw[24:])
+    return target
 
 
 # ---------------------------------------------------------------- alignment files
@@ -558,6 +594,32 @@ CASES = [
     Case("tokjson_60k_added_tokens", with_vocab_size(60300, tok_json_case(lambda tj: tj["added_tokens"].extend(
         {"id": 300 + i, "content": "<a%d>" % i, "special": False} for i in range(60000)))),
          TOK + ["--tokenizer", "{dir}/tokenizer.json"], "", ok=True, seconds=3),  # 0.6 s now, 6 s before
+    # Post-processors and added tokens (the parts the tokenizer.json fuzz seeds reach): ids from the file are checked
+    # against the vocabulary, and a wrong shape is reported by section, in words.
+    Case("tokjson_template_special_id_huge", tok_json_case(lambda tj: edited(
+        tj, post_processor=post_processor("template", ids=[999999999]))), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "special token id 999999999 is outside the vocabulary"),
+    Case("tokjson_roberta_negative_id", tok_json_case(lambda tj: edited(
+        tj, post_processor=post_processor("roberta", ids=[-7]))), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "special token id -7 is outside the vocabulary"),
+    Case("tokjson_template_unknown_special", tok_json_case(lambda tj: edited(
+        tj, post_processor=post_processor("template", special="<cls>"))), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "unexpected structure of tokenizer.json's 'post_processor': key '<cls>' not found"),
+    Case("tokjson_roberta_cls_not_a_pair", tok_json_case(lambda tj: edited(
+        tj, post_processor=dict(post_processor("roberta"), cls="oops"))), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "unexpected structure of tokenizer.json's 'post_processor': cannot look up a key or index in a string"),
+    Case("tokjson_added_token_id_string", tok_json_case(lambda tj: edited(
+        tj, added_tokens=[{"id": "5", "content": "<x>", "special": True}])),
+         TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "unexpected structure of tokenizer.json's 'added_tokens': type must be number, but is string"),
+    Case("tokjson_merge_100k_chars", tok_json_case(lambda tj: tj["model"]["merges"].append("x" * 100000)),
+         TOK + ["--tokenizer", "{dir}/tokenizer.json"], 'merge "' + "x" * 40 + '..." is not "LEFT RIGHT"'),
+    Case("tokjson_is_an_array", tok_json_case(lambda tj: "[1, 2]"), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
+         "unexpected structure of tokenizer.json's 'model': cannot look up a key or index in an array"),
+    Case("marian_vocab_not_object", marian_case("vocab.json", lambda t: "[1, 2]"), TOK,
+         "expected a JSON object of piece -> id"),
+    Case("marian_vocab_shared_id", marian_case("vocab.json", lambda t: t.replace('"<unk>": 1', '"<unk>": 0', 1)),
+         TOK, 'id 0 is given to both "</s>" and "<unk>"'),
     Case("vocabjson_id_huge", gpt2_file_case("vocab.json", lambda t: t.replace("{", '{"ZZZ": 123456789, ', 1)), TOK,
          "has the id 123456789, outside 0.."),
     Case("vocabjson_negative_id", gpt2_file_case("vocab.json", lambda t: t.replace("{", '{"ZZZ": -5, ', 1)), TOK,
@@ -589,6 +651,9 @@ CASES = [
          "implausible vocab_size/seq_len"),
     Case("bin_fifo", bin_case(special="fifo"), ["info", "{dir}/model.bin"], "not a regular file", seconds=10),
     Case("bin_pickle", bin_case(lambda b: b"\x80\x02" + b[2:]), ["info", "{dir}/model.bin"], "this is a PyTorch pickle"),
+    # GGUF
+    Case("gguf_400k_key_over_400k_elements", gguf_with_long_key_array, ["info", "{dir}/model.gguf"], "", ok=True,
+         seconds=5),
     # alignment files
     Case("naacl_sentence_2e8", align_case("1 1 1 S\n200000000 1 1 S\n"), ALIGN,
          "sentence number 200000000 is larger than the file's 2 lines"),
