@@ -423,10 +423,11 @@ std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::label
                                                 : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
         out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
     }
-    // Cross-attention over a source the main input did not give (Whisper's frames, the captioner's patches).
+    // Cross-attention over a source the main input did not give (Whisper's frames, the captioner's patches): the
+    // source position, a label that is its own index (the axis does not repeat it).
     if (r.inputs.keyCount() != T)
         for (int64_t j = 0; j < r.inputs.keyCount(); ++j)
-            keys.push_back({ QStringLiteral("s%1").arg(j).toStdString(), j, false });
+            keys.push_back({ std::to_string(j), j, false });
     return { out, keys };
 }
 
