@@ -75,21 +75,30 @@ int64_t t5RelativeBucket(int64_t relativePosition, bool bidirectional, int64_t n
     return bucketUnchecked(relativePosition, bidirectional, numBuckets, maxDistance);
 }
 
-Tensor t5PositionBias(const Tensor& table, int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
+std::vector<int64_t> t5BucketMap(int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
     int64_t numBuckets, int64_t maxDistance) {
     checkBucketParams(numBuckets, maxDistance, bidirectional);
+    if (numQueries < 0 || numKeys < 0 || queryOffset < 0) throw Error("t5BucketMap: negative size or offset");
+    std::vector<int64_t> map;
+    map.reserve(static_cast<size_t>(numQueries * numKeys));
+    for (int64_t i = 0; i < numQueries; ++i)
+        for (int64_t j = 0; j < numKeys; ++j)
+            map.push_back(bucketUnchecked(j - (queryOffset + i), bidirectional, numBuckets, maxDistance));
+    return map;
+}
+
+Tensor t5PositionBias(const Tensor& table, int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
+    int64_t numBuckets, int64_t maxDistance) {
+    const std::vector<int64_t> map
+        = t5BucketMap(numQueries, numKeys, queryOffset, bidirectional, numBuckets, maxDistance);
     if (table.rank() != 2 || table.dim(0) != numBuckets)
         throw Error("t5PositionBias: relative_attention_bias table has shape " + shapeToString(table.shape())
             + ", expected [" + std::to_string(numBuckets) + ", heads]");
-    if (numQueries < 0 || numKeys < 0 || queryOffset < 0) throw Error("t5PositionBias: negative size or offset");
     const int64_t heads = table.dim(1);
     Tensor bias({ heads, numQueries, numKeys });
-    for (int64_t i = 0; i < numQueries; ++i)
-        for (int64_t j = 0; j < numKeys; ++j) {
-            const int64_t b = bucketUnchecked(j - (queryOffset + i), bidirectional, numBuckets, maxDistance);
-            for (int64_t h = 0; h < heads; ++h)
-                bias.data()[(h * numQueries + i) * numKeys + j] = table.data()[b * heads + h];
-        }
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t ij = 0; ij < numQueries * numKeys; ++ij)
+            bias.data()[h * numQueries * numKeys + ij] = table.data()[map[static_cast<size_t>(ij)] * heads + h];
     return bias;
 }
 

@@ -20,7 +20,13 @@ Tensor alibiBias(const std::vector<float>& slopes, int64_t numQueries, int64_t n
 /// Throws Error when numBuckets / maxDistance leave no logarithmic range (max_exact < 1 or maxDistance <= max_exact).
 int64_t t5RelativeBucket(int64_t relativePosition, bool bidirectional, int64_t numBuckets, int64_t maxDistance);
 
-/// T5 position bias [heads, q, k] from the learned table [numBuckets, heads].
+/// The bucket of every query-key pair, row-major [numQueries * numKeys]: t5RelativeBucket(j - (queryOffset + i)).
+/// The one bucket map the model's bias (t5PositionBias) and the Mechanisms tab's picture of it are both read from;
+/// numBuckets / maxDistance are the config's relative_attention_num_buckets / relative_attention_max_distance.
+std::vector<int64_t> t5BucketMap(int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
+    int64_t numBuckets, int64_t maxDistance);
+
+/// T5 position bias [heads, q, k] from the learned table [numBuckets, heads], at t5BucketMap's buckets.
 Tensor t5PositionBias(const Tensor& table, int64_t numQueries, int64_t numKeys, int64_t queryOffset, bool bidirectional,
     int64_t numBuckets, int64_t maxDistance);
 

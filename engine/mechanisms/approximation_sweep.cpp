@@ -1,29 +1,95 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/approximation_sweep.h"
 
-#include "mechanisms/mechanism_report.h"
+#include "core/error.h"
+#include "mechanisms/attention_math.h"
+#include "mechanisms/linear_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn {
 
-std::vector<SweepPoint> approximationSweep(const HeadInputs& inputs, const std::string& family,
-    const std::vector<int64_t>& sizes, int seeds, const std::function<void()>& checkpoint)
+namespace {
+
+/// What does not change between the sweep's draws: the measured rows' queries (scaled for Performer's phi), mask,
+/// bias and reference output, and the keys scaled for phi.
+struct SweepRows {
+    Mat q, rootQ, rootK, bias;
+    KeepMask keep;
+    Mat referenceOut;
+    double referenceNorm = 0;
+};
+
+SweepRows sweepRows(const HeadInputs& in, const std::vector<int64_t>& rows, bool unmasked)
 {
-    std::vector<SweepPoint> points;
+    SweepRows r;
+    r.q = in.q(rows, Eigen::all);
+    const double root = std::sqrt(in.scale); // x = q * sqrt(scale), as runPerformer
+    r.rootQ = r.q * root;
+    r.rootK = in.k * root;
+    if (in.bias.size()) r.bias = in.bias(rows, Eigen::all);
+    if (unmasked)
+        r.keep = KeepMask::Ones(r.q.rows(), in.keyCount());
+    else
+        r.keep = modelKeepMask(in)(rows, Eigen::all);
+    Mat scores = r.q * in.k.transpose() * in.scale; // the rows of exactScores
+    if (r.bias.size()) scores += r.bias;
+    r.referenceOut = maskedSoftmax(scores, r.keep) * in.v;
+    r.referenceNorm = r.referenceOut.norm();
+    return r;
+}
+
+double relativeError(const Mat& out, const SweepRows& r)
+{
+    const double diff = (out - r.referenceOut).norm();
+    return r.referenceNorm > 0.0 ? diff / r.referenceNorm : diff; // as compareAttention
+}
+
+} // namespace
+
+std::vector<int64_t> sweepQueryRows(int64_t tokens, int64_t limit)
+{
+    std::vector<int64_t> rows;
+    const int64_t count = std::min(tokens, std::max<int64_t>(limit, 2));
+    for (int64_t i = 0; i < count; ++i)
+        rows.push_back(count == tokens ? i : i * (tokens - 1) / (count - 1));
+    return rows;
+}
+
+ApproximationSweep approximationSweep(const HeadInputs& in, const std::string& family,
+    const std::vector<int64_t>& sizes, int seeds, int64_t rowLimit, const std::function<void()>& checkpoint)
+{
+    const bool linformer = family == "linformer";
+    if (!linformer && family != "performer") throw Error("approximationSweep: unknown family '" + family + "'");
+    if (!in.isSelfAttention()) throw Error("the " + family + " sweep runs on a self-attention head");
+    const std::vector<int64_t> rows = sweepQueryRows(in.tokens(), rowLimit);
+    // Linformer mixes every position and is measured against the unmasked head (as analyzeMechanism does).
+    const SweepRows r = sweepRows(in, rows, linformer);
+    ApproximationSweep sweep { {}, static_cast<int64_t>(rows.size()), in.tokens() };
     for (int64_t size : sizes) {
+        if (size < 1 || size > 4096)
+            throw Error("the " + family + " sweep's size " + std::to_string(size) + " is outside [1, 4096]");
         double sum = 0.0, sumSq = 0.0;
         for (int s = 0; s < seeds; ++s) {
             if (checkpoint) checkpoint();
-            const MechanismSpec spec = parseMechanism(family + ":" + std::to_string(size) + ":" + std::to_string(s));
-            const double e = analyzeMechanism(inputs, spec).metrics.outRelErr;
+            const auto seed = static_cast<uint64_t>(s);
+            Mat out;
+            if (linformer) {
+                const auto [e, f] = linformerProjections(size, in.tokens(), seed);
+                out = linformerProbs(r.q, e * in.k, in.scale) * (f * in.v);
+            } else {
+                const Mat w = performerFeatures(size, in.dim(), seed);
+                out = performerProbs(performerPhi(r.rootQ, w), performerPhi(r.rootK, w), r.bias, r.keep) * in.v;
+            }
+            const double e = relativeError(out, r);
             sum += e;
             sumSq += e * e;
         }
         const double mean = sum / seeds;
-        points.push_back({ size, mean, std::sqrt(std::max(0.0, sumSq / seeds - mean * mean)) });
+        sweep.points.push_back({ size, mean, std::sqrt(std::max(0.0, sumSq / seeds - mean * mean)) });
     }
-    return points;
+    return sweep;
 }
 
 } // namespace attn

@@ -12,14 +12,29 @@ namespace attn {
 
 struct SweepPoint {
     int64_t size = 0;
-    double outRelErr = 0; ///< mean over seeds of |out - reference out|_F / |reference out|_F
+    double outRelErr = 0; ///< mean over seeds of |out - reference out|_F / |reference out|_F over the measured rows
     double outRelErrSpread = 0; ///< standard deviation over seeds
 };
 
-/// `family` is "linformer" or "performer"; each size runs `family:size:seed` for seeds 0 .. seeds - 1. `checkpoint`
-/// runs before each of those runs (each is a whole T x T attention or more): a caller stops a long sweep by throwing
-/// from it.
-std::vector<SweepPoint> approximationSweep(const HeadInputs& inputs, const std::string& family,
-    const std::vector<int64_t>& sizes, int seeds, const std::function<void()>& checkpoint = {});
+/// Query rows a sweep measures at most. Every row of a variant's output depends on its own query only, so the
+/// error on these rows is exact for them; on longer inputs it is a sample of the whole head's (see rows / tokens).
+inline constexpr int64_t kSweepRowLimit = 256;
+
+struct ApproximationSweep {
+    std::vector<SweepPoint> points;
+    int64_t rows = 0; ///< query rows measured: all of them up to the limit, else that many evenly spaced
+    int64_t tokens = 0; ///< the head's query rows
+};
+
+/// All of 0 .. tokens - 1 when tokens <= limit, else `limit` rows evenly spaced from the first to the last.
+std::vector<int64_t> sweepQueryRows(int64_t tokens, int64_t limit);
+
+/// `family` is "linformer" or "performer"; each size runs the draws of `family:size:seed` for seeds 0 .. seeds - 1 on
+/// the rows sweepQueryRows(T, rowLimit). The exact reference (Linformer: the unmasked head) and the rows' queries,
+/// mask and bias are computed once for the whole sweep. `checkpoint` runs before each draw: a caller stops a long
+/// sweep by throwing from it. Throws Error for a size outside [1, 4096] or a head that is not self-attention.
+ApproximationSweep approximationSweep(const HeadInputs& inputs, const std::string& family,
+    const std::vector<int64_t>& sizes, int seeds, int64_t rowLimit = kSweepRowLimit,
+    const std::function<void()>& checkpoint = {});
 
 } // namespace attn

@@ -36,9 +36,9 @@ MechanismResult runLinformer(const HeadInputs& in, const MechanismSpec& spec)
     const int64_t k = spec.numbers[0], T = in.tokens();
     if (k < 1 || k > 4096) throw Error("variant '" + spec.text + "': the projection size K must lie in [1, 4096]");
     const uint64_t seed = static_cast<uint64_t>(spec.numbers[1]);
-    const Mat e = linformerProjection(k, T, subSeed(seed, 1)), f = linformerProjection(k, T, subSeed(seed, 2));
+    const auto [e, f] = linformerProjections(k, T, seed);
     MechanismResult r;
-    r.probs = maskedSoftmax(in.q * (e * in.k).transpose() * in.scale, KeepMask::Ones(T, k));
+    r.probs = linformerProbs(in.q, e * in.k, in.scale);
     r.out = r.probs * (f * in.v);
     r.probsOverKeys = false;
     r.unmaskedReference = true;
@@ -60,19 +60,8 @@ MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
     const Mat w = performerFeatures(m, in.dim(), static_cast<uint64_t>(spec.numbers[1]));
     // x = q * sqrt(scale) (= q / d^(1/4)), so phi(x_q) . phi(x_k) estimates exp(q . k * scale).
     const double root = std::sqrt(in.scale);
-    Mat kernel = performerPhi(in.q * root, w) * performerPhi(in.k * root, w).transpose();
-    // A T5 head's position bias b multiplies the kernel by exp(b), as the mask multiplies it by 0 or 1.
-    if (in.bias.size()) kernel.array() *= in.bias.array().exp();
-    const KeepMask keep = modelKeepMask(in);
     MechanismResult r;
-    r.probs = Mat::Zero(in.tokens(), in.tokens());
-    for (int64_t i = 0; i < in.tokens(); ++i) {
-        double sum = 0.0;
-        for (int64_t j = 0; j < in.tokens(); ++j)
-            if (keep(i, j)) sum += kernel(i, j);
-        for (int64_t j = 0; j < in.tokens(); ++j)
-            if (keep(i, j) && sum > 0.0) r.probs(i, j) = kernel(i, j) / sum;
-    }
+    r.probs = performerProbs(performerPhi(in.q * root, w), performerPhi(in.k * root, w), in.bias, modelKeepMask(in));
     r.out = r.probs * in.v;
     r.arrays.push_back({ "features", w, {} });
     r.notes["formula"] = "x = q / d^(1/4) or k / d^(1/4); phi(x) = exp(W x - |x|^2 / 2) / sqrt(M), W = features.npy "
@@ -88,6 +77,16 @@ Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed)
 {
     RandomStream rng(seed);
     return roundedToFloat(gaussian(k, tokens, 1.0 / std::sqrt(static_cast<double>(k)), rng));
+}
+
+LinformerProjections linformerProjections(int64_t k, int64_t tokens, uint64_t seed)
+{
+    return { linformerProjection(k, tokens, subSeed(seed, 1)), linformerProjection(k, tokens, subSeed(seed, 2)) };
+}
+
+Mat linformerProbs(const Mat& q, const Mat& projectedKeys, double scale)
+{
+    return maskedSoftmax(q * projectedKeys.transpose() * scale, KeepMask::Ones(q.rows(), projectedKeys.rows()));
 }
 
 Mat performerFeatures(int64_t m, int64_t dim, uint64_t seed)
@@ -110,6 +109,22 @@ Mat performerPhi(const Mat& x, const Mat& features)
     Mat projected = x * features.transpose();
     projected.colwise() -= halfNorms;
     return projected.array().exp() / std::sqrt(static_cast<double>(features.rows()));
+}
+
+Mat performerProbs(const Mat& phiQ, const Mat& phiK, const Mat& bias, const KeepMask& keep)
+{
+    Mat kernel = phiQ * phiK.transpose();
+    // A T5 head's position bias b multiplies the kernel by exp(b), as the mask multiplies it by 0 or 1.
+    if (bias.size()) kernel.array() *= bias.array().exp();
+    Mat probs = Mat::Zero(kernel.rows(), kernel.cols());
+    for (Eigen::Index i = 0; i < kernel.rows(); ++i) {
+        double sum = 0.0;
+        for (Eigen::Index j = 0; j < kernel.cols(); ++j)
+            if (keep(i, j)) sum += kernel(i, j);
+        for (Eigen::Index j = 0; j < kernel.cols(); ++j)
+            if (keep(i, j) && sum > 0.0) probs(i, j) = kernel(i, j) / sum;
+    }
+    return probs;
 }
 
 MechanismResult runLinearAttention(const HeadInputs& in, const MechanismSpec& spec)

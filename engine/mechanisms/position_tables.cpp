@@ -3,6 +3,7 @@
 
 #include "attention/position_bias.h"
 #include "attention/rope.h"
+#include "model/model_config.h"
 
 #include <cmath>
 #include <complex>
@@ -45,13 +46,18 @@ std::vector<double> ropeDecay(int64_t maxDistance, int64_t dim, double theta)
     return out;
 }
 
-Mat t5BucketMatrix(int64_t tokens, bool bidirectional, int64_t buckets, int64_t maxDistance)
+T5Bucketing t5Bucketing(const ModelConfig* config)
 {
-    Mat out(tokens, tokens);
-    for (int64_t i = 0; i < tokens; ++i)
-        for (int64_t j = 0; j < tokens; ++j)
-            out(i, j) = static_cast<double>(t5RelativeBucket(j - i, bidirectional, buckets, maxDistance));
-    return out;
+    if (!config || config->relativeBuckets <= 0) return {};
+    return { config->relativeBuckets, config->relativeMaxDistance, true };
+}
+
+Mat t5BucketMatrix(int64_t tokens, bool bidirectional, const T5Bucketing& bucketing)
+{
+    const std::vector<int64_t> map
+        = t5BucketMap(tokens, tokens, 0, bidirectional, bucketing.buckets, bucketing.maxDistance);
+    using RowMajorI = Eigen::Matrix<int64_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    return Eigen::Map<const RowMajorI>(map.data(), tokens, tokens).cast<double>();
 }
 
 Mat alibiMatrix(int64_t tokens, int64_t numHeads, int64_t head)

@@ -17,8 +17,19 @@ Mat ropeAngles(int64_t tokens, int64_t dim, double theta);
 /// distance 0 .. maxDistance (1 at distance 0).
 std::vector<double> ropeDecay(int64_t maxDistance, int64_t dim, double theta);
 
-/// T5 relative position buckets [T, T] of key j for query i (HF's bucketing of j - i).
-Mat t5BucketMatrix(int64_t tokens, bool bidirectional, int64_t buckets, int64_t maxDistance);
+/// How T5 buckets relative positions: a T5 model's config.json relative_attention_num_buckets and
+/// relative_attention_max_distance, or HF's defaults (32, 128) for any other input (the picture of a what-if).
+struct T5Bucketing {
+    int64_t buckets = 32;
+    int64_t maxDistance = 128;
+    bool fromModel = false; ///< the values are the model's config
+};
+
+/// `config`: the model's (null for synthetic input).
+T5Bucketing t5Bucketing(const ModelConfig* config);
+
+/// T5 relative position buckets [T, T] of key j for query i: t5BucketMap, the model's own bucketing of j - i.
+Mat t5BucketMatrix(int64_t tokens, bool bidirectional, const T5Bucketing& bucketing);
 
 /// ALiBi's bias slope_head * (j - i) [T, T] with the slopes of `numHeads` heads.
 Mat alibiMatrix(int64_t tokens, int64_t numHeads, int64_t head);

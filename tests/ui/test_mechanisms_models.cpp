@@ -3,6 +3,7 @@
 // demo's cross-attention with its learned Bahdanau score on the main input, and the ViT demo's heads on the image the
 // Vision tab classified. What the pages show equals what `attnscope-cli mechanisms` writes for the same model, input,
 // head and variant, and the tab reads the copy of the model the other tabs opened (no second load).
+#include "controller/engine_controller.h"
 #include "core/npy.h"
 #include "demo_models.h"
 #include "main_window.h"
@@ -16,6 +17,7 @@
 #include "mechanisms_test_support.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+#include "model/model_summary.h"
 #include "plots/heatmap_view.h"
 #include "service/model_registry.h"
 #include "support/shared_data.h"
@@ -34,6 +36,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace attn::ui {
 namespace {
@@ -248,7 +251,7 @@ TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
     panel.entropyPage()->map()->flushRedraw();
     EXPECT_EQ(panel.entropyPage()->map()->matrix().rows, 3);
     EXPECT_EQ(panel.entropyPage()->map()->matrix().cols, 4);
-    EXPECT_FALSE(r->linformerSweep.empty());
+    EXPECT_FALSE(r->linformerSweep.points.empty());
     EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the tab reads the model the Vision tab opened";
     saveScreenshots(window, panel, "mechanisms-vit");
 }
@@ -297,7 +300,7 @@ TEST(MechanismsModels, MarianDemoBlocksEqualTheCli)
     expectViewNear(*compare.exactView(), cliDecoder.npy("exact"), kTolerance);
     expectViewNear(*compare.variantView(), cliDecoder.npy("probs"), kTolerance);
     expectMetricsMatch(*decoder, cliDecoder.metrics);
-    EXPECT_FALSE(decoder->linformerSweep.empty());
+    EXPECT_FALSE(decoder->linformerSweep.points.empty());
     saveScreenshots(window, panel, "mechanisms-marian-decoder");
 
     panel.setBlock(AttentionBlock::Encoder);
@@ -368,6 +371,144 @@ TEST(MechanismsModels, PositionsPageShowsBartAndT5LearnedPositions)
                 page.grab().save(
                     QStringLiteral("%1/mechanisms-positions-%2-%3.png").arg(dir, c.fixture).arg(size.width()));
             }
+    }
+}
+
+// Whisper and the captioner read their real input in the tab: the log-mel features .npy and the image of "Input
+// file…", as attnscope-cli mechanisms --features / --image read them. The tab's q and its exact attention (and, for
+// the captioner's cross head, a variant) equal the CLI's for the same file, block, layer and head at 1e-5 (the same
+// float64 mechanism code on the same float32 forward in two processes; see kTolerance), on the decoder's start token.
+TEST(MechanismsModels, WhisperAndCaptionerHeadsReadTheirInputFile)
+{
+    const std::string whisper = test::sharedPath("fixtures/hf-tiny/whisper");
+    const std::string vision = test::sharedPath("fixtures/hf-tiny/vision-encoder-decoder");
+    struct Case {
+        std::string model, file, cliInput;
+        AttentionBlock block;
+        const char* blockName;
+        int layer, head;
+        QString variant;
+    };
+    const std::string features = whisper + "/golden/item0/input_features.npy", image = vision + "/input0.png";
+    const Case cases[] = {
+        { whisper, features, "--features " + features, AttentionBlock::Encoder, "encoder", 1, 2, "window:3" },
+        { whisper, features, "--features " + features, AttentionBlock::Cross, "cross", 0, 1, "exact" },
+        { vision, image, "--image " + image, AttentionBlock::Encoder, "encoder", 1, 2, "strided:3" },
+        { vision, image, "--image " + image, AttentionBlock::Cross, "cross", 1, 0, "general" },
+    };
+    EngineController controller;
+    MechanismsPanel panel(&controller);
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.model + " " + c.blockName);
+        panel.setModel(std::make_shared<const ModelSummary>(summarizeModel(probeModel(c.model), "cpu")));
+        panel.setSynthetic(false);
+        QSignalSpy failed(&panel, &MechanismsPanel::failed);
+        panel.setVariant("exact");
+        panel.compute();
+        ASSERT_TRUE(failed.wait(kTimeoutMs)) << "no input file chosen yet";
+        EXPECT_TRUE(failed.takeFirst().at(0).toString().contains("Input file"));
+        panel.setInputFile(QString::fromStdString(c.file));
+        panel.setBlock(c.block);
+        panel.setHead(c.layer, c.head);
+        const MechanismsPtr r = computeAndWait(panel, c.variant);
+        ASSERT_TRUE(r) << panel.status().toStdString();
+        EXPECT_EQ(r->inputs.cross, c.block == AttentionBlock::Cross);
+        const CliRun cli = runCli(c.model + " " + c.cliInput + " --block " + c.blockName + " --layer "
+            + std::to_string(c.layer) + " --head " + std::to_string(c.head) + " --variant " + c.variant.toStdString());
+        const Tensor q = cli.npy("q");
+        ASSERT_EQ(q.shape(), (Shape { r->inputs.q.rows(), r->inputs.q.cols() }));
+        double qError = 0;
+        for (int64_t i = 0; i < q.dim(0); ++i)
+            for (int64_t j = 0; j < q.dim(1); ++j)
+                qError = std::max(qError, std::abs(r->inputs.q(i, j) - q.at({ i, j })));
+        EXPECT_LE(qError, 1e-5);
+        expectViewNear(*panel.comparePage()->exactView(), cli.npy("exact"), 1e-5);
+        expectViewNear(*panel.comparePage()->variantView(), cli.npy("probs"), 1e-5);
+        expectMetricsMatch(*r, cli.metrics);
+        const QString dir = qEnvironmentVariable("ATTN_MECHANISMS_SCREENSHOTS");
+        if (!dir.isEmpty() && c.block == AttentionBlock::Cross) {
+            panel.show();
+            for (const QSize size : { QSize(1280, 800), QSize(1024, 700) })
+                test::grabPages(panel, panel, dir, size,
+                    c.model == vision ? "mechanisms-captioner-cross" : "mechanisms-whisper-cross");
+        }
+    }
+}
+
+// T5's bucketing is the model's config, not T5's defaults: a copy of the tiny T5 with 16 buckets and max distance 20
+// (each stack's bias cut to 16 rows; tests/mechanisms/t5_bucket_copy.py) gives the Positions page's bucket maps of HF's
+// _relative_position_bucket transcribed in NumPy (encoder bidirectional, decoder one-sided), the head's bias is the
+// learned table at those buckets, and its exact attention is the model's own from `attention` on the copy (1e-5, the
+// derived-attention bound: float64 softmax of the float32 scores). The defaults (32, 128) give other buckets for
+// every key after the query (+1 is bucket 17 there, 9 here), so the old fixed values fail the first check.
+TEST(MechanismsModels, T5BucketsFollowTheModelConfig)
+{
+    const std::string copy = test::makeTempDir("t5-buckets");
+    std::vector<int64_t> source, target;
+    for (int64_t i = 0; i < 29; ++i)
+        source.push_back(2 + (i * 37) % 120);
+    source.push_back(1); // EOS
+    for (int64_t i = 0; i < 24; ++i)
+        target.push_back(i == 0 ? 0 : 3 + (i * 53) % 120);
+    std::string output;
+    ASSERT_EQ(test::runCommand(test::pythonPath() + " " + std::string(AS_SOURCE_DIR)
+                      + "/tests/mechanisms/t5_bucket_copy.py " + test::sharedPath("fixtures/hf-tiny/t5") + " " + copy
+                      + " 16 20 " + std::to_string(source.size()) + " " + std::to_string(target.size()) + " 2>&1",
+                  &output),
+        0)
+        << output;
+    auto ids = [](const std::vector<int64_t>& v) {
+        std::string out;
+        for (const int64_t id : v)
+            out += (out.empty() ? "" : ",") + std::to_string(id);
+        return out;
+    };
+    const std::string attention = test::makeTempDir("t5-buckets-attention");
+    ASSERT_EQ(test::runCommand(test::cliPath() + " attention " + copy + " --tokens " + ids(source)
+                      + " --decoder-tokens " + ids(target) + " --backend cpu --out " + attention + " 2>&1",
+                  &output),
+        0)
+        << output;
+    ModelRegistry models;
+    const auto held = models.model(probeModel(copy));
+    for (const auto& [block, name, model] : { std::tuple { AttentionBlock::Encoder, "encoder", "enc_attn" },
+             std::tuple { AttentionBlock::Decoder, "decoder", "dec_attn" } }) {
+        SCOPED_TRACE(name);
+        MechanismsRequest request;
+        request.source = HeadSource::Seq2Seq;
+        request.modelPath = copy;
+        request.sourceIds = source;
+        request.targetIds = target;
+        request.block = block;
+        request.layer = 1;
+        request.head = 3;
+        request.variant = "exact";
+        const MechanismsPtr r = computeMechanisms(request, models, [] { return true; });
+        const PositionTables& p = r->positions;
+        EXPECT_TRUE(p.t5Bucketing.fromModel);
+        EXPECT_EQ(p.t5Bucketing.buckets, 16);
+        EXPECT_EQ(p.t5Bucketing.maxDistance, 20);
+        const Tensor reference = readNpy(copy + "/buckets_" + name + ".npy");
+        const int64_t n = r->inputs.tokens();
+        ASSERT_EQ(reference.shape(), (Shape { n, n }));
+        ASSERT_EQ(p.t5Buckets.rows(), n);
+        ASSERT_EQ(p.relativeBias.rows(), 16);
+        int64_t far = 0; // pairs in the logarithmic range, where the maximum distance decides
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+                const auto bucket = static_cast<int64_t>(reference.at({ i, j }));
+                ASSERT_EQ(p.t5Buckets(i, j), static_cast<double>(bucket)) << i << "," << j;
+                // A gather of the float32 table: no arithmetic, so the same number.
+                ASSERT_EQ(r->inputs.bias(i, j), p.relativeBias(bucket, 3)) << i << "," << j;
+                far += std::abs(j - i) >= 4 ? 1 : 0;
+            }
+        EXPECT_GT(far, n);
+        const Tensor layer = readNpy(attention + "/" + model + ".L1.npy");
+        double worst = 0.0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j)
+                worst = std::max(worst, std::abs(r->report.exact(i, j) - layer.at({ 3, i, j })));
+        EXPECT_LE(worst, 1e-5);
     }
 }
 

@@ -214,7 +214,7 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     const PlotSeries& linformer = panel.linearPage()->errorPlot()->series().at(0);
     const PlotSeries& performer = panel.linearPage()->errorPlot()->series().at(1);
     ASSERT_EQ(performer.y.size(), 11u);
-    EXPECT_EQ(performer.y.back(), r->performerSweep.back().outRelErr);
+    EXPECT_EQ(performer.y.back(), r->performerSweep.points.back().outRelErr);
     ASSERT_EQ(linformer.y.size(), 6u); // k = 1 .. 32 <= 2T
     EXPECT_LT(linformer.y.back(), 0.5 * linformer.y.front());
 

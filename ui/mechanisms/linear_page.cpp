@@ -13,10 +13,10 @@ namespace attn::ui {
 
 namespace {
 
-PlotSeries sweepSeries(const QString& name, const std::vector<SweepPoint>& points, const QColor& color)
+PlotSeries sweepSeries(const QString& name, const ApproximationSweep& sweep, const QColor& color)
 {
     PlotSeries s { name, {}, {}, color };
-    for (const SweepPoint& p : points) {
+    for (const SweepPoint& p : sweep.points) {
         s.x.push_back(static_cast<double>(p.size));
         s.y.push_back(p.outRelErr);
     }
@@ -40,7 +40,11 @@ LinearPage::LinearPage(QWidget* parent)
 
 void LinearPage::showResult(const MechanismsResult& r)
 {
-    m_error->setAxes(tr("Linear attention: output error vs size (mean of %1 seeds)").arg(kSweepSeeds),
+    const ApproximationSweep& sweep = r.linformerSweep;
+    const QString rows = sweep.rows < sweep.tokens
+        ? tr(", on %1 of %2 query rows, evenly spaced").arg(sweep.rows).arg(sweep.tokens)
+        : QString();
+    m_error->setAxes(tr("Linear attention: output error vs size (mean of %1 seeds%2)").arg(kSweepSeeds).arg(rows),
         tr("Linformer projection size k / Performer features m"), tr("|out − reference out| / |reference out|"), {},
         true, true);
     m_error->setSeries({ sweepSeries(tr("Linformer (vs the unmasked head)"), r.linformerSweep, QColor("#8c564b")),

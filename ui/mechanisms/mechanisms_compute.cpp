@@ -38,8 +38,9 @@ PositionTables positionTables(const HeadInputs& in, const ModelConfig* config, A
     p.sinusoid = sinusoidalTable(T, d);
     p.ropeAngles = ropeAngles(T, d, p.ropeTheta);
     p.ropeDecay = ropeDecay(T - 1, d, p.ropeTheta);
-    // T5's defaults: 32 buckets, distances up to 128; decoders bucket one-sided.
-    p.t5Buckets = t5BucketMatrix(T, !in.causal, 32, 128);
+    // The model's bucketing when it is a T5 (else T5's defaults); decoders bucket one-sided.
+    p.t5Bucketing = t5Bucketing(config);
+    p.t5Buckets = t5BucketMatrix(T, !in.causal, p.t5Bucketing);
     p.alibi = alibiMatrix(T, in.numHeads, std::max<int64_t>(in.head, 0));
     return p;
 }
@@ -55,7 +56,7 @@ ScalePoint headScalePoint(const HeadInputs& in)
 } // namespace
 
 MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing)
+    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing)
 {
     auto checkpoint = [&] {
         if (!keepGoing()) throw Cancelled();
@@ -76,6 +77,7 @@ MechanismsPtr computeMechanisms(
         r->queryLabels = model->queryLabels;
         r->keyLabels = model->keyLabels;
         r->entropy = model->entropy;
+        r->model = model->model;
     }
     const HeadInputs& in = r->inputs;
     r->report = analyzeMechanism(in, parseMechanism(request.variant));
@@ -97,11 +99,12 @@ MechanismsPtr computeMechanisms(
     r->flash = runMechanism(in, parseMechanism("flash:" + tiles));
     for (int64_t T = 64; T <= 8192; T *= 2)
         r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
-    // The sweeps and the per-head loop below are many whole-attention passes (minutes at 4k tokens): cancel (a newer
-    // request, Cancel, closing the app) is polled between them.
-    r->linformerSweep = approximationSweep(
-        in, "linformer", powersOfTwo(std::max<int64_t>(2, 2 * in.tokens())), kSweepSeeds, checkpoint);
-    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, checkpoint);
+    // The sweeps are 8 seeds x up to 13 sizes of draws, measured on at most kSweepRowLimit query rows (the page says
+    // how many); cancel (a newer request, Cancel, closing the app) is polled between draws and between the heads below.
+    const int64_t largestK = std::min<int64_t>(4096, std::max<int64_t>(2, 2 * in.tokens())); // linformer:K's bound
+    r->linformerSweep
+        = approximationSweep(in, "linformer", powersOfTwo(largestK), kSweepSeeds, kSweepRowLimit, checkpoint);
+    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, kSweepRowLimit, checkpoint);
     checkpoint();
     if (model) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));

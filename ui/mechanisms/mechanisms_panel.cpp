@@ -15,6 +15,7 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHash>
 #include <QLabel>
@@ -88,6 +89,10 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_params = new QLineEdit;
     m_params->setObjectName("mechanismParameters");
     m_params->setMaximumWidth(140);
+    m_inputFileButton = new QPushButton(tr("Input file…"));
+    m_inputFileButton->setObjectName("mechanismInputFile");
+    m_inputFileButton->setToolTip(tr("Whisper: a log-mel features .npy [80, frames]; a captioner: an image (the "
+                                     "inputs of attnscope-cli mechanisms --features / --image)"));
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_export = new QPushButton(tr("Export data…"));
@@ -120,6 +125,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     input->addWidget(m_block);
     add(input, tr("Layer"), m_layer);
     add(input, tr("Head"), m_head);
+    input->addWidget(m_inputFileButton);
     input->addSpacing(8);
     add(input, tr("T"), m_tokensCount);
     add(input, tr("d_k"), m_dk);
@@ -156,7 +162,8 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_placeholder
         = new QLabel(tr("<h3>The head's exact attention next to a mechanism</h3>"
                         "<p>Pick the input, a model head (after a run: decoders, BERT, an encoder-decoder's encoder, "
-                        "decoder or cross-attention, an RNN seq2seq model, or an image model's classified image) or "
+                        "decoder or cross-attention, an RNN seq2seq model, or an image model's classified image; "
+                        "Whisper and the captioner on the features .npy or image of <b>Input file…</b>) or "
                         "synthetic q, k, v, and a variant, then "
                         "<b>Run</b>. Seven pages show what the variant keeps and loses: exact vs variant, the "
                         "1/√d_k scale, linear attention, FlashAttention, GQA / MQA, positions and the "
@@ -191,6 +198,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
         updateBlockRanges();
         schedule();
     });
+    connect(m_inputFileButton, &QPushButton::clicked, this, &MechanismsPanel::chooseInputFile);
     connect(m_cancel, &QPushButton::clicked, m_runner, &InterventionRunner::cancel);
     connect(m_export, &QPushButton::clicked, this, &MechanismsPanel::chooseExport);
     connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
@@ -207,15 +215,20 @@ void MechanismsPanel::setModel(SummaryPtr summary)
     m_runner->forget(); // an answer about the model before is not shown
     m_noHeads.clear();
     m_pixels.reset();
+    m_inputFile.clear();
     m_modelPath = summary ? QString::fromStdString(summary->path) : QString();
     m_tokens.clear();
     m_target.clear();
     const ModelKind kind = summary ? summary->config.kind : ModelKind::Decoder;
+    m_kind = kind;
+    m_fileInput = summary && (kind == ModelKind::Speech || kind == ModelKind::ImageToText);
+    m_inputFileButton->setText(tr("Input file…"));
     if (summary && !hasSelfAttention(summary->config)) {
         offerHeads(HeadSource::RnnSeq2Seq, 1, 1); // one cross-attention
     } else if (summary && (kind == ModelKind::Decoder || kind == ModelKind::Encoder)) {
         offerHeads(HeadSource::Session, summary->config.numLayers, summary->config.numHeads);
-    } else if (summary && kind == ModelKind::EncoderDecoder) { // text only: Whisper is ModelKind::Speech
+    } else if (summary
+        && (kind == ModelKind::EncoderDecoder || kind == ModelKind::Speech || kind == ModelKind::ImageToText)) {
         const ModelConfig& c = summary->config;
         m_encoderLayers = c.numLayers;
         m_encoderHeads = c.numHeads;
@@ -239,6 +252,23 @@ void MechanismsPanel::setImageModel(const QString& path, VisionResultPtr result)
     m_pixels = result->pixels;
     offerHeads(HeadSource::Image, result->numLayers(), result->numHeads());
     schedule();
+}
+
+void MechanismsPanel::setInputFile(const QString& path)
+{
+    m_inputFile = path;
+    m_inputFileButton->setText(path.isEmpty() ? tr("Input file…") : QFileInfo(path).fileName());
+    m_inputFileButton->setToolTip(path);
+    schedule();
+}
+
+void MechanismsPanel::chooseInputFile()
+{
+    const bool speech = m_kind == ModelKind::Speech;
+    const QString path = QFileDialog::getOpenFileName(this,
+        speech ? tr("Log-mel features for Whisper") : tr("Image for the captioner"), QString(),
+        speech ? tr("NumPy arrays (*.npy)") : tr("Images (*.png *.jpg *.jpeg *.bmp *.ppm)"));
+    if (!path.isEmpty()) setInputFile(path);
 }
 
 void MechanismsPanel::offerHeads(HeadSource source, int64_t layers, int64_t heads)
@@ -323,6 +353,8 @@ void MechanismsPanel::updateInputControls()
     m_block->setVisible(blocks);
     m_blockLabel->setVisible(blocks);
     m_block->setEnabled(!synthetic);
+    m_inputFileButton->setVisible(m_fileInput);
+    m_inputFileButton->setEnabled(!synthetic);
 }
 
 void MechanismsPanel::schedule()
@@ -355,6 +387,7 @@ void MechanismsPanel::compute()
         request->targetIds.push_back(chip.id);
     request->block = static_cast<AttentionBlock>(m_block->currentData().toInt());
     request->pixels = m_pixels;
+    request->inputFile = m_inputFile.toStdString();
     request->tokens = m_tokensCount->value();
     request->dk = m_dk->value();
     request->seed = static_cast<uint64_t>(m_seed->value());
@@ -388,13 +421,18 @@ std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::label
             return { rows, block == AttentionBlock::Cross ? m_tokens : std::vector<TokenChip> {} };
     }
     if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return { m_tokens, {} };
-    std::vector<TokenChip> out;
+    std::vector<TokenChip> out, keys;
     for (int64_t i = 0; i < T; ++i) {
         const QString text = r.tokenIds.empty() ? QStringLiteral("t%1").arg(i)
                                                 : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
         out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
     }
-    return { out, {} };
+    // Cross-attention over a source the main input did not give (Whisper's frames, the captioner's patches): the
+    // source position, a label that is its own index (the axis does not repeat it).
+    if (r.inputs.keyCount() != T)
+        for (int64_t j = 0; j < r.inputs.keyCount(); ++j)
+            keys.push_back({ std::to_string(j), j, false });
+    return { out, keys };
 }
 
 void MechanismsPanel::showResult(MechanismsPtr result)

@@ -6,6 +6,7 @@
 #include "controller/engine_controller.h"
 #include "intervention/intervention_runner.h"
 #include "mechanisms/mechanisms_request.h"
+#include "model/model_config.h"
 #include "vision/vision_result.h"
 
 #include <QWidget>
@@ -35,8 +36,8 @@ public:
     explicit MechanismsPanel(EngineController* controller, QWidget* parent = nullptr);
 
     /// A model opened (null: none, or one the engine's text side does not open): decoders, encoders (BERT), RNN
-    /// seq2seq models and text encoder-decoder transformers (encoder, decoder or cross-attention: the block picker)
-    /// offer their heads; speech and image-to-text models only synthetic input.
+    /// seq2seq models and encoder-decoder transformers (encoder, decoder or cross-attention: the block picker) offer
+    /// their heads; speech and image-to-text models on the file setInputFile names.
     void setModel(SummaryPtr summary);
     /// The image model at `path` classified an image: its heads on that image (the Vision tab's model, shared).
     void setImageModel(const QString& path, VisionResultPtr result);
@@ -45,6 +46,9 @@ public:
     void runChanged(const std::vector<TokenChip>& tokens, const std::vector<TokenChip>& target = {});
     /// Encoder-decoders: which attention the heads are read from.
     void setBlock(AttentionBlock block);
+    /// Speech (Whisper) and image-to-text models: the log-mel features .npy or the image their heads read (the "Input
+    /// file…" button; attnscope-cli mechanisms --features / --image).
+    void setInputFile(const QString& path);
     void setHead(int64_t layer, int64_t head);
     void setSynthetic(bool synthetic);
     /// An attnscope-cli mechanisms --variant, e.g. "bigbird:4:1:2:7" (the picker and its parameter field).
@@ -83,12 +87,16 @@ private:
     void chooseExport();
     /// Encoder-decoders: the layer and head ranges of the chosen block.
     void updateBlockRanges();
+    void chooseInputFile();
 
     InterventionRunner* m_runner = nullptr; ///< the engine-thread jobs: ids, cancel, only the latest answer shown
     bool m_headed = false; ///< the open model offers heads (else only synthetic input)
     HeadSource m_headSource = HeadSource::Session;
     QString m_modelPath; ///< RNN seq2seq and image models: where the registry's copy came from
     std::shared_ptr<const Tensor> m_pixels; ///< image models: the classified image
+    ModelKind m_kind = ModelKind::Decoder; ///< the open model's
+    bool m_fileInput = false; ///< the open model reads request.inputFile (Whisper, the captioner)
+    QString m_inputFile;
     std::vector<TokenChip> m_tokens;
     std::vector<TokenChip> m_target; ///< encoder-decoders: the decoder inputs of the last run
     int64_t m_encoderLayers = 0, m_encoderHeads = 0, m_decoderLayers = 0, m_decoderHeads = 0; ///< encoder-decoders
@@ -106,6 +114,7 @@ private:
     QSpinBox* m_seed = nullptr;
     QComboBox* m_family = nullptr;
     QLineEdit* m_params = nullptr;
+    QPushButton* m_inputFileButton = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_export = nullptr;

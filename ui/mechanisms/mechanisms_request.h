@@ -5,6 +5,7 @@
 #include "mechanisms/flash_attention.h"
 #include "mechanisms/head_entropy_map.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/position_tables.h"
 #include "mechanisms/scale_sweep.h"
 #include "mechanisms/seq2seq_head_inputs.h"
 
@@ -38,6 +39,9 @@ struct MechanismsRequest {
     std::vector<int64_t> targetIds; ///< Seq2Seq: the last run's decoder inputs (start token first)
     AttentionBlock block = AttentionBlock::Encoder; ///< Seq2Seq: which of its attentions
     std::shared_ptr<const Tensor> pixels; ///< Image: the classified image [channels, H, W]
+    /// Seq2Seq speech models (Whisper): the log-mel features .npy; image-to-text (the captioner): the image file. The
+    /// same inputs as attnscope-cli mechanisms --features / --image.
+    std::string inputFile;
     int64_t tokens = 32, dk = 64; ///< synthetic size
     uint64_t seed = 0; ///< synthetic seed
     std::string variant = "window:4"; ///< an attnscope-cli mechanisms --variant
@@ -52,6 +56,7 @@ struct PositionTables {
     Mat ropeAngles; ///< [T, d / 2]
     std::vector<double> ropeDecay; ///< distance 0 .. T - 1
     Mat t5Buckets; ///< [T, T]
+    T5Bucketing t5Bucketing; ///< what t5Buckets was computed with
     Mat alibi; ///< [T, T]
     /// [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT, ViT / DeiT, BART); empty otherwise
     Mat learned;
@@ -73,7 +78,7 @@ struct MechanismsResult {
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
     std::vector<TemperaturePoint> headAtDk; ///< the head's own q, k scaled by 1/sqrt(d_k) at each sweep d_k
     /// Linformer (k) and Performer (m) output error against the head as the size grows, over kSweepSeeds seeds.
-    std::vector<SweepPoint> linformerSweep, performerSweep;
+    ApproximationSweep linformerSweep, performerSweep;
     /// The head's own scores at temperatureAxis(the d_k slider's temperatures): 1/8 .. 8 or wider.
     std::vector<TemperaturePoint> temperature;
     ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
@@ -86,6 +91,9 @@ struct MechanismsResult {
     /// What the model calls its query rows and keys (an RNN's generated and source words, an image's patches); empty:
     /// the run's tokens label both.
     std::vector<std::string> queryLabels, keyLabels;
+    /// A model no other tab holds in the registry (Whisper; the Caption tab keeps its own copy), kept while this result
+    /// is shown so that the next request finds it there instead of loading it again.
+    std::shared_ptr<const void> model;
 };
 using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
 
@@ -93,6 +101,6 @@ using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
 /// stages and inside the model's pass; false throws attn::Cancelled. Throws Error on a bad variant or head, and when
 /// the request's model is no longer open.
 MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing);
+    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing);
 
 } // namespace attn::ui

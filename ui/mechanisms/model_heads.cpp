@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/model_heads.h"
 
+#include "caption/caption_state.h"
 #include "core/error.h"
+#include "core/npy.h"
 #include "mechanisms/attention_math.h"
 #include "mechanisms/rnn_head_inputs.h"
 #include "mechanisms/vision_head_inputs.h"
 #include "model/model_source.h"
 #include "model/rnn_seq2seq.h"
 #include "model/seq2seq_model.h"
+#include "model/vision_encoder_decoder.h"
 #include "model/vision_model.h"
 #include "service/model_registry.h"
 #include "session/session.h"
@@ -57,13 +60,39 @@ ModelHeads sessionHeads(
     return h;
 }
 
-ModelHeads seq2seqHeadsOf(const MechanismsRequest& request, const ModelRegistry& models)
+/// Whisper's features or the captioner's image from request.inputFile, as attnscope-cli mechanisms reads them.
+EncoderInput fileInput(const MechanismsRequest& request, const EncoderDecoderModel& model)
 {
-    const auto model = openModel<EncoderDecoderModel>(request, models, "an encoder-decoder model");
-    if (request.sourceIds.empty()) throw Error(request.modelPath, "run a source sentence first");
-    EncoderInput source;
-    source.tokens = request.sourceIds;
-    Seq2SeqHeads s = seq2seqHeads(*model, source, request.targetIds, request.block, request.layer);
+    if (request.inputFile.empty())
+        throw Error(request.modelPath,
+            model.config().kind == ModelKind::Speech ? "choose a log-mel features .npy (Input file…)"
+                                                     : "choose an image (Input file…)");
+    EncoderInput input;
+    if (const auto* captioner = dynamic_cast<const VisionEncoderDecoderModel*>(&model))
+        input.pixels = loadCaptionImage(captioner->imageEncoder(), QString::fromStdString(request.inputFile)).pixels;
+    else
+        input.features = readNpy(request.inputFile);
+    return input;
+}
+
+ModelHeads seq2seqHeadsOf(const MechanismsRequest& request, ModelRegistry& models)
+{
+    const ModelSource source = probeModel(request.modelPath);
+    const ModelKind kind = source.config.kind;
+    const bool fromFile = kind == ModelKind::Speech || kind == ModelKind::ImageToText;
+    // No tab holds Whisper in the registry and the Caption tab keeps its own captioner: those are loaded here (and kept
+    // by the result shown); a text encoder-decoder is the copy the other tabs opened.
+    const auto model = fromFile ? std::dynamic_pointer_cast<const EncoderDecoderModel>(models.model(source))
+                                : openModel<EncoderDecoderModel>(request, models, "an encoder-decoder model");
+    if (!model) throw Error(request.modelPath, "is not an encoder-decoder model");
+    EncoderInput input;
+    if (fromFile) {
+        input = fileInput(request, *model);
+    } else {
+        if (request.sourceIds.empty()) throw Error(request.modelPath, "run a source sentence first");
+        input.tokens = request.sourceIds;
+    }
+    Seq2SeqHeads s = seq2seqHeads(*model, input, request.targetIds, request.block, request.layer);
     ModelHeads h;
     h.tokenIds = request.block == AttentionBlock::Encoder ? request.sourceIds : s.target;
     MaskSpec mask;
@@ -71,6 +100,7 @@ ModelHeads seq2seqHeadsOf(const MechanismsRequest& request, const ModelRegistry&
     h.entropy = headEntropyMap(s.attention, mask);
     h.config = model->config();
     h.layer = std::move(s.layer);
+    if (fromFile) h.model = model;
     return h;
 }
 
@@ -114,7 +144,7 @@ ModelHeads imageHeads(const MechanismsRequest& request, const ModelRegistry& mod
 } // namespace
 
 ModelHeads readModelHeads(
-    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing)
+    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing)
 {
     switch (request.source) {
     case HeadSource::Session:

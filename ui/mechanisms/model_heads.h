@@ -15,12 +15,14 @@ struct ModelHeads {
     std::vector<std::string> queryLabels, keyLabels; ///< empty: the run's tokens label both
     HeadEntropyMap entropy; ///< every head of the model on the same input
     ModelConfig config;
+    std::shared_ptr<const void> model; ///< MechanismsResult::model
 };
 
 /// The heads of `request.layer` from request.source, the open model held by `models` rerun on the request's input
-/// (`keepGoing` false stops that pass: attn::Cancelled). Throws Error when there is no such model or input, or the
+/// (`keepGoing` false stops that pass: attn::Cancelled); speech and image-to-text models read request.inputFile and
+/// are loaded into the registry when no tab holds them. Throws Error when there is no such model or input, or the
 /// layer is outside the model.
 ModelHeads readModelHeads(
-    const MechanismsRequest& request, const ModelRegistry& models, const std::function<bool()>& keepGoing);
+    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing);
 
 } // namespace attn::ui

@@ -94,9 +94,13 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
         tr("RoFormer bound (1 at distance 0)"));
     m_decay->setSeries(
         { { tr("(2/d) Σ_j |Σ_{i<j} e^{i·dist·θ_i}|, normalised"), distance, decay, QColor("#9467bd") } });
-    const QString legend = tr("RoPE: θ_i = %1^(−2i/d). T5: 32 buckets, max distance 128. ALiBi: slope·(j − i), slope "
-                              "%2.<br>")
+    const T5Bucketing& b = p.t5Bucketing;
+    const QString legend = tr("RoPE: θ_i = %1^(−2i/d). T5: %2 buckets, max distance %3 (%4). ALiBi: slope·(j − i), "
+                              "slope %5.<br>")
                                .arg(p.ropeTheta)
+                               .arg(b.buckets)
+                               .arg(b.maxDistance)
+                               .arg(b.fromModel ? tr("the model's config") : tr("T5's defaults"))
                                .arg(p.alibi.rows() > 1 ? -p.alibi(1, 0) : 0.0);
     m_note->setText(legend
         + (r.inputs.layer < 0 ? tr("Synthetic input: no model positions.")

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// The Mechanisms tab on a long input: its linear-attention sweeps as they ran before (one analyzeMechanism, i.e. the
+// whole head's exact attention and the draw on every row, per seed and size) against approximationSweep (the
+// reference once, at most kSweepRowLimit rows), side by side on the same head, then the tab's whole request.
+// Not a Google Benchmark: one pass of each is minutes on the old path. See bench/README.md for the figures.
+//
+// usage: bench_mechanisms_ui MODEL_DIR TOKENS [OLD_SIZES]   (a GPT-2-shaped model from make_long_context_model.py;
+//        OLD_SIZES: how many of each sweep's smallest sizes the old path runs; given, the tab's whole request is not
+//        timed: at 4k tokens the old path and the request are tens of minutes on a loaded machine)
+#include "mechanisms/approximation_sweep.h"
+#include "mechanisms/mechanism_report.h"
+#include "mechanisms/mechanisms_request.h"
+#include "model/model_loader.h"
+#include "model/model_source.h"
+#include "service/model_registry.h"
+#include "session/session.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace attn;
+
+std::string loadAverage()
+{
+    std::ifstream f("/proc/loadavg");
+    std::string one, five, fifteen;
+    f >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
+}
+
+template <class F> double seconds(F&& f)
+{
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// approximationSweep as it was: every draw measured by analyzeMechanism over the whole head.
+std::vector<double> perSeedAnalysis(const HeadInputs& in, const std::string& family, const std::vector<int64_t>& sizes)
+{
+    std::vector<double> means;
+    for (const int64_t size : sizes) {
+        double sum = 0;
+        for (int s = 0; s < ui::kSweepSeeds; ++s)
+            sum += analyzeMechanism(in, parseMechanism(family + ":" + std::to_string(size) + ":" + std::to_string(s)))
+                       .metrics.outRelErr;
+        means.push_back(sum / ui::kSweepSeeds);
+    }
+    return means;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 3) {
+        std::cerr << "usage: bench_mechanisms_ui MODEL_DIR TOKENS [OLD_SIZES]\n";
+        return 2;
+    }
+    const std::string path = argv[1];
+    const int64_t tokens = std::stoll(argv[2]);
+    ModelRegistry models;
+    const auto model = models.model(probeModel(path));
+    std::mt19937_64 rng(7);
+    std::vector<int64_t> ids;
+    for (int64_t i = 0; i < tokens; ++i)
+        ids.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(model->config().vocabSize)));
+    Session session(model);
+    session.prefill(ids);
+    const HeadInputs in = headInputsFromSession(session, 1, 3);
+    std::printf("%lld tokens, d %lld, load average %s\n", static_cast<long long>(in.tokens()),
+        static_cast<long long>(in.dim()), loadAverage().c_str());
+    const std::vector<int64_t> linformerSizes = powersOfTwo(std::min<int64_t>(4096, 2 * tokens));
+    for (const auto& [family, all] : { std::pair { std::string("linformer"), linformerSizes },
+             std::pair { std::string("performer"), powersOfTwo(1024) } }) {
+        const size_t oldCount = argc > 3 ? std::min(all.size(), std::stoul(argv[3])) : all.size();
+        const std::vector<int64_t> sizes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(oldCount));
+        std::vector<double> before;
+        ApproximationSweep after, whole;
+        const double tBefore = seconds([&] { before = perSeedAnalysis(in, family, sizes); });
+        const double tAfter = seconds([&] { after = approximationSweep(in, family, sizes, ui::kSweepSeeds); });
+        const double tWhole = seconds([&] { whole = approximationSweep(in, family, all, ui::kSweepSeeds); });
+        std::printf("%s sizes 1..%lld (%zu x %d draws): before %.2f s, after %.2f s (x%.1f; %lld of %lld rows); "
+                    "error at the largest: before %.4f after %.4f\n",
+            family.c_str(), static_cast<long long>(sizes.back()), sizes.size(), ui::kSweepSeeds, tBefore, tAfter,
+            tBefore / tAfter, static_cast<long long>(after.rows), static_cast<long long>(after.tokens), before.back(),
+            after.points.back().outRelErr);
+        std::printf("%s every size 1..%lld: %.2f s\n", family.c_str(), static_cast<long long>(all.back()), tWhole);
+    }
+    if (argc > 3) return 0;
+    ui::MechanismsRequest request;
+    request.source = ui::HeadSource::Session;
+    request.modelPath = path;
+    request.sourceIds = ids;
+    request.layer = 1;
+    request.head = 3;
+    request.variant = "window:4";
+    const double tTab = seconds([&] { ui::computeMechanisms(request, models, [] { return true; }); });
+    std::printf("the tab's whole request (prefill included): %.2f s; load average %s\n", tTab, loadAverage().c_str());
+    return 0;
+}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// approximationSweep against the whole-head path it replaced: per draw, analyzeMechanism (the exact attention and the
+// variant on every row, as `attnscope-cli mechanisms` runs them). With every row measured the sweep equals the mean
+// of those runs' out_rel_err; with rows sampled it equals the same relative error restricted to those rows of the
+// whole-head outputs. Both sides are float64 from the same float32 inputs in another summation order (row blocks,
+// BLAS kernels): 1e-9 relative, far below any change of a draw, a row or a mask (those move the error by > 1e-3).
+#include "core/error.h"
+#include "mechanisms/approximation_sweep.h"
+#include "mechanisms/mechanism_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace attn {
+namespace {
+
+constexpr double kRelTol = 1e-9;
+constexpr int kSeeds = 3;
+
+/// A causal head with an additive bias (as T5's) on synthetic inputs: every piece the sweep restricts to its rows.
+HeadInputs biasedCausalHead(int64_t tokens)
+{
+    HeadInputs in = syntheticHeadInputs(tokens, 16, 5);
+    in.causal = true;
+    in.bias = 0.1 * syntheticHeadInputs(tokens, tokens, 6).q;
+    return in;
+}
+
+/// The mean over seeds of |out - reference out| / |reference out| over `rows` of the whole-head runs.
+double wholeHeadError(const HeadInputs& in, const std::string& family, int64_t size, const std::vector<int64_t>& rows)
+{
+    double sum = 0;
+    for (int s = 0; s < kSeeds; ++s) {
+        const MechanismReport r
+            = analyzeMechanism(in, parseMechanism(family + ":" + std::to_string(size) + ":" + std::to_string(s)));
+        double diff = 0, norm = 0;
+        for (const int64_t i : rows) {
+            diff += (r.variant.out.row(i) - r.referenceOut.row(i)).squaredNorm();
+            norm += r.referenceOut.row(i).squaredNorm();
+        }
+        sum += std::sqrt(diff / norm);
+    }
+    return sum / kSeeds;
+}
+
+TEST(ApproximationSweep, EveryRowEqualsThePerDrawAnalysis)
+{
+    for (const HeadInputs& in : { syntheticHeadInputs(40, 16, 3), biasedCausalHead(40) })
+        for (const std::string family : { "linformer", "performer" }) {
+            SCOPED_TRACE(family);
+            const ApproximationSweep sweep = approximationSweep(in, family, { 2, 8, 32 }, kSeeds);
+            EXPECT_EQ(sweep.rows, 40);
+            EXPECT_EQ(sweep.tokens, 40);
+            ASSERT_EQ(sweep.points.size(), 3u);
+            for (const SweepPoint& p : sweep.points) {
+                double mean = 0;
+                for (int s = 0; s < kSeeds; ++s)
+                    mean += analyzeMechanism(
+                        in, parseMechanism(family + ":" + std::to_string(p.size) + ":" + std::to_string(s)))
+                                .metrics.outRelErr;
+                mean /= kSeeds;
+                EXPECT_NEAR(p.outRelErr, mean, kRelTol * mean) << p.size;
+            }
+        }
+}
+
+TEST(ApproximationSweep, SampledRowsAreThoseRowsOfTheWholeHead)
+{
+    const std::vector<int64_t> rows = sweepQueryRows(300, 16);
+    ASSERT_EQ(rows.size(), 16u);
+    EXPECT_EQ(rows.front(), 0);
+    EXPECT_EQ(rows.back(), 299);
+    for (size_t i = 1; i < rows.size(); ++i)
+        EXPECT_GT(rows[i], rows[i - 1]);
+    EXPECT_EQ(sweepQueryRows(12, 16).size(), 12u);
+
+    const HeadInputs in = biasedCausalHead(300);
+    for (const std::string family : { "linformer", "performer" }) {
+        SCOPED_TRACE(family);
+        const ApproximationSweep sweep = approximationSweep(in, family, { 4, 64 }, kSeeds, 16);
+        EXPECT_EQ(sweep.rows, 16);
+        EXPECT_EQ(sweep.tokens, 300);
+        for (const SweepPoint& p : sweep.points) {
+            const double expected = wholeHeadError(in, family, p.size, rows);
+            EXPECT_NEAR(p.outRelErr, expected, kRelTol * expected) << p.size;
+        }
+    }
+    EXPECT_THROW(approximationSweep(in, "linformer", { 8192 }, 1), Error);
+    EXPECT_THROW(approximationSweep(in, "reformer", { 8 }, 1), Error);
+}
+
+} // namespace
+} // namespace attn
