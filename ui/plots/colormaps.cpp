@@ -2,15 +2,18 @@
 #include "plots/colormaps.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace attn::ui {
 
-QVector<Colormap> allColormaps() {
+QVector<Colormap> allColormaps()
+{
     return { Colormap::Viridis, Colormap::Magma, Colormap::Grayscale, Colormap::Diverging };
 }
 
-QString colormapName(Colormap map) {
+QString colormapName(Colormap map)
+{
     switch (map) {
     case Colormap::Viridis:
         return QStringLiteral("viridis");
@@ -24,7 +27,8 @@ QString colormapName(Colormap map) {
     return {};
 }
 
-QVector<std::pair<double, QColor>> colormapStops(Colormap map) {
+QVector<std::pair<double, QColor>> colormapStops(Colormap map)
+{
     // Viridis and magma sampled from matplotlib at ninths; enough stops that RGB interpolation stays close.
     switch (map) {
     case Colormap::Viridis:
@@ -46,8 +50,13 @@ QVector<std::pair<double, QColor>> colormapStops(Colormap map) {
     return {};
 }
 
-QColor colormapColor(Colormap map, double t) {
-    const auto stops = colormapStops(map);
+QColor colormapColor(Colormap map, double t)
+{
+    // Images colour every pixel through here (thumbnails, overviews, the decode strip): the stops are built once, not
+    // allocated per pixel.
+    static const std::array<QVector<std::pair<double, QColor>>, 4> allStops { colormapStops(Colormap::Viridis),
+        colormapStops(Colormap::Magma), colormapStops(Colormap::Grayscale), colormapStops(Colormap::Diverging) };
+    const auto& stops = allStops.at(static_cast<size_t>(map));
     t = std::isfinite(t) ? std::clamp(t, 0.0, 1.0) : 0.0;
     for (int i = 1; i < stops.size(); ++i) {
         if (t > stops[i].first) continue;
@@ -60,7 +69,8 @@ QColor colormapColor(Colormap map, double t) {
     return stops.back().second;
 }
 
-QColor maskedCellColor(Colormap map) {
+QColor maskedCellColor(Colormap map)
+{
     // A hue the map never produces, so "masked" never reads as "zero weight".
     switch (map) {
     case Colormap::Viridis:
