@@ -7,13 +7,11 @@
 
 namespace attn::ui {
 
-QVector<Colormap> allColormaps()
-{
+QVector<Colormap> allColormaps() {
     return { Colormap::Viridis, Colormap::Magma, Colormap::Grayscale, Colormap::Diverging };
 }
 
-QString colormapName(Colormap map)
-{
+QString colormapName(Colormap map) {
     switch (map) {
     case Colormap::Viridis:
         return QStringLiteral("viridis");
@@ -27,8 +25,7 @@ QString colormapName(Colormap map)
     return {};
 }
 
-QVector<std::pair<double, QColor>> colormapStops(Colormap map)
-{
+QVector<std::pair<double, QColor>> colormapStops(Colormap map) {
     // Viridis and magma sampled from matplotlib at ninths; enough stops that RGB interpolation stays close.
     switch (map) {
     case Colormap::Viridis:
@@ -50,8 +47,7 @@ QVector<std::pair<double, QColor>> colormapStops(Colormap map)
     return {};
 }
 
-QColor colormapColor(Colormap map, double t)
-{
+QColor colormapColor(Colormap map, double t) {
     // Images colour every pixel through here (thumbnails, overviews, the decode strip): the stops are built once, not
     // allocated per pixel.
     static const std::array<QVector<std::pair<double, QColor>>, 4> allStops { colormapStops(Colormap::Viridis),
@@ -69,8 +65,7 @@ QColor colormapColor(Colormap map, double t)
     return stops.back().second;
 }
 
-QColor maskedCellColor(Colormap map)
-{
+QColor maskedCellColor(Colormap map) {
     // A hue the map never produces, so "masked" never reads as "zero weight".
     switch (map) {
     case Colormap::Viridis:

@@ -39,8 +39,7 @@ const QImage& pendingThumbnail()
 } // namespace
 
 HeadGridView::HeadGridView(QWidget* parent)
-    : QWidget(parent)
-{
+    : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setObjectName("headGrid");
 }
@@ -51,40 +50,34 @@ void HeadGridView::setPlaceholder(const QString& text)
     update();
 }
 
-void HeadGridView::setSnapshot(SnapshotPtr snapshot)
-{
+void HeadGridView::setSnapshot(SnapshotPtr snapshot) {
     m_snapshot = std::move(snapshot);
     rebuildThumbnails();
 }
 
-void HeadGridView::setColormap(Colormap map)
-{
+void HeadGridView::setColormap(Colormap map) {
     if (map == m_colormap) return;
     m_colormap = map;
     rebuildThumbnails();
 }
 
-void HeadGridView::setCurrent(int64_t layer, int64_t head)
-{
+void HeadGridView::setCurrent(int64_t layer, int64_t head) {
     m_layer = layer;
     m_head = head;
     update();
 }
 
-void HeadGridView::setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks)
-{
+void HeadGridView::setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks) {
     m_marks = std::move(marks);
     update();
 }
 
-QString HeadGridView::mark(int64_t layer, int64_t head) const
-{
+QString HeadGridView::mark(int64_t layer, int64_t head) const {
     const auto it = m_marks.find({ layer, head });
     return it == m_marks.end() ? QString() : it->second;
 }
 
-void HeadGridView::rebuildThumbnails()
-{
+void HeadGridView::rebuildThumbnails() {
     // Built when first drawn, not here: a run's result reaches the grid while another tab is in front, and building
     // all 144 of a 12 x 12 model at once held the event loop.
     m_thumbnails.assign(m_snapshot ? static_cast<size_t>(m_snapshot->numLayers() * m_snapshot->numHeads()) : 0, {});
@@ -92,8 +85,7 @@ void HeadGridView::rebuildThumbnails()
     update();
 }
 
-const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const
-{
+const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const {
     QImage& image = m_thumbnails.at(static_cast<size_t>(layer * m_snapshot->numHeads() + head));
     if (!image.isNull()) return image;
     if (!m_snapshot->statsReady(layer, head)) return pendingThumbnail(); // not kept: drawn again once it is ready
@@ -101,8 +93,7 @@ const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const
     return image;
 }
 
-int HeadGridView::cellSize() const
-{
+int HeadGridView::cellSize() const {
     if (!m_snapshot) return 64;
     // Fill the width when there is room, never below a readable 40 px.
     const int64_t heads = m_snapshot->numHeads();
@@ -110,21 +101,18 @@ int HeadGridView::cellSize() const
     return std::clamp(fit, 40, 160);
 }
 
-QRect HeadGridView::thumbnailRect(int64_t layer, int64_t head) const
-{
+QRect HeadGridView::thumbnailRect(int64_t layer, int64_t head) const {
     const int c = cellSize();
     return QRect(kLeft + static_cast<int>(head) * (c + kGap), kTop + static_cast<int>(layer) * (c + kGap), c, c);
 }
 
-QSize HeadGridView::sizeHint() const
-{
+QSize HeadGridView::sizeHint() const {
     if (!m_snapshot) return QSize(400, 300);
     const QRect last = thumbnailRect(m_snapshot->numLayers() - 1, m_snapshot->numHeads() - 1);
     return QSize(last.right() + kGap, last.bottom() + kGap);
 }
 
-void HeadGridView::paintEvent(QPaintEvent* event)
-{
+void HeadGridView::paintEvent(QPaintEvent* event) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
     if (!m_snapshot) {
@@ -180,8 +168,7 @@ void HeadGridView::paintEvent(QPaintEvent* event)
     painter.drawRect(current);
 }
 
-std::pair<int64_t, int64_t> HeadGridView::headAt(const QPoint& pos) const
-{
+std::pair<int64_t, int64_t> HeadGridView::headAt(const QPoint& pos) const {
     if (m_snapshot)
         for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
             for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
@@ -189,8 +176,7 @@ std::pair<int64_t, int64_t> HeadGridView::headAt(const QPoint& pos) const
     return { -1, -1 };
 }
 
-void HeadGridView::mousePressEvent(QMouseEvent* event)
-{
+void HeadGridView::mousePressEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton) return; // the right button opens the head's menu (contextMenuEvent)
     const auto [l, h] = headAt(event->pos());
     if (l < 0) return;
@@ -198,20 +184,17 @@ void HeadGridView::mousePressEvent(QMouseEvent* event)
     emit headActivated(l, h);
 }
 
-void HeadGridView::contextMenuEvent(QContextMenuEvent* event)
-{
+void HeadGridView::contextMenuEvent(QContextMenuEvent* event) {
     // The menu key asks for the current head's menu; a right click for the head under the mouse.
-    const auto [l, h]
-        = event->reason() == QContextMenuEvent::Keyboard ? std::pair(m_layer, m_head) : headAt(event->pos());
+    const auto [l, h] = event->reason() == QContextMenuEvent::Keyboard ? std::pair(m_layer, m_head) : headAt(event->pos());
     if (!m_snapshot || l < 0) return;
     setCurrent(l, h);
-    emit headMenuRequested(l, h,
-        event->reason() == QContextMenuEvent::Keyboard ? mapToGlobal(thumbnailRect(l, h).center())
-                                                       : event->globalPos());
+    emit headMenuRequested(l, h, event->reason() == QContextMenuEvent::Keyboard
+            ? mapToGlobal(thumbnailRect(l, h).center())
+            : event->globalPos());
 }
 
-void HeadGridView::keyPressEvent(QKeyEvent* event)
-{
+void HeadGridView::keyPressEvent(QKeyEvent* event) {
     if (!m_snapshot
         || !handleGridKey(
             *event, m_snapshot->numLayers(), m_snapshot->numHeads(), m_layer, m_head,
