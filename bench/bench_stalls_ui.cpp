@@ -24,6 +24,7 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #include <cstdio>
 #include <functional>
@@ -32,17 +33,21 @@ namespace {
 
 using attn::ui::MainWindow;
 
-/// Runs the event loop until `done` holds (or `timeoutMs`), then `settleMs` more; false on timeout.
+/// Runs the event loop until `done` holds (or `timeoutMs`), then `settleMs` more; false on timeout. The loop sleeps
+/// between events (a 5 ms timer wakes it to look at `done`): processEvents(flags, ms) would spin and take a core from
+/// the engine thread on this 2-core machine.
 bool waitFor(const std::function<bool()>& done, int timeoutMs, int settleMs = 300)
 {
+    QTimer wake;
+    wake.start(5);
     QDeadlineTimer deadline(timeoutMs);
     while (!done()) {
         if (deadline.hasExpired()) return false;
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     }
     QDeadlineTimer settle(settleMs);
     while (!settle.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     return true;
 }
 

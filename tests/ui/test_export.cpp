@@ -3,13 +3,15 @@
 #include "core/error.h"
 #include "export/export_menu.h"
 #include "export/figure_data.h"
+#include "export/figure_export.h"
 #include "export/figure_renderer.h"
 #include "export/recipe_snapshot.h"
+#include "file_dialogs.h"
 #include "main_window.h"
 #include "model/token_text.h"
+#include "plots/colormaps.h"
 #include "plots/heatmap_view.h"
 #include "plots/stats_view.h"
-#include "file_dialogs.h"
 #include "support/shared_data.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
@@ -103,9 +105,9 @@ TEST(FigureExport, HeatmapSvgIsWellFormedWithTokenLabelsAndVectorCells)
     EXPECT_EQ(images, 1);
 }
 
-TEST(FigureExport, LargeHeatmapEmbedsTheCellRaster)
+// One head of n tokens, each query's weight spread evenly over the keys it sees.
+SnapshotPtr evenCausalSnapshot(int64_t n)
 {
-    const int64_t n = kVectorCellLimit + 44;
     std::vector<float> p(static_cast<size_t>(n * n), 0.0f);
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j <= i; ++j)
@@ -115,8 +117,12 @@ TEST(FigureExport, LargeHeatmapEmbedsTheCellRaster)
         tokens.push_back({ "t" + std::to_string(i), i, false });
     MaskSpec mask;
     mask.causal = true;
-    const auto big
-        = std::make_shared<const AttentionSnapshot>(tokens, std::vector<Tensor> { Tensor({ 1, n, n }, p) }, 0, mask);
+    return std::make_shared<const AttentionSnapshot>(tokens, std::vector<Tensor> { Tensor({ 1, n, n }, p) }, 0, mask);
+}
+
+TEST(FigureExport, LargeHeatmapEmbedsTheCellRaster)
+{
+    const SnapshotPtr big = evenCausalSnapshot(kVectorCellLimit + 44);
     const std::string dir = test::makeTempDir("ui-export-big");
     FigureRecipe r;
     r.view = FigureView::Heatmap;
@@ -126,6 +132,41 @@ TEST(FigureExport, LargeHeatmapEmbedsTheCellRaster)
     svgTexts(svg, &images);
     EXPECT_EQ(images, 2); // the cells and the colour bar
     EXPECT_LT(svg.size(), 2 << 20); // one image instead of 90,000 rectangles
+}
+
+// Issue 22: recording a figure on the GUI thread leaves the colour map's raster unencoded for the writing thread (a
+// QPicture PNG-encodes every image drawn on it: 50-100 ms of a 512-token export), and the written files still hold
+// it: the map's pixels in the PNG, one image for it in the SVG.
+TEST(FigureExport, RecordingKeepsTheColourMapRasterOutOfThePictureForTheWriter)
+{
+    const int64_t n = 400;
+    const SnapshotPtr big = evenCausalSnapshot(n);
+    const std::string dir = test::makeTempDir("ui-export-deferred");
+    FigureRecipe r;
+    r.view = FigureView::Heatmap;
+    const QString png = QString::fromStdString(dir + "/big.png"), svg = QString::fromStdString(dir + "/big.svg");
+    const RecordedFigure raster = FigureRenderer(big).record(r, png, FigureFormat::Png);
+    ASSERT_EQ(raster.images.size(), 1u);
+    EXPECT_EQ(raster.images.front().image.size(), QSize(n, n)); // the map, a pixel per cell
+    // What is left to encode is the axes, labels and colour bar: far less than the 400 x 400 map in PNG.
+    EXPECT_LT(raster.picture.size() + raster.above.size(), 40000u);
+    ASSERT_TRUE(writeFigure(raster, png));
+    const QImage image(png);
+    ASSERT_FALSE(image.isNull());
+    // The first query sees only key 0 at weight 1, the map's brightest colour: the plot's top-left cell.
+    const QColor brightest = colormapColor(Colormap::Viridis, 1.0);
+    bool found = false;
+    for (int y = 0; y < image.height() / 3 && !found; ++y)
+        for (int x = 0; x < image.width() / 3 && !found; ++x)
+            found = image.pixelColor(x, y) == brightest;
+    EXPECT_TRUE(found) << "no map pixel in the written PNG";
+
+    const RecordedFigure vector = FigureRenderer(big).record(r, svg, FigureFormat::Svg);
+    ASSERT_EQ(vector.images.size(), 1u); // QCustomPlot's fine raster of the map, drawn as one image
+    ASSERT_TRUE(writeFigure(vector, svg));
+    int images = 0;
+    svgTexts(readAll(svg.toStdString()), &images);
+    EXPECT_EQ(images, 2); // the map and the colour bar
 }
 
 TEST(FigureExport, PdfHasAValidHeaderAndTheRequestedPageSize)

@@ -4,6 +4,7 @@
 #include "attention/attention.h"
 #include "decode/fixed_text_box.h"
 #include "plots/plot_legend.h"
+#include "plots/series_density.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,6 +14,10 @@
 #include <qcustomplot.h>
 
 namespace attn::ui {
+
+namespace {
+const QColor kKeyColor(40, 90, 180), kValueColor(200, 80, 40);
+} // namespace
 
 KvCacheView::KvCacheView(QWidget* parent)
     : QWidget(parent)
@@ -38,10 +43,10 @@ KvCacheView::KvCacheView(QWidget* parent)
     m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels); // redrawn at every decode step
     m_plot->addGraph();
     m_plot->graph(0)->setName(tr("|key|"));
-    m_plot->graph(0)->setPen(QPen(QColor(40, 90, 180), 1.5));
+    fitSeriesToDensity(*m_plot->graph(0), kKeyColor, false);
     m_plot->addGraph();
     m_plot->graph(1)->setName(tr("|value|"));
-    m_plot->graph(1)->setPen(QPen(QColor(200, 80, 40), 1.5));
+    fitSeriesToDensity(*m_plot->graph(1), kValueColor, false);
     m_plot->legend->setFont(font());
     placeLegendAbove(m_plot);
     m_plot->xAxis->setLabel(tr("position"));
@@ -96,6 +101,8 @@ void KvCacheView::redraw()
     }
     m_plot->graph(0)->setData(x, keys, true);
     m_plot->graph(1)->setData(x, values, true);
+    fitSeriesToDensity(*m_plot->graph(0), kKeyColor, false);
+    fitSeriesToDensity(*m_plot->graph(1), kValueColor, false);
     // Which keys the newest query still sees, by the same mask rule as the attention itself.
     MaskSpec mask;
     mask.causal = true;

@@ -2,6 +2,7 @@
 #include "decode/timeline_view.h"
 
 #include "plots/plot_legend.h"
+#include "plots/series_density.h"
 
 #include <QSlider>
 #include <QVBoxLayout>
@@ -11,6 +12,10 @@
 #include <cmath>
 
 namespace attn::ui {
+
+namespace {
+const QColor kProbabilityColor(230, 120, 30), kEntropyColor(40, 90, 180);
+} // namespace
 
 TimelineView::TimelineView(QWidget* parent)
     : QWidget(parent)
@@ -30,11 +35,10 @@ TimelineView::TimelineView(QWidget* parent)
     m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
     m_plot->addGraph(m_plot->xAxis, m_plot->yAxis);
     m_plot->graph(0)->setName(tr("p(chosen)"));
-    m_plot->graph(0)->setPen(QPen(QColor(230, 120, 30), 1.5));
-    m_plot->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 3));
+    fitSeriesToDensity(*m_plot->graph(0), kProbabilityColor, true);
     m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
     m_plot->graph(1)->setName(tr("entropy (bits)"));
-    m_plot->graph(1)->setPen(QPen(QColor(40, 90, 180), 1.5));
+    fitSeriesToDensity(*m_plot->graph(1), kEntropyColor, false);
     m_plot->yAxis2->setVisible(true);
     m_plot->yAxis->setRange(0, 1.05);
     m_plot->yAxis->setLabel(tr("probability"));
@@ -68,6 +72,8 @@ void TimelineView::setSteps(const std::vector<DecodeStepPtr>& steps)
     }
     m_plot->graph(0)->setData(x, probability, true);
     m_plot->graph(1)->setData(x, entropy, true);
+    fitSeriesToDensity(*m_plot->graph(0), kProbabilityColor, true);
+    fitSeriesToDensity(*m_plot->graph(1), kEntropyColor, false);
     m_plot->yAxis2->setRange(0, maxEntropy * 1.05);
     m_plot->xAxis->setRange(-0.5, std::max<double>(1.0, static_cast<double>(steps.size())) - 0.5);
     const QSignalBlocker block(m_slider);

@@ -13,6 +13,7 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -56,16 +57,88 @@ private:
     std::vector<std::unique_ptr<ColorMapCells>> m_cells;
 };
 
-// Draws the widget at the logical size onto `painter` (whose device is already set up).
-void paintWidget(QWidget& widget, QCPPainter& painter, const QSize& size, bool vector)
+// Lets a recording draw one layerable itself onto another device, as its layer would (QCPLayer::draw).
+struct LayerableAccess : QCPLayerable {
+    using QCPLayerable::applyDefaultAntialiasingHint;
+    using QCPLayerable::clipRect;
+    using QCPLayerable::draw;
+};
+
+void drawLayerable(QCPLayerable& layerable, QCPPainter& painter)
 {
+    painter.save();
+    painter.setClipRect((layerable.*&LayerableAccess::clipRect)().translated(0, -1));
+    (layerable.*&LayerableAccess::applyDefaultAntialiasingHint)(&painter);
+    (layerable.*&LayerableAccess::draw)(&painter);
+    painter.restore();
+}
+
+// What QCustomPlot::toPainter() does, split where the colour maps are drawn.
+struct PlotAccess : QCustomPlot {
+    using QCustomPlot::drawBackground;
+    using QCustomPlot::mBackgroundBrush;
+    using QCustomPlot::updateLayout;
+};
+
+// Records a plot whose colour maps are drawn as rasters (all of them in a PNG; the large ones in SVG/PDF) without
+// encoding them: what lies below them goes into `figure.picture` (through `painter`), their images into
+// `figure.images`, what lies above them into `figure.above`. False (nothing drawn) when the plot has no such map, or
+// has them on several layers.
+bool recordAroundMaps(QCustomPlot& plot, QCPPainter& painter, RecordedFigure& figure, const QString& path)
+{
+    std::vector<QCPLayerable*> maps;
+    for (int i = 0; i < plot.plottableCount(); ++i)
+        if (auto* map = qobject_cast<QCPColorMap*>(plot.plottable(i)); map && map->realVisibility())
+            maps.push_back(map);
+    if (maps.empty()) return false;
+    for (QCPLayerable* map : maps)
+        if (map->layer() != maps.front()->layer()) return false;
+    const int mapLayer = maps.front()->layer()->index();
+    const QSize size = figure.size.logical;
+    const QRect viewport = plot.viewport();
+    plot.setViewport(QRect(QPoint(0, 0), size));
+    (plot.*&PlotAccess::updateLayout)();
+    const QBrush& background = plot.*&PlotAccess::mBackgroundBrush;
+    if (background.style() != Qt::NoBrush) painter.fillRect(plot.viewport(), background);
+    (plot.*&PlotAccess::drawBackground)(&painter);
+    const auto drawLayers = [&](QCPPainter& onto, int first, int last) {
+        for (int i = first; i <= last; ++i)
+            for (QCPLayerable* child : plot.layer(i)->children())
+                if (child->realVisibility() && std::find(maps.begin(), maps.end(), child) == maps.end())
+                    drawLayerable(*child, onto);
+    };
+    drawLayers(painter, 0, mapLayer);
+    {
+        ImageCapture capture(size);
+        QCPPainter images(&capture);
+        images.setModes(painter.modes());
+        images.setRenderHints(painter.renderHints());
+        for (QCPLayerable* map : maps)
+            drawLayerable(*map, images);
+        images.end();
+        figure.images = capture.take();
+    }
+    QCPPainter above;
+    if (!above.begin(&figure.above)) throw Error("export " + describe(path) + ": cannot record the figure");
+    above.setModes(painter.modes());
+    above.setRenderHints(painter.renderHints());
+    drawLayers(above, mapLayer + 1, plot.layerCount() - 1);
+    above.end();
+    plot.setViewport(viewport);
+    return true;
+}
+
+// Draws the widget at the logical size onto `painter` (whose device is `figure.picture`).
+void paintWidget(QWidget& widget, QCPPainter& painter, RecordedFigure& figure, bool vector, const QString& path)
+{
+    const QSize size = figure.size.logical;
     if (auto* plot = qobject_cast<QCustomPlot*>(&widget)) {
         painter.setMode(QCPPainter::pmNoCaching); // text as text, never cached pixmaps
         if (vector) painter.setMode(QCPPainter::pmVectorized);
         {
             std::optional<VectorCellsScope> cells;
             if (vector) cells.emplace(*plot);
-            plot->toPainter(&painter, size.width(), size.height());
+            if (!recordAroundMaps(*plot, painter, figure, path)) plot->toPainter(&painter, size.width(), size.height());
         }
         // toPainter() left the layout at the export size; an on-screen plot lays itself out again.
         plot->replot(QCustomPlot::rpQueuedReplot);
@@ -133,7 +206,7 @@ RecordedFigure recordWidget(QWidget& widget, const QString& path, FigureFormat f
         // Lines and text grow with the DPI, like on a high-density screen.
         if (pngPixelSize(size) != size.logical) painter.setMode(QCPPainter::pmNonCosmetic);
     }
-    paintWidget(widget, painter, size.logical, vector);
+    paintWidget(widget, painter, figure, vector, path);
     painter.end();
     return figure;
 }
@@ -145,6 +218,8 @@ bool writeFigure(const RecordedFigure& figure, const QString& path, const Export
     // The picture, then the overlay; false (and no file) when the overlay was cancelled.
     const auto draw = [&](QPainter& painter) {
         painter.drawPicture(0, 0, figure.picture);
+        drawDeferred(painter, figure.images);
+        if (!figure.above.isNull()) painter.drawPicture(0, 0, figure.above);
         return !figure.overlay || figure.overlay(painter, cancelled);
     };
     switch (figure.format) {

@@ -2,11 +2,14 @@
 #pragma once
 // The one way any view becomes a file: PNG at a chosen DPI, or SVG / PDF with vector text. Every view (and any future
 // one, e.g. the decode panel) exports through exportWidget().
+#include "export/deferred_images.h"
+
 #include <QPicture>
 #include <QSize>
 #include <QString>
 
 #include <functional>
+#include <vector>
 
 class QPainter;
 class QWidget;
@@ -47,6 +50,9 @@ using ExportCancel = std::function<bool()>;
 /// Export menu records it, which is quick, and leaves the slow part to a worker so the window never waits for it.
 struct RecordedFigure {
     QPicture picture; ///< the widget's drawing in logical pixels
+    /// A plot's colour maps, drawn after `picture` and before `above` (kept unencoded: see deferred_images.h).
+    std::vector<DeferredImage> images;
+    QPicture above; ///< the plot's layers above its colour maps (axes, ticks, bands); empty for other widgets
     FigureFormat format = FigureFormat::Png;
     FigureSize size;
     /// Drawn after the picture on the writing thread, in the same coordinates (the head view's lines: the bulk of

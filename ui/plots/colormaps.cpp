@@ -2,6 +2,7 @@
 #include "plots/colormaps.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace attn::ui {
@@ -47,7 +48,11 @@ QVector<std::pair<double, QColor>> colormapStops(Colormap map) {
 }
 
 QColor colormapColor(Colormap map, double t) {
-    const auto stops = colormapStops(map);
+    // Images colour every pixel through here (thumbnails, overviews, the decode strip): the stops are built once, not
+    // allocated per pixel.
+    static const std::array<QVector<std::pair<double, QColor>>, 4> allStops { colormapStops(Colormap::Viridis),
+        colormapStops(Colormap::Magma), colormapStops(Colormap::Grayscale), colormapStops(Colormap::Diverging) };
+    const auto& stops = allStops.at(static_cast<size_t>(map));
     t = std::isfinite(t) ? std::clamp(t, 0.0, 1.0) : 0.0;
     for (int i = 1; i < stops.size(); ++i) {
         if (t > stops[i].first) continue;

@@ -21,13 +21,20 @@ constexpr CellGrid kGrid { .left = 40, .top = 34, .gap = 6, .minCell = 40, .maxC
 
 // Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
 // thumbnail ever needs a head's full matrix.
-QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map) {
-    if (!s.statsReady(layer, head)) { // still being summarized on the engine thread: a grey cell until it is
-        QImage pending(1, 1, QImage::Format_RGB32);
-        pending.fill(QColor(215, 215, 215));
-        return pending;
-    }
+QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map)
+{
     return overviewImage(s.overview(layer, head, AttentionSource::kThumbnailSide)->levels.front(), map);
+}
+
+// A head still being summarized on the engine thread: a grey cell until it is.
+const QImage& pendingThumbnail()
+{
+    static const QImage pending = [] {
+        QImage image(1, 1, QImage::Format_RGB32);
+        image.fill(QColor(215, 215, 215));
+        return image;
+    }();
+    return pending;
 }
 } // namespace
 
@@ -72,19 +79,19 @@ QString HeadGridView::mark(int64_t layer, int64_t head) const {
 }
 
 void HeadGridView::rebuildThumbnails() {
-    m_thumbnails.clear();
-    if (m_snapshot) {
-        m_thumbnails.reserve(static_cast<size_t>(m_snapshot->numLayers() * m_snapshot->numHeads()));
-        for (int64_t l = 0; l < m_snapshot->numLayers(); ++l)
-            for (int64_t h = 0; h < m_snapshot->numHeads(); ++h)
-                m_thumbnails.push_back(renderThumbnail(*m_snapshot, l, h, m_colormap));
-    }
+    // Built when first drawn, not here: a run's result reaches the grid while another tab is in front, and building
+    // all 144 of a 12 x 12 model at once held the event loop.
+    m_thumbnails.assign(m_snapshot ? static_cast<size_t>(m_snapshot->numLayers() * m_snapshot->numHeads()) : 0, {});
     updateGeometry();
     update();
 }
 
 const QImage& HeadGridView::thumbnail(int64_t layer, int64_t head) const {
-    return m_thumbnails.at(static_cast<size_t>(layer * m_snapshot->numHeads() + head));
+    QImage& image = m_thumbnails.at(static_cast<size_t>(layer * m_snapshot->numHeads() + head));
+    if (!image.isNull()) return image;
+    if (!m_snapshot->statsReady(layer, head)) return pendingThumbnail(); // not kept: drawn again once it is ready
+    image = renderThumbnail(*m_snapshot, layer, head, m_colormap);
+    return image;
 }
 
 int HeadGridView::cellSize() const {

@@ -15,8 +15,8 @@
 namespace attn::ui {
 
 /// Every head of the model as a layers x heads grid of thumbnails, drawn from cached QImages (one per head, built
-/// when the snapshot or colormap changes, so repaints only scale images). Click or Enter opens a head.
-/// GQA/MQA: a coloured band over the columns marks the query heads that share one KV head. Heads under an
+/// when first drawn after the snapshot or colormap changes, so repaints only scale images). Click or Enter opens a
+/// head. GQA/MQA: a coloured band over the columns marks the query heads that share one KV head. Heads under an
 /// intervention (ablated) get a red frame and their tag; a right click asks for a head's menu.
 class HeadGridView : public QWidget {
     Q_OBJECT
@@ -60,7 +60,7 @@ private:
     SnapshotPtr m_snapshot;
     QString m_placeholder = noAttentionYet();
     Colormap m_colormap = Colormap::Viridis;
-    std::vector<QImage> m_thumbnails; ///< [layer * heads + head]
+    mutable std::vector<QImage> m_thumbnails; ///< [layer * heads + head], null until thumbnail() builds it
     int64_t m_layer = 0;
     int64_t m_head = 0;
     std::map<std::pair<int64_t, int64_t>, QString> m_marks;

@@ -38,6 +38,7 @@ void TokenChipsView::setTokens(const std::vector<TokenChip>& tokens)
     m_special
         = static_cast<int>(std::count_if(tokens.begin(), tokens.end(), [](const TokenChip& t) { return t.special; }));
     m_first = m_maxShown > 0 && count() > m_maxShown ? count() - m_maxShown : 0;
+    m_widths.clear();
     m_rectsWidth = -1;
     updateGeometry();
     update();
@@ -57,16 +58,28 @@ QString TokenChipsView::label(int slot) const
     return displayToken(m_tokens[static_cast<size_t>(m_first + slot - (m_first > 0 ? 1 : 0))]);
 }
 
+const std::vector<int>& TokenChipsView::chipWidths() const
+{
+    if (m_widths.empty()) {
+        const QFontMetrics fm = fontMetrics();
+        const int slotCount = m_tokens.empty() ? 1 : shownCount() + (m_first > 0 ? 1 : 0);
+        m_widths.reserve(static_cast<size_t>(slotCount));
+        // +2: horizontalAdvance rounds, and a text a fraction wider than its chip would be elided
+        for (int s = 0; s < slotCount; ++s)
+            m_widths.push_back(fm.horizontalAdvance(label(s)) + 2 * kPad + 2);
+    }
+    return m_widths;
+}
+
 int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const
 {
-    const QFontMetrics fm = fontMetrics();
-    const int h = fm.height() + 4;
-    const int slotCount = m_tokens.empty() ? 1 : shownCount() + (m_first > 0 ? 1 : 0);
+    const int h = fontMetrics().height() + 4;
+    const std::vector<int>& widths = chipWidths();
+    const int slotCount = static_cast<int>(widths.size());
     if (rects) rects->assign(static_cast<size_t>(slotCount), QRect());
     int x = 0, y = 0;
     for (int s = 0; s < slotCount; ++s) {
-        // +2: horizontalAdvance rounds, and a text a fraction wider than its chip would be elided
-        const int w = std::min(std::max(1, width), fm.horizontalAdvance(label(s)) + 2 * kPad + 2);
+        const int w = std::min(std::max(1, width), widths[static_cast<size_t>(s)]);
         if (x > 0 && x + w > width) {
             x = 0;
             y += h + kLineGap;
@@ -155,6 +168,10 @@ void TokenChipsView::paintEvent(QPaintEvent* event)
 
 bool TokenChipsView::event(QEvent* event)
 {
+    if (event->type() == QEvent::FontChange) {
+        m_widths.clear();
+        m_rectsWidth = -1;
+    }
     if (event->type() != QEvent::ToolTip) return QWidget::event(event);
     auto* help = static_cast<QHelpEvent*>(event);
     const int i = chipAt(help->pos());

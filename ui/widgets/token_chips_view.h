@@ -51,6 +51,8 @@ protected:
 private:
     /// Chip rectangles for `width` (the note first when there is one); returns the height used.
     int layoutChips(int width, std::vector<QRect>* rects) const;
+    /// Each slot's chip width at any row width (measured once per setTokens: a layout asks for it many times).
+    const std::vector<int>& chipWidths() const;
     /// The layout for the current width (computed again after a resize).
     const std::vector<QRect>& rects() const;
     QString label(int slot) const;
@@ -61,6 +63,7 @@ private:
     int m_first = 0;
     int m_maxShown = 0;
     int m_special = 0;
+    mutable std::vector<int> m_widths; ///< per slot, empty until chipWidths() measures them
     mutable std::vector<QRect> m_rects; ///< per slot: [note,] then one per shown token
     mutable int m_rectsWidth = -1;
     TokenLink* m_link = nullptr;
