@@ -186,10 +186,10 @@ void PruningPanel::showResult(PruningResultPtr result)
         for (int64_t h = 0; h < heads; ++h)
             values(l, h) = importance.data()[l * heads + h];
     m_importance->setSnapshot(matrixSnapshot(values, indexChips("L", layers), indexChips("H", heads)));
-    m_importance->setCaption({ .title = tr("Head importance (drop in next-token log-probability when removed)"),
+    m_importance->setCaption({ .title = tr("Head importance (nats)"),
         .x = tr("head"),
         .y = tr("layer"),
-        .value = tr("nats") });
+        .value = tr("log-prob drop") });
     const PruningCurve& c = m_result->curve;
     std::vector<double> percent;
     for (const double share : c.removedShare)
