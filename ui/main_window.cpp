@@ -14,6 +14,7 @@
 #include "intervention/logit_lens_panel.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/mechanisms_panel.h"
+#include "pruning/pruning_panel.h"
 #include "model/family_registry.h"
 #include "plots/heatmap_view.h"
 #include "plots/router_view.h"
@@ -88,6 +89,12 @@ void addressRangeBar(
 
 /// The engine-thread session of the unmodified pass the Intervene and Logit lens tabs share.
 const std::string kKeptRunKey = "intervention/main-input";
+
+/// The Pruning tab (found among the tabs' children rather than kept as a member: main_window.h, which every GUI test
+/// includes, stays as it is).
+PruningPanel* pruningTab(const QTabWidget* tabs) {
+    return tabs->findChild<PruningPanel*>();
+}
 
 /// The description of the model at `path`, or none when it cannot be read (the engine's open then reports why).
 std::optional<ModelConfig> probedConfig(const QString& path) {
@@ -179,6 +186,9 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     m_atlas = new AtlasPanel(m_controller, kKeptRunKey); // maps the heads from the same kept pass
     m_atlas->setProperty("collapsesDocks", QStringList { "modelDock" });
     m_tabs->addTab(m_atlas, tr("Head a&tlas"));
+    auto* pruning = new PruningPanel(m_controller); // head importance and the pruning curve, as `attnscope-cli prune`
+    pruning->setProperty("collapsesDocks", QStringList { "modelDock" });
+    m_tabs->addTab(pruning, tr("Pr&uning"));
 
     m_errorBanner = new QLabel;
     m_errorBanner->setObjectName("errorBanner");
@@ -248,6 +258,7 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
         m_lens->setModel(m_summary);
         m_compare->setModel(m_summary);
         m_atlas->setModel(m_summary);
+        pruningTab(m_tabs)->setModel(m_summary);
         setTwoSided(m_summary->config.kind == ModelKind::EncoderDecoder);
         fillAttentionKinds(m_kindBox, hasSelfAttention(m_summary->config));
         if (!m_input->text().isEmpty()) m_inputTimer->start();
@@ -316,11 +327,17 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     });
     connect(m_intervene, &InterventionPanel::ablationsChanged, this, [this] { m_grid->setMarks(m_intervene->marks()); });
     // A head the Mechanisms tab's entropy map flags, removed on the Intervene tab: what it costs on this input.
-    connect(m_mechanisms->entropyPage(), &EntropyPage::ablateRequested, this, [this](qint64 l, qint64 h) {
+    const auto ablateOnInterveneTab = [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_intervene->addAblation({ { { l, h } }, AblationMode::Zero, 0.0f });
         m_tabs->setCurrentWidget(m_intervene);
-    });
+    };
+    connect(m_mechanisms->entropyPage(), &EntropyPage::ablateRequested, this, ablateOnInterveneTab);
+    // Entropy only flags candidates; the Pruning tab measures what removing each head costs.
+    connect(m_mechanisms->entropyPage(), &EntropyPage::pruningRequested, this,
+        [this, pruning] { m_tabs->setCurrentWidget(pruning); });
+    connect(pruning, &PruningPanel::ablateRequested, this, ablateOnInterveneTab);
+    connect(pruning, &PruningPanel::headSelected, this, [this](qint64 l, qint64 h) { setCurrentHead(l, h); });
     connect(m_atlas, &AtlasPanel::headActivated, this, [this](qint64 l, qint64 h) {
         setCurrentHead(l, h);
         m_tabs->setCurrentWidget(m_heatmap);
@@ -530,6 +547,7 @@ void MainWindow::openModel(const QString& path) {
     m_lens->setModel(nullptr);
     m_compare->setModel(nullptr);
     m_atlas->setModel(nullptr);
+    pruningTab(m_tabs)->setModel(nullptr);
     m_vision->closeModel();
     m_align->closeModel();
     m_mechanisms->setModel(nullptr); // synthetic input only until the new model (or image) offers heads
@@ -611,6 +629,7 @@ void MainWindow::showRun(RunPtr run) {
     m_intervene->setRun(m_run);
     m_lens->setRun(m_run);
     m_atlas->setRun(m_run);
+    pruningTab(m_tabs)->setRun(m_run);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
     if (!m_run->notice.empty()) m_status->setText(m_status->text() + " — " + QString::fromStdString(m_run->notice));

@@ -38,8 +38,11 @@ int runPrune(const std::vector<std::string>& words)
         { "importance_meaning",
             "mean log-probability of the actual next tokens (pooled over every position of every line) unmodified "
             "minus with that head removed (head mask 0), nats" },
-        { "order", order }, { "removed_share", curve.removedShare }, { "loss", curve.loss },
-        { "loss_meaning", "mean next-token loss (nats) with the first k heads of order removed, k = 0 .. heads" } };
+        { "order", order }, { "removed_share", curve.removedShare }, { "loss", curve.loss }, { "accuracy", curve.accuracy },
+        { "loss_meaning", "mean next-token loss (nats) with the first k heads of order removed, k = 0 .. heads" },
+        { "accuracy_meaning",
+            "share of predicted positions whose most likely token is the actual next one, with the first k heads of "
+            "order removed" } };
     std::ofstream((out / "curve.json").string()) << report.dump(1) << "\n";
     std::cout << "importance of " << importance.numel() << " heads over " << inputs.size() << " lines; unmodified loss "
               << -reference << ", all removed " << curve.loss.back() << "; wrote " << out.string() << "\n";

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "cli/decoder_run.h"
 
+#include "analysis/corpus_lines.h"
 #include "cli/model_args.h"
 #include "core/error.h"
 #include "model/model_loader.h"
 
 #include <charconv>
-#include <fstream>
 
 namespace attn::cli {
 
@@ -54,21 +54,8 @@ int64_t singleToken(const DecoderRun& run, const std::string& token, const std::
 std::vector<std::vector<int64_t>> readCorpus(
     const DecoderRun& run, const std::string& path, int64_t shard, int64_t shards)
 {
-    std::ifstream in(path);
-    if (!in) throw Error(path, "cannot open the corpus");
-    std::vector<std::vector<int64_t>> inputs;
-    std::string line;
-    int64_t index = 0;
-    while (std::getline(in, line)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        if (index++ % shards != shard) continue;
-        std::vector<int64_t> ids = encodeText(run, line, true);
-        // Longer lines are cut to the model's context, so one long line cannot stop a corpus run.
-        if (static_cast<int64_t>(ids.size()) > run.model->config().maxPositions)
-            ids.resize(static_cast<size_t>(run.model->config().maxPositions));
-        inputs.push_back(std::move(ids));
-    }
-    return inputs;
+    if (!run.tokenizer) throw Error("no tokenizer for " + run.source.config.source + ": a corpus is text");
+    return readCorpusLines(path, *run.tokenizer, run.model->config().maxPositions, shard, shards);
 }
 
 std::string tokenLabel(const DecoderRun& run, int64_t id)

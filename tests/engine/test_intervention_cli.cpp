@@ -124,6 +124,11 @@ TEST(InterventionCli, PatchAndPruneWriteTheirGrids)
     EXPECT_EQ(curve["inputs"], 2);
     EXPECT_EQ(curve["loss"].size(), 17u);
     EXPECT_EQ(curve["loss"][0].get<double>(), curve["unmodified_loss"].get<double>());
+    ASSERT_EQ(curve["accuracy"].size(), 17u);
+    for (const auto& share : curve["accuracy"]) { // a share of positions
+        EXPECT_GE(share.get<double>(), 0.0);
+        EXPECT_LE(share.get<double>(), 1.0);
+    }
 }
 
 } // namespace

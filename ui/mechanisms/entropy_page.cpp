@@ -21,6 +21,7 @@ EntropyPage::EntropyPage(QWidget* parent)
     , m_flags(new QLabel)
     , m_flagged(new QComboBox)
     , m_ablate(new QPushButton(tr("Ablate on the Intervene tab")))
+    , m_pruning(new QPushButton(tr("Importance and pruning…")))
 {
     m_map->setObjectName("exportFigure");
     m_map->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
@@ -35,10 +36,14 @@ EntropyPage::EntropyPage(QWidget* parent)
         const qint64 index = m_flagged->currentData().toLongLong();
         if (m_heads > 0 && index >= 0) emit ablateRequested(index / m_heads, index % m_heads);
     });
+    m_pruning->setObjectName("entropyPruning");
+    m_pruning->setToolTip(tr("The Pruning tab: every head's measured importance and the greedy pruning curve"));
+    connect(m_pruning, &QPushButton::clicked, this, &EntropyPage::pruningRequested);
     auto* prune = new QHBoxLayout;
     prune->addWidget(new QLabel(tr("Flagged head:")));
     prune->addWidget(m_flagged);
     prune->addWidget(m_ablate);
+    prune->addWidget(m_pruning);
     prune->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_map, 1);
@@ -97,8 +102,8 @@ void EntropyPage::showResult(const MechanismsResult& r)
         // The entropy flags candidates; what removing a decoder's head costs is measured on the Intervene tab (this
         // input) and by the pruning command (a corpus).
         + (canAblate ? tr("<br>Entropy only flags candidates: ablate one on the Intervene tab to see what removing it "
-                          "changes on this input; <tt>attnscope-cli prune MODEL --corpus FILE --out DIR</tt> measures "
-                          "each head's importance over a corpus and the greedy pruning curve.")
+                          "changes on this input; the Pruning tab (or <tt>attnscope-cli prune MODEL --corpus FILE --out "
+                          "DIR</tt>) measures each head's importance and the greedy pruning curve.")
                      : tr("<br>Ablating a head (the Intervene tab) needs a decoder model's head on the main input.")));
 }
 

@@ -25,16 +25,20 @@ public:
     /// The flagged heads ("L0.H3", data: layer * heads + head), near-uniform first.
     QComboBox* flagged() const { return m_flagged; }
     QPushButton* ablateButton() const { return m_ablate; }
+    QPushButton* pruningButton() const { return m_pruning; }
 
 signals:
     /// The user asked to remove head (layer, head) on the Intervene tab (same model, same input).
     void ablateRequested(qint64 layer, qint64 head);
+    /// The user asked for the Pruning tab (every head's measured importance and the pruning curve).
+    void pruningRequested();
 
 private:
     HeatmapView* m_map = nullptr;
     QLabel* m_flags = nullptr;
     QComboBox* m_flagged = nullptr;
     QPushButton* m_ablate = nullptr;
+    QPushButton* m_pruning = nullptr;
     int64_t m_heads = 0; ///< heads per layer of the map shown (decodes m_flagged's data)
 };
 

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// The Pruning tab on the demo decoder: its importance and curve equal what `attnscope-cli prune` writes for the same
+// input, a click on a head selects it in the main views and its Ablate button removes it on the Intervene tab,
+// Cancel stops a run, and the Mechanisms tab's entropy page opens the tab.
+#include "core/npy.h"
+#include "intervention/intervention_panel.h"
+#include "intervention/intervention_runner.h"
+#include "main_window.h"
+#include "mechanisms/entropy_page.h"
+#include "mechanisms/line_plot.h"
+#include "mechanisms/mechanisms_panel.h"
+#include "plots/heatmap_view.h"
+#include "pruning/pruning_panel.h"
+#include "support/shared_data.h"
+#include "window_runs.h"
+#include "window_screenshots.h"
+
+#include <nlohmann/json.hpp>
+#include <qcustomplot.h>
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace attn::ui {
+namespace {
+
+constexpr int kTimeoutMs = 120000;
+const char* kStory = "Ben went to the park. Ben said the magic words: gold wind frog lamp. Then he said again: gold "
+                     "wind frog lamp";
+// Both sides run the same engine functions on the same tokens; the GUI may run on another backend than the CLI's
+// --backend cpu, so the bound is the fixtures' logits tolerance (1e-4): an importance is a difference of two means
+// of log-softmax values, each off by at most about twice the logits' error.
+constexpr double kTolerance = 1e-4;
+
+TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kStory));
+    auto* pruning = window.findChild<PruningPanel*>();
+    ASSERT_NE(pruning, nullptr);
+    window.tabs()->setCurrentWidget(pruning);
+    QSignalSpy shown(pruning, &PruningPanel::resultShown);
+    pruning->pruneInput();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, kTimeoutMs);
+    const PruningResultPtr result = pruning->result();
+    ASSERT_NE(result, nullptr) << pruning->status().toStdString();
+
+    QTemporaryDir dir;
+    const std::string out = dir.path().toStdString();
+    std::ofstream(out + "/corpus.txt") << kStory << "\n";
+    std::string log;
+    ASSERT_EQ(test::runCommand(test::cliPath() + " prune " + test::demoDecoderPath().toStdString() + " --corpus " + out
+                      + "/corpus.txt --backend cpu --out " + out,
+                  &log),
+        0)
+        << log;
+    const Tensor expected = readNpy(out + "/importance.npy");
+    ASSERT_EQ(result->importance.shape(), expected.shape());
+    double worst = 0.0, spread = 0.0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+        worst = std::max(worst, double(std::fabs(result->importance.data()[i] - expected.data()[i])));
+        spread = std::max(spread, double(std::fabs(expected.data()[i])));
+    }
+    EXPECT_LT(worst, kTolerance);
+    EXPECT_GT(spread, 100 * kTolerance) << "importances this small would make the comparison empty";
+    nlohmann::json curve;
+    std::ifstream(out + "/curve.json") >> curve;
+    ASSERT_EQ(curve["loss"].size(), result->curve.loss.size());
+    ASSERT_EQ(curve["accuracy"].size(), result->curve.accuracy.size());
+    for (size_t k = 0; k < result->curve.loss.size(); ++k) {
+        EXPECT_NEAR(result->curve.loss[k], curve["loss"][k].get<double>(), kTolerance) << k;
+        EXPECT_NEAR(result->curve.accuracy[k], curve["accuracy"][k].get<double>(), 1e-9) << k;
+    }
+    EXPECT_NEAR(result->unmodifiedLoss, curve["unmodified_loss"].get<double>(), kTolerance);
+    ASSERT_EQ(pruning->curvePlot()->series().size(), 2u);
+    EXPECT_EQ(pruning->curvePlot()->series()[0].y, result->curve.loss);
+    test::saveScreenshots(window, "pruning");
+
+    // A click on head (2, 0) of the importance map selects it everywhere; Ablate removes it on the Intervene tab.
+    HeatmapView* map = pruning->importanceView();
+    map->flushRedraw();
+    const QPoint cell = map->plot()->mapFrom(map, map->cellCenter(2, 0));
+    QTest::mouseClick(map->plot(), Qt::LeftButton, {}, cell);
+    EXPECT_EQ(window.findChild<QSpinBox*>("layerBox")->value(), 2);
+    EXPECT_EQ(window.findChild<QSpinBox*>("headBox")->value(), 0);
+    ASSERT_TRUE(pruning->ablateButton()->isEnabled());
+    pruning->ablateButton()->click();
+    EXPECT_EQ(window.tabs()->currentWidget(), window.interventionPanel());
+    ASSERT_EQ(window.interventionPanel()->ablations().size(), 1u);
+    EXPECT_EQ(window.interventionPanel()->ablations()[0].heads, (std::vector<HeadRef> { { 2, 0 } }));
+}
+
+TEST(PruningPanel, CancelStopsARun)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kStory));
+    auto* pruning = window.findChild<PruningPanel*>();
+    ASSERT_NE(pruning, nullptr);
+    window.tabs()->setCurrentWidget(pruning);
+    QTemporaryDir dir;
+    const QString corpus = dir.filePath("corpus.txt");
+    {
+        std::ofstream lines(corpus.toStdString());
+        for (int i = 0; i < 200; ++i) // thousands of passes: far longer than the cancel takes to arrive
+            lines << kStory << "\n";
+    }
+    QSignalSpy cancelled(pruning->runner(), &InterventionRunner::cancelled);
+    QSignalSpy shown(pruning, &PruningPanel::resultShown);
+    pruning->pruneCorpus(corpus);
+    QTRY_VERIFY_WITH_TIMEOUT(pruning->runner()->busy(), kTimeoutMs);
+    QTest::qWait(200);
+    pruning->findChild<QPushButton*>("cancelPruning")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!pruning->runner()->busy(), kTimeoutMs);
+    EXPECT_EQ(pruning->result(), nullptr);
+    EXPECT_EQ(shown.count(), 0);
+    EXPECT_EQ(pruning->status(), "Cancelled.");
+}
+
+TEST(PruningPanel, TheEntropyPageOpensIt)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kStory));
+    window.tabs()->setCurrentWidget(window.mechanismsPanel());
+    QPushButton* link = window.mechanismsPanel()->entropyPage()->pruningButton();
+    ASSERT_TRUE(link->isEnabled());
+    link->click();
+    EXPECT_EQ(window.tabs()->currentWidget(), window.findChild<PruningPanel*>());
+}
+
+} // namespace
+} // namespace attn::ui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Pruning tab: every head's importance (the drop in the log-probability of the actual next tokens when it is
+// removed) as a layers x heads map, and the greedy pruning curve (loss and next-token accuracy against the share of
+// heads removed, least important first), for the main input or a text file of inputs. The same engine code as
+// `attnscope-cli prune`, on the one engine thread with progress and Cancel. A click on a head selects it and offers
+// ablating it on the Intervene tab.
+#include "model/model_summary.h"
+#include "pruning/pruning_result.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace attn::ui {
+
+class EngineController;
+class HeatmapView;
+class InterventionRunner;
+class LinePlot;
+struct RunResult;
+
+class PruningPanel : public QWidget {
+    Q_OBJECT
+public:
+    /// Computes on `engine`'s thread (its own session key: nothing is kept between requests).
+    explicit PruningPanel(EngineController* engine, QWidget* parent = nullptr);
+    /// A model was opened (null, or not a decoder: nothing can be pruned).
+    void setModel(std::shared_ptr<const ModelSummary> summary);
+    /// The main views' latest run: the input "Prune the input" uses.
+    void setRun(std::shared_ptr<const RunResult> run);
+    /// Importance and curve of the main input.
+    void pruneInput();
+    /// Importance and curve over the non-empty lines of the text file at `path`.
+    void pruneCorpus(const QString& path);
+    /// Makes head (layer, head) the one the Ablate button sends and frames it; emits headSelected.
+    void selectHead(int64_t layer, int64_t head);
+
+    PruningResultPtr result() const { return m_result; }
+    HeatmapView* importanceView() const { return m_importance; }
+    LinePlot* curvePlot() const { return m_curve; }
+    InterventionRunner* runner() const { return m_runner; }
+    QPushButton* ablateButton() const { return m_ablate; }
+    QString status() const;
+
+signals:
+    /// A result (or the reason there is none) reached the views.
+    void resultShown();
+    /// The user clicked head (layer, head) in the importance map.
+    void headSelected(qint64 layer, qint64 head);
+    /// The user asked to remove head (layer, head) on the Intervene tab.
+    void ablateRequested(qint64 layer, qint64 head);
+
+private:
+    void start(PruningInputs inputs);
+    void showResult(PruningResultPtr result);
+    void chooseCorpus();
+    /// The head whose cell contains `at` (the importance plot's coordinates), or false.
+    bool headAt(const QPoint& at, int64_t* layer, int64_t* head) const;
+
+    InterventionRunner* m_runner = nullptr;
+    std::shared_ptr<const ModelSummary> m_summary;
+    std::vector<int64_t> m_tokens;
+    PruningResultPtr m_result;
+    int64_t m_layer = -1, m_head = -1; ///< the selected head (-1: none)
+    QPushButton* m_pruneInput = nullptr;
+    QPushButton* m_pruneCorpus = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    HeatmapView* m_importance = nullptr;
+    LinePlot* m_curve = nullptr;
+    QLabel* m_selected = nullptr;
+    QPushButton* m_ablate = nullptr;
+};
+
+} // namespace attn::ui

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Engine-thread work of the Pruning tab: head importance and the greedy pruning curve of the main input or of a text
+// file of inputs, through the engine code `attnscope-cli prune` runs (analysis/head_importance.h).
+#include "analysis/head_importance.h"
+#include "service/engine_context.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn::ui {
+
+/// What is pruned: the main input's tokens, or (when `corpusPath` is set) every non-empty line of that file, read as
+/// `prune --corpus` reads it.
+struct PruningInputs {
+    std::vector<int64_t> tokens;
+    std::string corpusPath;
+};
+
+struct PruningResult {
+    Tensor importance; ///< [layers, heads], nats (headImportance)
+    double unmodifiedLoss = 0.0; ///< mean next-token loss of the unmodified model, nats
+    PruningCurve curve;
+    int64_t inputs = 0; ///< inputs (lines) the numbers are over
+    std::string basis; ///< what was pruned, for the status line
+};
+
+using PruningResultPtr = std::shared_ptr<const PruningResult>;
+
+/// Importance and curve of `inputs` under the decoder at `modelPath` (the registry's copy, the context's backend).
+/// hooks.layerDone gets the passes done of both stages together; hooks.cancelRequested stops it with Cancelled.
+/// Throws Error for a model that does not predict next tokens, a corpus that cannot be read or has no text.
+PruningResultPtr pruneHeads(
+    EngineContext& context, const std::string& modelPath, const PruningInputs& inputs, const RerunHooks& hooks);
+
+} // namespace attn::ui
