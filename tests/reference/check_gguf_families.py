@@ -147,8 +147,9 @@ def llama3_rope_freqs(cfg):
     return np.array(out, np.float32)
 
 
-def convert(fixture, longrope=None, changes=None, name=None):
-    """changes: config.json entries that differ from the checkpoint's (yarn's rope_scaling), written as `name`."""
+def convert(fixture, longrope=None, changes=None, name=None, extra=None):
+    """changes: config.json entries that differ from the checkpoint's (yarn's rope_scaling), written as `name`;
+    extra: metadata keys to add."""
     d = os.path.join(root, fixture)
     cfg = json.load(open(os.path.join(d, 'config.json')))
     cfg.update(changes or {})
@@ -180,7 +181,7 @@ def convert(fixture, longrope=None, changes=None, name=None):
         tensors += [(f'rope_factors_{kind}.weight', np.array(longrope[f'{kind}_factor'], np.float32), 'F32')
                     for kind in ('long', 'short')]
     path = os.path.join(work, f"hf-tiny-{name or fixture}{'-longrope' if longrope else ''}-F32.gguf")
-    gguf_writer_np.write(path, metadata(fixture, cfg, longrope), tensors)
+    gguf_writer_np.write(path, {**metadata(fixture, cfg, longrope), **(extra or {})}, tensors)
     return path, d
 
 
@@ -351,6 +352,18 @@ for name, (scaling, as_gguf) in YARN.items():
                   f"yarn moves it {moved:.2e} from plain RoPE), logits {el:.2e} (tol {tol['logits']:.0e})")
             if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
                 failures.append(f"{name} {label} on {backend}: off the reference")
+
+# What GGUF can say about YaRN beyond transformers is refused by name: an extrapolation factor other than 1 and
+# DeepSeek's yarn_log_multiplier.
+for key, value in (('yarn_ext_factor', 0.5), ('yarn_log_multiplier', 0.1)):
+    name = f'yarn-{key}'
+    changes = {'max_position_embeddings': 4000, 'rope_scaling': YARN['yarn-defaults'][0]}
+    bad = convert('llama', changes=changes, name=name, extra={f'llama.rope.scaling.{key}': value})[0]
+    r = subprocess.run([cli, 'info', bad], capture_output=True, text=True, timeout=60)
+    said = (r.stdout + r.stderr).strip()
+    print(f"{name}: rc {r.returncode}, {said[-160:]}")
+    if r.returncode == 0 or key not in said or bad not in said:
+        failures.append(f"{name}: not refused naming the file and the key")
 
 for f in failures:
     print('FAIL', f)
