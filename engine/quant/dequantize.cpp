@@ -151,19 +151,11 @@ void blockQ2_K(const uint8_t* b, float* y)
 // block_q3_K { uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d; }: 16 groups, 6-bit signed scales.
 void blockQ3_K(const uint8_t* b, float* y)
 {
-    constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
     const uint8_t* hm = b;
     const uint8_t* q = b + 32;
     const float dAll = half(b + 108);
-    uint32_t aux[4];
-    std::memcpy(aux, b + 96, 12);
-    const uint32_t tmp = aux[2];
-    aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
-    aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
-    aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
-    aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
     int8_t scales[16];
-    std::memcpy(scales, aux, 16);
+    ggml_blocks::q3kScales(b + 96, scales);
     int is = 0;
     uint8_t m = 1;
     for (int n = 0; n < kQkK; n += 128) {

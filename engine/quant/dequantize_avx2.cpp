@@ -147,24 +147,16 @@ AS_AVX2 void rowQ2_K(const uint8_t* src, float* y, int64_t count)
 }
 
 // block_q3_K { uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d; }: dl * (((q >> shift) & 3) - (hm & m ? 0 :
-// 4)); the 6-bit signed scales unpacked as the scalar code does.
+// 4)); the 6-bit signed scales unpacked as the scalar code unpacks them (ggml_blocks::q3kScales).
 AS_AVX2 void rowQ3_K(const uint8_t* src, float* y, int64_t count)
 {
-    constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
     const __m256i three = _mm256_set1_epi32(3), four = _mm256_set1_epi32(4), zero = _mm256_setzero_si256();
     for (int64_t i = 0; i < count / 256; ++i, src += 110) {
         const uint8_t* hm = src;
         const uint8_t* q = src + 32;
         const float dAll = half(src + 108);
-        uint32_t aux[4];
-        std::memcpy(aux, src + 96, 12);
-        const uint32_t tmp = aux[2];
-        aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
-        aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
-        aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
-        aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
         int8_t scales[16];
-        std::memcpy(scales, aux, 16);
+        ggml_blocks::q3kScales(src + 96, scales);
         int is = 0, bit = 1;
         for (int n = 0; n < 256; n += 128, q += 32)
             for (int shift = 0; shift < 8; shift += 2, bit <<= 1)

@@ -271,6 +271,23 @@ for fixture in FIXTURES:
     if got_greedy != want_greedy:
         failures.append(f"{fixture}: greedy ids off {against}")
 
+def check_reference(what, models, prompt, want_logits, want_attn, tol, against):
+    """Each (label, model, backends) of `models` run on `prompt` against a float64 reference forward."""
+    for label, model, model_backends in models:
+        for backend in model_backends:
+            try:
+                got_logits, got_attn, _ = run(model, prompt, backend)
+            except RuntimeError as e:
+                failures.append(f"{what} {label}: {e}")
+                continue
+            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
+            el = float(np.abs(got_logits - want_logits).max())
+            print(f"{what} {label} on {backend} vs {against}: attention {ea:.2e} (tol {tol['attentions']:.0e}), "
+                  f"logits {el:.2e} (tol {tol['logits']:.0e})")
+            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
+                failures.append(f"{what} {label} on {backend}: off {against}")
+
+
 # phi3 longrope (see the top): made-up factors, one per rotary pair of head_dim 8.
 LONGROPE = {'short_factor': [1.0, 1.25, 1.6, 2.0], 'long_factor': [1.5, 3.0, 6.0, 12.0],
             'original_max_position_embeddings': 8}
@@ -290,19 +307,9 @@ hf_copy = config_copy(d, 'phi3-longrope', original_max_position_embeddings=8, ro
     'type': 'longrope', 'short_factor': LONGROPE['short_factor'], 'long_factor': LONGROPE['long_factor']})
 for prompt, factors in ((ids, 'long'), (ids[:6], 'short')):
     want_logits, want_attn = phi3_reference.forward(weights, cfg, prompt, LONGROPE)
-    for label, model, model_backends in (('GGUF', path, backends), ('HF path', hf_copy, ['cpu'])):
-        for backend in model_backends:
-            try:
-                got_logits, got_attn, _ = run(model, prompt, backend)
-            except RuntimeError as e:
-                failures.append(f"phi3 longrope {label}: {e}")
-                continue
-            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
-            el = float(np.abs(got_logits - want_logits).max())
-            print(f"phi3 longrope {label} on {backend}, {len(prompt)} tokens ({factors} factors) vs phi3_reference.py: "
-                  f"attention {ea:.2e} (tol {tol['attentions']:.0e}), logits {el:.2e} (tol {tol['logits']:.0e})")
-            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
-                failures.append(f"phi3 longrope {label} on {backend}, {factors} factors: off the reference")
+    check_reference(f"phi3 longrope, {len(prompt)} tokens ({factors} factors)",
+                    (('GGUF', path, backends), ('HF path', hf_copy, ['cpu'])), prompt, want_logits, want_attn, tol,
+                    'phi3_reference.py')
 
 # YaRN (see yarn_reference.py): no HF golden has it, so the tiny llama checkpoint with these rope_scaling entries is
 # checked against the float64 port of _compute_yarn_parameters, as an HF folder (config.json edited) and, where GGUF
@@ -339,19 +346,8 @@ for name, (scaling, as_gguf) in YARN.items():
     models = [('HF path', config_copy(d, name, **changes), ['cpu'])]
     if as_gguf:
         models.append(('GGUF', convert('llama', changes=changes, name=name)[0], backends))
-    for label, model, model_backends in models:
-        for backend in model_backends:
-            try:
-                got_logits, got_attn, _ = run(model, ids, backend)
-            except RuntimeError as e:
-                failures.append(f"{name} {label}: {e}")
-                continue
-            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
-            el = float(np.abs(got_logits - want_logits).max())
-            print(f"{name} {label} on {backend} vs yarn_reference.py: attention {ea:.2e} (tol {tol['attentions']:.0e}; "
-                  f"yarn moves it {moved:.2e} from plain RoPE), logits {el:.2e} (tol {tol['logits']:.0e})")
-            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
-                failures.append(f"{name} {label} on {backend}: off the reference")
+    print(f"{name}: yarn moves the attention {moved:.2e} from plain RoPE")
+    check_reference(name, models, ids, want_logits, want_attn, tol, 'yarn_reference.py')
 
 # What GGUF can say about YaRN beyond transformers is refused by name: an extrapolation factor other than 1 and
 # DeepSeek's yarn_log_multiplier.
