@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -52,6 +53,40 @@ void scaleLongRope(const ModelConfig& c, int64_t sequenceLength, RotaryEmbedding
     rope.cosSinScale = static_cast<float>(factor);
 }
 
+/// transformers' _compute_yarn_parameters, in float32 as its tensors are (the bounds and the attention factor in
+/// double, as its Python floats): each pair i blends the interpolated inv_freq_i / factor with the original inv_freq_i
+/// by a ramp over the pairs whose wavelength turns between beta_fast and beta_slow times in the original length.
+void scaleYarn(const RopeScaling& s, double theta, RotaryEmbedding& rope)
+{
+    const double dims = static_cast<double>(rope.rotaryDims);
+    const auto correctionDim = [&](double rotations) {
+        return dims * std::log(static_cast<double>(s.originalMaxPositions) / (rotations * 2.0 * std::numbers::pi))
+            / (2.0 * std::log(theta));
+    };
+    double low = correctionDim(s.betaFast), high = correctionDim(s.betaSlow);
+    if (s.truncate) {
+        low = std::floor(low);
+        high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);
+    high = std::min(high, dims - 1.0);
+    if (low == high) high += 0.001; // transformers' guard against a zero-width ramp
+    const float factor = static_cast<float>(s.factor), base = static_cast<float>(theta);
+    for (size_t i = 0; i < rope.invFreq.size(); ++i) {
+        const float posFreq = std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rope.rotaryDims));
+        const float extrapolation = 1.0f / posFreq, interpolation = 1.0f / (factor * posFreq);
+        const float ramp = std::clamp(static_cast<float>((static_cast<double>(i) - low) / (high - low)), 0.0f, 1.0f);
+        const float keep = 1.0f - ramp; // the share of the original frequency
+        rope.invFreq[i] = interpolation * (1.0f - keep) + extrapolation * keep;
+    }
+    double attention = s.attentionFactor;
+    if (attention == 0.0) {
+        const auto mscale = [&](double m) { return s.factor <= 1.0 ? 1.0 : 0.1 * m * std::log(s.factor) + 1.0; };
+        attention = s.mscale != 0.0 && s.mscaleAllDim != 0.0 ? mscale(s.mscale) / mscale(s.mscaleAllDim) : mscale(1.0);
+    }
+    rope.cosSinScale = static_cast<float>(attention);
+}
+
 } // namespace
 
 bool rotaryDependsOnLength(const RopeScaling& scaling)
@@ -86,6 +121,9 @@ RotaryEmbedding rotaryEmbedding(const ModelConfig& c, int64_t rotaryDims, int64_
         break;
     case RopeScaling::Type::LongRope:
         scaleLongRope(c, sequenceLength, rope);
+        break;
+    case RopeScaling::Type::Yarn:
+        scaleYarn(s, theta, rope);
         break;
     case RopeScaling::Type::Frequencies: // as llama.cpp's rope with freq_factors: theta_i = pos * inv_freq_i / f_i
         if (static_cast<int64_t>(s.frequencyFactors.size()) != rotaryDims / 2)

@@ -67,18 +67,46 @@ void readLongRope(const GgufFile& g, const std::string& p, ModelConfig& c)
                 + "rope.scaling.original_context_length > 0 and a non-negative " + p + "rope.scaling.attn_factor");
 }
 
+/// YaRN as convert_hf_to_gguf.py writes it (TextModel.set_gguf_parameters for rope_type yarn): rope.scaling.factor,
+/// rope.scaling.original_context_length, and where the config has them rope.scaling.yarn_beta_fast / yarn_beta_slow
+/// (llama.cpp's defaults 32 and 1 otherwise) and rope.scaling.yarn_attn_factor (the config's attention_factor: the
+/// whole cos/sin factor; absent: 0.1 ln(factor) + 1, the magnitude ggml's rope_yarn applies). The ramp is ggml's
+/// rope_yarn_corr_dims and rope_yarn_ramp, which is transformers' with truncation. An extrapolation factor other than
+/// llama.cpp's 1 for YaRN, and DeepSeek's yarn_log_multiplier, have no transformers counterpart and are refused.
+void readYarn(const GgufFile& g, const std::string& p, ModelConfig& c)
+{
+    RopeScaling& r = c.ropeScaling;
+    r.type = RopeScaling::Type::Yarn;
+    r.factor = g.getFloat(p + "rope.scaling.factor").value_or(0.0);
+    r.originalMaxPositions = positive(g, p + "rope.scaling.original_context_length", c.maxPositions);
+    r.betaFast = g.getFloat(p + "rope.scaling.yarn_beta_fast").value_or(32.0);
+    r.betaSlow = g.getFloat(p + "rope.scaling.yarn_beta_slow").value_or(1.0);
+    r.attentionFactor = g.getFloat(p + "rope.scaling.yarn_attn_factor").value_or(0.0);
+    if (!(r.factor > 0) || r.originalMaxPositions <= 0 || !(r.betaFast > 0) || !(r.betaSlow > 0)
+        || r.attentionFactor < 0)
+        throw Error(g.path(),
+            "yarn needs a positive " + p + "rope.scaling.factor and original_context_length, positive yarn_beta_fast "
+                + "and yarn_beta_slow and a non-negative yarn_attn_factor");
+    if (g.getFloat(p + "rope.scaling.yarn_ext_factor").value_or(1.0) != 1.0)
+        throw Error(g.path(), p + "rope.scaling.yarn_ext_factor other than 1 is not supported");
+    if (g.find(p + "rope.scaling.yarn_log_multiplier"))
+        throw Error(g.path(), p + "rope.scaling.yarn_log_multiplier (DeepSeek's mscale) is not supported");
+}
+
 /// The other RoPE scalings convert_hf_to_gguf.py LlamaModel writes: `linear` as rope.scaling.type and
-/// rope.scaling.factor (set_gguf_parameters), and Llama 3.1's bands as rope_freqs.weight, one divisor per rotary pair
+/// rope.scaling.factor (set_gguf_parameters), Llama 3.1's bands as rope_freqs.weight, one divisor per rotary pair
 /// (generate_extra_tensors: 1 above the high-frequency wavelength, factor below the low one, 1 / ((1 - s) / factor + s)
-/// between). Other types (yarn, ...) are left for the loader to refuse.
+/// between), and `yarn` (readYarn). Other types are left for the loader to refuse.
 void readScaling(const GgufFile& g, const std::string& p, ModelConfig& c)
 {
     RopeScaling& r = c.ropeScaling;
     const GgufTensorInfo* freqs = g.findTensor("rope_freqs.weight");
-    const bool linear = g.getString(p + "rope.scaling.type").value_or("none") == "linear";
-    if (r.type != RopeScaling::Type::None && (freqs || linear))
+    const std::string type = g.getString(p + "rope.scaling.type").value_or("none");
+    const bool linear = type == "linear", yarn = type == "yarn";
+    if (r.type != RopeScaling::Type::None && (freqs || linear || yarn))
         throw Error(g.path(), "has longrope factors and another RoPE scaling; only one can apply");
-    if (freqs && linear) throw Error(g.path(), "has both rope_freqs.weight and linear RoPE scaling; only one can apply");
+    if (freqs && (linear || yarn))
+        throw Error(g.path(), "has both rope_freqs.weight and " + type + " RoPE scaling; only one can apply");
     if (freqs) {
         r.type = RopeScaling::Type::Frequencies;
         r.frequencyFactors = ropeFactors(g, *freqs);
@@ -88,6 +116,8 @@ void readScaling(const GgufFile& g, const std::string& p, ModelConfig& c)
         r.type = RopeScaling::Type::Linear;
         r.factor = g.getFloat(p + "rope.scaling.factor").value_or(0.0);
         if (!(r.factor > 0)) throw Error(g.path(), p + "rope.scaling.factor must be positive for linear scaling");
+    } else if (yarn) {
+        readYarn(g, p, c);
     }
 }
 

@@ -27,10 +27,10 @@ void refuseUnsupported(const GgufFile& g, const ModelConfig& c)
             "experts stored one tensor each (blk.N.ffn_gate.E.weight, files converted before llama.cpp merged them "
             "into ffn_gate_exps) are not supported; reconvert with a current convert_hf_to_gguf.py");
     const std::string scaling = g.getString(p + "rope.scaling.type").value_or("none");
-    if (scaling != "none" && scaling != "linear")
+    if (scaling != "none" && scaling != "linear" && scaling != "yarn")
         throw Error(g.path(),
             p + "rope.scaling.type \"" + scaling
-                + "\" is not supported (linear, rope_freqs.weight and phi3's longrope factors are)");
+                + "\" is not supported (linear, yarn, rope_freqs.weight and phi3's longrope factors are)");
     if (c.numLayers <= 0 || c.hiddenSize <= 0 || c.numHeads <= 0 || c.numKvHeads <= 0 || c.intermediateSize <= 0
         || c.vocabSize <= 0)
         throw Error(g.path(),

@@ -19,8 +19,8 @@ ModelConfig ggufModelConfig(const GgufFile& file);
 ModelSource probeGguf(const std::string& path);
 
 /// The model of a GGUF file: architectures llama (incl. Mistral-style dense and Mixtral-style merged-expert files),
-/// qwen2, gemma, gemma2 and phi3 run on the Llama forward, gpt2 on GPT-2's; RoPE scaled linearly, by rope_freqs.weight
-/// (Llama 3.1) or by phi3's longrope factors. Throws Error naming the file for other architectures, shared or
+/// qwen2, gemma, gemma2 and phi3 run on the Llama forward, gpt2 on GPT-2's; RoPE scaled linearly, by YaRN, by
+/// rope_freqs.weight (Llama 3.1) or by phi3's longrope factors. Throws Error naming the file for other architectures, shared or
 /// per-tensor experts, other RoPE scalings, tensors that are missing, mis-shaped or left unused, and weights whose
 /// resident size exceeds the memory available.
 std::shared_ptr<Model> loadGgufModel(const ModelSource& source);

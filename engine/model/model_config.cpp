@@ -47,6 +47,7 @@ std::string ropeScalingName(RopeScaling::Type type)
     case RopeScaling::Type::Llama3: return "llama3";
     case RopeScaling::Type::LongRope: return "longrope";
     case RopeScaling::Type::Frequencies: return "rope_freqs";
+    case RopeScaling::Type::Yarn: return "yarn";
     }
     return "?";
 }

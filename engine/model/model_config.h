@@ -32,15 +32,20 @@ enum class RopeStyle { None, RotateHalf, Interleaved };
 struct RopeScaling {
     /// Frequencies: a GGUF file's rope_freqs.weight (what convert_hf_to_gguf.py writes for Llama 3.1's bands), each
     /// pair's inv_freq divided by its factor.
-    enum class Type { None, Linear, Dynamic, Llama3, LongRope, Frequencies };
+    enum class Type { None, Linear, Dynamic, Llama3, LongRope, Frequencies, Yarn };
     Type type = Type::None;
-    double factor = 1.0; ///< linear, dynamic, llama3
+    double factor = 1.0; ///< linear, dynamic, llama3, yarn
     double lowFreqFactor = 1.0; ///< llama3
     double highFreqFactor = 4.0; ///< llama3
-    int64_t originalMaxPositions = 0; ///< llama3, longrope
+    int64_t originalMaxPositions = 0; ///< llama3, longrope, yarn
     std::vector<double> shortFactor, longFactor; ///< longrope: one per rotary pair
     std::vector<double> frequencyFactors; ///< Frequencies: one divisor per rotary pair
-    double attentionFactor = 0.0; ///< longrope's cos/sin factor; 0: sqrt(1 + ln(max / orig) / ln(orig))
+    /// longrope's and yarn's cos/sin factor; 0: the type's default (longrope: sqrt(1 + ln(max / orig) / ln(orig));
+    /// yarn: from factor, mscale and mscale_all_dim, see rope_scaling.h)
+    double attentionFactor = 0.0;
+    double betaFast = 32.0, betaSlow = 1.0; ///< yarn: the rotation counts that bound the blend of the frequencies
+    double mscale = 0.0, mscaleAllDim = 0.0; ///< yarn (DeepSeek style); 0: unset
+    bool truncate = true; ///< yarn: round the blend's bounds outward to whole pairs, as transformers' default
 };
 
 std::string ropeScalingName(RopeScaling::Type type);

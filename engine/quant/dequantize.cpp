@@ -2,6 +2,7 @@
 #include "quant/dequantize.h"
 
 #include "core/half.h"
+#include "quant/dequantize_avx2.h"
 #include "quant/ggml_blocks.h"
 
 #if defined(__x86_64__)
@@ -150,19 +151,11 @@ void blockQ2_K(const uint8_t* b, float* y)
 // block_q3_K { uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d; }: 16 groups, 6-bit signed scales.
 void blockQ3_K(const uint8_t* b, float* y)
 {
-    constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
     const uint8_t* hm = b;
     const uint8_t* q = b + 32;
     const float dAll = half(b + 108);
-    uint32_t aux[4];
-    std::memcpy(aux, b + 96, 12);
-    const uint32_t tmp = aux[2];
-    aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
-    aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
-    aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
-    aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
     int8_t scales[16];
-    std::memcpy(scales, aux, 16);
+    ggml_blocks::q3kScales(b + 96, scales);
     int is = 0;
     uint8_t m = 1;
     for (int n = 0; n < kQkK; n += 128) {
@@ -246,49 +239,6 @@ void rowOf(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
 
 using RowFunction = void (*)(const uint8_t*, float*, int64_t, const GgmlTypeTraits&);
 
-#if defined(__x86_64__)
-// AVX2 rows of the two most used types: the same conversions and the same single multiply (and subtract) per element
-// as the scalar code, eight at a time, so the results are the same bits (AVX2 without FMA: nothing is fused).
-__attribute__((target("avx2"))) void rowQ8_0Avx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
-{
-    for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes, y += t.blockSize) {
-        const __m256 d = _mm256_set1_ps(half(src));
-        for (int j = 0; j < kQk; j += 8) {
-            const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + 2 + j));
-            _mm256_storeu_ps(y + j, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q)), d));
-        }
-    }
-}
-
-__attribute__((target("avx2"))) void rowQ4_KAvx2(const uint8_t* src, float* y, int64_t count, const GgmlTypeTraits& t)
-{
-    for (int64_t i = 0; i < count / t.blockSize; ++i, src += t.blockBytes) {
-        const uint8_t* q = src + 16;
-        for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
-            const ggml_blocks::Q4_KGroupPair g = ggml_blocks::q4kGroupPair(src, is);
-            for (int l = 0; l < 32; l += 8) {
-                __m256 lo, hi;
-                ggml_blocks::q4kWiden(g, q + l, lo, hi);
-                _mm256_storeu_ps(y + l, lo);
-                _mm256_storeu_ps(y + 32 + l, hi);
-            }
-        }
-    }
-}
-#endif
-
-/// The row function of a block type: the AVX2 one where the CPU has it, else the scalar one.
-RowFunction fastest(GgmlType type, RowFunction scalar)
-{
-#if defined(__x86_64__)
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2 && type == GgmlType::Q8_0) return rowQ8_0Avx2;
-    if (avx2 && type == GgmlType::Q4_K) return rowQ4_KAvx2;
-#endif
-    (void)type;
-    return scalar;
-}
-
 constexpr std::pair<GgmlType, RowFunction> kRowFunctions[] = {
     { GgmlType::Q8_0, rowOf<blockQ8_0> },
     { GgmlType::Q4_0, rowOf<blockQ4_0> },
@@ -323,13 +273,19 @@ bool cpuHasF16c()
 }
 #endif
 
-void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
+void dequantizeRowPortable(GgmlType type, const uint8_t* src, float* dst, int64_t count)
 {
     if (type == GgmlType::F32) return rowF32(src, dst, count);
     if (type == GgmlType::F16) return rowF16(src, dst, count);
     if (type == GgmlType::BF16) return rowBf16(src, dst, count);
     for (const auto& [rowType, row] : kRowFunctions)
-        if (rowType == type) return fastest(type, row)(src, dst, count, ggmlTypeTraits(type));
+        if (rowType == type) return row(src, dst, count, ggmlTypeTraits(type));
+}
+
+void dequantizeRow(GgmlType type, const uint8_t* src, float* dst, int64_t count)
+{
+    if (const Avx2RowFunction row = avx2DequantizeRow(type)) return row(src, dst, count);
+    dequantizeRowPortable(type, src, dst, count);
 }
 
 } // namespace attn

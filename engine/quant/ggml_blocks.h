@@ -39,6 +39,21 @@ inline ScaleMin groupScale(const uint8_t* q, int j, float d, float dmin)
     return { d * static_cast<float>(sc), dmin * static_cast<float>(m) };
 }
 
+/// The 16 signed 6-bit scales of a Q3_K block from its 12 packed bytes at p (ggml's dequantize_row_q3_K: low nibbles
+/// and the top 2 bits from the last 4 bytes), each still offset by 32.
+inline void q3kScales(const uint8_t* p, int8_t scales[16])
+{
+    constexpr uint32_t kmask1 = 0x03030303, kmask2 = 0x0f0f0f0f;
+    uint32_t aux[4];
+    std::memcpy(aux, p, 12);
+    const uint32_t tmp = aux[2];
+    aux[2] = ((aux[0] >> 4) & kmask2) | (((tmp >> 4) & kmask1) << 4);
+    aux[3] = ((aux[1] >> 4) & kmask2) | (((tmp >> 6) & kmask1) << 4);
+    aux[0] = (aux[0] & kmask2) | (((tmp >> 0) & kmask1) << 4);
+    aux[1] = (aux[1] & kmask2) | (((tmp >> 2) & kmask1) << 4);
+    std::memcpy(scales, aux, 16);
+}
+
 #if defined(__x86_64__)
 /// Groups is and is + 1 of a Q4_K super-block (block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }):
 /// their scales and minimums in every lane.

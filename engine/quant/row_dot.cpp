@@ -15,9 +15,22 @@
 namespace attn {
 namespace {
 
-using ggml_blocks::half;
-
 #if defined(__x86_64__)
+/// A block's IEEE half scale at p by F16C's vcvtph2ps: the exact widening ggml_blocks::half() computes in software, one
+/// instruction instead of a branchy bit shuffle per block (which cost a seventh of a Q8_0 row's time).
+__attribute__((target("avx2,fma,f16c"))) inline float halfF16c(const uint8_t* p)
+{
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+/// How far ahead of the block being multiplied its row's bytes are prefetched: the rows of a product lie one after
+/// the other, and a decode step reads each byte once, so without it every block waits for its cache lines (a quarter
+/// of the time in the loads, perf, Q4_K and Q8_0 at Llama-3.2-1B's shape). About a microsecond of reading at a core's
+/// share of the bandwidth.
+constexpr int64_t kPrefetchBytes = 1024;
+
 /// The N activation rows' two accumulators each: a[j][0] takes the even 8-element groups, a[j][1] the odd ones, so
 /// that two independent multiply-add chains hide the FMA latency.
 template <int N> struct Accumulators {
@@ -58,7 +71,8 @@ struct Q8_0Format {
     __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
-        const __m256 d = _mm256_set1_ps(half(b));
+        _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetchBytes), _MM_HINT_T0);
+        const __m256 d = _mm256_set1_ps(halfF16c(b));
         for (int k = 0; k < 4; ++k) {
             const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + 2 + 8 * k));
             madd(acc, k & 1, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q)), d), x, cols, at + 8 * k);
@@ -66,16 +80,27 @@ struct Q8_0Format {
     }
 };
 
-// block_q4_K: 8 groups of 32, w = scale * q - min, as ggml's dequantize_row_q4_K (ggml_blocks::q4kWiden).
+// block_q4_K: 8 groups of 32, w = scale * q - min, as ggml's dequantize_row_q4_K (ggml_blocks::q4kWiden). The 8
+// scales and minimums are unpacked once per block (d * sc, dmin * m: the products dequantizeRow forms).
 struct Q4_KFormat {
     static constexpr int64_t kElements = 256, kBytes = 144;
     template <int N>
     __attribute__((target("avx2,fma,f16c"))) static void block(
         Accumulators<N>& acc, const uint8_t* b, const float* x, int64_t cols, int64_t at)
     {
+        for (int64_t line = 0; line < kBytes; line += 64)
+            _mm_prefetch(reinterpret_cast<const char*>(b + kPrefetchBytes + line), _MM_HINT_T0);
+        const float d = halfF16c(b), dmin = halfF16c(b + 2);
+        float scale[8], min[8];
+        for (int g = 0; g < 8; ++g) {
+            const ggml_blocks::ScaleMin sm = ggml_blocks::groupScale(b + 4, g, d, dmin);
+            scale[g] = sm.scale;
+            min[g] = sm.min;
+        }
         const uint8_t* q = b + 16;
         for (int is = 0; is < 8; is += 2, q += 32) {
-            const ggml_blocks::Q4_KGroupPair g = ggml_blocks::q4kGroupPair(b, is);
+            const ggml_blocks::Q4_KGroupPair g { _mm256_broadcast_ss(&scale[is]), _mm256_broadcast_ss(&min[is]),
+                _mm256_broadcast_ss(&scale[is + 1]), _mm256_broadcast_ss(&min[is + 1]) };
             for (int l = 0; l < 32; l += 8) {
                 __m256 lo, hi;
                 ggml_blocks::q4kWiden(g, q + l, lo, hi);

@@ -18,7 +18,8 @@ namespace {
 
 using Tensors = std::map<std::string, Tensor>;
 
-void writeSafetensors(const std::string& path, const Tensors& tensors) {
+void writeSafetensors(const std::string& path, const Tensors& tensors)
+{
     nlohmann::json header = nlohmann::json::object();
     uint64_t offset = 0;
     for (const auto& [name, t] : tensors) {
@@ -35,7 +36,8 @@ void writeSafetensors(const std::string& path, const Tensors& tensors) {
         out.write(reinterpret_cast<const char*>(t.data()), t.numel() * 4);
 }
 
-Tensor randomTensor(const Shape& shape, std::mt19937& rng, float scale = 0.5f) {
+Tensor randomTensor(const Shape& shape, std::mt19937& rng, float scale = 0.5f)
+{
     Tensor t(shape);
     std::normal_distribution<float> d(0.0f, scale);
     for (int64_t i = 0; i < t.numel(); ++i)
@@ -50,7 +52,8 @@ struct TinyLlama {
         { "max_position_embeddings", 32 }, { "rms_norm_eps", 1e-6 }, { "tie_word_embeddings", false } };
     Tensors tensors;
 
-    explicit TinyLlama(unsigned seed) {
+    explicit TinyLlama(unsigned seed)
+    {
         std::mt19937 rng(seed);
         const std::string p = "model.layers.0.";
         tensors["model.embed_tokens.weight"] = randomTensor({ 10, 8 }, rng);
@@ -66,7 +69,8 @@ struct TinyLlama {
         tensors["model.norm.weight"] = randomTensor({ 8 }, rng);
         tensors["lm_head.weight"] = randomTensor({ 10, 8 }, rng);
     }
-    std::string write(const std::string& tag) const {
+    std::string write(const std::string& tag) const
+    {
         const std::string dir = test::makeTempDir(tag);
         std::ofstream(dir + "/config.json") << config.dump();
         writeSafetensors(dir + "/model.safetensors", tensors);
@@ -74,7 +78,8 @@ struct TinyLlama {
     }
 };
 
-std::string loadError(const std::string& dir) {
+std::string loadError(const std::string& dir)
+{
     try {
         loadModel(dir);
     } catch (const Error& e) {
@@ -85,7 +90,8 @@ std::string loadError(const std::string& dir) {
 
 const std::vector<int64_t> kIds { 1, 4, 2, 8, 5, 7, 3, 9, 0, 6 };
 
-TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree) {
+TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree)
+{
     TinyLlama m(1);
     m.config["model_type"] = "mistral";
     m.config["sliding_window"] = 3;
@@ -119,7 +125,8 @@ TEST(LlamaVariants, MistralSlidingWindowHidesOldKeysAndStepsAgree) {
     EXPECT_EQ(stepped.attentionRows(0, 1, 9, 10).at({ 0, 6 }), 0.0f);
 }
 
-TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed) {
+TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed)
+{
     TinyLlama base(2);
     const auto plain = loadModel(base.write("llama-plain"));
     TinyLlama q = base;
@@ -146,7 +153,8 @@ TEST(LlamaVariants, Qwen2BiasesAreLoadedAndUsed) {
     EXPECT_NE(loadError(q.write("qwen2-missing")).find("k_proj.bias"), std::string::npos);
 }
 
-TEST(LlamaVariants, TiedHeadUsesTheEmbedding) {
+TEST(LlamaVariants, TiedHeadUsesTheEmbedding)
+{
     TinyLlama m(4);
     m.config["tie_word_embeddings"] = true;
     m.tensors.erase("lm_head.weight");
@@ -160,7 +168,8 @@ TEST(LlamaVariants, TiedHeadUsesTheEmbedding) {
     EXPECT_NE(loadError(u.write("untied-missing")).find("lm_head.weight"), std::string::npos);
 }
 
-TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndUnknownRopeScaling) {
+TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndUnknownRopeScaling)
+{
     TinyLlama m(5);
     m.tensors["model.layers.0.self_attn.k_proj.weight"] = Tensor({ 8, 8 }); // GQA says [4, 8]
     const std::string shape = loadError(m.write("bad-shape"));
@@ -171,13 +180,14 @@ TEST(LlamaVariants, LoaderRefusesWrongShapesUnknownTensorsAndUnknownRopeScaling)
     const std::string unused = loadError(extra.write("extra"));
     EXPECT_NE(unused.find("gate_proj.bias"), std::string::npos) << unused;
 
-    TinyLlama scaled(5); // linear, dynamic, llama3 and longrope are supported (test_models_families.cpp); yarn is not
-    scaled.config["rope_scaling"] = { { "type", "yarn" }, { "factor", 2.0 } };
-    const std::string yarn = loadError(scaled.write("rope-scaling"));
-    EXPECT_NE(yarn.find("rope_scaling type \"yarn\" is not supported"), std::string::npos) << yarn;
+    TinyLlama scaled(5); // linear, dynamic, llama3, longrope and yarn are supported; Qwen2-VL's mrope is not
+    scaled.config["rope_scaling"] = { { "type", "mrope" }, { "mrope_section", { 2, 3, 3 } } };
+    const std::string mrope = loadError(scaled.write("rope-scaling"));
+    EXPECT_NE(mrope.find("rope_scaling type \"mrope\" is not supported"), std::string::npos) << mrope;
 }
 
-TEST(LlamaVariants, RopeThetaIsHonoured) {
+TEST(LlamaVariants, RopeThetaIsHonoured)
+{
     TinyLlama a(6);
     TinyLlama b = a;
     b.config["rope_theta"] = 500000.0;

@@ -64,17 +64,51 @@ TEST(RopeScaling, LongRopePicksFactorsByLengthAndScalesCosSin)
     }
 }
 
+TEST(RopeScaling, YarnReadsTransformersKeysAndRefusesBadValuesNamingTheFile)
+{
+    // The frequencies themselves are checked against a float64 port of _compute_yarn_parameters
+    // (tests/reference/yarn_reference.py, ctest yarn_reference); here the keys, their defaults and the refusals.
+    const auto config = [](const std::string& scaling) {
+        return R"({"model_type": "llama", "num_hidden_layers": 1, "num_attention_heads": 2, "hidden_size": 16,
+            "intermediate_size": 32, "vocab_size": 10, "max_position_embeddings": 256, "rope_scaling": )"
+            + scaling + "}";
+    };
+    const ModelConfig c = parseHfConfigText(
+        config(R"({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64})"), "yarn.json");
+    ASSERT_EQ(c.ropeScaling.type, RopeScaling::Type::Yarn);
+    EXPECT_EQ(c.ropeScaling.betaFast, 32.0);
+    EXPECT_EQ(c.ropeScaling.betaSlow, 1.0);
+    EXPECT_TRUE(c.ropeScaling.truncate);
+    // The default attention factor is 0.1 ln(factor) + 1 on cos and sin.
+    EXPECT_FLOAT_EQ(rotaryEmbedding(c, 8, 4).cosSinScale, static_cast<float>(0.1 * std::log(4.0) + 1.0));
+    const ModelConfig implicit = parseHfConfigText(
+        config(R"({"type": "yarn", "original_max_position_embeddings": 64, "truncate": false})"), "yarn.json");
+    EXPECT_EQ(implicit.ropeScaling.factor, 4.0); // max_position_embeddings / original, as transformers 4.57+
+    EXPECT_FALSE(implicit.ropeScaling.truncate);
+    for (const char* bad : { R"({"type": "yarn", "factor": -2.0})", R"({"type": "yarn", "factor": 2.0,
+            "attention_factor": -1.0})",
+             R"({"type": "yarn", "factor": 2.0, "beta_fast": -32.0})" }) {
+        try {
+            parseHfConfigText(config(bad), "bad-yarn.json");
+            ADD_FAILURE() << "no error for " << bad;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("bad-yarn.json"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("rope_scaling yarn needs"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(RopeScaling, UnknownTypeIsRefusedNamingTheFile)
 {
     try {
         parseHfConfigText(R"({"model_type": "llama", "num_hidden_layers": 1, "num_attention_heads": 2,
-            "hidden_size": 16, "intermediate_size": 32, "vocab_size": 10, "rope_scaling": {"rope_type": "yarn",
-            "factor": 4.0}})",
+            "hidden_size": 16, "intermediate_size": 32, "vocab_size": 10, "rope_scaling": {"type": "mrope",
+            "mrope_section": [2, 3, 3]}})",
             "llama.json");
         ADD_FAILURE() << "no error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("llama.json"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("\"yarn\" is not supported"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("\"mrope\" is not supported"), std::string::npos) << e.what();
     }
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <set>
 
 namespace attn {
@@ -59,6 +60,39 @@ TEST(QuantDequantize, EveryTensorOfEveryQuantizedCopyEqualsGgmlBitForBit)
         (std::set<std::string> {
             "f32", "f16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K" }));
     EXPECT_GT(tensors, 300);
+}
+
+TEST(QuantDequantize, TheAvx2RowsEqualTheScalarCodeBitForBitOnRandomBlocks)
+{
+    // Beyond the fixtures' blocks (ggml's quantizer writes only some scale and quant patterns): random bytes with
+    // random finite half scales, signs included, at every block type's scale offsets (ggml-quants.h layouts).
+    const std::pair<GgmlType, std::vector<int>> kScales[] = { { GgmlType::Q8_0, { 0 } }, { GgmlType::Q4_0, { 0 } },
+        { GgmlType::Q4_1, { 0, 2 } }, { GgmlType::Q5_0, { 0 } }, { GgmlType::Q5_1, { 0, 2 } },
+        { GgmlType::Q2_K, { 80, 82 } }, { GgmlType::Q3_K, { 108 } }, { GgmlType::Q4_K, { 0, 2 } },
+        { GgmlType::Q5_K, { 0, 2 } }, { GgmlType::Q6_K, { 208 } } };
+    std::mt19937 rng(16);
+    std::uniform_int_distribution<int> byte(0, 255), exponent(1, 29), mantissa(0, 0x3ff), sign(0, 1);
+    for (const auto& [type, scales] : kScales) {
+        SCOPED_TRACE(ggmlTypeTraits(type).name);
+        const GgmlTypeTraits& t = ggmlTypeTraits(type);
+        constexpr int64_t kBlocks = 64;
+        std::vector<uint8_t> bytes(static_cast<size_t>(kBlocks * t.blockBytes));
+        for (auto& b : bytes)
+            b = static_cast<uint8_t>(byte(rng));
+        for (int64_t blk = 0; blk < kBlocks; ++blk)
+            for (const int at : scales) {
+                const auto h = static_cast<uint16_t>((sign(rng) << 15) | (exponent(rng) << 10) | mantissa(rng));
+                std::memcpy(&bytes[static_cast<size_t>(blk * t.blockBytes + at)], &h, 2);
+            }
+        const int64_t n = kBlocks * t.blockSize;
+        std::vector<float> fast(static_cast<size_t>(n)), portable(static_cast<size_t>(n));
+        dequantizeRow(type, bytes.data(), fast.data(), n);
+        dequantizeRowPortable(type, bytes.data(), portable.data(), n);
+        int64_t differing = 0;
+        for (int64_t i = 0; i < n; ++i)
+            differing += bitsOf(fast[static_cast<size_t>(i)]) != bitsOf(portable[static_cast<size_t>(i)]);
+        EXPECT_EQ(differing, 0);
+    }
 }
 
 TEST(QuantDequantize, Bf16IsTheUpperHalfOfFloat32)

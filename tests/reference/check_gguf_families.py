@@ -26,6 +26,9 @@ name map):
          and original_max_position_embeddings 8 < context_length 64 is checked against phi3_reference.py, a float64
          NumPy port of transformers' Phi3 (itself held to the unscaled goldens first), on 12 tokens (long factors) and
          6 tokens (short factors); the HF path on the same checkpoint with that rope_scaling in its config too.
+  llama yarn: the tiny llama checkpoint with three YaRN rope_scaling variants against yarn_reference.py, a float64
+         port of transformers' _compute_yarn_parameters (held to the unscaled llama goldens first), as HF folders and,
+         for the two that GGUF can state, as GGUF files with convert_hf_to_gguf.py's rope.scaling.* yarn keys.
 Only llama permutes Q/K (llama.cpp runs gemma, gemma2 and phi3 with NEOX RoPE). Tensors are F32 (--outtype f32), so
 the HF goldens apply at each manifest's suggested float32 tolerances: attention and logits on the CPU and on Vulkan
 (lavapipe in CI), and greedy ids by full recompute.
@@ -45,14 +48,15 @@ import safetensors_io  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_writer_np  # noqa: E402
 import phi3_reference  # noqa: E402
+import yarn_reference  # noqa: E402
 
 cli, root, work, backends = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(',')
 os.makedirs(work, exist_ok=True)
 failures = []
 
 ARCH = {'gemma': 'gemma', 'gemma2': 'gemma2', 'phi3': 'phi3', 'mixtral': 'llama', 'mistral': 'llama', 'llama3-rope': 'llama',
-        'llama-rope-linear': 'llama'}
-LLAMA_ARCH = ('mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear')  # LlamaModel: Q/K permuted
+        'llama-rope-linear': 'llama', 'llama': 'llama'}
+LLAMA_ARCH = ('mixtral', 'mistral', 'llama3-rope', 'llama-rope-linear', 'llama')  # LlamaModel: Q/K permuted
 NAMES = {'model.embed_tokens.weight': 'token_embd.weight', 'model.norm.weight': 'output_norm.weight',
          'lm_head.weight': 'output.weight'}
 LAYER = {'input_layernorm': 'attn_norm', 'post_attention_layernorm': 'ffn_norm', 'self_attn.q_proj': 'attn_q',
@@ -109,6 +113,13 @@ def metadata(fixture, cfg, longrope=None):
     m['general.file_type'] = 0  # ALL_F32
     if fixture == 'phi3':
         m[a + 'attention.sliding_window'] = cfg.get('sliding_window') or 0
+    if scaling.get('rope_type', scaling.get('type')) == 'yarn':  # TextModel.set_gguf_parameters
+        m.update({a + 'rope.scaling.type': 'yarn', a + 'rope.scaling.factor': float(scaling['factor']),
+                  a + 'rope.scaling.original_context_length': scaling['original_max_position_embeddings']})
+        for hf, key in (('attention_factor', 'yarn_attn_factor'), ('beta_fast', 'yarn_beta_fast'),
+                        ('beta_slow', 'yarn_beta_slow')):
+            if scaling.get(hf) is not None:
+                m[a + 'rope.scaling.' + key] = float(scaling[hf])
     if longrope:  # Phi3MiniModel.set_gguf_parameters / generate_extra_tensors
         orig = longrope['original_max_position_embeddings']
         scale = cfg['max_position_embeddings'] / orig
@@ -136,9 +147,12 @@ def llama3_rope_freqs(cfg):
     return np.array(out, np.float32)
 
 
-def convert(fixture, longrope=None):
+def convert(fixture, longrope=None, changes=None, name=None, extra=None):
+    """changes: config.json entries that differ from the checkpoint's (yarn's rope_scaling), written as `name`;
+    extra: metadata keys to add."""
     d = os.path.join(root, fixture)
     cfg = json.load(open(os.path.join(d, 'config.json')))
+    cfg.update(changes or {})
     weights = safetensors_io.load_file(os.path.join(d, 'model.safetensors'))
     h, kv = cfg['num_attention_heads'], cfg.get('num_key_value_heads', cfg['num_attention_heads'])
     tensors, experts = [], {}
@@ -166,8 +180,8 @@ def convert(fixture, longrope=None):
     if longrope:
         tensors += [(f'rope_factors_{kind}.weight', np.array(longrope[f'{kind}_factor'], np.float32), 'F32')
                     for kind in ('long', 'short')]
-    path = os.path.join(work, f"hf-tiny-{fixture}{'-longrope' if longrope else ''}-F32.gguf")
-    gguf_writer_np.write(path, metadata(fixture, cfg, longrope), tensors)
+    path = os.path.join(work, f"hf-tiny-{name or fixture}{'-longrope' if longrope else ''}-F32.gguf")
+    gguf_writer_np.write(path, {**metadata(fixture, cfg, longrope), **(extra or {})}, tensors)
     return path, d
 
 
@@ -257,6 +271,23 @@ for fixture in FIXTURES:
     if got_greedy != want_greedy:
         failures.append(f"{fixture}: greedy ids off {against}")
 
+def check_reference(what, models, prompt, want_logits, want_attn, tol, against):
+    """Each (label, model, backends) of `models` run on `prompt` against a float64 reference forward."""
+    for label, model, model_backends in models:
+        for backend in model_backends:
+            try:
+                got_logits, got_attn, _ = run(model, prompt, backend)
+            except RuntimeError as e:
+                failures.append(f"{what} {label}: {e}")
+                continue
+            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
+            el = float(np.abs(got_logits - want_logits).max())
+            print(f"{what} {label} on {backend} vs {against}: attention {ea:.2e} (tol {tol['attentions']:.0e}), "
+                  f"logits {el:.2e} (tol {tol['logits']:.0e})")
+            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
+                failures.append(f"{what} {label} on {backend}: off {against}")
+
+
 # phi3 longrope (see the top): made-up factors, one per rotary pair of head_dim 8.
 LONGROPE = {'short_factor': [1.0, 1.25, 1.6, 2.0], 'long_factor': [1.5, 3.0, 6.0, 12.0],
             'original_max_position_embeddings': 8}
@@ -276,21 +307,61 @@ hf_copy = config_copy(d, 'phi3-longrope', original_max_position_embeddings=8, ro
     'type': 'longrope', 'short_factor': LONGROPE['short_factor'], 'long_factor': LONGROPE['long_factor']})
 for prompt, factors in ((ids, 'long'), (ids[:6], 'short')):
     want_logits, want_attn = phi3_reference.forward(weights, cfg, prompt, LONGROPE)
-    for label, model, model_backends in (('GGUF', path, backends), ('HF path', hf_copy, ['cpu'])):
-        for backend in model_backends:
-            try:
-                got_logits, got_attn, _ = run(model, prompt, backend)
-            except RuntimeError as e:
-                failures.append(f"phi3 longrope {label}: {e}")
-                continue
-            ea = max(float(np.abs(a - w).max()) for a, w in zip(got_attn, want_attn))
-            el = float(np.abs(got_logits - want_logits).max())
-            print(f"phi3 longrope {label} on {backend}, {len(prompt)} tokens ({factors} factors) vs phi3_reference.py: "
-                  f"attention {ea:.2e} (tol {tol['attentions']:.0e}), logits {el:.2e} (tol {tol['logits']:.0e})")
-            if len(got_attn) != len(want_attn) or ea > tol['attentions'] or el > tol['logits']:
-                failures.append(f"phi3 longrope {label} on {backend}, {factors} factors: off the reference")
+    check_reference(f"phi3 longrope, {len(prompt)} tokens ({factors} factors)",
+                    (('GGUF', path, backends), ('HF path', hf_copy, ['cpu'])), prompt, want_logits, want_attn, tol,
+                    'phi3_reference.py')
+
+# YaRN (see yarn_reference.py): no HF golden has it, so the tiny llama checkpoint with these rope_scaling entries is
+# checked against the float64 port of _compute_yarn_parameters, as an HF folder (config.json edited) and, where GGUF
+# can say it (llama.cpp always truncates and has no mscale keys), converted as convert_hf_to_gguf.py writes yarn. An
+# original length of 1000 puts the ramp's bounds inside the 4 rotary pairs of head_dim 8, so that pairs are kept,
+# blended and interpolated.
+YARN = {
+    'yarn-defaults': ({'rope_type': 'yarn', 'factor': 4.0, 'original_max_position_embeddings': 1000}, True),
+    'yarn-betas-attention': ({'rope_type': 'yarn', 'factor': 8.0, 'original_max_position_embeddings': 1000,
+                              'beta_fast': 16.0, 'beta_slow': 2.0, 'attention_factor': 1.25}, True),
+    'yarn-untruncated-mscale': ({'type': 'yarn', 'factor': 6.0, 'original_max_position_embeddings': 1000,
+                                 'truncate': False, 'mscale': 1.0, 'mscale_all_dim': 0.5}, False),
+}
+d = os.path.join(root, 'llama')
+tol = json.load(open(os.path.join(d, 'manifest.json')))['suggested_tolerances']['max_abs_diff']
+cfg = json.load(open(os.path.join(d, 'config.json')))
+weights = safetensors_io.load_file(os.path.join(d, 'model.safetensors'))
+gold = os.path.join(d, 'golden', 'item0')
+ids = [int(i) for i in np.load(os.path.join(gold, 'input_ids.npy'))]
+logits, attn = yarn_reference.llama_forward(weights, cfg, ids)  # the port against HF's unscaled llama goldens
+ea = max(float(np.abs(a - np.load(os.path.join(gold, f'attentions.L{l:02d}.npy'))).max()) for l, a in enumerate(attn))
+el = float(np.abs(logits - np.load(os.path.join(gold, 'logits.npy'))).max())
+print(f"yarn_reference.py (plain RoPE) vs HF's llama goldens: attention {ea:.2e}, logits {el:.2e}")
+if ea > tol['attentions'] or el > tol['logits']:
+    failures.append("yarn_reference.py: off HF's llama goldens")
+for name, (scaling, as_gguf) in YARN.items():
+    changes = {'max_position_embeddings': int(scaling['factor'] * scaling['original_max_position_embeddings']),
+               'rope_scaling': scaling}
+    want_logits, want_attn = yarn_reference.llama_forward(weights, dict(cfg, **changes), ids, scaling)
+    _, plain_attn = yarn_reference.llama_forward(weights, cfg, ids)
+    moved = max(float(np.abs(a - w).max()) for a, w in zip(plain_attn, want_attn))
+    if moved <= 10 * tol['attentions']:
+        failures.append(f"{name}: yarn moves the attention only {moved:.1e}; the check would not see it ignored")
+    models = [('HF path', config_copy(d, name, **changes), ['cpu'])]
+    if as_gguf:
+        models.append(('GGUF', convert('llama', changes=changes, name=name)[0], backends))
+    print(f"{name}: yarn moves the attention {moved:.2e} from plain RoPE")
+    check_reference(name, models, ids, want_logits, want_attn, tol, 'yarn_reference.py')
+
+# What GGUF can say about YaRN beyond transformers is refused by name: an extrapolation factor other than 1 and
+# DeepSeek's yarn_log_multiplier.
+for key, value in (('yarn_ext_factor', 0.5), ('yarn_log_multiplier', 0.1)):
+    name = f'yarn-{key}'
+    changes = {'max_position_embeddings': 4000, 'rope_scaling': YARN['yarn-defaults'][0]}
+    bad = convert('llama', changes=changes, name=name, extra={f'llama.rope.scaling.{key}': value})[0]
+    r = subprocess.run([cli, 'info', bad], capture_output=True, text=True, timeout=60)
+    said = (r.stdout + r.stderr).strip()
+    print(f"{name}: rc {r.returncode}, {said[-160:]}")
+    if r.returncode == 0 or key not in said or bad not in said:
+        failures.append(f"{name}: not refused naming the file and the key")
 
 for f in failures:
     print('FAIL', f)
-print(f"{len(FIXTURES) + 1} models, {len(failures)} failures")
+print(f"{len(FIXTURES) + 1 + len(YARN)} models, {len(failures)} failures")
 sys.exit(1 if failures else 0)

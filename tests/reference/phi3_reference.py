@@ -36,13 +36,13 @@ def _rotate_half(x):
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
 
-def forward(weights, cfg, ids, longrope=None):
-    """(logits [T, V], [attention [heads, T, T] per layer]) in float64."""
+def forward(weights, cfg, ids, longrope=None, rope=None):
+    """(logits [T, V], [attention [heads, T, T] per layer]) in float64; rope: other (cos, sin) tables [T, head_dim]."""
     W = {k: v.astype(np.float64) for k, v in weights.items()}
     H, D = cfg['num_attention_heads'], cfg['hidden_size']
     KV, hd, eps = cfg.get('num_key_value_heads') or H, D // H, cfg['rms_norm_eps']
     T = len(ids)
-    cos, sin = rope_tables(cfg, T, longrope)
+    cos, sin = rope if rope is not None else rope_tables(cfg, T, longrope)
     mask = np.triu(np.full((T, T), -np.inf), 1)
     x = W['model.embed_tokens.weight'][np.asarray(ids)]
     attentions = []

@@ -3,6 +3,37 @@
 
 namespace attn::families {
 
+namespace {
+
+/// transformers' yarn keys (_compute_yarn_parameters / _validate_yarn_parameters): factor (when absent:
+/// max_position_embeddings / original_max_position_embeddings, as transformers 4.57+), original_max_position_embeddings
+/// (default max_position_embeddings), attention_factor, beta_fast (32), beta_slow (1), mscale, mscale_all_dim and
+/// truncate (true). Zero for a beta counts as unset, as transformers' `or 32`.
+void readYarn(const ConfigFields& f, const ConfigFields& s, RopeScaling& r)
+{
+    r.type = RopeScaling::Type::Yarn;
+    const int64_t maxPositions = f.optInteger("max_position_embeddings", 0);
+    r.originalMaxPositions = s.optInteger("original_max_position_embeddings", maxPositions);
+    r.factor = s.optNumber("factor",
+        r.originalMaxPositions > 0 ? static_cast<double>(maxPositions) / static_cast<double>(r.originalMaxPositions)
+                                   : 0.0);
+    r.attentionFactor = s.optNumber("attention_factor", 0.0);
+    r.betaFast = s.optNumber("beta_fast", 0.0);
+    r.betaSlow = s.optNumber("beta_slow", 0.0);
+    if (r.betaFast == 0.0) r.betaFast = 32.0;
+    if (r.betaSlow == 0.0) r.betaSlow = 1.0;
+    r.mscale = s.optNumber("mscale", 0.0);
+    r.mscaleAllDim = s.optNumber("mscale_all_dim", 0.0);
+    r.truncate = s.optBool("truncate", true);
+    if (!(r.factor > 0.0) || r.originalMaxPositions <= 0 || r.attentionFactor < 0.0 || !(r.betaFast > 0.0)
+        || !(r.betaSlow > 0.0))
+        throw Error(f.source(),
+            "rope_scaling yarn needs a positive factor and original_max_position_embeddings, positive beta_fast and "
+            "beta_slow and a non-negative attention_factor");
+}
+
+} // namespace
+
 void readRopeScaling(const ConfigFields& f, ModelConfig& c)
 {
     if (!f.has("rope_scaling")) return;
@@ -42,9 +73,11 @@ void readRopeScaling(const ConfigFields& f, ModelConfig& c)
             throw Error(f.source(),
                 "rope_scaling longrope needs short_factor and long_factor lists of one length and "
                 "original_max_position_embeddings");
+    } else if (type == "yarn") {
+        readYarn(f, s, r);
     } else {
         throw Error(f.source(),
-            "rope_scaling type \"" + type + "\" is not supported (supported: linear, dynamic, llama3, longrope)");
+            "rope_scaling type \"" + type + "\" is not supported (supported: linear, dynamic, llama3, longrope, yarn)");
     }
 }
 

@@ -11,7 +11,7 @@ namespace attn::families {
 /// rms_norm_eps, hidden_act, tie_word_embeddings) of a causal decoder with rotate-half RoPE.
 void readRotaryDecoder(const ConfigFields& f, ModelConfig& c);
 
-/// rope_scaling (null or absent: none): linear, dynamic, llama3 or longrope (alias su); anything else is refused
+/// rope_scaling (null or absent: none): linear, dynamic, llama3, longrope (alias su) or yarn; anything else is refused
 /// naming the file, rather than computed wrongly.
 void readRopeScaling(const ConfigFields& f, ModelConfig& c);
 
