@@ -81,19 +81,21 @@ struct PlotAccess : QCustomPlot {
 };
 
 // Records a plot whose colour maps are drawn as rasters (all of them in a PNG; the large ones in SVG/PDF) without
-// encoding them: what lies below them goes into `figure.picture` (through `painter`), their images into
-// `figure.images`, what lies above them into `figure.above`. False (nothing drawn) when the plot has no such map, or
-// has them on several layers.
+// encoding them: what is drawn before them goes into `figure.picture` (through `painter`), their images into
+// `figure.images`, what is drawn after them (on their own layer too: bands, marks, outlines) into `figure.above`, so the
+// figure keeps the plot's drawing order. False (nothing drawn) when the plot has no such map, or draws anything between
+// two of them.
 bool recordAroundMaps(QCustomPlot& plot, QCPPainter& painter, RecordedFigure& figure, const QString& path)
 {
-    std::vector<QCPLayerable*> maps;
-    for (int i = 0; i < plot.plottableCount(); ++i)
-        if (auto* map = qobject_cast<QCPColorMap*>(plot.plottable(i)); map && map->realVisibility())
-            maps.push_back(map);
-    if (maps.empty()) return false;
-    for (QCPLayerable* map : maps)
-        if (map->layer() != maps.front()->layer()) return false;
-    const int mapLayer = maps.front()->layer()->index();
+    std::vector<QCPLayerable*> order; // every visible layerable, in the order QCustomPlot::draw() paints them
+    for (int i = 0; i < plot.layerCount(); ++i)
+        for (QCPLayerable* child : plot.layer(i)->children())
+            if (child->realVisibility()) order.push_back(child);
+    const auto isMap = [](QCPLayerable* layerable) { return qobject_cast<QCPColorMap*>(layerable) != nullptr; };
+    const auto first = std::find_if(order.begin(), order.end(), isMap);
+    if (first == order.end()) return false;
+    const auto last = std::find_if(order.rbegin(), order.rend(), isMap).base(); // one past the last map
+    if (!std::all_of(first, last, isMap)) return false;
     const QSize size = figure.size.logical;
     const QRect viewport = plot.viewport();
     plot.setViewport(QRect(QPoint(0, 0), size));
@@ -101,20 +103,17 @@ bool recordAroundMaps(QCustomPlot& plot, QCPPainter& painter, RecordedFigure& fi
     const QBrush& background = plot.*&PlotAccess::mBackgroundBrush;
     if (background.style() != Qt::NoBrush) painter.fillRect(plot.viewport(), background);
     (plot.*&PlotAccess::drawBackground)(&painter);
-    const auto drawLayers = [&](QCPPainter& onto, int first, int last) {
-        for (int i = first; i <= last; ++i)
-            for (QCPLayerable* child : plot.layer(i)->children())
-                if (child->realVisibility() && std::find(maps.begin(), maps.end(), child) == maps.end())
-                    drawLayerable(*child, onto);
+    const auto draw = [](QCPPainter& onto, auto from, auto to) {
+        for (auto it = from; it != to; ++it)
+            drawLayerable(**it, onto);
     };
-    drawLayers(painter, 0, mapLayer);
+    draw(painter, order.begin(), first);
     {
         ImageCapture capture(size);
         QCPPainter images(&capture);
         images.setModes(painter.modes());
         images.setRenderHints(painter.renderHints());
-        for (QCPLayerable* map : maps)
-            drawLayerable(*map, images);
+        draw(images, first, last);
         images.end();
         figure.images = capture.take();
     }
@@ -122,7 +121,7 @@ bool recordAroundMaps(QCustomPlot& plot, QCPPainter& painter, RecordedFigure& fi
     if (!above.begin(&figure.above)) throw Error("export " + describe(path) + ": cannot record the figure");
     above.setModes(painter.modes());
     above.setRenderHints(painter.renderHints());
-    drawLayers(above, mapLayer + 1, plot.layerCount() - 1);
+    draw(above, last, order.end());
     above.end();
     plot.setViewport(viewport);
     return true;
