@@ -54,8 +54,10 @@ TEST(AlignViewWindow, DecoderOnlyModelLeavesTheTabDisabled)
     MainWindow window;
     QSignalSpy available(window.alignmentPanel(), &AlignmentPanel::availableChanged);
     window.openModel(QString::fromStdString(test::sharedPath("fixtures/hf-tiny/gpt2")));
-    QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, kTimeoutMs);
-    EXPECT_FALSE(available.at(0).at(0).toBool());
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    QTest::qWait(300); // an Alignment job, had one been posted, would have answered by now (it loads nothing new)
+    // The window's one probe found no translation model: the Alignment tab is not asked to load it at all.
+    EXPECT_EQ(available.count(), 0);
     EXPECT_FALSE(alignTabEnabled(window));
 }
 

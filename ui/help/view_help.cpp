@@ -131,6 +131,14 @@ QHash<QString, QString> pages()
                "the grid are those clusters. Add the induction probe (random tokens repeated) to find copying "
                "heads; Open atlas shows a corpus atlas written by attnscope-cli atlas. Click a head to select "
                "it.</p>") },
+        { "Pruning",
+            tr("<h3>Pruning</h3><p>Does a head matter? Left, each head's importance: how much the mean "
+               "log-probability of the actual next tokens drops (in nats) when that head alone is removed, on the "
+               "main input or on every line of a text file; a negative value means the text became more likely "
+               "without it. Right, greedy pruning: heads removed one at a time, least important first, with the "
+               "next-token loss (left axis) and the share of positions whose most likely token is the actual next "
+               "one (right axis) against the share of heads removed. The numbers are attnscope-cli prune's. Click "
+               "a head to select it, then ablate it on the Intervene tab.</p>") },
     };
 }
 
