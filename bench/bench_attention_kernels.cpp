@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -93,6 +94,16 @@ void BM_AttentionProbabilities(benchmark::State& state)
     setCounters(state, 2.0 * hq * n * n * d, 4.0 * (hq * n * d + n * d + hq * n * n), *backend);
 }
 
+// What BM_AttentionProbabilities pays before any arithmetic: its fresh, zero-filled [2, n, n] result (glibc maps every
+// allocation over 32 MB afresh, so each call faults in and clears new pages). CPU only.
+void BM_FreshResult(benchmark::State& state)
+{
+    const int64_t n = state.range(1), hq = 2;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(Tensor({ hq, n, n }).data());
+    state.counters["GB/s"] = benchmark::Counter(4e-9 * hq * n * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // A 256 x 256 tile of one head, normalized over all n keys.
 void BM_ProbabilityTile(benchmark::State& state)
 {
@@ -127,18 +138,32 @@ void BM_Matmul(benchmark::State& state)
     setCounters(state, 2.0 * n * in * out, 4.0 * (n * in + out * in + n * out), *backend);
 }
 
+/// Names, unit and timing of every benchmark here: real time, and the CPU time of all the process's threads.
+void timing(benchmark::internal::Benchmark* b, std::vector<std::string> names)
+{
+    b->ArgNames(std::move(names))->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+}
+
 void sizes(benchmark::internal::Benchmark* b)
 {
-    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond)->UseRealTime();
+    timing(b, { "vulkan", "tokens" });
     for (int64_t backend : { 0, 1 })
         for (int64_t n : { 512, 2048, 8192 })
             b->Args({ backend, n });
 }
 
+/// The CPU alone at every size.
+void cpuSizes(benchmark::internal::Benchmark* b)
+{
+    timing(b, { "vulkan", "tokens" });
+    for (int64_t n : { 512, 2048, 8192 })
+        b->Args({ 0, n });
+}
+
 BENCHMARK(BM_AttentionOutput)->Apply(sizes);
 void probabilitySizes(benchmark::internal::Benchmark* b)
 {
-    b->ArgNames({ "vulkan", "tokens", "d" })->Unit(benchmark::kMillisecond)->UseRealTime();
+    timing(b, { "vulkan", "tokens", "d" });
     for (int64_t backend : { 0, 1 })
         for (int64_t n : { 512, 2048, 8192 })
             for (int64_t d : { 64, 128 })
@@ -146,6 +171,7 @@ void probabilitySizes(benchmark::internal::Benchmark* b)
 }
 
 BENCHMARK(BM_AttentionProbabilities)->Apply(probabilitySizes);
+BENCHMARK(BM_FreshResult)->Apply(cpuSizes);
 BENCHMARK(BM_ProbabilityTile)->Apply(sizes);
 BENCHMARK(BM_Rope)->Apply(sizes);
 BENCHMARK(BM_Matmul)->Apply(sizes);

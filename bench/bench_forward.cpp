@@ -7,6 +7,7 @@
 #include "backend/backend_registry.h"
 #include "core/blas.h"
 #include "random_gpt2.h"
+#include "session/prompt_run.h"
 #include "session/session.h"
 
 #include <benchmark/benchmark.h>
@@ -99,6 +100,36 @@ void prefill(benchmark::State& state, bool capture)
     }
 }
 
+/// The prefill as the GUI runs an input for its attention views (EngineProvider::runPair): the logits of the last row
+/// only (the views never read the others); every attention matrix kept when all of them fit the GUI's 256 MB (512
+/// tokens), else derived on request from the queries and keys the pass keeps, with every head's statistics gathered
+/// from the forward's own probabilities (2,048 and 4,096 tokens). What a forward with all attention available to the
+/// views costs: bench/peers.sh's `views` puts it next to eager PyTorch with output_attentions. CPU only.
+void views(benchmark::State& state)
+{
+    const int64_t n = state.range(1);
+    const std::vector<int64_t> tokens = randomTokens(n);
+    attn::PromptOptions options;
+    options.forward.lastLogitsOnly = true;
+    options.materializeBytes = uint64_t(256) << 20; // ui/controller/engine_provider.cpp's kMaterializeBytes
+    options.summarize = true;
+    options.tilesOnCpu = true;
+    // One run before the timing, as the PyTorch peer warms up: the first touches the mapped weights and the allocator.
+    attn::runPrompt(gpt2Small(), tokens, {}, options);
+    for (auto _ : state) {
+        const attn::PromptRun run = attn::runPrompt(gpt2Small(), tokens, {}, options);
+        const bool all = run.derived ? run.derived->numLayers() == kLayers
+                                     : run.result->attention.size() == static_cast<size_t>(kLayers);
+        if (!all) {
+            state.SkipWithError("the run lacks some layer's attention");
+            return;
+        }
+        benchmark::DoNotOptimize(run.result->logits.data());
+    }
+    state.counters["derived"] = attn::derivesAttention(gpt2Small()->config(), n, options) ? 1 : 0;
+    state.counters["tok/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 /// One decode step (with every layer's attention row captured) after a context of n - 1 tokens; Back after each step
 /// keeps the context length fixed, as a user stepping back and forth in the Decode tab.
 void decodeStep(benchmark::State& state)
@@ -146,6 +177,14 @@ void prefillArgs(benchmark::internal::Benchmark* b)
     b->Args({ 0, 2048 });
 }
 
+/// The views' run on the CPU at 512 tokens (attention kept), 2,048 and 4,096 (derived).
+void viewsArgs(benchmark::internal::Benchmark* b)
+{
+    b->ArgNames({ "vulkan", "tokens" })->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+    for (int64_t n : { 512, 2048, 4096 })
+        b->Args({ 0, n });
+}
+
 // The kernels the products ran on, in the output's context block: a peer compared with these numbers should use the
 // same (bench/peers.sh sets OPENBLAS_CORETYPE for both).
 [[maybe_unused]] const bool kBlasContext = (benchmark::AddCustomContext("openblas_core", attn::blasKernels()), true);
@@ -156,5 +195,6 @@ void prefillArgs(benchmark::internal::Benchmark* b)
 BENCHMARK_CAPTURE(prefill, Capture, true)->Apply(prefillArgs)->Iterations(2);
 BENCHMARK_CAPTURE(prefill, Plain, false)->Apply(prefillArgs)->Iterations(2);
 BENCHMARK(decodeStep)->Apply(forwardArgs)->Iterations(10);
+BENCHMARK(views)->Apply(viewsArgs)->Iterations(2);
 
 BENCHMARK_MAIN();

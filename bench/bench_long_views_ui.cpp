@@ -45,11 +45,16 @@ double cpuMs(clockid_t clock)
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-/// Calls `then` once `view` has drawn what it should show (nothing left to derive), polling every millisecond.
+/// Calls `then` once `view` has drawn what it should show (nothing left to derive), polling every millisecond. The
+/// poll only reads isDeriving() and draws once the derivation is in: drawing at every poll (as before 2026-12-02) kept
+/// the GUI thread busy replotting the stand-in, a second core's worth of work beside the engine thread's pass on a
+/// 2-core machine, which the app itself never does.
 void whenDrawn(attn::ui::HeatmapView* view, std::function<void()> then)
 {
-    view->flushRedraw();
-    if (!view->isDeriving()) return then();
+    if (!view->isDeriving()) {
+        view->flushRedraw();
+        if (!view->isDeriving()) return then(); // drawing asked for nothing more
+    }
     QTimer::singleShot(1, view, [view, then = std::move(then)] { whenDrawn(view, then); });
 }
 

@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: MIT
-// The Mechanisms tab on a long input: its linear-attention sweeps as they ran before (one analyzeMechanism, i.e. the
-// whole head's exact attention and the draw on every row, per seed and size) against approximationSweep (the
-// reference once, at most kSweepRowLimit rows), side by side on the same head, then the tab's whole request.
-// Not a Google Benchmark: one pass of each is minutes on the old path. See bench/README.md for the figures.
+// The Mechanisms tab on a long input. By default its whole request three times on one engine-side cache: the first
+// (the model's pass included), then another head of the same layer and another variant (what a head or variant switch
+// costs), each with wall and CPU seconds and the peak RSS. With OLD_SIZES: the linear-attention sweeps as they ran
+// before (one analyzeMechanism, i.e. the whole head's exact attention and the draw on every row, per seed and size)
+// against approximationSweep (the reference once, at most kSweepRowLimit rows), side by side on the same head.
+// Not a Google Benchmark: one pass of each is seconds to minutes. See bench/README.md for the figures.
 //
 // usage: bench_mechanisms_ui MODEL_DIR TOKENS [OLD_SIZES]   (a GPT-2-shaped model from make_long_context_model.py;
-//        OLD_SIZES: how many of each sweep's smallest sizes the old path runs; given, the tab's whole request is not
-//        timed: at 4k tokens the old path and the request are tens of minutes on a loaded machine)
+//        OLD_SIZES: how many of each sweep's smallest sizes the old path runs)
 #include "mechanisms/approximation_sweep.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_request.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "service/model_registry.h"
 #include "session/session.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -41,6 +46,46 @@ template <class F> double seconds(F&& f)
     const auto start = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double cpuSeconds()
+{
+    return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+}
+
+long peakRssMiB()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024;
+}
+
+/// The tab's request as the panel posts it, three times on one cache.
+void timeRequests(const std::string& path, const std::vector<int64_t>& ids, ModelRegistry& models)
+{
+    ui::MechanismsCache cache;
+    ui::MechanismsRequest request;
+    request.source = ui::HeadSource::Session;
+    request.modelPath = path;
+    request.sourceIds = ids;
+    request.layer = 1;
+    request.head = 3;
+    request.variant = "window:4";
+    for (const char* what :
+        { "first request (the model's pass included)", "head switch (L1.H4)", "variant window:8" }) {
+        const double cpu = cpuSeconds();
+        const double wall = seconds([&] {
+            ui::computeMechanisms(
+                request, models, [] { return true; }, &cache);
+        });
+        std::printf("%s: %.2f s wall, %.2f s CPU, peak RSS %ld MiB; load average %s\n", what, wall, cpuSeconds() - cpu,
+            peakRssMiB(), loadAverage().c_str());
+        std::fflush(stdout);
+        if (request.head == 3)
+            request.head = 4;
+        else
+            request.variant = "window:8";
+    }
 }
 
 /// approximationSweep as it was: every draw measured by analyzeMechanism over the whole head.
@@ -73,6 +118,11 @@ int main(int argc, char** argv)
     std::vector<int64_t> ids;
     for (int64_t i = 0; i < tokens; ++i)
         ids.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(model->config().vocabSize)));
+    if (argc < 4) {
+        std::printf("%lld tokens, load average %s\n", static_cast<long long>(tokens), loadAverage().c_str());
+        timeRequests(path, ids, models);
+        return 0;
+    }
     Session session(model);
     session.prefill(ids);
     const HeadInputs in = headInputsFromSession(session, 1, 3);
@@ -81,7 +131,7 @@ int main(int argc, char** argv)
     const std::vector<int64_t> linformerSizes = powersOfTwo(std::min<int64_t>(4096, 2 * tokens));
     for (const auto& [family, all] : { std::pair { std::string("linformer"), linformerSizes },
              std::pair { std::string("performer"), powersOfTwo(1024) } }) {
-        const size_t oldCount = argc > 3 ? std::min(all.size(), std::stoul(argv[3])) : all.size();
+        const size_t oldCount = std::min(all.size(), std::stoul(argv[3]));
         const std::vector<int64_t> sizes(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(oldCount));
         std::vector<double> before;
         ApproximationSweep after, whole;
@@ -95,15 +145,5 @@ int main(int argc, char** argv)
             after.points.back().outRelErr);
         std::printf("%s every size 1..%lld: %.2f s\n", family.c_str(), static_cast<long long>(all.back()), tWhole);
     }
-    if (argc > 3) return 0;
-    ui::MechanismsRequest request;
-    request.source = ui::HeadSource::Session;
-    request.modelPath = path;
-    request.sourceIds = ids;
-    request.layer = 1;
-    request.head = 3;
-    request.variant = "window:4";
-    const double tTab = seconds([&] { ui::computeMechanisms(request, models, [] { return true; }); });
-    std::printf("the tab's whole request (prefill included): %.2f s; load average %s\n", tTab, loadAverage().c_str());
     return 0;
 }

@@ -3,16 +3,22 @@
 // each thing a user does on a long input: opening the model and running the input, switching to every view tab,
 // decoding (Run for a few seconds from a prompt of that length) and exporting figures and data the way the Export menu
 // does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
-// longest gap from the action until the tab has drawn (the head view's worker lines included) or the export's file is
-// written, and settled.
+// longest gap from the action until the tab has drawn (the head view's worker lines included; for the Mechanisms,
+// Intervene and Logit lens tabs, the result they compute when shown) or the export's file is written, and settled.
 // Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--decode-only 1]
-// (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run)
+//        [--only WORD]
+// (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run; --only WORD:
+// of the tab switches, only the tabs whose name holds WORD, and no decode or export rows: for a profiler)
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "export/export_menu.h"
+#include "intervention/intervention_panel.h"
+#include "intervention/logit_lens_panel.h"
 #include "main_window.h"
+#include "mechanisms/mechanisms_panel.h"
 #include "plots/heatmap_view.h"
+#include "wait_for_events.h"
 #include "widgets/event_loop_stalls.h"
 #include "widgets/head_grid_view.h"
 #include "widgets/head_lines_view.h"
@@ -28,28 +34,12 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 
 namespace {
 
+using attn::bench::waitFor;
 using attn::ui::MainWindow;
-
-/// Runs the event loop until `done` holds (or `timeoutMs`), then `settleMs` more; false on timeout. The loop sleeps
-/// between events (a 5 ms timer wakes it to look at `done`): processEvents(flags, ms) would spin and take a core from
-/// the engine thread on this 2-core machine.
-bool waitFor(const std::function<bool()>& done, int timeoutMs, int settleMs = 300)
-{
-    QTimer wake;
-    wake.start(5);
-    QDeadlineTimer deadline(timeoutMs);
-    while (!done()) {
-        if (deadline.hasExpired()) return false;
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
-    }
-    QDeadlineTimer settle(settleMs);
-    while (!settle.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
-    return true;
-}
 
 struct Probe {
     attn::ui::EventLoopStalls stalls;
@@ -69,6 +59,28 @@ struct Probe {
     }
 };
 
+/// Whether `tab` is a `Panel`; if so `shown` is set once it shows its next result.
+template <class Panel> bool setWhenShown(QWidget* tab, const std::shared_ptr<bool>& shown)
+{
+    auto* panel = qobject_cast<Panel*>(tab);
+    if (panel)
+        QObject::connect(
+            panel, &Panel::resultShown, panel, [shown] { *shown = true; }, Qt::SingleShotConnection);
+    return panel != nullptr;
+}
+
+/// Until `tab` has shown the result it computes when shown (Mechanisms, Intervene, Logit lens), from when this is
+/// called: a condition for Probe::measure, so that the result's arrival counts for its own tab, not the next one.
+/// Other tabs are done once drawn.
+std::function<bool()> resultShownBy(QWidget* tab)
+{
+    auto shown = std::make_shared<bool>(false);
+    if (!setWhenShown<attn::ui::MechanismsPanel>(tab, shown) && !setWhenShown<attn::ui::InterventionPanel>(tab, shown)
+        && !setWhenShown<attn::ui::LogitLensPanel>(tab, shown))
+        *shown = true;
+    return [shown] { return *shown; };
+}
+
 QString firstWords(const QString& text, int count)
 {
     const QStringList words = text.split(' ', Qt::SkipEmptyParts);
@@ -84,6 +96,7 @@ int main(int argc, char** argv)
     QList<int> sizes { 512, 2048 };
     double decodeSeconds = 3.0;
     bool decodeOnly = false;
+    QString only;
     for (int i = 1; i + 1 < argc; i += 2) {
         const QString flag = argv[i], value = argv[i + 1];
         if (flag == "--model")
@@ -92,6 +105,8 @@ int main(int argc, char** argv)
             textPath = value;
         else if (flag == "--decode-only")
             decodeOnly = value.toInt() != 0;
+        else if (flag == "--only")
+            only = value;
         else if (flag == "--decode-seconds")
             decodeSeconds = value.toDouble();
         else if (flag == "--tokens") {
@@ -128,13 +143,14 @@ int main(int argc, char** argv)
         probe.measure(
             "run input (Heatmap tab)", [&] { window.setInputText(input); }, shown);
         for (int i = 1; i < tabs->count() && !decodeOnly; ++i) {
-            if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode) continue;
-            const QString name = "switch to " + tabs->tabText(i).remove('&');
+            const QString tab = tabs->tabText(i).remove('&');
+            if (!tabs->isTabEnabled(i) || tabs->widget(i) == decode || !tab.contains(only)) continue;
             const bool lines = tabs->widget(i)->isAncestorOf(window.linesView());
-            probe.measure(
-                name.toUtf8().constData(), [tabs, i] { tabs->setCurrentIndex(i); },
-                [&] { return !lines || window.linesView()->linesReady(); });
+            const auto result = resultShownBy(tabs->widget(i));
+            probe.measure(("switch to " + tab).toUtf8().constData(), [tabs, i] { tabs->setCurrentIndex(i); },
+                [&] { return (!lines || window.linesView()->linesReady()) && result(); }, 300000);
         }
+        if (!only.isEmpty()) continue;
         probe.measure(
             "switch to Decode", [&] { tabs->setCurrentWidget(decode); }, [] { return true; });
         attn::ui::DecodeController* controller = decode->controller();

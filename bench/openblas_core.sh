@@ -9,3 +9,6 @@ core=Haswell
 [[ " $flags " == *" avx512f "* && " $flags " == *" avx512bw "* && " $flags " == *" avx512dq "* && " $flags " == *" avx512vl "* ]] && core=SkylakeX
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-$core}
 cpu_name="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') (family $(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')), $(nproc) threads"
+# The same for how long OpenBLAS's idle workers spin before they sleep: the engine shortens it to 2^18 cycles
+# (engine/core/blas.cpp, shortenWorkerSpin) unless the caller set one; a peer gets the engine's value.
+export OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-18}

@@ -10,12 +10,16 @@
 #  forward: GPT-2-small shape (random weights), TOKENS-token prefill with every attention probability returned:
 #           bench_forward's prefill/Capture against bench/pytorch_gpt2_eager.py, each at 1 and 2 threads (OpenBLAS's
 #           threads, and torch's own). Both sides use the same OpenBLAS core (bench/openblas_core.sh).
+#  views:   the same comparison with the engine running the input as the GUI does for its attention views
+#           (bench_forward's views: last logits only, all attention kept up to 256 MB, else derived from the queries
+#           and keys with every head's statistics from the forward); torch still returns every probability.
 #
 # Per tool: median and min-max over ROUNDS of wall time and CPU time (both cores counted: decode, the whole process by
 # perf stat task-clock, with the tok/s the tool prints, run.c's rule: wall, first step excluded; forward, the forward
 # alone as each side times it); the load average before and after.
-# Usage: LLAMA2C_SRC=/path/to/llama2.c/run.c bench/peers.sh [BUILD_DIR] [ROUNDS] [decode|forward|all]
-#        STEPS (512), TOKENS ("512 2048"); without LLAMA2C_SRC the decode part runs attnscope-cli alone.
+# Usage: LLAMA2C_SRC=/path/to/llama2.c/run.c bench/peers.sh [BUILD_DIR] [ROUNDS] [decode|forward|views|all]
+#        STEPS (512), TOKENS ("512 2048"); without LLAMA2C_SRC the decode part runs attnscope-cli alone;
+#        BASELINE_CLI=path/to/another/attnscope-cli adds it to the decode rounds as cli-baseline (a before/after).
 set -euo pipefail
 build=${1:-build/ci}
 rounds=${2:-5}
@@ -65,6 +69,10 @@ decode() {
     declare -A cmd=(
         [cli-auto]="$cli generate $model/stories260K.bin --tokenizer $model/tok512.bin --steps $steps"
         [cli-cpu]="$cli generate $model/stories260K.bin --tokenizer $model/tok512.bin --steps $steps --backend cpu")
+    if [[ -n ${BASELINE_CLI:-} ]]; then
+        cmd[cli-baseline]="$BASELINE_CLI generate $model/stories260K.bin --tokenizer $model/tok512.bin --steps $steps"
+        names+=(cli-baseline)
+    fi
     if [[ -n ${LLAMA2C_SRC:-} ]]; then
         local flags name
         for flags in "-O3" "-Ofast" "-Ofast -march=native"; do
@@ -110,11 +118,11 @@ decode() {
 }
 
 forward() {
-    local n name threads
+    local n name threads bench=${1:-prefill/Capture}
     for n in $tokens; do
         local names=(attnscope-1t attnscope-2t torch-1t torch-2t)
         rm -f "$tmp"/*.wall "$tmp"/*.cpu
-        echo "forward: GPT-2-small shape, $n tokens, all 144 attention matrices returned, $rounds rounds; load before: $(load)"
+        echo "forward: GPT-2-small shape, $n tokens, all 144 attention matrices available ($bench), $rounds rounds; load before: $(load)"
         for ((r = 0; r < rounds; r++)); do
             for name in $(rotate "$r" "${names[@]}"); do
                 threads=${name#*-}
@@ -122,10 +130,10 @@ forward() {
                 if [[ $name == attnscope-* ]]; then
                     # Per forward (mean of the benchmark's 2 iterations), after the model is written and loaded.
                     OPENBLAS_NUM_THREADS=$threads "$build/bench/bench_forward" --benchmark_format=csv \
-                        --benchmark_filter="prefill/Capture/vulkan:0/tokens:$n/" >"$tmp/out" 2>"$tmp/err"
+                        --benchmark_filter="$bench/vulkan:0/tokens:$n/" >"$tmp/out" 2>"$tmp/err"
                     grep -q "openblas_core.*$OPENBLAS_CORETYPE" "$tmp/err" \
                         || { echo "bench_forward did not run on $OPENBLAS_CORETYPE: $(cat "$tmp/err")" >&2; exit 1; }
-                    grep -m1 '^"prefill' "$tmp/out" | awk -F, '{ print $3 / 1000 >> "'"$tmp/$name.wall"'"
+                    grep -m1 "^\"$bench" "$tmp/out" | awk -F, '{ print $3 / 1000 >> "'"$tmp/$name.wall"'"
                         print $4 / 1000 >> "'"$tmp/$name.cpu"'" }'
                 else
                     OPENBLAS_NUM_THREADS=$threads /usr/bin/python3 "$here/pytorch_gpt2_eager.py" --threads "$threads" \
@@ -153,4 +161,5 @@ forward() {
 
 [[ $part == decode || $part == all ]] && decode
 [[ $part == forward || $part == all ]] && forward
+[[ $part == views || $part == all ]] && forward views
 exit 0

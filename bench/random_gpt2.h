@@ -19,7 +19,7 @@ namespace bench {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kLayers = 12, kHeads = 12, kWidth = 768, kVocab = 50257, kPositions = 2048;
+constexpr int64_t kLayers = 12, kHeads = 12, kWidth = 768, kVocab = 50257, kPositions = 4096;
 
 struct TensorSpec {
     std::string name;

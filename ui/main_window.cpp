@@ -418,8 +418,17 @@ void MainWindow::buildDocks() {
     targetRow->addWidget(m_target, 1);
     targetRow->addWidget(new QLabel(tr("Show:")));
     targetRow->addWidget(m_kindBox);
+    // Under the input, not in the status bar: later messages ("Head statistics ready") replaced it there, and a
+    // long one was cut at the window's edge.
+    m_inputNotice = new QLabel;
+    m_inputNotice->setObjectName("inputNotice");
+    m_inputNotice->setWordWrap(true);
+    m_inputNotice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_inputNotice->setStyleSheet(QStringLiteral("color: #9a4d00;"));
+    m_inputNotice->hide();
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
+    inputLayout->addWidget(m_inputNotice);
     // A long input's chips would push the views off the window: their area keeps a few lines and scrolls.
     auto* chipsArea = new ChipsArea(m_chips, 5 * fontMetrics().height() + 16);
     chipsArea->setObjectName("sourceChipsArea");
@@ -541,6 +550,7 @@ void MainWindow::chooseModelFile() {
 void MainWindow::openModel(const QString& path) {
     m_status->setText(tr("Opening %1…").arg(path));
     setPlaceholders(tr("No attention yet: opening the model…"));
+    m_inputNotice->hide(); // about the previous model's positions
     // No tab keeps showing or stepping the previous model: each empties now and opens the new one if it can.
     m_decode->closeModel();
     m_intervene->setModel(nullptr);
@@ -632,7 +642,8 @@ void MainWindow::showRun(RunPtr run) {
     pruningTab(m_tabs)->setRun(m_run);
     const SnapshotPtr chosen = m_run->view(attentionKind());
     showSnapshot(chosen ? chosen : m_run->views.front().second);
-    if (!m_run->notice.empty()) m_status->setText(m_status->text() + " — " + QString::fromStdString(m_run->notice));
+    m_inputNotice->setText(QString::fromStdString(m_run->notice));
+    m_inputNotice->setVisible(!m_run->notice.empty());
 }
 
 void MainWindow::showSnapshot(SnapshotPtr snapshot) {

@@ -172,6 +172,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QLabel* m_errorBanner = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_inputNotice = nullptr; ///< what the engine did with an input past the model's positions
     QSpinBox* m_layerBox = nullptr;
     QSpinBox* m_headBox = nullptr;
     QMenu* m_recentMenu = nullptr;

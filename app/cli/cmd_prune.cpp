@@ -42,7 +42,12 @@ int runPrune(const std::vector<std::string>& words)
         { "loss_meaning", "mean next-token loss (nats) with the first k heads of order removed, k = 0 .. heads" },
         { "accuracy_meaning",
             "share of predicted positions whose most likely token is the actual next one, with the first k heads of "
-            "order removed" } };
+            "order removed" },
+        { "copy_positions", curve.copyPositions }, { "copy_accuracy", curve.copyAccuracy },
+        { "copy_accuracy_meaning",
+            "the induction-copy task: accuracy over the copy_positions alone, the predicted positions whose two tokens "
+            "ending there occurred earlier followed by the same next token (in a repeated span, its second copy); "
+            "empty when there are none" } };
     std::ofstream((out / "curve.json").string()) << report.dump(1) << "\n";
     std::cout << "importance of " << importance.numel() << " heads over " << inputs.size() << " lines; unmodified loss "
               << -reference << ", all removed " << curve.loss.back() << "; wrote " << out.string() << "\n";

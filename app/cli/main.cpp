@@ -122,6 +122,12 @@ void printHelp(std::ostream& out)
 
 } // namespace
 
+#ifndef AS_CLI_HAVE_QT_GUI
+// No other thread of this program reads the environment when its first large product opens OpenBLAS, so it opens it
+// then, not before main: a small model's run never needs it (engine/core/blas.cpp).
+extern "C" const bool attnscope_opens_blas_lazily = true;
+#endif
+
 int main(int argc, char** argv)
 {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {

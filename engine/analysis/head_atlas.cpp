@@ -46,7 +46,8 @@ size_t HeadAtlas::slot(AtlasScore score, int64_t layer, int64_t head) const
     return static_cast<size_t>((static_cast<int64_t>(score) * m_layers + layer) * m_heads + head);
 }
 
-void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor>& attention)
+void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor>& attention,
+    const std::function<bool()>& cancelRequested)
 {
     const auto n = static_cast<int64_t>(tokens.size());
     if (static_cast<int64_t>(attention.size()) != m_layers)
@@ -63,12 +64,15 @@ void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor
                 inductions[static_cast<size_t>(q)].push_back(j + 1); // the key after the earlier occurrence
             }
         }
+    // Into copies, so that a cancelled add leaves the atlas as it was.
+    std::vector<double> sums = m_sum, counts = m_count;
     const auto accumulate = [&](AtlasScore s, int64_t l, int64_t h, double value) {
-        m_sum[slot(s, l, h)] += value;
-        m_count[slot(s, l, h)] += 1.0;
+        sums[slot(s, l, h)] += value;
+        counts[slot(s, l, h)] += 1.0;
     };
     for (int64_t l = 0; l < m_layers; ++l)
-        for (int64_t h = 0; h < m_heads; ++h)
+        for (int64_t h = 0; h < m_heads; ++h) {
+            if (cancelRequested && cancelRequested()) throw Cancelled();
             for (int64_t q = 0; q < n; ++q) {
                 const float* row = attention[static_cast<size_t>(l)].data() + (h * n + q) * n;
                 if (q >= 1) accumulate(AtlasScore::PreviousToken, l, h, row[q - 1]);
@@ -91,6 +95,9 @@ void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor
                 accumulate(AtlasScore::Entropy, l, h, entropy);
                 accumulate(AtlasScore::MeanDistance, l, h, distance);
             }
+        }
+    m_sum = std::move(sums);
+    m_count = std::move(counts);
     ++m_inputs;
 }
 

@@ -5,6 +5,7 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,8 +31,10 @@ public:
     int64_t inputs() const { return m_inputs; }
 
     /// Adds one input: its tokens [n] and per layer the attention [heads, n, n] of every query over every key.
-    /// Throws Error when the shapes do not fit.
-    void add(const std::vector<int64_t>& tokens, const std::vector<Tensor>& attention);
+    /// Throws Error when the shapes do not fit. Asks cancelRequested (when set) before each head; true throws
+    /// Cancelled and adds nothing: the scores of a 1,024-token line are 1M logarithms per head.
+    void add(const std::vector<int64_t>& tokens, const std::vector<Tensor>& attention,
+        const std::function<bool()>& cancelRequested = {});
     /// Adds another atlas's totals (a shard); throws Error when the model shapes differ.
     void merge(const HeadAtlas& other);
 

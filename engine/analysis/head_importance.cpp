@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/head_importance.h"
 
-#include "attention/attention.h"
+#include "analysis/copy_positions.h"
+
+#include "backend/cpu_workers.h"
 #include "core/error.h"
 #include "intervention/intervention.h"
 #include "intervention/layer_reuse.h"
 #include "model/kv_cache.h"
 
+#include <Eigen/Core>
+
 #include <algorithm>
+#include <cmath>
+#include <thread>
 
 namespace attn {
 namespace {
@@ -16,19 +22,74 @@ namespace {
 struct ScoreSum {
     double logProb = 0.0;
     int64_t correct = 0;
+    int64_t copies = 0; ///< predicted positions that copy (copyPositions)
+    int64_t copiesCorrect = 0; ///< of those, the ones whose argmax is the actual next token
+
+    void add(const ScoreSum& o)
+    {
+        logProb += o.logProb;
+        correct += o.correct;
+        copies += o.copies;
+        copiesCorrect += o.copiesCorrect;
+    }
 };
 
-/// The log-probabilities of the actual next tokens of one pass (as logSoftmaxRows computes them, without holding
-/// every row's [vocab] of them: 206 MB per GPT-2 pass of 512 tokens) and how many of them are the row's argmax.
-ScoreSum nextTokenSums(const StepResult& r)
+/// Columns whose exponentials are summed in float before the sum goes on in double. Each term is at most 1 and
+/// exact to a few ulp (Eigen's float exp; the argument row[j] - m rounded once, |x| 2^-24 for the terms that count),
+/// and a block of 64 is summed in vector lanes of at most 16 terms each, so a block's sum is within about 18 x 2^-24 =
+/// 1.1e-6 relative: the log-probability within a few 1e-6 nats of the double-precision one.
+constexpr int64_t kExpBlock = 64;
+
+/// Rows one task of the scoring takes (parallelFor).
+constexpr int64_t kRowsPerTask = 32;
+
+/// Log-probability of column `next` of one row of logits and whether it is the row's first largest entry: what
+/// logSumExp and std::max_element gave, with the max, the exponentials and the sum vectorized (the scalar double exp
+/// per column was 5 % of a head-importance profile, on one thread while the other core waited).
+ScoreSum scoreRow(const float* row, int64_t v, int64_t next)
 {
-    const int64_t v = r.logits.dim(1);
-    ScoreSum sum;
-    for (size_t i = 0; i + 1 < r.tokens.size(); ++i) {
-        const float* row = r.logits.data() + static_cast<int64_t>(i) * v;
-        sum.logProb += static_cast<double>(row[r.tokens[i + 1]]) - static_cast<double>(logSumExp(row, v));
-        sum.correct += std::max_element(row, row + v) - row == r.tokens[i + 1] ? 1 : 0;
+    const Eigen::Map<const Eigen::ArrayXf> r(row, v);
+    const float m = r.maxCoeff();
+    ScoreSum score;
+    score.correct = row[next] == m && (next == 0 || r.head(next).maxCoeff() < m) ? 1 : 0;
+    double sum = 0.0;
+    for (int64_t j = 0; j < v; j += kExpBlock)
+        sum += static_cast<double>((r.segment(j, std::min(kExpBlock, v - j)) - m).exp().sum());
+    score.logProb = static_cast<double>(row[next]) - static_cast<double>(m) - std::log(sum);
+    return score;
+}
+
+/// The log-probabilities of the actual next tokens of one pass and how many of them are the row's argmax, row by row
+/// (without holding every row's [vocab] of log-probabilities: 206 MB per GPT-2 pass of 512 tokens), on every core.
+/// Blocks are added in a fixed order, so the result does not depend on the threads. Asks options.cancelRequested
+/// after each core's task of rows: a row is one log-sum-exp over the vocabulary (50,257 exponentials for GPT-2), and
+/// 255 of them ran for over 400 ms on a loaded machine, past the 200 ms a cancel may take (issue 20).
+ScoreSum nextTokenSums(const StepResult& r, const ForwardOptions& options)
+{
+    const int64_t v = r.logits.dim(1), rows = static_cast<int64_t>(r.tokens.size()) - 1;
+    if (rows <= 0) return {};
+    const int64_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+    const std::vector<bool> copy = copyPositions(r.tokens);
+    std::vector<ScoreSum> parts(static_cast<size_t>(tasks));
+    const int64_t tasksPerCheck = std::max<int64_t>(2, std::thread::hardware_concurrency()); // one per core
+    for (int64_t first = 0; first < tasks; first += tasksPerCheck) {
+        if (options.cancelRequested && options.cancelRequested()) throw Cancelled();
+        parallelFor(std::min(tasksPerCheck, tasks - first), [&](int64_t k) {
+            const int64_t t = first + k;
+            ScoreSum& part = parts[static_cast<size_t>(t)];
+            for (int64_t i = t * kRowsPerTask; i < std::min(rows, (t + 1) * kRowsPerTask); ++i) {
+                ScoreSum s = scoreRow(r.logits.data() + i * v, v, r.tokens[static_cast<size_t>(i + 1)]);
+                if (copy[static_cast<size_t>(i)]) {
+                    s.copies = 1;
+                    s.copiesCorrect = s.correct;
+                }
+                part.add(s);
+            }
+        });
     }
+    ScoreSum sum;
+    for (const ScoreSum& part : parts)
+        sum.add(part);
     return sum;
 }
 
@@ -58,6 +119,16 @@ int64_t predictedPositions(const std::vector<std::vector<int64_t>>& inputs)
     return count;
 }
 
+/// The means of `sum` over its `count` predicted positions.
+NextTokenScore scoreOf(const ScoreSum& sum, int64_t count)
+{
+    const auto share = [](int64_t part, int64_t whole) {
+        return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : std::nan("");
+    };
+    return { sum.logProb / static_cast<double>(count), share(sum.correct, count), sum.copies,
+        share(sum.copiesCorrect, sum.copies) };
+}
+
 constexpr const char* kNothingToPredict
     = "head importance: no input has two tokens, so there is no next token to predict";
 
@@ -77,11 +148,9 @@ NextTokenScore nextTokenScore(const DecoderModel& model, const std::vector<std::
     for (const std::vector<int64_t>& tokens : inputs) {
         if (tokens.size() < 2) continue;
         KvCache cache = model.newCache();
-        const ScoreSum pass = nextTokenSums(model.forward(cache, tokens, options));
-        sum.logProb += pass.logProb;
-        sum.correct += pass.correct;
+        sum.add(nextTokenSums(model.forward(cache, tokens, options), options));
     }
-    return { sum.logProb / static_cast<double>(count), static_cast<double>(sum.correct) / static_cast<double>(count) };
+    return scoreOf(sum, count);
 }
 
 double meanNextTokenLogProb(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
@@ -109,14 +178,14 @@ Tensor headImportance(const DecoderModel& model, const std::vector<std::vector<i
             continue;
         }
         const ReusableRun run(model, tokens, options);
-        kept += nextTokenSums(run.clean()).logProb;
+        kept += nextTokenSums(run.clean(), options).logProb;
         reportPass(hooks, ++done, total);
         for (int64_t l = 0; l < c.numLayers; ++l)
             for (int64_t h = 0; h < c.numHeads; ++h) {
                 Intervention removal;
                 removal.headMask = headMaskWith({ { l, h } }, 0.0f, c);
                 removed[static_cast<size_t>(l * c.numHeads + h)]
-                    += nextTokenSums(run.rerun(removal, false, rerunHooks)).logProb;
+                    += nextTokenSums(run.rerun(removal, false, rerunHooks), options).logProb;
                 reportPass(hooks, ++done, total);
             }
     }
@@ -141,16 +210,47 @@ PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vec
         return importance.data()[a.layer * c.numHeads + a.head] < importance.data()[b.layer * c.numHeads + b.head];
     });
     const ForwardOptions options = scoringOptions(base, hooks);
-    const auto total = static_cast<double>(curve.order.size());
-    const auto steps = static_cast<int64_t>(curve.order.size() + 1);
-    std::vector<HeadRef> removed;
-    for (size_t k = 0; k <= curve.order.size(); ++k) {
-        if (k > 0) removed.push_back(curve.order[k - 1]);
-        curve.removedShare.push_back(static_cast<double>(k) / total);
-        const NextTokenScore score = nextTokenScore(model, inputs, headMaskWith(removed, 0.0f, c), options);
+    const int64_t count = predictedPositions(inputs);
+    if (count == 0) throw Error(kNothingToPredict);
+    const size_t heads = curve.order.size();
+    const auto steps = static_cast<int64_t>(inputs.size() * (heads + 1));
+    int64_t done = 0;
+    // Step k removes the heads of step k - 1 and one more, order[k - 1]: the layers below that head's compute what
+    // they computed at step k - 1, so each step resumes from the previous one's residual and keys there. Inputs are
+    // the outer loop so that only one input's previous pass is held.
+    std::vector<ScoreSum> sums(heads + 1);
+    for (const std::vector<int64_t>& tokens : inputs) {
+        if (tokens.size() < 2) {
+            done += static_cast<int64_t>(heads + 1);
+            continue;
+        }
+        std::vector<HeadRef> removed;
+        StepResult previous;
+        KvCache previousCache = model.newCache();
+        for (size_t k = 0; k <= heads; ++k) {
+            if (k > 0) removed.push_back(curve.order[k - 1]);
+            Intervention removal;
+            removal.headMask = headMaskWith(removed, 0.0f, c);
+            const ResumePoint resume { k > 0 ? curve.order[k - 1].layer : 0, &previous, &previousCache };
+            ForwardOptions pass = options;
+            pass.intervention = &removal;
+            pass.wantHiddenStates = true; // the next step resumes from them
+            pass.resume = resume.layer > 0 ? &resume : nullptr;
+            KvCache cache = model.newCache();
+            StepResult result = model.forward(cache, tokens, pass);
+            sums[k].add(nextTokenSums(result, pass));
+            previous = std::move(result);
+            previousCache = std::move(cache);
+            reportPass(hooks, ++done, steps);
+        }
+    }
+    curve.copyPositions = sums.front().copies;
+    for (size_t k = 0; k <= heads; ++k) {
+        const NextTokenScore score = scoreOf(sums[k], count);
+        curve.removedShare.push_back(static_cast<double>(k) / static_cast<double>(heads));
         curve.loss.push_back(-score.logProb);
         curve.accuracy.push_back(score.accuracy);
-        reportPass(hooks, static_cast<int64_t>(k + 1), steps);
+        if (curve.copyPositions > 0) curve.copyAccuracy.push_back(score.copyAccuracy);
     }
     return curve;
 }

@@ -17,6 +17,9 @@ namespace attn {
 struct NextTokenScore {
     double logProb = 0.0; ///< mean log-probability (nats)
     double accuracy = 0.0; ///< share of positions whose most likely token (first on ties) is the actual next one
+    int64_t copyPositions = 0; ///< predicted positions where the next token copies an earlier one (copyPositions())
+    /// The induction-copy task: accuracy over the copyPositions alone (NaN when there are none).
+    double copyAccuracy = 0.0;
 };
 
 /// The score of `inputs` under `headMask` (empty: none). Throws Error when no input has two tokens.
@@ -38,6 +41,9 @@ struct PruningCurve {
     std::vector<double> removedShare; ///< [k] = k / heads, k = 0 .. heads
     std::vector<double> loss; ///< [k] = mean next-token loss (nats) with the first k heads of `order` removed
     std::vector<double> accuracy; ///< [k] = next-token accuracy (NextTokenScore::accuracy) with them removed
+    int64_t copyPositions = 0; ///< NextTokenScore::copyPositions of the inputs
+    /// [k] = induction-copy accuracy (NextTokenScore::copyAccuracy) with them removed; empty when copyPositions is 0.
+    std::vector<double> copyAccuracy;
 };
 
 /// Removes heads one at a time in ascending importance (ties: lower layer, then lower head first) and records the

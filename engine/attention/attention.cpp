@@ -2,8 +2,10 @@
 #include "attention/attention.h"
 
 #include "attention/softmax_avx2.h"
+#include "backend/cpu_workers.h"
 #include "core/blas.h"
 #include "core/error.h"
+#include "core/page_populate.h"
 
 #include <Eigen/Core>
 
@@ -20,9 +22,18 @@ using RowArrayMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
 using ConstRowArrayMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// Without probabilities the scores are computed in row blocks of at most this many floats (4 MiB), so long
-// sequences never need a [q, k] buffer.
-constexpr int64_t kScratchFloats = int64_t(1) << 20;
+// The scores are computed in tiles of at most this many floats (1 MiB): a block of query rows times the keys they see,
+// small enough to stay in a core's L2 cache from the product through the softmax to the write-out, and no sequence
+// needs a [q, k] buffer for them.
+constexpr int64_t kTileFloats = int64_t(1) << 18;
+// A tile of fewer scores is finished on the calling thread: waking the other cores would cost more than it saves.
+constexpr int64_t kParallelMinScores = int64_t(1) << 14;
+// The rows of a larger tile are finished in this many chunks, taken by whichever core is free.
+constexpr int64_t kRowChunks = 8;
+// Results of at least this many floats (8 MiB) have their pages mapped by every core before they are zero-filled
+// (zeroedResult), in this many parts.
+constexpr int64_t kPopulateMinFloats = int64_t(1) << 21;
+constexpr int64_t kPopulateParts = 16;
 // Blocks narrower than this many keys keep softmaxRowsInPlace's scalar exp, so short inputs round exactly as before
 // (the vectorized exp differs by an ulp or so: enough to move a tiny HF fixture's logits, 0.9 of their 1e-5 test bound
 // before, just past it); from here on the exp is most of the softmax's time and is vectorized.
@@ -100,31 +111,38 @@ std::pair<int64_t, int64_t> visibleRange(const MaskSpec& spec, int64_t queryRow,
 
 namespace {
 
-/// Writes -inf over the masked entries of keys [from, to) of one score row (bias and keep masks are whole rows).
-void maskSpan(const MaskSpec& spec, int64_t queryRow, float* row, int64_t from, int64_t to, int64_t numKeys,
+/// Writes -inf over the masked entries of keys [from, to) of one score row, held in window[0, to - from) (bias and
+/// keep masks are whole rows).
+void maskSpan(const MaskSpec& spec, int64_t queryRow, float* window, int64_t from, int64_t to, int64_t numKeys,
     const float* keepRow, const float* biasRow) {
-    RowArrayMap r(row + from, to - from);
+    RowArrayMap r(window, to - from);
     if (biasRow) r += ConstRowArrayMap(biasRow + from, to - from);
     if (keepRow) r = (ConstRowArrayMap(keepRow + from, to - from) != 0.0f).select(r, kNegInf);
     const auto [visibleLo, visibleHi] = visibleRange(spec, queryRow, numKeys);
     const int64_t lo = std::clamp(visibleLo, from, to), hi = std::clamp(visibleHi, lo, to);
-    std::fill(row + from, row + lo, kNegInf);
-    std::fill(row + hi, row + to, kNegInf);
+    std::fill(window, window + (lo - from), kNegInf);
+    std::fill(window + (hi - from), window + (to - from), kNegInf);
     if (!spec.keyKeep.empty())
         for (int64_t j = lo; j < hi; ++j)
-            if (!spec.keyKeep[static_cast<size_t>(j)]) row[j] = kNegInf;
+            if (!spec.keyKeep[static_cast<size_t>(j)]) window[j - from] = kNegInf;
 }
 
-/// softmax of row[a, b) in place and 0 over the rest of row[0, n): a row whose masked keys all lie outside one window
-/// (causal, sliding window). Every exp is vectorized, unlike softmaxRowsInPlace's, which must zero -inf entries: eight
-/// lanes with FMA where the CPU has AVX2 (AMD and Intel alike), else Eigen's four SSE lanes.
-void softmaxWindow(float* row, int64_t n, int64_t a, int64_t b) {
+/// The unnormalized softmax of row[a, b), in place, and 0 over the rest of row[0, n): a row whose masked keys all lie
+/// outside one window (causal, sliding window). Returns the factor that normalizes it (1 / the sum), so the caller
+/// multiplies as it writes the row out, as softmaxDenseAvx2 would have in place. Every exp is vectorized, unlike
+/// softmaxRowsInPlace's, which must zero -inf entries: eight lanes with FMA where the CPU has AVX2 (AMD and Intel
+/// alike), else Eigen's four SSE lanes.
+float expWindow(float* row, int64_t n, int64_t a, int64_t b) {
     std::fill(row, row + a, 0.0f);
     std::fill(row + std::max(a, b), row + n, 0.0f);
-    if (b <= a || softmaxDenseAvx2(row + a, b - a)) return;
-    RowArrayMap r(row + a, b - a);
-    r = (r - r.maxCoeff()).exp();
-    r *= 1.0f / r.sum();
+    if (b <= a) return 1.0f;
+    float sum = 0.0f;
+    if (!expDenseAvx2(row + a, b - a, sum)) {
+        RowArrayMap r(row + a, b - a);
+        r = (r - r.maxCoeff()).exp();
+        sum = r.sum();
+    }
+    return 1.0f / sum;
 }
 
 void maskRow(
@@ -132,11 +150,6 @@ void maskRow(
     maskSpan(spec, queryRow, row, 0, numKeys, numKeys, keepRow, biasRow);
 }
 
-/// One attention call: probabilities (and optionally the output), one key/value head at a time.
-/// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
-/// [group * q, d] block: one GEMM per kv head and row block reads K and V once (this is what makes GQA decode steps
-/// cheap). Row blocks keep their scores in cache from the product through the softmax (and the product with V), and
-/// each block multiplies only the keys some row of it can see: a causal prefill skips the masked half.
 /// Hands rows [row, row + rows) of the fused [hq * q] rows to `observe`, split where one query head ends.
 void observeBlock(const std::function<void(int64_t, int64_t, int64_t, const float*)>& observe, const float* block,
     int64_t row, int64_t rows, const Dims& dims) {
@@ -147,6 +160,59 @@ void observeBlock(const std::function<void(int64_t, int64_t, int64_t, const floa
     }
 }
 
+/// One block of query rows (of the fused [hq * q] rows) and the keys [lo, hi) its rows see, with their scores in a
+/// [rows, hi - lo] tile.
+struct ScoreBlock {
+    int64_t row0 = 0, rows = 0, lo = 0, hi = 0;
+    float* tile = nullptr;
+};
+
+/// Masks and normalizes row r of a block's tile and writes it out: into `probs` (the fresh, zeroed [hq, q, k] result,
+/// so only the visible keys are written), else in place (the product with V reads the tile), copied into `observed`
+/// (full [rows, k] rows, zeros outside the keys) when an observer wants them.
+void finishRow(const ScoreBlock& block, int64_t r, const AttentionOptions& options, const Dims& dims, float* probs,
+    float* observed) {
+    const MaskSpec& spec = options.mask;
+    const int64_t width = block.hi - block.lo;
+    float* row = block.tile + r * width;
+    if (options.softcap > 0.0f) {
+        RowArrayMap s(row, width);
+        s = (s / options.softcap).tanh() * options.softcap;
+    }
+    const int64_t h = (block.row0 + r) / dims.nq;
+    const int64_t i = (block.row0 + r) % dims.nq;
+    const float* keep = perHeadRows(spec.keepMask, h, dims);
+    const float* bias = perHeadRows(spec.bias, h, dims);
+    float factor = 1.0f;
+    // Keys masked inside the window, or a short one: -inf, then the exact softmax.
+    if (keep || bias || !spec.keyKeep.empty() || width < kWindowSoftmaxMinKeys) {
+        maskSpan(spec, i, row, block.lo, block.hi, dims.nk, keep ? keep + i * dims.nk : nullptr,
+            bias ? bias + i * dims.nk : nullptr);
+        softmaxRowsInPlace(row, 1, width);
+    } else {
+        const auto [visibleLo, visibleHi] = visibleRange(spec, i, dims.nk);
+        factor = expWindow(row, width, std::clamp(visibleLo, block.lo, block.hi) - block.lo,
+            std::clamp(visibleHi, block.lo, block.hi) - block.lo);
+    }
+    const float headScale = options.headScale.empty() ? 1.0f : options.headScale[static_cast<size_t>(h)];
+    float* out = probs ? probs + (block.row0 + r) * dims.nk + block.lo : row;
+    RowArrayMap o(out, width);
+    o = ConstRowArrayMap(row, width) * factor;
+    if (headScale != 1.0f) o *= headScale;
+    if (observed) {
+        float* full = observed + r * dims.nk;
+        std::fill(full, full + block.lo, 0.0f);
+        std::copy_n(row, width, full + block.lo);
+        std::fill(full + block.hi, full + dims.nk, 0.0f);
+    }
+}
+
+/// One attention call: probabilities (and optionally the output), one key/value head at a time.
+/// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
+/// [group * q, d] block: one GEMM per kv head and row block reads K and V once (this is what makes GQA decode steps
+/// cheap). Each row block multiplies only the keys some row of it can see (a causal prefill skips the masked half) into
+/// a tile that stays in cache while its rows are masked, normalized (on every core) and written out, and for the
+/// output multiplied by V.
 void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options, const Dims& dims,
     float* probs, float* output) {
     if (dims.nq == 0 || dims.nk == 0)
@@ -154,8 +220,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
     const int64_t group = dims.hq / dims.hkv;
     const int64_t fusedRows = group * dims.nq;
-    const int64_t blockRows = std::clamp<int64_t>(kScratchFloats / dims.nk, 1, fusedRows);
-    std::vector<float> scratch(probs ? 0 : static_cast<size_t>(blockRows * dims.nk));
+    const int64_t blockRows = std::clamp<int64_t>(kTileFloats / dims.nk, 1, fusedRows);
+    std::vector<float> tile(static_cast<size_t>(blockRows * dims.nk));
+    // Without probabilities, an observer still sees whole rows.
+    std::vector<float> observed(options.observeRows && !probs ? static_cast<size_t>(blockRows * dims.nk) : 0);
     const MaskSpec& spec = options.mask;
 
     for (int64_t kvh = 0; kvh < dims.hkv; ++kvh) {
@@ -165,63 +233,62 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
             // Whole heads per block when they fit, else a block within one head (so the visible keys stay narrow).
             const int64_t rows = dims.nq <= blockRows ? std::min(fusedRows - r0, blockRows / dims.nq * dims.nq)
                                                       : std::min(blockRows, dims.nq - r0 % dims.nq);
-            float* block = probs ? probs + (firstRow + r0) * dims.nk : scratch.data();
-            int64_t lo = dims.nk, hi = 0; // the keys any row of the block sees
+            ScoreBlock block { firstRow + r0, rows, dims.nk, 0, tile.data() };
             for (int64_t r = 0; r < rows; ++r) {
                 const auto [rowLo, rowHi] = visibleRange(spec, (r0 + r) % dims.nq, dims.nk);
                 if (rowLo < rowHi) {
-                    lo = std::min(lo, rowLo);
-                    hi = std::max(hi, rowHi);
+                    block.lo = std::min(block.lo, rowLo);
+                    block.hi = std::max(block.hi, rowHi);
                 }
             }
-            if (hi <= lo) { // every row fully masked: zero probabilities, zero output
-                if (!probs) std::fill_n(block, rows * dims.nk, 0.0f);
-                if (output) std::fill_n(output + (firstRow + r0) * dims.dv, rows * dims.dv, 0.0f);
-                if (options.observeRows) observeBlock(*options.observeRows, block, firstRow + r0, rows, dims);
+            float* const observedRows = observed.empty() ? nullptr : observed.data();
+            float* const finalRows = probs ? probs + block.row0 * dims.nk : observedRows;
+            if (block.hi <= block.lo) { // every row fully masked: zero probabilities, zero output
+                if (observedRows) std::fill_n(observedRows, rows * dims.nk, 0.0f);
+                if (output) std::fill_n(output + block.row0 * dims.dv, rows * dims.dv, 0.0f);
+                if (options.observeRows) observeBlock(*options.observeRows, finalRows, block.row0, rows, dims);
                 r0 += rows;
                 continue;
             }
-            const int64_t width = hi - lo;
-            // The probabilities tensor is fresh, so zero: adding the scores to it skips OpenBLAS's zeroing pass. The
-            // scratch block holds older rows and is overwritten.
-            gemmStrided(rows, width, dims.d, scale, q.data() + (firstRow + r0) * dims.d, dims.d,
-                k.data() + (kvh * dims.nk + lo) * dims.d, dims.d, true, block + lo, dims.nk, probs != nullptr);
-            // The block's scores are still in cache: mask and normalize them now. (One thread: the GUI thread computes
-            // tiles too, and must not wait for a worker pool another thread holds.)
-            for (int64_t r = 0; r < rows; ++r) {
-                float* row = block + r * dims.nk;
-                if (options.softcap > 0.0f) {
-                    RowArrayMap s(row + lo, width);
-                    s = (s / options.softcap).tanh() * options.softcap;
-                }
-                const int64_t h = (firstRow + r0 + r) / dims.nq;
-                const int64_t i = (firstRow + r0 + r) % dims.nq;
-                const float* keep = perHeadRows(spec.keepMask, h, dims);
-                const float* bias = perHeadRows(spec.bias, h, dims);
-                const auto [visibleLo, visibleHi] = visibleRange(spec, i, dims.nk);
-                // Keys masked inside the window, or a short one: -inf, then the exact softmax.
-                if (keep || bias || !spec.keyKeep.empty() || width < kWindowSoftmaxMinKeys) {
-                    maskSpan(spec, i, row, lo, hi, dims.nk, keep ? keep + i * dims.nk : nullptr,
-                        bias ? bias + i * dims.nk : nullptr);
-                    softmaxRowsInPlace(row + lo, 1, width);
-                } else {
-                    softmaxWindow(
-                        row + lo, width, std::clamp(visibleLo, lo, hi) - lo, std::clamp(visibleHi, lo, hi) - lo);
-                }
-                if (!options.headScale.empty())
-                    RowArrayMap(row + lo, width) *= options.headScale[static_cast<size_t>(h)];
-                if (options.observeRows && !probs) { // the scratch row outside the block's keys holds older rows
-                    std::fill(row, row + lo, 0.0f);
-                    std::fill(row + hi, row + dims.nk, 0.0f);
-                }
+            const int64_t width = block.hi - block.lo;
+            gemmStrided(rows, width, dims.d, scale, q.data() + block.row0 * dims.d, dims.d,
+                k.data() + (kvh * dims.nk + block.lo) * dims.d, dims.d, true, block.tile, width);
+            // The tile is still in cache: mask, normalize and write out its rows now, on whichever cores are free (the
+            // GUI thread computes tiles too, and never waits for a pool another thread holds).
+            const int64_t chunks = rows * width < kParallelMinScores ? 1 : std::min(rows, kRowChunks);
+            parallelForIfIdle(chunks, [&](int64_t c) {
+                for (int64_t r = c * rows / chunks; r < (c + 1) * rows / chunks; ++r)
+                    finishRow(block, r, options, dims, probs, observedRows);
+            });
+            if (options.observeRows) observeBlock(*options.observeRows, finalRows, block.row0, rows, dims);
+            if (output) {
+                const float* weights = probs ? probs + block.row0 * dims.nk + block.lo : block.tile;
+                gemmStrided(rows, dims.dv, width, 1.0f, weights, probs ? dims.nk : width,
+                    v->data() + (kvh * dims.nk + block.lo) * dims.dv, dims.dv, false, output + block.row0 * dims.dv,
+                    dims.dv);
             }
-            if (options.observeRows) observeBlock(*options.observeRows, block, firstRow + r0, rows, dims);
-            if (output)
-                gemmStrided(rows, dims.dv, width, 1.0f, block + lo, dims.nk, v->data() + (kvh * dims.nk + lo) * dims.dv,
-                    dims.dv, false, output + (firstRow + r0) * dims.dv, dims.dv);
             r0 += rows;
         }
     }
+}
+
+/// A zero-filled tensor of `shape` for a call's probabilities. glibc maps every allocation over 32 MB afresh, and a
+/// vector's zero-filling then faults its pages in one at a time on one core: 13-22 ms of CPU for the 33 MB of 2 heads
+/// at 2,048 tokens on the development VM (1.6-2.6 us a 4 KB page), as much as all the arithmetic. Here the cores that are
+/// free map parts of it first, so the zero-filling runs over mapped pages.
+Tensor zeroedResult(const Shape& shape) {
+    const int64_t n = shapeNumel(shape, "attention result");
+    std::vector<float> data;
+    data.reserve(static_cast<size_t>(n));
+    if (n >= kPopulateMinFloats) {
+        auto* bytes = reinterpret_cast<char*>(data.data());
+        parallelForIfIdle(kPopulateParts, [&](int64_t part) {
+            const int64_t from = part * n / kPopulateParts, to = (part + 1) * n / kPopulateParts;
+            populatePages(bytes + from * int64_t(sizeof(float)), (to - from) * int64_t(sizeof(float)));
+        });
+    }
+    data.resize(static_cast<size_t>(n));
+    return Tensor(shape, std::move(data));
 }
 
 } // namespace
@@ -229,7 +296,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
 AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {
     const Dims dims = checkShapes(q, k, &v, options);
     AttentionResult result;
-    if (options.wantProbs) result.probs = Tensor({ dims.hq, dims.nq, dims.nk });
+    if (options.wantProbs) result.probs = zeroedResult({ dims.hq, dims.nq, dims.nk });
     result.output = Tensor({ dims.hq, dims.nq, dims.dv });
     attend(q, k, &v, options, dims, options.wantProbs ? result.probs.data() : nullptr, result.output.data());
     return result;
@@ -237,7 +304,7 @@ AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tenso
 
 Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options) {
     const Dims dims = checkShapes(q, k, nullptr, options);
-    Tensor probs({ dims.hq, dims.nq, dims.nk });
+    Tensor probs = zeroedResult({ dims.hq, dims.nq, dims.nk });
     attend(q, k, nullptr, options, dims, probs.data(), nullptr);
     return probs;
 }

@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <optional>
 
 namespace attn {
 namespace {
@@ -38,14 +39,16 @@ Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias)
     const int64_t block = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(in, 1), 1, out);
     Tensor y({ n, out });
     const Eigen::Map<const RowMatrix> X(x.data(), n, in);
+    std::optional<RowDotInput> fused; // prepared once for every row of the product
+    if (n <= kRowDotsMaxRows && hasRowDots(w.type())) fused.emplace(w.type(), x.data(), in, n);
     parallelFor((out + block - 1) / block, [&](int64_t b) {
         const int64_t r0 = b * block, rows = std::min(block, out - r0);
         thread_local std::vector<float> scratch;
         // Columns [r0, r0 + rows) of y: a strided block of the row-major result.
         Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> Y(y.data() + r0, n, rows, Eigen::OuterStride<>(out));
-        if (n <= kRowDotsMaxRows && hasRowDots(w.type())) {
+        if (fused) {
             for (int64_t r = 0; r < rows; ++r)
-                rowDots(w.type(), w.row(r0 + r), in, x.data(), n, y.data() + r0 + r, out);
+                rowDots(*fused, w.row(r0 + r), y.data() + r0 + r, out);
         } else if (n <= kRowByRow) {
             scratch.resize(static_cast<size_t>(in));
             const Eigen::Map<const Eigen::RowVectorXf> row(scratch.data(), in);

@@ -2,6 +2,7 @@
 #include "backend/stream.h"
 
 #include "model/cached_attention.h"
+#include "model/cancellable_linear.h"
 
 namespace attn {
 
@@ -26,7 +27,7 @@ public:
     Value constant(const Tensor& t, const LifetimeToken&) override { return wrap(t); }
     Value linear(const Value& x, const Tensor& w, const Tensor* bias) override
     {
-        return wrap(attn::linear(host(x), w, bias));
+        return wrap(product(host(x), w, bias));
     }
     Value rmsNorm(const Value& x, const Tensor& weight, double eps) override
     {
@@ -72,7 +73,7 @@ public:
     void read(const Value& x, Tensor* dst) override { *dst = host(x); }
     void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) override
     {
-        *dst = attn::linear(host(x), w, bias);
+        *dst = product(host(x), w, bias);
     }
     void take(Value x, Tensor* dst) override
     {
@@ -82,6 +83,15 @@ public:
             *dst = host(x);
     }
     void flush() override { }
+    void cancelInsideProducts(const std::function<bool()>* cancelRequested) override { m_cancel = cancelRequested; }
+
+private:
+    Tensor product(const Tensor& x, const Tensor& w, const Tensor* bias) const
+    {
+        return m_cancel ? cancellableLinear(x, w, bias, *m_cancel) : attn::linear(x, w, bias);
+    }
+
+    const std::function<bool()>* m_cancel = nullptr;
 };
 
 } // namespace

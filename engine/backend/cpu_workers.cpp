@@ -30,10 +30,14 @@ public:
             t.join();
     }
 
-    void run(int64_t count, const std::function<void(int64_t)>& task)
+    void run(int64_t count, const std::function<void(int64_t)>& task, bool waitForTurn)
     {
-        std::lock_guard turn(m_turn); // one job at a time
-        if (m_threads.empty() || count <= 1) {
+        std::unique_lock turn(m_turn, std::defer_lock); // one job at a time
+        if (waitForTurn)
+            turn.lock();
+        else
+            static_cast<void>(turn.try_lock());
+        if (m_threads.empty() || count <= 1 || !turn.owns_lock()) {
             for (int64_t i = 0; i < count; ++i)
                 task(i);
             return;
@@ -43,14 +47,15 @@ public:
             m_task = &task;
             m_count = count;
             m_next = 0;
-            m_busy = static_cast<int>(m_threads.size());
             ++m_generation;
         }
         m_wake.notify_all();
         work(task, count);
+        // Close the job: a worker the scheduler has not run yet (a loaded machine) stays out of it instead of being
+        // waited for; only the workers that joined are.
         std::unique_lock lock(m_mutex);
-        m_done.wait(lock, [&] { return m_busy == 0; });
         m_task = nullptr;
+        m_done.wait(lock, [&] { return m_joined == 0; });
     }
 
 private:
@@ -72,10 +77,12 @@ private:
                 seen = m_generation;
                 task = m_task;
                 count = m_count;
+                if (!task) continue; // woke after the caller closed the job
+                ++m_joined;
             }
             work(*task, count);
             std::lock_guard lock(m_mutex);
-            if (--m_busy == 0) m_done.notify_one();
+            if (--m_joined == 0) m_done.notify_one();
         }
     }
 
@@ -85,17 +92,27 @@ private:
     const std::function<void(int64_t)>* m_task = nullptr;
     int64_t m_count = 0;
     std::atomic<int64_t> m_next { 0 };
-    int m_busy = 0;
+    int m_joined = 0; ///< workers inside the open job
     uint64_t m_generation = 0;
     bool m_stop = false;
 };
+
+Workers& workers()
+{
+    static Workers pool;
+    return pool;
+}
 
 } // namespace
 
 void parallelFor(int64_t count, const std::function<void(int64_t)>& task)
 {
-    static Workers workers;
-    workers.run(count, task);
+    workers().run(count, task, true);
+}
+
+void parallelForIfIdle(int64_t count, const std::function<void(int64_t)>& task)
+{
+    workers().run(count, task, false);
 }
 
 } // namespace attn

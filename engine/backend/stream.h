@@ -80,6 +80,12 @@ public:
     virtual void linearTo(const Value& x, const Tensor& w, const Tensor* bias, Tensor* dst) = 0;
     /// Runs everything recorded so far and completes the reads (the CPU stream runs each op as it is called).
     virtual void flush() = 0;
+    /// From now on asks *cancelRequested between blocks of each linear() and linearTo() (true: Cancelled): on the CPU
+    /// one MLP or LM head product of a long input was the longest stretch of a forward without a check. The CPU
+    /// stream computes them with cancellableLinear() (model/cancellable_linear.h: linear()'s result within a float32
+    /// dot product's rounding); device streams ignore it (their checks are between layers, at flush). Null: no checks
+    /// inside products. Not owned.
+    virtual void cancelInsideProducts(const std::function<bool()>* cancelRequested) { (void)cancelRequested; }
 };
 
 /// The CPU stream: each op runs at once with the functions it names.

@@ -18,8 +18,8 @@ void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, const fl
 void gemmStrided(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
     bool bTransposed, float* c, int64_t ldc, bool accumulate = false);
 
-/// The OpenBLAS core the large products use ("SkylakeX", "Haswell", ...). The first call makes sure it fits this
-/// CPU (see blas.cpp); it happens before main, while no other thread can use BLAS.
+/// The OpenBLAS core the large products use ("SkylakeX", "Haswell", ...). The first call, or the first large
+/// product, opens OpenBLAS and makes sure the core fits this CPU (see blas.cpp); Error when it cannot be opened.
 const std::string& blasKernels();
 
 } // namespace attn

@@ -29,13 +29,9 @@ SweepRows sweepRows(const HeadInputs& in, const std::vector<int64_t>& rows, bool
     r.rootQ = r.q * root;
     r.rootK = in.k * root;
     if (in.bias.size()) r.bias = in.bias(rows, Eigen::all);
-    if (unmasked)
-        r.keep = KeepMask::Ones(r.q.rows(), in.keyCount());
-    else
-        r.keep = modelKeepMask(in)(rows, Eigen::all);
-    Mat scores = r.q * in.k.transpose() * in.scale; // the rows of exactScores
-    if (r.bias.size()) scores += r.bias;
-    r.referenceOut = maskedSoftmax(scores, r.keep) * in.v;
+    ScoreRows exact = exactScoreRows(in, rows);
+    r.keep = unmasked ? KeepMask::Ones(r.q.rows(), in.keyCount()) : std::move(exact.keep);
+    r.referenceOut = maskedSoftmax(exact.scores, r.keep) * in.v;
     r.referenceNorm = r.referenceOut.norm();
     return r;
 }
@@ -47,15 +43,6 @@ double relativeError(const Mat& out, const SweepRows& r)
 }
 
 } // namespace
-
-std::vector<int64_t> sweepQueryRows(int64_t tokens, int64_t limit)
-{
-    std::vector<int64_t> rows;
-    const int64_t count = std::min(tokens, std::max<int64_t>(limit, 2));
-    for (int64_t i = 0; i < count; ++i)
-        rows.push_back(count == tokens ? i : i * (tokens - 1) / (count - 1));
-    return rows;
-}
 
 ApproximationSweep approximationSweep(const HeadInputs& in, const std::string& family,
     const std::vector<int64_t>& sizes, int seeds, int64_t rowLimit, const std::function<void()>& checkpoint)

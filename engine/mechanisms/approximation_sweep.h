@@ -2,7 +2,7 @@
 #pragma once
 // How a seeded approximation (Linformer's projection size k, Performer's feature count m) converges on a head: its
 // error against the exact attention as the size grows, averaged over seeds.
-#include "mechanisms/head_inputs.h"
+#include "mechanisms/sampled_rows.h"
 
 #include <functional>
 #include <string>
@@ -16,18 +16,11 @@ struct SweepPoint {
     double outRelErrSpread = 0; ///< standard deviation over seeds
 };
 
-/// Query rows a sweep measures at most. Every row of a variant's output depends on its own query only, so the
-/// error on these rows is exact for them; on longer inputs it is a sample of the whole head's (see rows / tokens).
-inline constexpr int64_t kSweepRowLimit = 256;
-
 struct ApproximationSweep {
     std::vector<SweepPoint> points;
     int64_t rows = 0; ///< query rows measured: all of them up to the limit, else that many evenly spaced
     int64_t tokens = 0; ///< the head's query rows
 };
-
-/// All of 0 .. tokens - 1 when tokens <= limit, else `limit` rows evenly spaced from the first to the last.
-std::vector<int64_t> sweepQueryRows(int64_t tokens, int64_t limit);
 
 /// `family` is "linformer" or "performer"; each size runs the draws of `family:size:seed` for seeds 0 .. seeds - 1 on
 /// the rows sweepQueryRows(T, rowLimit). The exact reference (Linformer: the unmasked head) and the rows' queries,

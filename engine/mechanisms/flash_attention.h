@@ -5,6 +5,7 @@
 #include "mechanisms/head_inputs.h"
 
 #include <functional>
+#include <vector>
 
 namespace attn {
 
@@ -22,5 +23,21 @@ AttentionIo attentionIo(
 
 /// attentionIo of a causal (or, with causal false, a dense) head of `tokens` positions (the GUI's plot against T).
 AttentionIo attentionIo(int64_t tokens, int64_t dim, int64_t bq, int64_t bk, bool causal);
+
+/// The tiled pass (blocks of bq query rows and bk keys, online softmax) on query rows `rows` only. Each row's online
+/// softmax is its own, so these rows' outputs, running max and sum are exactly those of the whole pass; the tiles are
+/// still the whole head's (one is visited when any row of its query block sees any of its keys).
+struct FlashRows {
+    std::vector<int64_t> rows;
+    Mat out; ///< [rows, d]
+    Mat runningMax,
+        runningSum; ///< [key blocks, rows]: each row's m and l after key block b (a skipped tile keeps them)
+    Eigen::VectorXd lse; ///< [rows]: m + log l, -inf for a row that sees no key
+    int64_t tilesVisited = 0; ///< of the whole head
+    AttentionIo io; ///< of the whole head
+};
+
+/// Throws Error for a block size below 1 or rows that are not ascending inside [0, T).
+FlashRows flashAttentionRows(const HeadInputs& inputs, int64_t bq, int64_t bk, const std::vector<int64_t>& rows);
 
 } // namespace attn

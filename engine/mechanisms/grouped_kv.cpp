@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // GQA / MQA as a what-if (Ainslie et al. 2023's conversion): the layer's KV heads mean-pooled into G groups, the
 // head's queries attending to its group's pooled keys and values; and the KV-cache size that saves.
+#include "mechanisms/grouped_kv.h"
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
-#include "mechanisms/mechanism.h"
+#include "mechanisms/sampled_rows.h"
+
+#include <numeric>
 
 namespace attn {
 
@@ -20,9 +23,9 @@ Mat stacked(const std::vector<Mat>& heads)
 
 } // namespace
 
-MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
+MechanismResult runGroupedKvRows(const HeadInputs& in, const MechanismSpec& spec, const std::vector<int64_t>& rows)
 {
-    const int64_t groups = spec.numbers[0], kvHeads = static_cast<int64_t>(in.layerKeys.size());
+    const int64_t groups = spec.numbers[0], kvHeads = in.layerKv ? static_cast<int64_t>(in.layerKv->keys.size()) : 0;
     if (kvHeads == 0)
         throw Error(
             "variant '" + spec.text + "' pools a model layer's KV heads: it needs a model, not synthetic input");
@@ -31,15 +34,14 @@ MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
     const int64_t perGroup = kvHeads / groups, group = in.kvHead / perGroup, T = in.tokens(), d = in.dim();
     Mat k = Mat::Zero(T, d), v = Mat::Zero(T, d);
     for (int64_t h = group * perGroup; h < (group + 1) * perGroup; ++h) {
-        k += in.layerKeys[static_cast<size_t>(h)] / static_cast<double>(perGroup);
-        v += in.layerValues[static_cast<size_t>(h)] / static_cast<double>(perGroup);
+        k += in.layerKv->keys[static_cast<size_t>(h)] / static_cast<double>(perGroup);
+        v += in.layerKv->values[static_cast<size_t>(h)] / static_cast<double>(perGroup);
     }
     MechanismResult r;
-    r.probs = maskedSoftmax(dotScores(in, in.q, k, in.scale), modelKeepMask(in));
+    Mat scores = in.q(rows, Eigen::all) * k.transpose() * in.scale; // dotScores on the rows
+    if (in.bias.size()) scores += in.bias(rows, Eigen::all);
+    r.probs = maskedSoftmax(scores, modelKeepMask(in, rows));
     r.out = r.probs * v;
-    const std::vector<int64_t> shape { kvHeads, T, d };
-    r.arrays.push_back({ "k_heads", stacked(in.layerKeys), shape });
-    r.arrays.push_back({ "v_heads", stacked(in.layerValues), shape });
     r.arrays.push_back({ "k_pooled", k, {} });
     r.arrays.push_back({ "v_pooled", v, {} });
     const double bytesPerHead = 2.0 * static_cast<double>(T * d) * sizeof(float);
@@ -61,6 +63,31 @@ MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
     r.notes["pooling"] = "k_pooled / v_pooled: the mean of the group's KV heads (k_heads / v_heads [H_kv, T, d]); "
                          "cache bytes per layer in float32 for this input";
     return r;
+}
+
+MechanismResult runGroupedKv(const HeadInputs& in, const MechanismSpec& spec)
+{
+    std::vector<int64_t> rows(static_cast<size_t>(in.tokens()));
+    std::iota(rows.begin(), rows.end(), int64_t { 0 });
+    MechanismResult r = runGroupedKvRows(in, spec, rows);
+    const LayerKv& kv = *in.layerKv; // runGroupedKvRows threw when there is none
+    const std::vector<int64_t> shape { static_cast<int64_t>(kv.keys.size()), in.tokens(), in.dim() };
+    r.arrays.insert(
+        r.arrays.begin(), { { "k_heads", stacked(kv.keys), shape }, { "v_heads", stacked(kv.values), shape } });
+    return r;
+}
+
+std::vector<MechanismMetrics> groupedKvPerHead(const std::vector<HeadInputs>& layer, const MechanismSpec& spec,
+    int64_t rowLimit, const std::function<void()>& checkpoint)
+{
+    std::vector<MechanismMetrics> out;
+    for (const HeadInputs& head : layer) {
+        if (checkpoint) checkpoint();
+        const std::vector<int64_t> rows = sweepQueryRows(head.tokens(), rowLimit);
+        const Mat exact = exactProbabilityRows(head, rows);
+        out.push_back(compareAttention(exact, exact * head.v, runGroupedKvRows(head, spec, rows)));
+    }
+    return out;
 }
 
 } // namespace attn

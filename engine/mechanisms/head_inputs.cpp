@@ -8,6 +8,7 @@
 #include "session/session.h"
 
 #include <cmath>
+#include <numeric>
 
 namespace attn {
 
@@ -46,10 +47,12 @@ std::vector<HeadInputs> decoderHeadInputs(const Session& session, const KvCache&
     HeadInputs in;
     in.layer = layer;
     in.numHeads = c.numHeads;
+    auto kv = std::make_shared<LayerKv>();
     for (int64_t g = 0; g < c.numKvHeads; ++g) {
-        in.layerKeys.push_back(cacheRows(cache.keys(layer, g), T));
-        in.layerValues.push_back(cacheRows(cache.values(layer, g), T));
+        kv->keys.push_back(cacheRows(cache.keys(layer, g), T));
+        kv->values.push_back(cacheRows(cache.values(layer, g), T));
     }
+    in.layerKv = kv;
     in.causal = true;
     in.slidingWindow = c.slidingWindow;
     in.origin = session.model().description();
@@ -65,8 +68,8 @@ std::vector<HeadInputs> decoderHeadInputs(const Session& session, const KvCache&
         head.head = h;
         head.kvHead = h / (c.numHeads / c.numKvHeads);
         head.q = cacheRows(cache.queries(layer, h), T);
-        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
-        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
+        head.k = in.layerKv->keys[static_cast<size_t>(head.kvHead)];
+        head.v = in.layerKv->values[static_cast<size_t>(head.kvHead)];
         // Every decoder family read here scores with 1/sqrt(head_dim) (CachedAttentionSpec's default).
         head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim()));
     }
@@ -82,10 +85,12 @@ std::vector<HeadInputs> projectedHeadInputs(
     in.layer = layer;
     in.numHeads = queries.dim(0);
     const int64_t kvHeads = keys.dim(0);
+    auto kv = std::make_shared<LayerKv>();
     for (int64_t g = 0; g < kvHeads; ++g) {
-        in.layerKeys.push_back(headRows(keys, g));
-        in.layerValues.push_back(headRows(values, g));
+        kv->keys.push_back(headRows(keys, g));
+        kv->values.push_back(headRows(values, g));
     }
+    in.layerKv = kv;
     in.origin = origin;
     std::vector<HeadInputs> heads;
     for (int64_t h = 0; h < in.numHeads; ++h) {
@@ -93,8 +98,8 @@ std::vector<HeadInputs> projectedHeadInputs(
         head.head = h;
         head.kvHead = h / (in.numHeads / kvHeads);
         head.q = headRows(queries, h);
-        head.k = in.layerKeys[static_cast<size_t>(head.kvHead)];
-        head.v = in.layerValues[static_cast<size_t>(head.kvHead)];
+        head.k = in.layerKv->keys[static_cast<size_t>(head.kvHead)];
+        head.v = in.layerKv->values[static_cast<size_t>(head.kvHead)];
         head.scale = 1.0 / std::sqrt(static_cast<double>(head.dim()));
     }
     return heads;
@@ -161,19 +166,26 @@ HeadInputs syntheticHeadInputs(int64_t tokens, int64_t dim, uint64_t seed)
     return in;
 }
 
-KeepMask modelKeepMask(const HeadInputs& inputs)
+KeepMask modelKeepMask(const HeadInputs& inputs, const std::vector<int64_t>& rows)
 {
-    const int64_t T = inputs.tokens(), S = inputs.keyCount();
-    KeepMask keep(T, S);
-    for (int64_t i = 0; i < T; ++i)
+    const int64_t S = inputs.keyCount();
+    KeepMask keep(static_cast<int64_t>(rows.size()), S);
+    for (size_t r = 0; r < rows.size(); ++r)
         for (int64_t j = 0; j < S; ++j) {
-            const int64_t back = i - j;
+            const int64_t back = rows[r] - j;
             bool visible = !inputs.causal || back >= 0;
             if (visible && inputs.slidingWindow > 0)
                 visible = inputs.causal ? back < inputs.slidingWindow : std::abs(back) < inputs.slidingWindow;
-            keep(i, j) = visible;
+            keep(static_cast<Eigen::Index>(r), j) = visible;
         }
     return keep;
+}
+
+KeepMask modelKeepMask(const HeadInputs& inputs)
+{
+    std::vector<int64_t> rows(static_cast<size_t>(inputs.tokens()));
+    std::iota(rows.begin(), rows.end(), int64_t { 0 });
+    return modelKeepMask(inputs, rows);
 }
 
 } // namespace attn

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct StepResult;
 using Mat = Eigen::MatrixXd;
 /// 1 = the query (row) may see the key (column).
 using KeepMask = Eigen::Matrix<uint8_t, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// Every KV head of one layer, [T, d] each.
+struct LayerKv {
+    std::vector<Mat> keys, values;
+};
 
 struct HeadInputs {
     /// [T, d]: the head's own, after RoPE where the model has it. An RNN seq2seq model's cross-attention: q [T, dq] the
@@ -42,7 +48,8 @@ struct HeadInputs {
     RotaryEmbedding rotary;
     /// Image models: the patch grid after the prefix tokens ([CLS], [DIST]); 0 otherwise.
     int64_t gridRows = 0, gridCols = 0;
-    std::vector<Mat> layerKeys, layerValues; ///< every KV head of the layer [T, d] (GQA pooling); empty for synthetic
+    /// Every KV head of the layer (GQA pooling), one copy shared by the layer's query heads; null for synthetic input.
+    std::shared_ptr<const LayerKv> layerKv;
     std::string origin; ///< "synthetic (seed S)" or the model description
     int64_t tokens() const { return q.rows(); }
     int64_t keyCount() const { return k.rows(); }
@@ -79,5 +86,7 @@ HeadInputs syntheticHeadInputs(int64_t tokens, int64_t dim, uint64_t seed);
 
 /// Which keys each query of `inputs` may see under the model's own mask (causality and sliding window): [T, keys].
 KeepMask modelKeepMask(const HeadInputs& inputs);
+/// The rows `rows` of modelKeepMask(inputs): [rows, keys].
+KeepMask modelKeepMask(const HeadInputs& inputs, const std::vector<int64_t>& rows);
 
 } // namespace attn

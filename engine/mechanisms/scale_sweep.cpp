@@ -8,27 +8,47 @@
 
 namespace attn {
 
-std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& dks, uint64_t seed)
+namespace {
+
+ScalePoint scalePoint(int64_t dk, const Mat& scaled, const Mat& unscaled)
 {
+    return { dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled), meanRowMax(unscaled) };
+}
+
+} // namespace
+
+std::vector<ScalePoint> scaleSweep(int64_t tokens, const std::vector<int64_t>& dks, uint64_t seed, int64_t rowLimit)
+{
+    const std::vector<int64_t> rows = sweepQueryRows(tokens, rowLimit);
+    const KeepMask all = KeepMask::Ones(static_cast<Eigen::Index>(rows.size()), tokens);
     std::vector<ScalePoint> points;
     for (int64_t dk : dks) {
         const HeadInputs in = syntheticHeadInputs(tokens, dk, seed);
-        const Mat raw = in.q * in.k.transpose();
-        const KeepMask all = fullKeepMask(tokens);
-        const Mat scaled = maskedSoftmax(raw * in.scale, all), unscaled = maskedSoftmax(raw, all);
-        points.push_back(
-            { dk, meanRowEntropy(scaled), meanRowEntropy(unscaled), meanRowMax(scaled), meanRowMax(unscaled) });
+        const Mat raw = in.q(rows, Eigen::all) * in.k.transpose();
+        points.push_back(scalePoint(dk, maskedSoftmax(raw * in.scale, all), maskedSoftmax(raw, all)));
     }
     return points;
 }
 
-std::vector<TemperaturePoint> temperatureSweep(const HeadInputs& in, const std::vector<double>& temperatures)
+ScalePoint headScalePoint(const HeadInputs& in, int64_t rowLimit)
 {
-    const Mat scaled = exactScores(in); // q k^T * scale, or an RNN's learned score
-    const KeepMask keep = modelKeepMask(in);
+    const std::vector<int64_t> rows = sweepQueryRows(in.tokens(), rowLimit);
+    const KeepMask keep = modelKeepMask(in, rows);
+    Mat raw = in.q(rows, Eigen::all) * in.k.transpose(), scaled = raw * in.scale;
+    if (in.bias.size()) {
+        raw += in.bias(rows, Eigen::all);
+        scaled += in.bias(rows, Eigen::all);
+    }
+    return scalePoint(in.dim(), maskedSoftmax(scaled, keep), maskedSoftmax(raw, keep));
+}
+
+std::vector<TemperaturePoint> temperatureSweep(
+    const HeadInputs& in, const std::vector<double>& temperatures, int64_t rowLimit)
+{
+    const ScoreRows s = exactScoreRows(in, sweepQueryRows(in.tokens(), rowLimit));
     std::vector<TemperaturePoint> points;
     for (double t : temperatures) {
-        const Mat p = maskedSoftmax(scaled / t, keep);
+        const Mat p = maskedSoftmax(s.scores / t, s.keep);
         points.push_back({ t, meanRowEntropy(p), meanRowMax(p) });
     }
     return points;
@@ -48,12 +68,12 @@ std::vector<double> temperatureAxis(const std::vector<double>& within)
     return temperatures;
 }
 
-std::vector<TemperaturePoint> headScaledAs(const HeadInputs& in, const std::vector<int64_t>& dks)
+std::vector<TemperaturePoint> headScaledAs(const HeadInputs& in, const std::vector<int64_t>& dks, int64_t rowLimit)
 {
     std::vector<double> temperatures;
     for (int64_t dk : dks)
         temperatures.push_back(in.scale * std::sqrt(static_cast<double>(dk)));
-    return temperatureSweep(in, temperatures);
+    return temperatureSweep(in, temperatures, rowLimit);
 }
 
 std::vector<int64_t> powersOfTwo(int64_t largest)

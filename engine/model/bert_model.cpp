@@ -51,6 +51,7 @@ StepResult BertModel::encode(const std::vector<int64_t>& tokens, const std::vect
     StepResult result;
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = startResult(tokens, 0, options); // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         Value x = s.input(embedded);
         if (options.wantHiddenStates) s.read(x, &result.hiddenStates.emplace_back());
         for (const BertLayer& w : m_w.layers) {

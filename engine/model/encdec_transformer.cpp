@@ -125,6 +125,7 @@ std::shared_ptr<const EncoderOutput> TransformerSeq2Seq::encode(
     auto out = std::make_shared<EncoderOutput>();
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         *out = EncoderOutput {}; // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         slots(out->attention, options.wantAttention, layers);
         slots(out->hiddenStates, options.wantHiddenStates, layers + 1);
         for (auto* kept : { &out->queries, &out->keys, &out->values })
@@ -197,6 +198,7 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
     Seq2SeqStepResult result;
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = Seq2SeqStepResult {}; // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         result.firstPosition = past;
         result.tokens = tokens;
         slots(result.attention, options.wantAttention, layers);

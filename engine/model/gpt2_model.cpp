@@ -37,6 +37,7 @@ StepResult Gpt2Model::forward(KvCache& cache, const std::vector<int64_t>& tokens
     StepResult result;
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         try {
             const int64_t first = resumeReusedLayers(options, cache, result, c.numLayers);
             const Value x

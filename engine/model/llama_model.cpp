@@ -104,6 +104,7 @@ StepResult LlamaModel::forward(
     StepResult result;
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = startResult(tokens, past, options); // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         if (c.numExperts > 0) result.routerLogits.resize(static_cast<size_t>(c.numLayers));
         try {
             const int64_t first = resumeReusedLayers(options, cache, result, c.numLayers);

@@ -106,6 +106,7 @@ StepResult VitModel::run(const Tensor& pixels, const ForwardOptions& options, Te
     Tensor x;
     runStream(options.backend, m_weightsLifetime, [&](Stream& s) {
         result = startResult({}, 0, options); // a rerun after a device failure starts afresh
+        s.cancelInsideProducts(cancelPoll(options));
         const Value xs = s.input(embedded);
         if (options.wantHiddenStates) s.read(xs, &result.hiddenStates.emplace_back());
         for (const VitLayer& w : m_w.layers) {

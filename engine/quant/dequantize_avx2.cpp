@@ -174,16 +174,42 @@ AS_AVX2 void rowQ3_K(const uint8_t* src, float* y, int64_t count)
     }
 }
 
-// block_q4_K: 8 groups of 32, scale * q - min (ggml_blocks::q4kWiden).
+/// Groups is and is + 1 of a Q4_K super-block (block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }):
+/// their scales and minimums in every lane.
+struct Q4_KGroupPair {
+    __m256 loScale, loMin, hiScale, hiMin;
+};
+
+AS_AVX2 inline Q4_KGroupPair q4kGroupPair(const uint8_t* block, int is)
+{
+    const float d = half(block), dmin = half(block + 2);
+    const ScaleMin lo = groupScale(block + 4, is, d, dmin), hi = groupScale(block + 4, is + 1, d, dmin);
+    return { _mm256_set1_ps(lo.scale), _mm256_set1_ps(lo.min), _mm256_set1_ps(hi.scale), _mm256_set1_ps(hi.min) };
+}
+
+/// The weights of 8 quant bytes at q of the pair: their low nibbles in group is (lo), their high nibbles in group
+/// is + 1 (hi), each scale * q - min, one multiply and one subtraction as ggml's dequantize_row_q4_K. scale * q is
+/// exact in float32 (11 + 6 + 4 significant bits), so where a compiler fuses the two into one FMA the bits are the
+/// same.
+AS_AVX2 inline void q4kWiden(const Q4_KGroupPair& g, const uint8_t* q, __m256& lo, __m256& hi)
+{
+    const __m256i bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q)));
+    const __m256 qlo = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, _mm256_set1_epi32(0xF)));
+    const __m256 qhi = _mm256_cvtepi32_ps(_mm256_srli_epi32(bytes, 4));
+    lo = _mm256_sub_ps(_mm256_mul_ps(g.loScale, qlo), g.loMin);
+    hi = _mm256_sub_ps(_mm256_mul_ps(g.hiScale, qhi), g.hiMin);
+}
+
+// block_q4_K: 8 groups of 32, scale * q - min (q4kWiden).
 AS_AVX2 void rowQ4_K(const uint8_t* src, float* y, int64_t count)
 {
     for (int64_t i = 0; i < count / 256; ++i, src += 144) {
         const uint8_t* q = src + 16;
         for (int is = 0; is < 8; is += 2, q += 32, y += 64) {
-            const ggml_blocks::Q4_KGroupPair g = ggml_blocks::q4kGroupPair(src, is);
+            const Q4_KGroupPair g = q4kGroupPair(src, is);
             for (int l = 0; l < 32; l += 8) {
                 __m256 lo, hi;
-                ggml_blocks::q4kWiden(g, q + l, lo, hi);
+                q4kWiden(g, q + l, lo, hi);
                 _mm256_storeu_ps(y + l, lo);
                 _mm256_storeu_ps(y + 32 + l, hi);
             }

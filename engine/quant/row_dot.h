@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// A decode step's product with a quantized (or half) weight row: the row's blocks are widened in registers, exactly as
-// dequantizeRow widens them (the same float32 weights), and multiply-added into the dot products there, so each
-// weight byte is read once and no float32 copy of the row is written and read back.
+// A decode step's product with a quantized (or half) weight row: the row's blocks are widened in registers and
+// multiply-added into the dot products there, so each weight byte is read once and no float32 copy of the row is
+// written and read back. Each block's scale multiplies the block's (Q4_K: each group's) sum of quant x activation
+// products once, not every weight, and Q4_K's group minimums multiply the activations' group sums: one multiply
+// (Q4_K: a multiply and a subtraction) fewer per 8 weights. Q8_0: the same weights (q * d is exact in float32) summed
+// in another order; Q4_K: scale * q - min as the exact difference, which dequantizeRow rounds to float32.
 #include "quant/ggml_type.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace attn {
 
@@ -17,10 +21,33 @@ constexpr int64_t kRowDotsMaxRows = 4;
 /// are the same bits on each.
 bool hasRowDots(GgmlType type);
 
-/// out[j * outStride] = sum over i < cols of w[i] * x[j * cols + i], for j < n (1 .. kRowDotsMaxRows), where w is
-/// the packed row at `row` widened as dequantizeRow() widens it. Float32 with 16 partial sums per activation row
-/// (two 8-lane accumulators) added pairwise at the end (BF16, F16: then the last cols % 16 products one by one): within
-/// (cols / 16 + 20) * 2^-24 * sum |w[i] x[j, i]| of the exact dot product.
-void rowDots(GgmlType type, const uint8_t* row, int64_t cols, const float* x, int64_t n, float* out, int64_t outStride);
+/// A decode step's activation rows x [n, cols] (n in 1 .. kRowDotsMaxRows) prepared once for every weight row of
+/// `type` they meet: for Q4_K also each row's sums over its 32-element groups. Throws Error where hasRowDots(type) is
+/// false or n is out of range. x must outlive it.
+class RowDotInput {
+public:
+    RowDotInput(GgmlType type, const float* x, int64_t cols, int64_t n);
+
+    GgmlType type() const { return m_type; }
+    const float* x() const { return m_x; }
+    int64_t cols() const { return m_cols; }
+    int64_t rows() const { return m_n; }
+    /// Q4_K: sum of x[j, 32 g .. 32 g + 31] at [j * cols / 32 + g], summed in double and rounded once; else empty.
+    const float* groupSums() const { return m_groupSums.data(); }
+
+private:
+    GgmlType m_type;
+    const float* m_x;
+    int64_t m_cols, m_n;
+    std::vector<float> m_groupSums;
+};
+
+/// out[j * outStride] = sum over i < cols of w[i] * x[j * cols + i], for j < x.rows(), where w is the packed row at
+/// `row` (of x.type()) as dequantizeRow() widens it. Float32, 16 partial sums per activation row (two 8-lane
+/// accumulators) added pairwise at the end (BF16, F16: then the last cols % 16 products one by one): within
+/// (cols / 16 + 20) * 2^-24 * sum |w[i] x[j, i]| of the exact dot product; for Q4_K with |w[i]| + 2 |min(i)| in place
+/// of |w[i]|, min(i) being the minimum of i's group (it multiplies the group's sum of x, which cancels where the
+/// weights are near zero).
+void rowDots(const RowDotInput& x, const uint8_t* row, float* out, int64_t outStride);
 
 } // namespace attn

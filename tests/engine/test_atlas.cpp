@@ -44,6 +44,25 @@ TEST(Atlas, ScoresFollowTheDefinitions)
     EXPECT_FLOAT_EQ(at(AtlasScore::MeanDistance, 0), 6.0f / 7.0f);
 }
 
+TEST(Atlas, ACancelledAddStopsBeforeTheNextHeadAndLeavesTheAtlasAsItWas)
+{
+    const std::vector<int64_t> t { 7, 1, 2, 3, 1, 2, 3 };
+    HeadAtlas atlas(1, 2);
+    atlas.add(t, patterns(t));
+    const Tensor before = atlas.score(AtlasScore::PreviousToken);
+    int polls = 0;
+    EXPECT_THROW(atlas.add(t, patterns(t), [&] { return ++polls == 2; }), Cancelled); // before head 1
+    EXPECT_EQ(polls, 2);
+    EXPECT_EQ(atlas.inputs(), 1);
+    const Tensor after = atlas.score(AtlasScore::PreviousToken);
+    EXPECT_EQ(after.data()[0], before.data()[0]);
+    EXPECT_EQ(after.data()[1], before.data()[1]);
+    // Not cancelled, it adds the input as add() without a poll does.
+    atlas.add(t, patterns(t), [] { return false; });
+    EXPECT_EQ(atlas.inputs(), 2);
+    EXPECT_FLOAT_EQ(atlas.score(AtlasScore::PreviousToken).data()[1], 1.0f / 6.0f);
+}
+
 TEST(Atlas, NoQualifyingQueryIsNaN)
 {
     const std::vector<int64_t> t { 1, 2, 3 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -142,6 +143,41 @@ TEST(AttentionCore, MatchesReferenceAcrossShapes) {
                 expectMaskedExactlyZero(result.probs, ref.probs, what);
             }
         }
+}
+
+TEST(AttentionCore, LargeInputsSpanManyTilesAndMatchTheReference) {
+    // 1,100 keys: a tile holds 238 rows, so each head's rows span five tiles finished on every core, and the 2.4M-float
+    // result takes the populated allocation. Causal, a causal window and padded keys (the exact softmax path); without
+    // probabilities an observer sees the same final rows.
+    const int64_t n = 1100, d = 8;
+    const Tensor q = randomTensor({ 2, n, d }, 91), k = randomTensor({ 1, n, d }, 92), v = randomTensor({ 1, n, 4 }, 93);
+    for (int mode = 0; mode < 3; ++mode) {
+        AttentionOptions options;
+        options.mask.causal = mode < 2;
+        options.mask.slidingWindow = mode == 1 ? 300 : 0;
+        if (mode == 2) {
+            options.mask.keyKeep.assign(static_cast<size_t>(n), 1);
+            for (int64_t j = 0; j < n; j += 7)
+                options.mask.keyKeep[static_cast<size_t>(j)] = 0;
+        }
+        const std::string what = describe(2, 1, n, n, d, options.mask);
+        const AttentionResult result = multiHeadAttention(q, k, v, options);
+        const Reference ref = referenceAttention(q, k, v, options);
+        expectNear(result.probs, ref.probs, "probs " + what);
+        expectNear(result.output, ref.output, "output " + what);
+        expectMaskedExactlyZero(result.probs, ref.probs, what);
+
+        Tensor observed({ 2, n, n });
+        const std::function<void(int64_t, int64_t, int64_t, const float*)> observe
+            = [&](int64_t head, int64_t row0, int64_t rows, const float* probs) {
+                  std::copy_n(probs, rows * n, observed.data() + (head * n + row0) * n);
+              };
+        options.wantProbs = false;
+        options.observeRows = &observe;
+        const AttentionResult streamed = multiHeadAttention(q, k, v, options);
+        EXPECT_EQ(observed.storage(), result.probs.storage()) << what;
+        expectNear(streamed.output, ref.output, "output without probabilities " + what);
+    }
 }
 
 TEST(AttentionCore, ExplicitScaleNonCausalWindowAndPadding) {
@@ -417,6 +453,32 @@ TEST(AttentionCore, EightLaneSoftmaxMatchesDoublePrecisionAndStaysInsideItsRow) 
         for (size_t j = static_cast<size_t>(n); j < row.size(); ++j)
             EXPECT_EQ(row[j], 12345.0f) << "n=" << n << ": wrote past the row";
     }
+}
+
+TEST(AttentionCore, EightLaneExpIsWithinTwoUlpsOfStdExpOverASoftmaxsRange) {
+    // The shifted exponent of expDenseAvx2 (the exp of every long causal or windowed row) against std::exp in double
+    // over the arguments a max-subtracted softmax feeds it, [-87, 0], every 2^-12: Cephes' degree-6 polynomial with
+    // the argument split in two parts is good to about an ulp; the bound is 2.5 float ulps (3e-7 relative). The sum it
+    // returns adds n / 8 positive terms per lane in float, then the 8 lanes: within (n / 8 + 3) unit roundoffs of the
+    // exact sum of its terms (recursive summation), plus their 3e-7. Below -87.3 a term is flushed to 0 (see exp8).
+    const int64_t n = 87 * 4096 + 1;
+    std::vector<float> row(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j)
+        row[static_cast<size_t>(j)] = -static_cast<float>(j) / 4096.0f; // row[0] = 0 is the max: no shift
+    const std::vector<float> input = row;
+    float sum = 0.0f;
+    if (!expDenseAvx2(row.data(), n, sum)) {
+        EXPECT_FALSE(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+        return;
+    }
+    double worst = 0.0, want = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        const double exact = std::exp(static_cast<double>(input[static_cast<size_t>(j)]));
+        want += exact;
+        worst = std::max(worst, std::abs(row[static_cast<size_t>(j)] - exact) / exact);
+    }
+    EXPECT_LE(worst, 3e-7);
+    EXPECT_NEAR(sum, want, ((static_cast<double>(n) / 8 + 3) * 0x1p-24 + 3e-7) * want);
 }
 
 TEST(AttentionCore, SlidingWindowFollowsHuggingFaceMistral) {

@@ -62,6 +62,18 @@ TEST(GenerateCli, MaxNewTokensCountsSampledTokens) {
     EXPECT_EQ(out, "Once upon a time,\n");
 }
 
+// A small model's decode never needs OpenBLAS, so the CLI does not open it (it was half of a start, issue 22): the
+// dynamic loader's own log of the libraries it opens names libstdc++ and not OpenBLAS.
+TEST(GenerateCli, ASmallModelsDecodeNeverOpensOpenBlas) {
+    std::string log;
+    ASSERT_EQ(test::runCommand("( LD_DEBUG=libs " + test::cliPath() + " generate " + stories("stories260K.bin")
+                      + " --temperature 0 --steps 16 2>&1 >/dev/null )",
+                  &log),
+        0);
+    EXPECT_NE(log.find("libstdc++"), std::string::npos) << "no loader log: " << log.substr(0, 500);
+    EXPECT_EQ(log.find("libopenblas"), std::string::npos) << log.substr(0, 2000);
+}
+
 TEST(AttentionCli, StoriesFilesMatchTheReference) {
     const std::string dir = test::makeTempDir("attn-cli");
     std::string out;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "quant/dequantize.h"
+#include "quant/ggml_blocks.h"
 #include "quant/packed_matrix.h"
 #include "quant/row_dot.h"
 #include "support/half_copy.h"
@@ -46,6 +47,20 @@ std::vector<uint8_t> randomRows(GgmlType type, int64_t rows, int64_t cols, uint3
     return bytes;
 }
 
+/// |min| of each element's group where the row is Q4_K (row_dot.h's bound counts it twice), 0 for the other types.
+std::vector<double> groupMinimums(GgmlType type, const uint8_t* row, int64_t cols)
+{
+    std::vector<double> mins(static_cast<size_t>(cols), 0.0);
+    if (type != GgmlType::Q4_K) return mins;
+    for (int64_t b = 0; b < cols / 256; ++b, row += 144)
+        for (int g = 0; g < 8; ++g) {
+            const float m = ggml_blocks::groupScale(row + 4, g, ggml_blocks::half(row), ggml_blocks::half(row + 2)).min;
+            for (int64_t i = 0; i < 32; ++i)
+                mins[static_cast<size_t>(256 * b + 32 * g + i)] = std::fabs(static_cast<double>(m));
+        }
+    return mins;
+}
+
 std::vector<float> randomActivations(int64_t n, uint32_t seed)
 {
     std::mt19937 rng(seed);
@@ -76,11 +91,12 @@ TEST_P(RowDots, EqualTheDequantizedDotWithinTheFloat32SummationBound)
     for (int64_t r = 0; r < rows; ++r) {
         const uint8_t* row = w.data() + r * rowBytes;
         dequantizeRow(type, row, wide.data(), cols);
+        const std::vector<double> mins = groupMinimums(type, row, cols);
         float all[kRowDotsMaxRows];
-        rowDots(type, row, cols, x.data(), kRowDotsMaxRows, all, 1);
+        rowDots(RowDotInput(type, x.data(), cols, kRowDotsMaxRows), row, all, 1);
         for (int64_t n = 1; n <= kRowDotsMaxRows; ++n) {
             float some[kRowDotsMaxRows];
-            rowDots(type, row, cols, x.data(), n, some, 1);
+            rowDots(RowDotInput(type, x.data(), cols, n), row, some, 1);
             for (int64_t j = 0; j < n; ++j) {
                 // Each activation row's sum runs the same instructions however many rows share the weight loads.
                 EXPECT_EQ(some[j], all[j]) << "row " << r << ", " << n << " activation rows";
@@ -89,7 +105,9 @@ TEST_P(RowDots, EqualTheDequantizedDotWithinTheFloat32SummationBound)
                     const double p = static_cast<double>(wide[static_cast<size_t>(i)])
                         * static_cast<double>(x[static_cast<size_t>(j * cols + i)]);
                     exact += p;
-                    magnitude += std::fabs(p);
+                    magnitude += (std::fabs(static_cast<double>(wide[static_cast<size_t>(i)]))
+                                     + 2 * mins[static_cast<size_t>(i)])
+                        * std::fabs(static_cast<double>(x[static_cast<size_t>(j * cols + i)]));
                 }
                 const double bound = static_cast<double>(cols / 16 + 20) * std::ldexp(1.0, -24) * magnitude;
                 const double error = std::fabs(static_cast<double>(some[j]) - exact);
@@ -114,19 +132,19 @@ INSTANTIATE_TEST_SUITE_P(Types, RowDots,
 
 TEST(RowDots, OtherTypesAndRowCountsAreRefused)
 {
-    float out[8];
-    const std::vector<uint8_t> w(64);
-    const std::vector<float> x(8 * 32);
+    const std::vector<float> x(8 * 256);
     EXPECT_FALSE(hasRowDots(GgmlType::Q6_K));
-    EXPECT_THROW(rowDots(GgmlType::Q6_K, w.data(), 256, x.data(), 1, out, 1), Error);
-    EXPECT_THROW(rowDots(GgmlType::Q8_0, w.data(), 32, x.data(), kRowDotsMaxRows + 1, out, 1), Error);
+    EXPECT_THROW(RowDotInput(GgmlType::Q6_K, x.data(), 256, 1), Error);
+    EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, kRowDotsMaxRows + 1), Error);
+    EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, 0), Error);
 }
 
 TEST(RowDots, DecodeStepProductMatchesThePrefillPath)
 {
     // A decode step (3 activation rows: the fused dots) and a prefill (6 rows: widen a block, then Eigen) over the
     // same Q4_K weight [300, 512], with a bias: each row of the first equals the same row of the second within the
-    // summation bound of 512 products and the bias (both float32, in different orders).
+    // summation bound of 512 products and the bias (both float32, in different orders), the minimums counted as
+    // row_dot.h counts them.
     constexpr int64_t out = 300, in = 512;
     const std::vector<uint8_t> bytes = randomRows(GgmlType::Q4_K, out, in, 21);
     const PackedMatrix w(GgmlType::Q4_K, out, in, bytes.data(), nullptr);
@@ -138,10 +156,12 @@ TEST(RowDots, DecodeStepProductMatchesThePrefillPath)
     w.dequantizeRows(0, out, wide.data());
     for (int64_t j = 0; j < 3; ++j)
         for (int64_t o = 0; o < out; ++o) {
+            const std::vector<double> mins = groupMinimums(GgmlType::Q4_K, w.row(o), in);
             double magnitude = std::fabs(static_cast<double>(bias.data()[o]));
             for (int64_t i = 0; i < in; ++i)
-                magnitude += std::fabs(static_cast<double>(wide[static_cast<size_t>(o * in + i)])
-                    * static_cast<double>(xs[static_cast<size_t>(j * in + i)]));
+                magnitude += (std::fabs(static_cast<double>(wide[static_cast<size_t>(o * in + i)]))
+                                 + 2 * mins[static_cast<size_t>(i)])
+                    * std::fabs(static_cast<double>(xs[static_cast<size_t>(j * in + i)]));
             const double bound = 2.0 * static_cast<double>(in + 1) * std::ldexp(1.0, -24) * magnitude;
             EXPECT_NEAR(step.data()[j * out + o], prefill.data()[j * out + o], bound) << j << ", " << o;
         }

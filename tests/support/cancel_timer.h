@@ -108,7 +108,7 @@ inline std::vector<LongOperation> longOperations(const DecoderModel& model)
                 for (int64_t line = 0; line < 64; ++line) {
                     KvCache cache = model.newCache();
                     const std::vector<int64_t> ids = syntheticTokens(1024, line, vocab);
-                    atlas.add(ids, model.forward(cache, ids, o).attention);
+                    atlas.add(ids, model.forward(cache, ids, o).attention, poll);
                     if (poll()) throw Cancelled(); // the corpus loop's own check between lines
                 }
             } },

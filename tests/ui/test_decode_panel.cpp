@@ -8,6 +8,7 @@
 #include "decode/probability_chart.h"
 #include "decode/timeline_view.h"
 #include "export/figure_export.h"
+#include "intervention/decode_lens_view.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
 
@@ -18,6 +19,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QTableWidget>
 #include <QTest>
 
 #include <qcustomplot.h>
@@ -277,6 +279,10 @@ TEST_F(DecodePanelTest, ScrubbingShowsAnEarlierStepAsItWas)
     m_panel->flushRedraw();
     EXPECT_EQ(m_panel->currentIndex(), t);
     EXPECT_EQ(m_panel->chart()->stepShown(), atT);
+    const QCPItemStraightLine* cursor = m_panel->timeline()->cursor();
+    EXPECT_TRUE(cursor->visible());
+    EXPECT_EQ(cursor->point1->coords().x(), static_cast<double>(t)); // a vertical line at the step
+    EXPECT_EQ(cursor->point2->coords().x(), static_cast<double>(t));
     QTRY_COMPARE_WITH_TIMEOUT(m_panel->heatmapPositions(), t + 1, 5000);
     m_panel->flushRedraw();
     EXPECT_EQ(m_panel->heatmap()->matrix().rows, t + 1);
@@ -314,6 +320,41 @@ TEST_F(DecodePanelTest, ARefusedPromptKeepsTheTimelineAndStepGoesOnFromIt)
     EXPECT_EQ(controller()->steps().back()->origin, TokenOrigin::Greedy);
 }
 
+TEST_F(DecodePanelTest, ARefusedPromptKeepsTheBranchesAndAnAcceptedOneDropsThem)
+{
+    for (int i = 0; i < 3; ++i)
+        stepOnce();
+    const int64_t position = static_cast<int64_t>(m_prompt) + 1;
+    const DecodeStepPtr replaced = controller()->steps()[static_cast<size_t>(position)];
+    controller()->force(position, replaced->candidates.at(1).token.id);
+    QTRY_COMPARE_WITH_TIMEOUT(length(), m_prompt + 2, 10000);
+    ASSERT_EQ(controller()->branches().size(), 1u);
+    m_panel->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(m_panel.get()));
+    ASSERT_EQ(m_panel->branchTree()->lanes().size(), 2u);
+
+    // Refused: the branch stays, in the controller and in the drawn tree (the prompt used to drop it before the
+    // engine had answered).
+    QSignalSpy errors(m_panel.get(), &DecodePanel::errorShown);
+    m_panel->setPromptText(overLimitPrompt());
+    QTest::mouseClick(m_panel->findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(errors.count(), 1, 10000);
+    ASSERT_EQ(controller()->branches().size(), 1u);
+    EXPECT_EQ(controller()->branches()[0][static_cast<size_t>(position)]->token.id, replaced->token.id);
+    EXPECT_EQ(m_panel->branchTree()->lanes().size(), 2u);
+    EXPECT_TRUE(m_panel->branchTree()->isVisible());
+
+    // Accepted: the branches of the old prompt go with its timeline.
+    QSignalSpy changed(controller(), &DecodeController::timelineChanged);
+    m_panel->setPromptText("The dog");
+    QTest::mouseClick(m_panel->findChild<QPushButton*>("promptButton"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!changed.isEmpty() && changed.last().at(0).toLongLong() == 0, 10000);
+    for (const DecodeStepPtr& s : controller()->steps())
+        EXPECT_EQ(s->origin, TokenOrigin::Prompt); // the new prompt's timeline
+    EXPECT_TRUE(controller()->branches().empty());
+    EXPECT_FALSE(m_panel->branchTree()->isVisible());
+}
+
 TEST(DecodePanelEmpty, TheHeatmapSaysWhatToDoAndWhyAPromptWasRefused)
 {
     DecodePanel panel;
@@ -321,6 +362,9 @@ TEST(DecodePanelEmpty, TheHeatmapSaysWhatToDoAndWhyAPromptWasRefused)
     panel.flushRedraw();
     EXPECT_TRUE(panel.heatmap()->titleText().startsWith("No attention yet: open a model that generates text"))
         << panel.heatmap()->titleText().toStdString();
+    EXPECT_FALSE(panel.timeline()->cursor()->visible()) << "no step to mark (it was a diagonal across the plot)";
+    // The lens table's compact header before its first readout as after it (it said "read after" until then).
+    EXPECT_EQ(panel.lensView()->table()->horizontalHeaderItem(0)->text(), "layer");
     QSignalSpy opened(panel.controller(), &DecodeController::opened);
     panel.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
     QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 30000);

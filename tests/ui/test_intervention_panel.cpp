@@ -2,7 +2,8 @@
 // Issue 18, the GUI part: on the demo decoder a head is ablated from the All heads grid's context menu; the Intervene
 // tab's diff (KL per position, top next tokens, the head's attention difference) equals two whole prefills through
 // the engine API (what `attnscope-cli ablate` runs), the grid marks the head, and Ctrl+Z gives back the unmodified
-// run's numbers exactly. AS_INTERVENTION_SCREENSHOTS=DIR saves the tab at 1024x700 and 1280x800.
+// run's numbers exactly; a hidden tab builds no head's difference. AS_INTERVENTION_SCREENSHOTS=DIR saves the tab at
+// 1024x700 and 1280x800.
 #include "demo_models.h"
 #include "intervention/continuation.h"
 #include "intervention/intervention_panel.h"
@@ -29,6 +30,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -240,6 +242,48 @@ TEST(InterventionPanel, DiffShowsTheChangedContinuationAndEveryHead)
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
     EXPECT_EQ(panel->result()->changedContinuation, panel->result()->cleanContinuation);
     EXPECT_TRUE(panel->continuationText().contains("the same")) << panel->continuationText().toStdString();
+}
+
+// A head switch while the tab is hidden builds no difference (a 2,048-token head is 4M cells, and the selected head
+// changes on every tab): the tab has the engine thread build the selected head's when it is shown, and it is that
+// head's ablated minus unmodified attention.
+TEST(InterventionPanel, AHiddenTabBuildsTheSelectedHeadsDifferenceOnlyWhenShown)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(openDemo(window));
+    InterventionPanel* panel = window.interventionPanel();
+    window.setCurrentHead(2, 0);
+    window.tabs()->setCurrentWidget(panel);
+    panel->addAblation({ { { 2, 0 } }, AblationMode::Zero, 0.0f });
+    QTRY_VERIFY_WITH_TIMEOUT(panel->result() && !panel->result()->ablations.empty(), kTimeoutMs);
+    HeatmapView* diff = panel->differenceView();
+    const SnapshotPtr first = diff->snapshot();
+    ASSERT_TRUE(first) << "the diff comes with the selected head's difference";
+    EXPECT_TRUE(diff->caption().title.startsWith("L2.H0")) << diff->caption().title.toStdString();
+
+    window.tabs()->setCurrentIndex(0);
+    window.setCurrentHead(3, 1);
+    QTest::qWait(300); // time for an answer of the engine thread, were one asked for
+    EXPECT_EQ(diff->snapshot(), first) << "a hidden tab builds nothing";
+
+    window.tabs()->setCurrentWidget(panel);
+    QTRY_VERIFY_WITH_TIMEOUT(diff->snapshot() != first, kTimeoutMs);
+    EXPECT_TRUE(diff->caption().title.startsWith("L3.H1")) << diff->caption().title.toStdString();
+    diff->flushRedraw();
+    const Tensor& clean = panel->result()->diff.cleanAttention[3];
+    const Tensor& changed = panel->result()->diff.changedAttention[3];
+    const int64_t n = clean.dim(1);
+    const float* a = clean.data() + n * n; // head 1
+    const float* b = changed.data() + n * n;
+    const HeatmapMatrix& m = diff->matrix();
+    ASSERT_EQ(m.rows, n);
+    double largest = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j) {
+            EXPECT_NEAR(m.at(i, j), b[i * n + j] - a[i * n + j], 1e-7) << i << "," << j;
+            largest = std::max(largest, std::abs(m.at(i, j)));
+        }
+    EXPECT_GT(largest, 1e-4) << "a head after the ablated one changes";
 }
 
 // Cancel stops a re-run before it answers: no diff arrives, the tab says so, and the list is kept.

@@ -16,6 +16,7 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QFontMetrics>
 #include <QImage>
 #include <QSet>
 #include <QSpinBox>
@@ -92,6 +93,29 @@ TEST(LongHeatmap, OverviewWhenZoomedOutTokensOfTheSourceWhenZoomedIn)
     view.flushRedraw();
     EXPECT_EQ(view.matrix().block, 1);
     EXPECT_NEAR(view.plot()->xAxis->range().center(), 500.0, 1e-9);
+}
+
+TEST(LongHeatmap, TheOverviewsTitleFitsThePlotBesideTheMinimap)
+{
+    // 2,048 tokens: 4 x 4-token blocks. 700 px is the view beside the Model dock in a 1024 px window; the minimap
+    // column leaves the plot ~560 px.
+    HeatmapView view;
+    view.resize(700, 500);
+    view.show();
+    view.setSnapshot(longSnapshot(2048));
+    view.flushRedraw();
+    ASSERT_EQ(view.matrix().block, 4);
+    const QStringList lines = view.titleText().split('\n');
+    ASSERT_EQ(lines.size(), 2) << view.titleText().toStdString();
+    EXPECT_EQ(lines[1], "overview: max of 4×4-token blocks, zoom in for tokens");
+    // On one line the title made the plot's minimum (its layout's) wider than the plot, so the window grew past a
+    // 1024 px screen and the title was cut off.
+    const QWidget* plot = view.plot(); // QCustomPlot's override is protected
+    EXPECT_LE(plot->minimumSizeHint().width(), plot->width());
+    EXPECT_LE(view.minimumSizeHint().width(), view.width());
+    const QFontMetrics title(QFont(view.font().family(), 11, QFont::Bold)); // the title's font
+    for (const QString& line : lines)
+        EXPECT_LE(title.horizontalAdvance(line), view.plot()->width()) << line.toStdString();
 }
 
 TEST(LongHeatmap, WithADeriverNothingIsComputedWhereTheViewAsks)

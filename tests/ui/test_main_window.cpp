@@ -238,10 +238,17 @@ TEST(MainWindow, AnInputOverTheLimitRunsItsLastTokensAsTheProcesssFirstRun)
     ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
     ASSERT_NE(window.snapshot(), nullptr);
     EXPECT_EQ(window.snapshot()->numKeys(), 64);
-    const QString status = window.findChild<QLabel*>("statusText")->text();
-    EXPECT_TRUE(status.contains("keeping the last 64")) << status.toStdString();
+    const auto* notice = window.findChild<QLabel*>("inputNotice");
+    EXPECT_TRUE(notice->isVisible());
+    EXPECT_TRUE(notice->text().contains("keeping the last 64")) << notice->text().toStdString();
     QTest::qWait(500); // nothing refuses it afterwards either (a tab's own run of the same input)
     EXPECT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    // The head statistics' "ready" in the status bar once replaced the notice; under the input it stays.
+    EXPECT_TRUE(notice->isVisible() && notice->text().contains("keeping the last 64")) << notice->text().toStdString();
+    shown.clear();
+    window.setInputText("the cat sat on the mat.");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
+    EXPECT_FALSE(notice->isVisible()) << "an input that fits has nothing to say";
 }
 
 } // namespace

@@ -94,6 +94,17 @@ void expectMetricsMatch(const MechanismsResult& r, const QJsonObject& cli)
         EXPECT_NEAR(value, cli[name].toDouble(), kTolerance) << name;
 }
 
+/// The tab's query projection of the head equals the CLI's q.npy within 1e-5.
+void expectQueriesMatch(const MechanismsResult& r, const Tensor& q)
+{
+    ASSERT_EQ(q.shape(), (Shape { r.inputs.q.rows(), r.inputs.q.cols() }));
+    double error = 0;
+    for (int64_t i = 0; i < q.dim(0); ++i)
+        for (int64_t j = 0; j < q.dim(1); ++j)
+            error = std::max(error, std::abs(r.inputs.q(i, j) - q.at({ i, j })));
+    EXPECT_LE(error, 1e-5);
+}
+
 std::vector<std::string> rowLabels(HeatmapView& view)
 {
     std::vector<std::string> out;
@@ -234,12 +245,12 @@ TEST(MechanismsModels, VitDemoHeadEqualsTheCli)
             ASSERT_EQ((*tabMask)(i, j), mask.at({ i, j })) << i << "," << j;
     EXPECT_EQ(rowLabels(*compare.exactView()).front(), "[CLS]");
     // ViT's learned position table (65 rows at the 32 px training size): the CLI's cosine similarity.
-    ASSERT_EQ(r->positions.learned.rows(), 65);
+    ASSERT_EQ(r->positions->learned.rows(), 65);
     const Tensor positions = cli.npy("learned_positions");
     ASSERT_EQ(positions.dim(0), 65);
     for (int64_t i = 0; i < 65; ++i)
         for (int64_t j = 0; j < 65; ++j)
-            ASSERT_NEAR(r->positions.learned(i, j), positions.at({ i, j }), kTolerance) << i << "," << j;
+            ASSERT_NEAR(r->positions->learned(i, j), positions.at({ i, j }), kTolerance) << i << "," << j;
 
     // Every page works on the image head: FlashAttention equals the CLI's exact output, every head has an entropy.
     const Tensor exactOut = cli.npy("exact_out");
@@ -347,11 +358,8 @@ TEST(MechanismsModels, PositionsPageShowsBartAndT5LearnedPositions)
         request.variant = "exact";
         const MechanismsPtr r = computeMechanisms(request, models, [] { return true; });
         ASSERT_TRUE(r);
-        std::vector<TokenChip> tokens;
-        for (int64_t i = 0; i < r->inputs.tokens(); ++i)
-            tokens.push_back({ "t" + std::to_string(i), i, false });
         PositionsPage page;
-        page.showResult(*r, tokens);
+        page.showResult(*r);
         auto ids = [](const std::vector<int64_t>& v) {
             std::string out;
             for (const int64_t id : v)
@@ -374,10 +382,20 @@ TEST(MechanismsModels, PositionsPageShowsBartAndT5LearnedPositions)
     }
 }
 
+/// "1,2,3" for attnscope-cli's --decoder-tokens.
+std::string idList(const std::vector<int64_t>& ids)
+{
+    std::string out;
+    for (const int64_t id : ids)
+        out += (out.empty() ? "" : ",") + std::to_string(id);
+    return out;
+}
+
 // Whisper and the captioner read their real input in the tab: the log-mel features .npy and the image of "Input
 // file…", as attnscope-cli mechanisms --features / --image read them. The tab's q and its exact attention (and, for
 // the captioner's cross head, a variant) equal the CLI's for the same file, block, layer and head at 1e-5 (the same
-// float64 mechanism code on the same float32 forward in two processes; see kTolerance), on the decoder's start token.
+// float64 mechanism code on the same float32 forward in two processes; see kTolerance), the decoder side on the
+// transcript or caption the model generates (no decoder text typed).
 TEST(MechanismsModels, WhisperAndCaptionerHeadsReadTheirInputFile)
 {
     const std::string whisper = test::sharedPath("fixtures/hf-tiny/whisper");
@@ -413,15 +431,12 @@ TEST(MechanismsModels, WhisperAndCaptionerHeadsReadTheirInputFile)
         const MechanismsPtr r = computeAndWait(panel, c.variant);
         ASSERT_TRUE(r) << panel.status().toStdString();
         EXPECT_EQ(r->inputs.cross, c.block == AttentionBlock::Cross);
-        const CliRun cli = runCli(c.model + " " + c.cliInput + " --block " + c.blockName + " --layer "
+        // The decoder side runs on the transcript or caption the model generated (no decoder text given).
+        const std::string decoder
+            = c.block == AttentionBlock::Encoder ? std::string() : " --decoder-tokens " + idList(r->tokenIds);
+        const CliRun cli = runCli(c.model + " " + c.cliInput + " --block " + c.blockName + decoder + " --layer "
             + std::to_string(c.layer) + " --head " + std::to_string(c.head) + " --variant " + c.variant.toStdString());
-        const Tensor q = cli.npy("q");
-        ASSERT_EQ(q.shape(), (Shape { r->inputs.q.rows(), r->inputs.q.cols() }));
-        double qError = 0;
-        for (int64_t i = 0; i < q.dim(0); ++i)
-            for (int64_t j = 0; j < q.dim(1); ++j)
-                qError = std::max(qError, std::abs(r->inputs.q(i, j) - q.at({ i, j })));
-        EXPECT_LE(qError, 1e-5);
+        expectQueriesMatch(*r, cli.npy("q"));
         expectViewNear(*panel.comparePage()->exactView(), cli.npy("exact"), 1e-5);
         expectViewNear(*panel.comparePage()->variantView(), cli.npy("probs"), 1e-5);
         expectMetricsMatch(*r, cli.metrics);
@@ -433,6 +448,57 @@ TEST(MechanismsModels, WhisperAndCaptionerHeadsReadTheirInputFile)
                     c.model == vision ? "mechanisms-captioner-cross" : "mechanisms-whisper-cross");
         }
     }
+}
+
+// The captioner opened in the window is one copy: the Caption tab takes it from the engine's registry, and the
+// Mechanisms tab's heads read that copy (the Caption tab loaded its own before, and the tab a second). Its decoder
+// heads run on real text: the decoder text typed in the tab (the start token, then its tokens), or with none the
+// caption the model generates; each equals the CLI's heads on the same decoder tokens at 1e-5.
+TEST(MechanismsModels, TheCaptionerIsLoadedOnceAndItsDecoderHeadsReadRealText)
+{
+    const std::string vision = test::sharedPath("fixtures/hf-tiny/vision-encoder-decoder");
+    const std::string image = vision + "/input0.png";
+    const uint64_t loadsBefore = modelLoads();
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openModel(QString::fromStdString(vision));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kTimeoutMs);
+    ASSERT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the Caption tab's copy is the registry's";
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    panel.setInputFile(QString::fromStdString(image));
+    struct Case {
+        QString text;
+        AttentionBlock block;
+        const char* blockName;
+    };
+    for (const Case& c :
+        { Case { "a small red cat", AttentionBlock::Decoder, "decoder" },
+            Case { "a small red cat", AttentionBlock::Cross, "cross" }, Case { "", AttentionBlock::Cross, "cross" } }) {
+        SCOPED_TRACE(c.text.toStdString() + " " + c.blockName);
+        panel.setDecoderText(c.text);
+        panel.setBlock(c.block);
+        panel.setHead(1, 0);
+        const MechanismsPtr r = computeAndWait(panel, "exact");
+        ASSERT_TRUE(r) << panel.status().toStdString();
+        ASSERT_GT(r->tokenIds.size(), 1u) << "the decoder ran on more than its start token";
+        EXPECT_EQ(r->inputs.tokens(), static_cast<int64_t>(r->tokenIds.size()));
+        EXPECT_EQ(r->queryLabels.size(), r->tokenIds.size()); // the rows are the decoder's tokens
+        std::string rows;
+        for (const std::string& label : r->queryLabels)
+            rows += label;
+        if (!c.text.isEmpty()) {
+            EXPECT_NE(rows.find("red cat"), std::string::npos) << rows;
+        }
+        const CliRun cli = runCli(vision + " --image " + image + " --block " + c.blockName + " --decoder-tokens "
+            + idList(r->tokenIds) + " --layer 1 --head 0 --variant exact");
+        expectQueriesMatch(*r, cli.npy("q"));
+        expectViewNear(*panel.comparePage()->exactView(), cli.npy("exact"), 1e-5);
+    }
+    EXPECT_EQ(modelLoads() - loadsBefore, 1u) << "the Mechanisms tab read the Caption tab's copy";
 }
 
 // T5's bucketing is the model's config, not T5's defaults: a copy of the tiny T5 with 16 buckets and max distance 20
@@ -484,7 +550,7 @@ TEST(MechanismsModels, T5BucketsFollowTheModelConfig)
         request.head = 3;
         request.variant = "exact";
         const MechanismsPtr r = computeMechanisms(request, models, [] { return true; });
-        const PositionTables& p = r->positions;
+        const PositionTables& p = *r->positions;
         EXPECT_TRUE(p.t5Bucketing.fromModel);
         EXPECT_EQ(p.t5Bucketing.buckets, 16);
         EXPECT_EQ(p.t5Bucketing.maxDistance, 20);

@@ -13,6 +13,7 @@
 #include "mechanisms/line_plot.h"
 #include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism_report.h"
+#include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "mechanisms/positions_page.h"
@@ -21,6 +22,7 @@
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "plots/heatmap_view.h"
+#include "service/model_registry.h"
 #include "session/session.h"
 #include "support/shared_data.h"
 
@@ -115,8 +117,12 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     ASSERT_EQ(r->inputs.layer, 2);
     ASSERT_EQ(r->inputs.head, 5);
 
-    // The same head through the engine API, independently of the tab.
-    Session session(loadModel(probeModel(storiesPath())));
+    // The same head through the engine API, independently of the tab, with the tab's pass (no stored attention: the
+    // attention kernel that stores nothing sums in another order, so later layers' q, k, v differ in float32 bits).
+    ForwardOptions pass;
+    pass.wantAttention = false;
+    pass.lastLogitsOnly = true;
+    Session session(loadModel(probeModel(storiesPath())), pass);
     session.prefill(r->tokenIds);
     const HeadInputs in = headInputsFromSession(session, 2, 5);
     const MechanismReport expected = analyzeMechanism(in, parseMechanism("bigbird:3:1:1:7"));
@@ -130,12 +136,14 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
     EXPECT_TRUE(compare.notes()->text().contains("RandomStream(SEED)"));
 
     // Head entropy across layers: 5 layers x 8 heads, the engine's head statistics.
+    // The tab gathers them inside its pass, this map derives each head afterwards: the same float32 rows summed in
+    // another order, so 1e-6 (a float32 cast of two doubles 1e-15 apart may round to neighbouring floats).
     const HeadEntropyMap map = headEntropyMap(session);
-    Mat entropy(map.layers, map.heads);
+    Tensor entropy({ map.layers, map.heads });
     for (int64_t l = 0; l < map.layers; ++l)
         for (int64_t h = 0; h < map.heads; ++h)
-            entropy(l, h) = map.at(l, h).normalizedEntropy;
-    expectViewShows(*panel.entropyPage()->map(), entropy);
+            entropy.at({ l, h }) = static_cast<float>(map.at(l, h).normalizedEntropy);
+    test::expectViewNear(*panel.entropyPage()->map(), entropy, 1e-6);
     EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("Near-uniform"));
     EXPECT_TRUE(panel.entropyPage()->flags()->text().contains("attnscope-cli prune")); // a decoder: the next step
 
@@ -360,12 +368,96 @@ TEST(MechanismsPanel, RunsAnEncoderHead)
     // BERT's learned position table on the Positions page: cos(p_i, p_j) of the input's positions, ones on the
     // diagonal.
     const int64_t T = r->inputs.tokens();
-    ASSERT_EQ(r->positions.learned.rows(), T);
-    expectViewShows(*panel.positionsPage()->learnedView(), r->positions.learned);
+    ASSERT_EQ(r->positions->learned.rows(), T);
+    expectViewShows(*panel.positionsPage()->learnedView(), r->positions->learned);
     for (int64_t i = 0; i < T; ++i)
-        EXPECT_NEAR(r->positions.learned(i, i), 1.0, 1e-12);
+        EXPECT_NEAR(r->positions->learned(i, i), 1.0, 1e-12);
     // The Intervene tab changes decoders only: no ablation link for an encoder's heads.
     EXPECT_FALSE(panel.entropyPage()->ablateButton()->isEnabled());
+}
+
+} // namespace
+} // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+/// stories260K on a fixed 40-token input, opened as the main window's registry would hold it.
+struct StoriesRequest {
+    ModelRegistry models;
+    std::shared_ptr<const Model> held; ///< the registry keeps a model only while someone holds it
+    MechanismsRequest request;
+    StoriesRequest()
+    {
+        held = models.model(probeModel(storiesPath()));
+        request.modelPath = storiesPath();
+        for (int64_t i = 0; i < 40; ++i)
+            request.sourceIds.push_back(1 + (i * 37) % 500);
+        request.layer = 2;
+        request.head = 5;
+        request.variant = "window:4";
+    }
+};
+
+// The entropy map gathered from the probabilities the tab's pass computes (no stored attention, no second pass)
+// equals the map derived head by head from a session that stored everything: the same float32 rows, summed in the
+// same order, so within 1e-12.
+TEST(MechanismsPanel, EntropyGatheredInThePassEqualsTheDerivedMap)
+{
+    StoriesRequest s;
+    const auto model = s.held;
+    Session plain(model);
+    plain.prefill(s.request.sourceIds);
+    const HeadEntropyMap expected = headEntropyMap(plain);
+    const ModelConfig& c = model->config();
+    HeadEntropyCollector collector(c.numLayers, c.numHeads, 40, Session::decoderMask(c));
+    ForwardOptions options;
+    options.wantAttention = false;
+    options.observeAttention = [&collector](int64_t l, int64_t h, int64_t q, int64_t rows, const float* p) {
+        collector.add(l, h, q, rows, p);
+    };
+    Session observed(model, options);
+    observed.prefill(s.request.sourceIds);
+    const HeadEntropyMap map = collector.map(observed);
+    ASSERT_EQ(map.stats.size(), expected.stats.size());
+    for (size_t i = 0; i < map.stats.size(); ++i) {
+        EXPECT_NEAR(map.stats[i].entropy, expected.stats[i].entropy, 1e-12) << i;
+        EXPECT_NEAR(map.stats[i].normalizedEntropy, expected.stats[i].normalizedEntropy, 1e-12) << i;
+        EXPECT_EQ(map.activity[i], expected.activity[i]) << i;
+    }
+    // A head never observed (a backend that does not call the observer) is derived instead.
+    HeadEntropyCollector none(c.numLayers, c.numHeads, 40, Session::decoderMask(c));
+    EXPECT_NEAR(none.map(plain).stats[7].entropy, expected.stats[7].entropy, 1e-12);
+}
+
+// A head or variant switch on the same input reuses the last request's model pass (the cache keeps the same heads)
+// and gives the numbers a request without a cache gives; another layer or input reads the model again.
+TEST(MechanismsPanel, ARequestOnTheSameInputReusesTheModelsPass)
+{
+    StoriesRequest s;
+    MechanismsCache cache;
+    const MechanismsPtr first = computeMechanisms(
+        s.request, s.models, [] { return true; }, &cache);
+    const auto heads = cache.heads;
+    ASSERT_TRUE(heads);
+    s.request.head = 1;
+    s.request.variant = "strided:3";
+    const MechanismsPtr second = computeMechanisms(
+        s.request, s.models, [] { return true; }, &cache);
+    EXPECT_EQ(cache.heads, heads) << "a head switch ran the model again";
+    EXPECT_EQ(second->positions, first->positions) << "the position tables were computed again";
+    const MechanismsPtr fresh = computeMechanisms(s.request, s.models, [] { return true; });
+    EXPECT_EQ(second->inputs.head, 1);
+    EXPECT_LE((second->report.variant.probs - fresh->report.variant.probs).cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_EQ(second->entropy->stats.size(), fresh->entropy->stats.size());
+    EXPECT_EQ(second->linformerSweep.points.back().outRelErr, fresh->linformerSweep.points.back().outRelErr);
+    EXPECT_LE((second->alibi - fresh->alibi).cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_NE(second->alibi(5, 0), first->alibi(5, 0)) << "ALiBi is the head's own slope";
+    s.request.layer = 3;
+    computeMechanisms(
+        s.request, s.models, [] { return true; }, &cache);
+    EXPECT_NE(cache.heads, heads);
+    EXPECT_EQ(cache.heads->layer.front().layer, 3);
 }
 
 } // namespace

@@ -81,8 +81,15 @@ TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
         EXPECT_NEAR(result->curve.accuracy[k], curve["accuracy"][k].get<double>(), 1e-9) << k;
     }
     EXPECT_NEAR(result->unmodifiedLoss, curve["unmodified_loss"].get<double>(), kTolerance);
-    ASSERT_EQ(pruning->curvePlot()->series().size(), 2u);
+    // The story repeats "gold wind frog lamp": the copy task's accuracy is the CLI's, step by step.
+    ASSERT_GT(result->curve.copyPositions, 0);
+    EXPECT_EQ(result->curve.copyPositions, curve["copy_positions"].get<int64_t>());
+    ASSERT_EQ(curve["copy_accuracy"].size(), result->curve.copyAccuracy.size());
+    for (size_t k = 0; k < result->curve.copyAccuracy.size(); ++k)
+        EXPECT_NEAR(result->curve.copyAccuracy[k], curve["copy_accuracy"][k].get<double>(), 1e-9) << k;
+    ASSERT_EQ(pruning->curvePlot()->series().size(), 3u);
     EXPECT_EQ(pruning->curvePlot()->series()[0].y, result->curve.loss);
+    EXPECT_EQ(pruning->curvePlot()->series()[2].y, result->curve.copyAccuracy);
     test::saveScreenshots(window, "pruning");
 
     // A click on head (2, 0) of the importance map selects it everywhere; Ablate removes it on the Intervene tab.

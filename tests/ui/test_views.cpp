@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The attention views fed with golden HF attentions: the numbers drawn, the pixels' colours, grid and statistics.
+#include "mechanisms/line_plot.h"
 #include "mechanisms/matrix_snapshot.h"
 #include "plots/heatmap_matrix.h"
 #include "plots/heatmap_view.h"
@@ -130,7 +131,50 @@ TEST(HeatmapView, GrabbedPixelsFollowTheColormap) {
     EXPECT_GT(checked, 20);
 }
 
-TEST(HeatmapView, ToolTipNamesTokensWeightAndRank) {
+// QCPColorMap spans its image between the first and last cell centres, so one row (a cross head on a lone start
+// token) or one column used to be drawn zero pixels wide: a blank plot. Each cell's centre and both of its edges
+// (0.4 of a cell from the centre) show its colour.
+TEST(HeatmapView, AOneRowAndAOneColumnMapAreDrawn)
+{
+    for (const bool oneRow : { true, false }) {
+        SCOPED_TRACE(oneRow ? "one row" : "one column");
+        const int64_t n = 6;
+        Mat values(oneRow ? 1 : n, oneRow ? n : 1);
+        for (int64_t i = 0; i < n; ++i)
+            values(oneRow ? 0 : i, oneRow ? i : 0) = 0.05 + 0.15 * static_cast<double>(i);
+        HeatmapView view;
+        view.resize(700, 500);
+        view.setColormap(Colormap::Magma);
+        view.setSnapshot(matrixSnapshot(values, indexChips("q", values.rows()), indexChips("k", values.cols())));
+        view.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+        view.flushRedraw();
+        const HeatmapMatrix& m = view.matrix();
+        ASSERT_EQ(m.rows, values.rows());
+        ASSERT_EQ(m.cols, values.cols());
+        const QImage image = view.grab().toImage();
+        const QCPAxis* x = view.plot()->xAxis;
+        const QCPAxis* y = view.plot()->yAxis;
+        const QPoint origin = view.plot()->mapTo(&view, QPoint(0, 0));
+        for (int64_t i = 0; i < m.rows; ++i)
+            for (int64_t j = 0; j < m.cols; ++j) {
+                const QColor expected = colormapColor(Colormap::Magma, (m.at(i, j) - m.low) / (m.high - m.low));
+                for (const double offset : { -0.4, 0.0, 0.4 }) {
+                    const double row = static_cast<double>(i) + (oneRow ? offset : 0.0);
+                    const double col = static_cast<double>(j) + (oneRow ? 0.0 : offset);
+                    const QPoint at = origin
+                        + QPoint(static_cast<int>(std::lround(x->coordToPixel(col))),
+                            static_cast<int>(std::lround(y->coordToPixel(row))));
+                    EXPECT_LE(colorDistance(image.pixelColor(at), expected), 4)
+                        << "cell " << i << "," << j << " offset " << offset << " pixel "
+                        << image.pixelColor(at).name().toStdString() << " expected " << expected.name().toStdString();
+                }
+            }
+    }
+}
+
+TEST(HeatmapView, ToolTipNamesTokensWeightAndRank)
+{
     const SnapshotPtr s = goldenSnapshot("gpt2", true);
     HeatmapView view;
     view.setSnapshot(s);
@@ -214,6 +258,77 @@ TEST(HeatmapView, IndexLabelsOfANarrowMapAreNotRepeated)
     ASSERT_FALSE(ticks.isEmpty());
     for (qsizetype i = 0; i < ticks.size(); ++i)
         EXPECT_EQ(labels[i], QString::number(static_cast<int>(ticks[i])));
+}
+
+TEST(LinePlot, ALegendBelowTheAxesLeavesThemTheWholeWidthBeforeAndAfterTheFirstSeries)
+{
+    // An empty legend in the plot's layout capped the axes at its own width: the Pruning tab's curve was a sliver.
+    LinePlot plot;
+    plot.resize(460, 360);
+    plot.setLegendBelow(2);
+    plot.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&plot));
+    for (const bool withSeries : { false, true }) {
+        SCOPED_TRACE(withSeries ? "with series" : "empty");
+        if (withSeries)
+            plot.setSeries({ { "loss", { 0, 1 }, { 1, 0 }, Qt::red }, { "accuracy", { 0, 1 }, { 0, 1 }, Qt::blue } });
+        QCustomPlot* p = plot.plot();
+        p->replot(QCustomPlot::rpImmediateRefresh);
+        EXPECT_GT(p->axisRect()->width(), 460 * 3 / 4);
+        EXPECT_EQ(p->legend->visible(), withSeries);
+    }
+    EXPECT_GE(plot.plot()->legend->outerRect().top(), plot.plot()->axisRect()->outerRect().bottom())
+        << "the legend is under the axes";
+}
+
+TEST(LinePlot, AnIntegerXIsTickedOnlyAtWholeNumbers)
+{
+    // Compare's divergence of 15 query rows was ticked at 2.5, 7.5 and 12.5: positions that do not exist.
+    for (const int points : { 15, 40, 1000 }) {
+        SCOPED_TRACE(points);
+        LinePlot plot;
+        plot.resize(700, 250);
+        plot.setIntegerX(QStringLiteral("divergence"), QStringLiteral("query position"), QStringLiteral("nats"));
+        PlotSeries series;
+        series.name = QStringLiteral("js");
+        for (int i = 0; i < points; ++i) {
+            series.x.push_back(i);
+            series.y.push_back(0.1 * (i % 3));
+        }
+        plot.setSeries({ series });
+        plot.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&plot));
+        plot.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const QVector<double> ticks = plot.plot()->xAxis->tickVector();
+        ASSERT_GE(ticks.size(), 3);
+        for (const double t : ticks)
+            EXPECT_EQ(t, std::round(t));
+    }
+}
+
+TEST(HeatmapView, WithNothingToShowItDrawsNoAxesOrColourScale)
+{
+    // The Intervene and Pruning tabs before their first run: an empty 0..5 grid beside a 0..6 scale read as data.
+    HeatmapView view;
+    view.setControlsVisible(false);
+    view.setPlaceholder(QStringLiteral("No importance yet"));
+    view.resize(500, 400);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    const auto coloursUnderTheTitle = [&] {
+        view.flushRedraw();
+        QCustomPlot* plot = settledPlot(view);
+        const QImage image = plot->grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = image.height() / 5; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                colours.insert(image.pixel(x, y));
+        return colours.size();
+    };
+    EXPECT_LE(coloursUnderTheTitle(), 1) << "axes, grid or a colour scale drawn with no data";
+    view.setSnapshot(goldenSnapshot("gpt2", true));
+    view.setHead(0, 0);
+    EXPECT_GT(coloursUnderTheTitle(), 20) << "the map, its axes and its scale";
 }
 
 TEST(HeadGridView, OneThumbnailPerHeadAndGqaGroups) {

@@ -13,10 +13,13 @@
 #include "vision/patch_map_view.h"
 #include "vision/vision_figure.h"
 
+#include <QBuffer>
 #include <QFile>
+#include <QFont>
 #include <QImage>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSvgGenerator>
 
 #include <gtest/gtest.h>
 
@@ -167,6 +170,34 @@ TEST(VisionFigure, HeadsGridHasOneThumbnailPerHeadAndRejectsHeadsOutsideTheModel
     recipe.selectedToken = result->numTokens();
     EXPECT_THROW(
         renderVisionFigure(result, recipe, QString::fromStdString(dir + "/bad.png"), FigureFormat::Png), Error);
+}
+
+TEST(VisionFigure, NoClassLabelIsElidedWhenTheChartHasRoom)
+{
+    // The widest label set the label column to its width in whole pixels, and elidedText, measuring in fractional
+    // ones, shortened it to "trian…" beside a bar with room to spare.
+    for (const int points : { 8, 9, 10, 11, 12 }) {
+        SCOPED_TRACE(points);
+        ClassBarChart chart;
+        chart.setFont(QFont(QStringLiteral("Sans Serif"), points)); // exact fits depend on the size: several
+        chart.resize(320, 340);
+        const std::vector<std::string> labels { "triangle", "circle", "square", "cross", "tabby cat" };
+        std::vector<ClassScore> classes;
+        for (const std::string& label : labels)
+            classes.push_back({ label, 0.2 });
+        chart.setClasses(classes);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        QSvgGenerator generator;
+        generator.setOutputDevice(&buffer);
+        generator.setSize(chart.size());
+        chart.render(&generator);
+        buffer.close(); // QSvgGenerator finishes the document when its painter ends, inside render()
+        const QString svg = QString::fromUtf8(buffer.data());
+        for (const std::string& label : labels)
+            EXPECT_TRUE(svg.contains(">" + QString::fromStdString(label) + "<")) << label;
+        EXPECT_FALSE(svg.contains(QChar(0x2026))) << "an elided label";
+    }
 }
 
 TEST(VisionFigure, ClassChartIsVectorInSvgAndPdf)

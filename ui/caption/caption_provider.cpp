@@ -2,15 +2,27 @@
 #include "caption/caption_provider.h"
 
 #include "core/error.h"
+#include "service/model_registry.h"
+#include "tokenizer/tokenizer_loader.h"
 
 namespace attn::ui {
 
 namespace {
 
+/// The model from the engine's registry (the Mechanisms tab's heads read the same copy) and its tokenizer.
+Captioner registryCaptioner(const ModelSource& source, ModelRegistry& models)
+{
+    Captioner c;
+    c.model = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(models.model(source));
+    if (!c.model) throw Error(source.folder, "is not an image-to-text model");
+    c.tokenizer = loadTokenizer(source);
+    return c;
+}
+
 class CaptionProvider : public AttentionProvider {
 public:
-    CaptionProvider(const ModelSource& source, const ProgressFn& progress)
-        : m_captioner(loadCaptioner(source.folder))
+    CaptionProvider(const ModelSource& source, ModelRegistry& models, const ProgressFn& progress)
+        : m_captioner(registryCaptioner(source, models))
         , m_summary(summarizeModel(source, "cpu (reference attention core)"))
     {
         if (!progress(3, 4)) throw Cancelled();
@@ -62,9 +74,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<AttentionProvider> openCaptionProvider(const ModelSource& source, const ProgressFn& progress)
+std::unique_ptr<AttentionProvider> openCaptionProvider(
+    const ModelSource& source, ModelRegistry& models, const ProgressFn& progress)
 {
-    return std::make_unique<CaptionProvider>(source, progress);
+    return std::make_unique<CaptionProvider>(source, models, progress);
 }
 
 } // namespace attn::ui

@@ -148,7 +148,7 @@ std::unique_ptr<AttentionProvider> openEngineProvider(
     const ModelSource source = probeModel(path);
     if (!hasSelfAttention(source.config)) return openRnnSeq2SeqProvider(path, models, progress);
     if (source.config.kind == ModelKind::EncoderDecoder) return openSeq2SeqProvider(source, models, progress);
-    if (source.config.kind == ModelKind::ImageToText) return openCaptionProvider(source, progress);
+    if (source.config.kind == ModelKind::ImageToText) return openCaptionProvider(source, models, progress);
     return std::make_unique<EngineProvider>(source, models, progress);
 }
 

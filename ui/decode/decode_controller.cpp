@@ -89,6 +89,7 @@ template <class Edit> void DecodeController::edit(Edit&& edit, std::function<voi
 void DecodeController::apply(const Change& change)
 {
     if (change.keep < 0) return;
+    if (change.newPrompt) clearBranches(); // before the views redraw the new timeline
     m_steps.resize(static_cast<size_t>(std::min<int64_t>(change.keep, static_cast<int64_t>(m_steps.size()))));
     m_steps.insert(m_steps.end(), change.added.begin(), change.added.end());
     emit timelineChanged(change.keep);
@@ -150,23 +151,24 @@ void DecodeController::setSampling(const SamplerOptions& o)
 
 void DecodeController::prompt(const QString& text)
 {
-    stopRun();
-    clearBranches(); // branches belong to one prompt
-    // The timeline clears itself once the prompt is accepted: a refused one (over the context, no tokens) leaves
-    // the engine's steps as the panel still shows them, and Step goes on from there.
-    edit([text = text.toStdString()](DecodeTimeline& t, Change& c) {
-        c.added = t.prompt(t.encode(text));
-        c.keep = 0;
-    });
+    startPrompt([text = text.toStdString()](DecodeTimeline& t) { return t.encode(text); });
 }
 
 void DecodeController::promptIds(const std::vector<int64_t>& ids)
 {
+    startPrompt([ids](DecodeTimeline&) { return ids; });
+}
+
+template <class Tokens> void DecodeController::startPrompt(Tokens&& tokens)
+{
     stopRun();
-    clearBranches();
-    edit([ids](DecodeTimeline& t, Change& c) {
-        c.added = t.prompt(ids);
+    // The timeline clears itself once the prompt is accepted, and its branches go with it (they belong to one
+    // prompt): a refused prompt (over the context, no tokens) leaves the engine's steps and the branches as the panel
+    // still shows them, and Step goes on from there.
+    edit([tokens = std::forward<Tokens>(tokens)](DecodeTimeline& t, Change& c) {
+        c.added = t.prompt(tokens(t));
         c.keep = 0;
+        c.newPrompt = true;
     });
 }
 

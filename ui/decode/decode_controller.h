@@ -81,10 +81,13 @@ private:
         int64_t keep = -1;
         std::vector<DecodeStepPtr> added;
         QString ended;
+        bool newPrompt = false; ///< a prompt replaced the timeline: the branches of the old one go
     };
     /// Runs `edit` on the engine thread's timeline, then applies its change here; `then` runs after it applied.
     template <class Edit> void edit(Edit&& edit, std::function<void(const Change&)> then = {});
     void apply(const Change& change);
+    /// Starts over from the prompt `tokens(timeline)` gives (on the engine thread).
+    template <class Tokens> void startPrompt(Tokens&& tokens);
     /// Posts one step; a `chained` one (Run) decodes a batch of steps, goes on with the next batch when it arrives,
     /// and stops on the engine thread before any step that begins after the run stopped.
     void runNext(quint64 generation, bool chained);

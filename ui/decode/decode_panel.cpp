@@ -96,14 +96,16 @@ DecodePanel::DecodePanel(EngineController* engine, QWidget* parent)
     lower->addWidget(m_timeline);
     lower->addWidget(m_strip);
     lower->addWidget(m_lensView);
-    lower->setSizes({ 300, 300, 240, 280 });
-    // Minimum readable sizes: below them axis titles are clipped and legends cover the data.
+    lower->setSizes({ 280, 280, 200, 320 });
+    // Minimum readable sizes: below them axis titles are clipped and legends cover the data. The lens table needs
+    // 280 px for its three columns to read in full (its header said "top next toker" at 200, and its rows wrapped
+    // into a vertical scroll at 1024 px); the strip's cells and the two plots give up the width for it.
     m_chart->setMinimumSize(220, 180);
     m_heatmap->setMinimumHeight(180);
-    m_strip->setMinimumWidth(200);
-    m_lensView->setMinimumWidth(200);
-    m_kv->setMinimumSize(260, 180); // with its header row: the plot keeps 140 px
-    m_timeline->setMinimumSize(260, 180); // with its slider
+    m_strip->setMinimumWidth(180);
+    m_lensView->setMinimumWidth(280);
+    m_kv->setMinimumSize(240, 195); // with its header rows: the plot keeps 140 px
+    m_timeline->setMinimumSize(240, 180); // with its slider
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(upper);
     vertical->addWidget(lower);

@@ -34,10 +34,13 @@ KvCacheView::KvCacheView(QWidget* parent)
     auto* row = new QHBoxLayout;
     row->addWidget(new QLabel(tr("<b>KV cache</b>")));
     row->addWidget(m_layerBox);
-    row->addWidget(new FixedTextBox(m_label, 3), 1); // its text changes at every decode step
+    row->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
+    // The summary under the title row, the panel's whole width: beside the spin box it had ~90 px at 1024 px and lost
+    // its end. Its text changes at every decode step.
+    layout->addWidget(new FixedTextBox(m_label, 2));
     layout->addWidget(m_plot, 1);
 
     m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels); // redrawn at every decode step
@@ -110,10 +113,8 @@ void KvCacheView::redraw()
     m_outside = 0;
     for (int64_t k = 0; k < n; ++k)
         if (!keyVisible(mask, n - 1, k)) ++m_outside;
-    QString text = tr("%1 positions cached in layer %2 (keys and values of %3 KV heads)")
-                       .arg(n)
-                       .arg(layer())
-                       .arg(m_info.numKvHeads);
+    // The layer is the spin box's beside the title.
+    QString text = tr("%1 positions cached (keys and values of %2 KV heads)").arg(n).arg(m_info.numKvHeads);
     if (mask.slidingWindow > 0)
         text += tr("; window %1: %2 positions have left it").arg(mask.slidingWindow).arg(m_outside);
     else if (!m_info.layerWindows.empty())

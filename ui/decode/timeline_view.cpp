@@ -48,6 +48,7 @@ TimelineView::TimelineView(QWidget* parent)
     placeLegendAbove(m_plot);
     m_cursor = new QCPItemStraightLine(m_plot);
     m_cursor->setPen(QPen(QColor(90, 90, 90), 1, Qt::DashLine));
+    m_cursor->setVisible(false); // until a step is shown: its default points drew a diagonal across the empty plot
 
     connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
         setCurrent(value);
@@ -78,6 +79,7 @@ void TimelineView::setSteps(const std::vector<DecodeStepPtr>& steps)
     m_plot->xAxis->setRange(-0.5, std::max<double>(1.0, static_cast<double>(steps.size())) - 0.5);
     const QSignalBlocker block(m_slider);
     m_slider->setRange(0, std::max(0, static_cast<int>(steps.size()) - 1));
+    m_cursor->setVisible(!steps.empty());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -22,6 +22,8 @@ public:
     void setCurrent(int64_t index);
     int64_t current() const;
     QSlider* slider() const { return m_slider; }
+    /// The dashed line at the step shown (hidden while there is no step).
+    QCPItemStraightLine* cursor() const { return m_cursor; }
 
 signals:
     void stepSelected(qint64 index);

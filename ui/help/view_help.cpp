@@ -137,7 +137,10 @@ QHash<QString, QString> pages()
                "main input or on every line of a text file; a negative value means the text became more likely "
                "without it. Right, greedy pruning: heads removed one at a time, least important first, with the "
                "next-token loss (left axis) and the share of positions whose most likely token is the actual next "
-               "one (right axis) against the share of heads removed. The numbers are attnscope-cli prune's. Click "
+               "one (right axis) against the share of heads removed. Where the input repeats a span, the copy "
+               "accuracy is that share over the repeated tokens alone (their two tokens before occurred earlier, "
+               "followed by the same token): what removing heads does to copying. The numbers are attnscope-cli "
+               "prune's. Click "
                "a head to select it, then ablate it on the Intervene tab.</p>") },
     };
 }

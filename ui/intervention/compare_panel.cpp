@@ -165,7 +165,7 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     linkZoom();
     m_js = new LinePlot;
     m_js->setObjectName("compareJs");
-    m_js->setAxes(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
+    m_js->setIntegerX(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
     m_js->setLegendVisible(false);
     m_js->setYRange(0.0, std::numbers::ln2); // the divergence in nats lies in [0, ln 2]
     m_js->setMinimumSize(240, 150);

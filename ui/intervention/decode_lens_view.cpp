@@ -26,6 +26,7 @@ DecodeLensView::DecodeLensView(EngineController* engine, QWidget* parent)
     m_title->setWordWrap(true);
     m_table = newLensTable();
     m_table->setObjectName("decodeLensTable");
+    nameLensTableRows(m_table, true); // its header reads the same before the first readout
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);

@@ -23,26 +23,15 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 
 namespace attn::ui {
 
-namespace {
-
-std::vector<TokenChip> chipsOf(const AblationResult& result)
-{
-    std::vector<TokenChip> chips;
-    for (const int64_t id : result.tokens)
-        chips.push_back({ result.text.at(id), id, false });
-    return chips;
-}
-
-} // namespace
-
 InterventionPanel::InterventionPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
     : QWidget(parent)
+    , m_engine(engine)
     , m_runner(new InterventionRunner(engine, sessionKey, this))
 {
-    qRegisterMetaType<attn::ui::AblationResultPtr>("attn::ui::AblationResultPtr");
     setObjectName("interventionPanel");
     m_mode = new QComboBox;
     m_mode->setObjectName("ablationMode");
@@ -100,7 +89,7 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_table = newTopKTable();
     m_kl = new LinePlot;
     m_kl->setObjectName("klPlot");
-    m_kl->setAxes(tr("KL(unmodified || ablated) per position"), tr("position"), tr("nats"));
+    m_kl->setIntegerX(tr("KL(unmodified || ablated) per position"), tr("position"), tr("nats"));
     m_kl->setLegendVisible(false);
     m_kl->setMinimumSize(240, 150);
     m_difference = new HeatmapView;
@@ -111,6 +100,7 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     signedRange.symmetric = true; // zero (no change) is the middle colour, also for a head the ablation leaves alone
     m_difference->setOptions(signedRange);
     m_difference->setMinimumSize(240, 180);
+    m_difference->setDeriver(std::bind_front(&EngineController::derive, engine)); // a long input's overview
     m_difference->setCaption({ .title = tr("ablated − unmodified"), .value = tr("difference") });
     m_headChange = new HeatmapView;
     m_headChange->setObjectName("headChange");
@@ -187,6 +177,8 @@ void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_run.reset();
     m_ablations.clear();
     m_result.reset();
+    ++m_differenceRequest;
+    m_differenceStale = false;
     m_runner->forget();
     m_table->setRowCount(0);
     m_kl->setSeries({});
@@ -216,7 +208,7 @@ void InterventionPanel::setHead(int64_t layer, int64_t head)
     m_layer = layer;
     m_head = head;
     m_ablateButton->setText(tr("&Ablate L%1.H%2").arg(layer).arg(head));
-    showDifference();
+    requestDifference();
 }
 
 void InterventionPanel::addAblation(Ablation ablation)
@@ -296,7 +288,10 @@ QMenu* InterventionPanel::headMenu(int64_t layer, int64_t head, QWidget* parent)
 void InterventionPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    if (!m_result && !m_runner->busy()) rerun(); // the unmodified numbers of a run made while the tab was hidden
+    if (!m_result && !m_runner->busy())
+        rerun(); // the unmodified numbers of a run made while the tab was hidden
+    else if (m_differenceStale)
+        requestDifference();
 }
 
 QString InterventionPanel::continuationText() const
@@ -317,16 +312,24 @@ void InterventionPanel::rerun()
         tokens.push_back(chip.id);
     setStatus(tr("Running %1…")
                   .arg(m_ablations.empty() ? tr("the unmodified input") : m_list->item(m_list->count() - 1)->text()));
-    m_runner->request<AblationResultPtr>(
+    m_runner->request<Answer>(
         QString::fromStdString(m_summary->path), std::move(tokens),
-        [ablations = m_ablations](
-            const KeptRun& kept, const RerunHooks& hooks) { return computeAblation(kept, ablations, hooks); },
-        [this](AblationResultPtr result) { showResult(std::move(result)); });
+        [ablations = m_ablations, layer = m_layer, head = m_head](const KeptRun& kept, const RerunHooks& hooks) {
+            Answer answer { computeAblation(kept, ablations, hooks), {}, layer, head };
+            answer.difference = attentionDifference(*answer.result, layer, head);
+            return answer;
+        },
+        [this](Answer answer) { showResult(std::move(answer)); });
 }
 
-void InterventionPanel::showResult(AblationResultPtr result)
+void InterventionPanel::showResult(Answer answer)
 {
-    m_result = std::move(result);
+    m_result = std::move(answer.result);
+    ++m_differenceRequest; // a difference on its way is of the previous diff
+    if (answer.layer == m_layer && answer.head == m_head)
+        showDifference(answer.difference);
+    else
+        requestDifference();
     fillTopKTable(m_table, *m_result);
     const Tensor& kl = m_result->diff.kl;
     PlotSeries series { tr("KL"), {}, {}, QColor(200, 40, 40) };
@@ -336,7 +339,6 @@ void InterventionPanel::showResult(AblationResultPtr result)
     }
     m_kl->setSeries({ series });
     m_kl->setMarkerX(m_table->currentRow());
-    showDifference();
     const Tensor& change = m_result->diff.headChange;
     Mat perHead(change.dim(0), change.dim(1));
     for (int64_t l = 0; l < change.dim(0); ++l)
@@ -363,28 +365,29 @@ void InterventionPanel::showResult(AblationResultPtr result)
     emit resultShown();
 }
 
-void InterventionPanel::showDifference()
+void InterventionPanel::requestDifference()
 {
-    if (!m_result || m_result->diff.cleanAttention.empty()) return;
-    const InterventionDiff& d = m_result->diff;
-    const int64_t layer = std::clamp<int64_t>(m_layer, 0, static_cast<int64_t>(d.cleanAttention.size()) - 1);
-    const Tensor& clean = d.cleanAttention[static_cast<size_t>(layer)];
-    const Tensor& changed = d.changedAttention[static_cast<size_t>(layer)];
-    const int64_t head = std::clamp<int64_t>(m_head, 0, clean.dim(0) - 1), n = clean.dim(1), keys = clean.dim(2);
-    Mat values(n, keys);
-    const float* a = clean.data() + head * n * keys;
-    const float* b = changed.data() + head * n * keys;
-    for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < keys; ++j)
-            values(i, j) = static_cast<double>(b[i * keys + j]) - static_cast<double>(a[i * keys + j]);
-    MaskSpec causal;
-    causal.causal = true;
-    m_difference->setSnapshot(matrixSnapshot(values, chipsOf(*m_result), {}, causal));
+    if (!m_result) return;
+    m_differenceStale = !isVisible();
+    if (m_differenceStale) return; // a hidden tab builds no 4M-cell difference per head switch
+    m_engine->post<AttentionDifference>(
+        this,
+        [result = m_result, layer = m_layer, head = m_head](
+            EngineContext&) { return attentionDifference(*result, layer, head); },
+        [this, id = ++m_differenceRequest](AttentionDifference difference) {
+            if (id == m_differenceRequest) showDifference(difference);
+        },
+        {});
+}
+
+void InterventionPanel::showDifference(const AttentionDifference& difference)
+{
+    if (!difference.snapshot) return;
+    m_difference->setSnapshot(difference.snapshot);
     // A mean ablation leaves its head's own attention alone (it replaces the head's output): say so.
-    const bool unchanged = values.cwiseAbs().maxCoeff() == 0.0;
-    const QString name = QStringLiteral("L%1.H%2").arg(layer).arg(head);
+    const QString name = QStringLiteral("L%1.H%2").arg(difference.layer).arg(difference.head);
     m_difference->setCaption(
-        { .title = unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
+        { .title = difference.unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
             .value = tr("difference") });
 }
 

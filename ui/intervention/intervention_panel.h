@@ -4,6 +4,7 @@
 // Ctrl+Z removes the last), and the diff against the unmodified run: top next tokens and KL per position, and the
 // selected head's attention difference, every head's change at once, and the greedy continuation with and without.
 #include "intervention/ablation_result.h"
+#include "intervention/attention_difference.h"
 #include "model/model_summary.h"
 
 #include <QWidget>
@@ -85,12 +86,21 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    /// A diff and the difference of the head selected when it was asked for, both built on the engine thread.
+    struct Answer {
+        AblationResultPtr result;
+        AttentionDifference difference;
+        int64_t layer = 0, head = 0; ///< the head selected when it was asked for
+    };
     void rerun();
-    void showResult(AblationResultPtr result);
-    void showDifference();
+    void showResult(Answer answer);
+    /// Has the engine thread build the selected head's difference of the shown diff (when the tab is shown).
+    void requestDifference();
+    void showDifference(const AttentionDifference& difference);
     void updateList();
     void setStatus(const QString& text);
 
+    EngineController* m_engine = nullptr;
     InterventionRunner* m_runner = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;
     std::shared_ptr<const RunResult> m_run;
@@ -98,6 +108,8 @@ private:
     AblationResultPtr m_result;
     int64_t m_layer = 0;
     int64_t m_head = 0;
+    quint64 m_differenceRequest = 0; ///< the latest; older answers (another head or diff) are dropped
+    bool m_differenceStale = false; ///< the head changed while the tab was hidden
 
     QComboBox* m_mode = nullptr;
     QDoubleSpinBox* m_factor = nullptr;

@@ -34,11 +34,19 @@ QTableWidget* newLensTable()
     return table;
 }
 
+void nameLensTableRows(QTableWidget* table, bool compact)
+{
+    // Compact names are short ("embed", "L0"): so is their header, which sets that column's width (ResizeToContents)
+    // and left the tokens too little of a narrow view.
+    table->horizontalHeaderItem(0)->setText(compact ? QObject::tr("layer") : QObject::tr("read after"));
+}
+
 void fillLensTable(QTableWidget* table, const LensResult& result, int64_t position, bool compact)
 {
     const LogitLens& lens = result.lens;
     const int64_t n = lens.chosenProbability.dim(1), layers = lens.chosenProbability.dim(0) - 1;
     table->setRowCount(static_cast<int>(layers + 1));
+    nameLensTableRows(table, compact);
     for (int64_t l = 0; l <= layers; ++l) {
         const auto& top = lens.top[static_cast<size_t>(l)][static_cast<size_t>(position)];
         const size_t shown = compact ? std::min<size_t>(3, top.size()) : top.size();

@@ -11,8 +11,10 @@ namespace attn::ui {
 /// A read-only table with the columns "read after", "p(chosen)" and "top next tokens"; the last fills the width left
 /// and wraps (rows grow to their text), so the top tokens read without hovering.
 QTableWidget* newLensTable();
-/// Fills `table` for `position` of `result`. Compact (a narrow view): short row names and the top three tokens at 2
-/// decimals; otherwise every top token at 3. p(chosen) has 4 significant digits.
+/// The header of the row names: "layer" over compact names, else "read after" (fillLensTable sets it too).
+void nameLensTableRows(QTableWidget* table, bool compact);
+/// Fills `table` for `position` of `result`. Compact (a narrow view): short row names under the header "layer" and the
+/// top three tokens at 2 decimals; otherwise every top token at 3. p(chosen) has 4 significant digits.
 void fillLensTable(QTableWidget* table, const LensResult& result, int64_t position, bool compact);
 
 } // namespace attn::ui

@@ -45,7 +45,7 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     m_table->setObjectName("lensTable");
     m_plot = new LinePlot;
     m_plot->setObjectName("lensPlot");
-    m_plot->setAxes(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
+    m_plot->setIntegerX(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
     m_plot->setLegendVisible(false);
     m_plot->setMinimumSize(240, 160);
     m_plot->plot()->yAxis->setRange(0.0, 1.05);

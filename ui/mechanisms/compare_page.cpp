@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/compare_page.h"
 
-#include "mechanisms/matrix_snapshot.h"
 #include "plots/colormaps.h"
 #include "plots/heatmap_view.h"
 
@@ -111,31 +110,22 @@ ComparePage::ComparePage(QWidget* parent)
     layout->addWidget(m_notes);
 }
 
-void ComparePage::showResult(
-    const MechanismsResult& r, const std::vector<TokenChip>& tokens, const std::vector<TokenChip>& keys)
+void ComparePage::showResult(const MechanismsResult& r)
 {
     const MechanismReport& rep = r.report;
-    MaskSpec mask;
-    mask.causal = r.inputs.causal;
-    mask.slidingWindow = r.inputs.slidingWindow;
-    m_exact->setSnapshot(matrixSnapshot(rep.exact, tokens, keys, mask));
+    m_exact->setSnapshot(r.maps.exact);
     m_exact->setCaption({ .title = tr("exact") });
     const QString variant = QString::fromStdString(r.request.variant);
+    m_variant->setSnapshot(r.maps.variant);
+    m_difference->setSnapshot(r.maps.difference);
     if (rep.variant.probsOverKeys) {
-        m_variant->setSnapshot(
-            matrixSnapshot(rep.variant.probs, tokens, keys, rep.variant.unmaskedReference ? MaskSpec {} : mask));
         m_variant->setCaption({ .title = variant });
-        m_difference->setSnapshot(matrixSnapshot(
-            rep.variant.probs - rep.reference, tokens, keys, rep.variant.unmaskedReference ? MaskSpec {} : mask));
         m_difference->setCaption(
             { .title = rep.variant.unmaskedReference ? tr("variant − unmasked") : tr("variant − exact"),
                 .value = tr("difference") });
     } else {
         // Linformer: rows are queries, columns the k projected positions; its difference is taken on the outputs.
-        m_variant->setSnapshot(matrixSnapshot(rep.variant.probs, tokens, indexChips("E", rep.variant.probs.cols())));
         m_variant->setCaption({ .title = variant, .x = tr("row of E k"), .y = tr("query") });
-        m_difference->setSnapshot(
-            matrixSnapshot(rep.variant.out - rep.referenceOut, tokens, indexChips("d", rep.variant.out.cols())));
         m_difference->setCaption({ .title = tr("out − unmasked out"),
             .x = tr("value dimension"),
             .y = tr("query"),

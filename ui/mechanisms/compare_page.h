@@ -17,9 +17,8 @@ class ComparePage : public QWidget {
     Q_OBJECT
 public:
     explicit ComparePage(QWidget* parent = nullptr);
-    /// `queries` label the rows; `keys` the columns (empty: the same tokens, a self-attention head).
-    void showResult(
-        const MechanismsResult& result, const std::vector<TokenChip>& queries, const std::vector<TokenChip>& keys);
+    /// The result's maps (MechanismsMaps) and numbers.
+    void showResult(const MechanismsResult& result);
 
     HeatmapView* exactView() const { return m_exact; }
     HeatmapView* variantView() const { return m_variant; }

@@ -10,20 +10,10 @@
 #include <QSlider>
 #include <QSpinBox>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::ui {
-
-namespace {
-
-const Mat* namedArray(const MechanismResult& r, const std::string& name)
-{
-    for (const NamedArray& a : r.arrays)
-        if (a.name == name) return &a.values;
-    return nullptr;
-}
-
-} // namespace
 
 FlashPage::FlashPage(QWidget* parent)
     : QWidget(parent)
@@ -75,8 +65,9 @@ int64_t FlashPage::blockK() const
     return m_bk->value();
 }
 
-void FlashPage::showResult(const MechanismsResult& r)
+void FlashPage::showResult(const MechanismsPtr& result)
 {
+    const MechanismsResult& r = *result;
     if (const QString why = selfAttentionOnly(r); !why.isEmpty()) {
         m_result.reset();
         m_summary->setText(why);
@@ -89,18 +80,19 @@ void FlashPage::showResult(const MechanismsResult& r)
     m_step->setEnabled(true);
     m_running->show();
     m_bytes->show();
-    m_result = std::make_shared<const MechanismsResult>(r);
-    const Mat& runningMax = *namedArray(r.flash, "running_max");
-    const double err = (r.flash.out - r.report.exactOut).cwiseAbs().maxCoeff();
-    m_summary->setText(tr("Bq = %1, Bk = %2 on T = %3: %4 tiles visited; max |flash − exact| over the output = %5 "
-                          "(the online softmax is exact). Bytes moved (float32): flash %6, standard %7.")
+    m_result = result; // the shown result, shared: setStep reads its running max and sum
+    const FlashRows& f = r.flash;
+    const int64_t T = r.inputs.tokens(), rows = static_cast<int64_t>(f.rows.size());
+    m_summary->setText(tr("Bq = %1, Bk = %2 on T = %3: %4 tiles visited; max |flash − exact| over the output%5 = %6 "
+                          "(the online softmax is exact). Bytes moved (float32): flash %7, standard %8.")
                            .arg(r.request.flashBq)
                            .arg(r.request.flashBk)
-                           .arg(r.inputs.tokens())
-                           .arg(r.flash.numbers.at("tiles_visited"))
-                           .arg(err, 0, 'g', 3)
-                           .arg(r.flash.numbers.at("bytes_moved"), 0, 'g', 4)
-                           .arg(r.flash.numbers.at("bytes_moved_standard"), 0, 'g', 4));
+                           .arg(T)
+                           .arg(f.tilesVisited)
+                           .arg(rows < T ? tr(" of %1 evenly spaced query rows").arg(rows) : QString())
+                           .arg(r.flashMaxError, 0, 'g', 3)
+                           .arg(f.io.flash, 0, 'g', 4)
+                           .arg(f.io.standard, 0, 'g', 4));
     std::vector<double> t, standard, flash;
     for (const auto& [tokens, io] : r.io) {
         t.push_back(static_cast<double>(tokens));
@@ -113,7 +105,7 @@ void FlashPage::showResult(const MechanismsResult& r)
         { tr("FlashAttention Bq=%1 Bk=%2").arg(r.request.flashBq).arg(r.request.flashBk), t, flash,
             QColor("#2ca02c") } });
     const QSignalBlocker block(m_step);
-    m_step->setRange(0, static_cast<int>(runningMax.rows()) - 1);
+    m_step->setRange(0, static_cast<int>(f.runningMax.rows()) - 1);
     m_step->setValue(m_step->maximum());
     setStep(m_step->value());
 }
@@ -121,22 +113,22 @@ void FlashPage::showResult(const MechanismsResult& r)
 void FlashPage::setStep(int step)
 {
     if (!m_result) return;
-    const Mat& runningMax = *namedArray(m_result->flash, "running_max");
-    const Mat& runningSum = *namedArray(m_result->flash, "running_sum");
-    step = std::clamp(step, 0, static_cast<int>(runningMax.rows()) - 1);
+    const FlashRows& f = m_result->flash;
+    step = std::clamp(step, 0, static_cast<int>(f.runningMax.rows()) - 1);
     const int64_t bk = m_result->request.flashBk, T = m_result->inputs.tokens();
     m_stepLabel->setText(tr("%1 / %2: keys [%3, %4)")
                              .arg(step + 1)
-                             .arg(runningMax.rows())
+                             .arg(f.runningMax.rows())
                              .arg(step * bk)
                              .arg(std::min<int64_t>(T, (step + 1) * bk)));
     std::vector<double> rows, m, l;
-    for (int64_t i = 0; i < T; ++i) {
+    for (size_t i = 0; i < f.rows.size(); ++i) {
+        const auto c = static_cast<Eigen::Index>(i);
         // A row that has seen no visible key yet has m = -inf and l = 0: not drawn.
-        if (!std::isfinite(runningMax(step, i))) continue;
-        rows.push_back(static_cast<double>(i));
-        m.push_back(runningMax(step, i));
-        l.push_back(runningSum(step, i));
+        if (!std::isfinite(f.runningMax(step, c))) continue;
+        rows.push_back(static_cast<double>(f.rows[i]));
+        m.push_back(f.runningMax(step, c));
+        l.push_back(f.runningSum(step, c));
     }
     m_running->setAxes(tr("Online softmax after key block %1").arg(step + 1), tr("query row"), tr("running max m"),
         tr("running sum l"));

@@ -18,7 +18,7 @@ class FlashPage : public QWidget {
     Q_OBJECT
 public:
     explicit FlashPage(QWidget* parent = nullptr);
-    void showResult(const MechanismsResult& result);
+    void showResult(const MechanismsPtr& result);
     /// Shows the state after key block `step` (0-based).
     void setStep(int step);
     int64_t blockQ() const;

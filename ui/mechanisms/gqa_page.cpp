@@ -74,7 +74,11 @@ void GqaPage::showResult(const MechanismsResult& r)
                            .arg(r.inputs.tokens())
                            .arg(n.at("kv_cache_bytes_mha"), 0, 'f', 0)
                            .arg(n.at("kv_cache_bytes_model"), 0, 'f', 0)
-                           .arg(n.at("kv_cache_bytes"), 0, 'f', 0));
+                           .arg(n.at("kv_cache_bytes"), 0, 'f', 0)
+        + (r.sampledRows < r.inputs.tokens() ? tr(" KL and output error on %1 of %2 query rows, evenly spaced.")
+                                                   .arg(r.sampledRows)
+                                                   .arg(r.inputs.tokens())
+                                             : QString()));
     m_table->setRowCount(static_cast<int>(heads));
     for (int64_t h = 0; h < heads; ++h) {
         const MechanismMetrics& m = r.gqaPerHead[static_cast<size_t>(h)];

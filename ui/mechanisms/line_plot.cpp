@@ -59,10 +59,21 @@ void LinePlot::setAxes(
             auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
             ticker->setLogBase(axis == m_plot->xAxis ? 2 : 10);
             axis->setTicker(ticker);
+        } else if (axis == m_plot->xAxis && m_integerX) {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1.0);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples); // 1, 2, 5, 10, ... positions apart
+            axis->setTicker(ticker);
         } else {
             axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
         }
     }
+}
+
+void LinePlot::setIntegerX(const QString& title, const QString& x, const QString& left)
+{
+    m_integerX = true;
+    setAxes(title, x, left);
 }
 
 void LinePlot::setLegendVisible(bool visible)
@@ -74,11 +85,29 @@ void LinePlot::setLegendBelow(int columns)
 {
     QCPLegend* legend = m_plot->legend;
     m_plot->axisRect()->insetLayout()->take(legend);
-    m_plot->plotLayout()->addElement(2, 0, legend); // under row 0 (the title) and row 1 (the axes)
-    m_plot->plotLayout()->setRowStretchFactor(2, 0.001); // as tall as its entries, the axes take the rest
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(columns);
     legend->setBorderPen(Qt::NoPen);
+    m_legendBelow = true;
+    placeLegendBelow();
+}
+
+void LinePlot::placeLegendBelow()
+{
+    if (!m_legendBelow) return;
+    QCPLegend* legend = m_plot->legend;
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    // Only while it has entries: a layout grid caps a column at the narrowest maximum width in it, and an empty
+    // legend's maximum is its margins, which squeezed the axes into a 50 px sliver before the first series.
+    const bool wanted = legend->itemCount() > 0, placed = layout->hasElement(2, 0);
+    if (wanted && !placed) {
+        layout->addElement(2, 0, legend); // under row 0 (the title) and row 1 (the axes)
+        layout->setRowStretchFactor(2, 0.001); // as tall as its entries, the axes take the rest
+    } else if (!wanted && placed) {
+        layout->take(legend);
+        layout->simplify();
+    }
+    legend->setVisible(wanted); // out of every layout it would still paint where it last was
 }
 
 void LinePlot::setSeries(const std::vector<PlotSeries>& series)
@@ -104,6 +133,7 @@ void LinePlot::setSeries(const std::vector<PlotSeries>& series)
     if (!m_logY && m_plot->yAxis->range().lower > 0) m_plot->yAxis->setRangeLower(0);
     if (m_leftRange) m_plot->yAxis->setRange(m_leftRange->first, m_leftRange->second);
     if (m_rightRange) m_plot->yAxis2->setRange(m_rightRange->first, m_rightRange->second);
+    placeLegendBelow();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -32,9 +32,12 @@ public:
     /// log2 / log10 axes where asked; labels for x, left and (when a series uses it) right axis.
     void setAxes(const QString& title, const QString& x, const QString& left, const QString& right = {},
         bool logX = false, bool logY = false);
+    /// setAxes for an x that counts (positions, layers): ticks only at whole numbers, never "2.5".
+    void setIntegerX(const QString& title, const QString& x, const QString& left);
     void setSeries(const std::vector<PlotSeries>& series);
     void setLegendVisible(bool visible);
-    /// The legend in a row of its own under the axes, `columns` entries wide: for curves that may pass anywhere.
+    /// The legend in a row of its own under the axes, `columns` entries wide, once there is a series: for curves
+    /// that may pass anywhere.
     void setLegendBelow(int columns);
     /// Keeps the left (or right) axis at [low, high] whatever the data: bounded quantities (an entropy 0 .. ln keys, a
     /// weight 0 .. 1) read against their whole range.
@@ -47,7 +50,11 @@ public:
     QCustomPlot* plot() const { return m_plot; }
 
 private:
+    void placeLegendBelow();
+
     QCustomPlot* m_plot = nullptr;
+    bool m_legendBelow = false;
+    bool m_integerX = false; ///< setIntegerX's
     std::vector<PlotSeries> m_series;
     QString m_title;
     bool m_logX = false, m_logY = false;

@@ -4,10 +4,14 @@
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
 #include "mechanisms/learned_positions.h"
-#include "mechanisms/model_heads.h"
+#include "mechanisms/mechanisms_cache.h"
+#include "mechanisms/mechanisms_maps.h"
 #include "mechanisms/position_tables.h"
+#include "mechanisms/sampled_rows.h"
 #include "model/model_source.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace attn::ui {
@@ -41,33 +45,57 @@ PositionTables positionTables(const HeadInputs& in, const ModelConfig* config, A
     // The model's bucketing when it is a T5 (else T5's defaults); decoders bucket one-sided.
     p.t5Bucketing = t5Bucketing(config);
     p.t5Buckets = t5BucketMatrix(T, !in.causal, p.t5Bucketing);
-    p.alibi = alibiMatrix(T, in.numHeads, std::max<int64_t>(in.head, 0));
     return p;
 }
 
-ScalePoint headScalePoint(const HeadInputs& in)
+/// Mean ln(visible keys) over the rows the mask keeps any key of: the entropy of uniform attention.
+double uniformEntropy(const KeepMask& keep)
 {
-    const MechanismResult scaled = runMechanism(in, parseMechanism("exact"));
-    const MechanismResult unscaled = runMechanism(in, parseMechanism("unscaled"));
-    return { in.dim(), meanRowEntropy(scaled.probs), meanRowEntropy(unscaled.probs), meanRowMax(scaled.probs),
-        meanRowMax(unscaled.probs) };
+    double sum = 0;
+    int64_t rows = 0;
+    for (Eigen::Index i = 0; i < keep.rows(); ++i)
+        if (const int64_t visible = keep.row(i).cast<int64_t>().sum(); visible > 0) {
+            sum += std::log(static_cast<double>(visible));
+            ++rows;
+        }
+    return sum / static_cast<double>(std::max<int64_t>(rows, 1));
 }
 
-} // namespace
+bool samePositions(const MechanismsRequest& a, const MechanismsRequest& b)
+{
+    if (a.synthetic != b.synthetic) return false;
+    return a.synthetic ? a.tokens == b.tokens && a.dk == b.dk : sameHeads(a, b);
+}
 
-MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing)
+/// Whether `a` and `b` run on the same q, k, v: one model head (sameHeads, the same head) or one synthetic draw.
+bool sameHead(const MechanismsRequest& a, const MechanismsRequest& b)
+{
+    if (a.synthetic || b.synthetic)
+        return a.synthetic == b.synthetic && a.tokens == b.tokens && a.dk == b.dk && a.seed == b.seed;
+    return sameHeads(a, b) && a.head == b.head;
+}
+
+/// Every number of the result (computeMechanisms adds the maps).
+std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& request, ModelRegistry& models,
+    const std::function<bool()>& keepGoing, MechanismsCache* cache)
 {
     auto checkpoint = [&] {
         if (!keepGoing()) throw Cancelled();
     };
+    MechanismsCache scratch;
+    MechanismsCache& kept = cache ? *cache : scratch;
     auto r = std::make_shared<MechanismsResult>();
     r->request = request;
-    std::optional<ModelHeads> model;
+    std::shared_ptr<const ModelHeads> model;
     if (request.synthetic) {
         r->inputs = syntheticHeadInputs(request.tokens, request.dk, request.seed);
     } else {
-        model = readModelHeads(request, models, keepGoing);
+        if (!kept.heads || !sameHeads(kept.headsInput, request)) {
+            kept.heads.reset(); // the last input's heads go before the next are read
+            kept.heads = std::make_shared<const ModelHeads>(readModelHeads(request, models, keepGoing));
+            kept.headsInput = request;
+        }
+        model = kept.heads;
         const auto heads = static_cast<int64_t>(model->layer.size());
         if (request.head < 0 || request.head >= heads)
             throw Error(
@@ -81,40 +109,88 @@ MechanismsPtr computeMechanisms(
     }
     const HeadInputs& in = r->inputs;
     r->report = analyzeMechanism(in, parseMechanism(request.variant));
+    // What depends on the head alone is the last result's when only the variant, the tiles or the groups changed.
+    const MechanismsResult* last = kept.last && sameHead(kept.last->request, request) ? kept.last.get() : nullptr;
+    // Every curve below is a mean over query rows, each row exact: on a long input they take kSweepRowLimit rows.
+    const std::vector<int64_t> rows = sweepQueryRows(in.tokens(), kSweepRowLimit);
+    r->sampledRows = static_cast<int64_t>(rows.size());
     // An RNN's cross-attention with its learned score: the scoring functions and the temperature are all that apply.
     const bool dotHead = in.isSelfAttention();
-    std::vector<double> atSlider; // the temperatures the d_k slider puts the head at
-    if (dotHead) {
-        r->headAtDk = headScaledAs(in, powersOfTwo(1024));
-        r->head = headScalePoint(in);
-        for (const TemperaturePoint& p : r->headAtDk)
-            atSlider.push_back(p.temperature);
+    if (last) {
+        r->uniformEntropy = last->uniformEntropy;
+        r->headAtDk = last->headAtDk;
+        r->head = last->head;
+        r->temperature = last->temperature;
+    } else {
+        r->uniformEntropy = uniformEntropy(modelKeepMask(in, rows));
+        std::vector<double> atSlider; // the temperatures the d_k slider puts the head at
+        if (dotHead) {
+            r->headAtDk = headScaledAs(in, powersOfTwo(1024), kSweepRowLimit);
+            r->head = headScalePoint(in, kSweepRowLimit);
+            for (const TemperaturePoint& p : r->headAtDk)
+                atSlider.push_back(p.temperature);
+        }
+        r->temperature = temperatureSweep(in, temperatureAxis(atSlider), kSweepRowLimit);
     }
-    r->temperature = temperatureSweep(in, temperatureAxis(atSlider));
-    r->sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed);
-    r->positions = positionTables(in, model ? &model->config : nullptr, request.block);
+    if (kept.sweep.empty() || kept.sweepTokens != in.tokens() || kept.sweepSeed != request.seed) {
+        kept.sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed, kSweepRowLimit);
+        kept.sweepTokens = in.tokens();
+        kept.sweepSeed = request.seed;
+    }
+    r->sweep = kept.sweep;
+    if (!kept.positions || !samePositions(kept.positionsInput, request)) {
+        kept.positions.reset();
+        kept.positions = std::make_shared<const PositionTables>(
+            positionTables(in, model ? &model->config : nullptr, request.block));
+        kept.positionsInput = request;
+    }
+    r->positions = kept.positions;
+    r->alibi = alibiMatrix(in.tokens(), in.numHeads, std::max<int64_t>(in.head, 0));
     checkpoint();
     if (!dotHead) return r;
-    const std::string tiles = std::to_string(request.flashBq) + ":" + std::to_string(request.flashBk);
-    r->flash = runMechanism(in, parseMechanism("flash:" + tiles));
-    for (int64_t T = 64; T <= 8192; T *= 2)
-        r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
-    // The sweeps are 8 seeds x up to 13 sizes of draws, measured on at most kSweepRowLimit query rows (the page says
-    // how many); cancel (a newer request, Cancel, closing the app) is polled between draws and between the heads below.
-    const int64_t largestK = std::min<int64_t>(4096, std::max<int64_t>(2, 2 * in.tokens())); // linformer:K's bound
-    r->linformerSweep
-        = approximationSweep(in, "linformer", powersOfTwo(largestK), kSweepSeeds, kSweepRowLimit, checkpoint);
-    r->performerSweep = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, kSweepRowLimit, checkpoint);
+    if (last && last->request.flashBq == request.flashBq && last->request.flashBk == request.flashBk) {
+        r->flash = last->flash;
+        r->flashMaxError = last->flashMaxError;
+        r->io = last->io;
+    } else {
+        r->flash = flashAttentionRows(in, request.flashBq, request.flashBk, rows);
+        r->flashMaxError = (r->flash.out - exactProbabilityRows(in, rows) * in.v).cwiseAbs().maxCoeff();
+        for (int64_t T = 64; T <= 8192; T *= 2)
+            r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
+    }
+    if (last) {
+        r->linformerSweep = last->linformerSweep;
+        r->performerSweep = last->performerSweep;
+    } else {
+        // 8 seeds x up to 13 sizes of draws, measured on the same rows; cancel (a newer request, Cancel, closing the
+        // app) is polled between draws and between the heads below.
+        const int64_t largestK = std::min<int64_t>(4096, std::max<int64_t>(2, 2 * in.tokens())); // linformer:K's bound
+        r->linformerSweep
+            = approximationSweep(in, "linformer", powersOfTwo(largestK), kSweepSeeds, kSweepRowLimit, checkpoint);
+        r->performerSweep
+            = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, kSweepRowLimit, checkpoint);
+    }
     checkpoint();
     if (model) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
-        r->gqa = runMechanism(in, gqa);
-        for (const HeadInputs& other : model->layer) {
-            checkpoint();
-            const Mat exact = exactProbabilities(other);
-            r->gqaPerHead.push_back(compareAttention(exact, exact * other.v, runMechanism(other, gqa)));
-        }
+        r->gqa = runGroupedKvRows(in, gqa, rows);
+        // The table is the layer's: the last result's whenever it read the same heads with the same groups.
+        const bool sameTable = kept.last && !kept.last->gqaPerHead.empty() && sameHeads(kept.last->request, request)
+            && kept.last->request.gqaGroups == request.gqaGroups;
+        r->gqaPerHead
+            = sameTable ? kept.last->gqaPerHead : groupedKvPerHead(model->layer, gqa, kSweepRowLimit, checkpoint);
     }
+    return r;
+}
+
+} // namespace
+
+MechanismsPtr computeMechanisms(const MechanismsRequest& request, ModelRegistry& models,
+    const std::function<bool()>& keepGoing, MechanismsCache* cache)
+{
+    const std::shared_ptr<MechanismsResult> r = computeNumbers(request, models, keepGoing, cache);
+    r->maps = mechanismsMaps(*r);
+    if (cache) cache->last = r;
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include "mechanisms/gqa_page.h"
 #include "mechanisms/linear_page.h"
 #include "mechanisms/mechanism.h"
+#include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_export.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
@@ -93,6 +94,13 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_inputFileButton->setObjectName("mechanismInputFile");
     m_inputFileButton->setToolTip(tr("Whisper: a log-mel features .npy [80, frames]; a captioner: an image (the "
                                      "inputs of attnscope-cli mechanisms --features / --image)"));
+    m_decoderText = new QLineEdit;
+    m_decoderText->setObjectName("mechanismDecoderText");
+    m_decoderText->setPlaceholderText(tr("decoder text (empty: generated)"));
+    m_decoderText->setMaximumWidth(160);
+    m_decoderText->setToolTip(tr("Whisper and the captioner: the decoder's text after its start token, whose decoder "
+                                 "self- and cross-attention heads are read; empty: the transcript or caption the model "
+                                 "generates greedily from the input file"));
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_export = new QPushButton(tr("Export data…"));
@@ -133,6 +141,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     input->addStretch(1);
     add(choice, tr("Variant:"), m_family);
     add(choice, tr("Parameters"), m_params);
+    choice->addWidget(m_decoderText); // on this row: the input row has no room left at 1024 px
     for (QPushButton* button : { m_run, m_cancel, m_export })
         choice->addWidget(button);
     choice->addWidget(m_status, 1);
@@ -199,6 +208,7 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
         schedule();
     });
     connect(m_inputFileButton, &QPushButton::clicked, this, &MechanismsPanel::chooseInputFile);
+    connect(m_decoderText, &QLineEdit::editingFinished, this, &MechanismsPanel::schedule);
     connect(m_cancel, &QPushButton::clicked, m_runner, &InterventionRunner::cancel);
     connect(m_export, &QPushButton::clicked, this, &MechanismsPanel::chooseExport);
     connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
@@ -216,6 +226,7 @@ void MechanismsPanel::setModel(SummaryPtr summary)
     m_noHeads.clear();
     m_pixels.reset();
     m_inputFile.clear();
+    m_decoderText->clear();
     m_modelPath = summary ? QString::fromStdString(summary->path) : QString();
     m_tokens.clear();
     m_target.clear();
@@ -259,6 +270,12 @@ void MechanismsPanel::setInputFile(const QString& path)
     m_inputFile = path;
     m_inputFileButton->setText(path.isEmpty() ? tr("Input file…") : QFileInfo(path).fileName());
     m_inputFileButton->setToolTip(path);
+    schedule();
+}
+
+void MechanismsPanel::setDecoderText(const QString& text)
+{
+    m_decoderText->setText(text);
     schedule();
 }
 
@@ -355,6 +372,8 @@ void MechanismsPanel::updateInputControls()
     m_block->setEnabled(!synthetic);
     m_inputFileButton->setVisible(m_fileInput);
     m_inputFileButton->setEnabled(!synthetic);
+    m_decoderText->setVisible(m_fileInput);
+    m_decoderText->setEnabled(!synthetic);
 }
 
 void MechanismsPanel::schedule()
@@ -385,9 +404,12 @@ void MechanismsPanel::compute()
         request->sourceIds.push_back(chip.id);
     for (const TokenChip& chip : m_target)
         request->targetIds.push_back(chip.id);
+    request->tokenChips = m_tokens;
+    request->targetChips = m_target;
     request->block = static_cast<AttentionBlock>(m_block->currentData().toInt());
     request->pixels = m_pixels;
     request->inputFile = m_inputFile.toStdString();
+    request->decoderText = m_fileInput ? m_decoderText->text().trimmed().toStdString() : std::string();
     request->tokens = m_tokensCount->value();
     request->dk = m_dk->value();
     request->seed = static_cast<uint64_t>(m_seed->value());
@@ -398,53 +420,23 @@ void MechanismsPanel::compute()
     m_status->setText(tr("Computing %1 …").arg(variant()));
     m_runner->post<MechanismsPtr>(
         [request = MechanismsRequestPtr(std::move(request))](EngineContext& context, const RerunHooks& hooks) {
-            return computeMechanisms(*request, context.models(), [&hooks] { return !hooks.cancelRequested(); });
+            auto cache = context.session<MechanismsCache>(kMechanismsCacheKey);
+            if (!cache) context.setSession(kMechanismsCacheKey, cache = std::make_shared<MechanismsCache>());
+            return computeMechanisms(
+                *request, context.models(), [&hooks] { return !hooks.cancelRequested(); }, cache.get());
         },
         [this](MechanismsPtr result) { showResult(std::move(result)); });
-}
-
-std::pair<std::vector<TokenChip>, std::vector<TokenChip>> MechanismsPanel::labels(const MechanismsResult& r) const
-{
-    auto chips = [](const std::vector<std::string>& names) {
-        std::vector<TokenChip> out;
-        for (size_t i = 0; i < names.size(); ++i)
-            out.push_back({ names[i], static_cast<int64_t>(i), false });
-        return out;
-    };
-    if (!r.queryLabels.empty())
-        return { chips(r.queryLabels), r.keyLabels == r.queryLabels ? std::vector<TokenChip> {} : chips(r.keyLabels) };
-    const int64_t T = r.inputs.tokens();
-    if (!r.request.synthetic && r.request.source == HeadSource::Seq2Seq) {
-        const AttentionBlock block = r.request.block;
-        const std::vector<TokenChip>& rows = block == AttentionBlock::Encoder ? m_tokens : m_target;
-        if (static_cast<int64_t>(rows.size()) == T)
-            return { rows, block == AttentionBlock::Cross ? m_tokens : std::vector<TokenChip> {} };
-    }
-    if (!r.request.synthetic && static_cast<int64_t>(m_tokens.size()) == T) return { m_tokens, {} };
-    std::vector<TokenChip> out, keys;
-    for (int64_t i = 0; i < T; ++i) {
-        const QString text = r.tokenIds.empty() ? QStringLiteral("t%1").arg(i)
-                                                : QStringLiteral("#%1").arg(r.tokenIds[static_cast<size_t>(i)]);
-        out.push_back({ text.toStdString(), r.tokenIds.empty() ? i : r.tokenIds[static_cast<size_t>(i)], false });
-    }
-    // Cross-attention over a source the main input did not give (Whisper's frames, the captioner's patches): the
-    // source position, a label that is its own index (the axis does not repeat it).
-    if (r.inputs.keyCount() != T)
-        for (int64_t j = 0; j < r.inputs.keyCount(); ++j)
-            keys.push_back({ std::to_string(j), j, false });
-    return { out, keys };
 }
 
 void MechanismsPanel::showResult(MechanismsPtr result)
 {
     m_result = std::move(result);
-    const auto [tokens, keys] = labels(*m_result);
-    m_compare->showResult(*m_result, tokens, keys);
+    m_compare->showResult(*m_result);
     m_scale->showResult(*m_result);
-    m_flash->showResult(*m_result);
+    m_flash->showResult(m_result);
     m_gqa->showResult(*m_result);
     m_linear->showResult(*m_result);
-    m_positions->showResult(*m_result, tokens);
+    m_positions->showResult(*m_result);
     m_entropy->showResult(*m_result);
     m_shown->setCurrentWidget(m_pages);
     m_export->setEnabled(true);

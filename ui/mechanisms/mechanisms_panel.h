@@ -49,6 +49,8 @@ public:
     /// Speech (Whisper) and image-to-text models: the log-mel features .npy or the image their heads read (the "Input
     /// file…" button; attnscope-cli mechanisms --features / --image).
     void setInputFile(const QString& path);
+    /// Whisper and the captioner: the decoder text whose heads are read (empty: the generated transcript or caption).
+    void setDecoderText(const QString& text);
     void setHead(int64_t layer, int64_t head);
     void setSynthetic(bool synthetic);
     /// An attnscope-cli mechanisms --variant, e.g. "bigbird:4:1:2:7" (the picker and its parameter field).
@@ -79,8 +81,6 @@ private:
     void schedule();
     void showResult(MechanismsPtr result);
     void showFailure(const QString& message);
-    /// The chips of the rows (queries) and of the columns (keys; empty when they are the rows').
-    std::pair<std::vector<TokenChip>, std::vector<TokenChip>> labels(const MechanismsResult& result) const;
     /// The model offers heads from `source`: layer and head ranges, and the input picker on "Model head".
     void offerHeads(HeadSource source, int64_t layers, int64_t heads);
     void updateInputControls();
@@ -115,6 +115,7 @@ private:
     QComboBox* m_family = nullptr;
     QLineEdit* m_params = nullptr;
     QPushButton* m_inputFileButton = nullptr;
+    QLineEdit* m_decoderText = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_export = nullptr;

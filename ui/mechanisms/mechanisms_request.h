@@ -3,11 +3,13 @@
 // What the Mechanisms tab asks the engine thread for, and the immutable answer it shows.
 #include "mechanisms/approximation_sweep.h"
 #include "mechanisms/flash_attention.h"
+#include "mechanisms/grouped_kv.h"
 #include "mechanisms/head_entropy_map.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/position_tables.h"
 #include "mechanisms/scale_sweep.h"
 #include "mechanisms/seq2seq_head_inputs.h"
+#include "model/attention_snapshot.h"
 
 #include <functional>
 #include <memory>
@@ -37,11 +39,16 @@ struct MechanismsRequest {
     std::string modelPath; ///< the open model, as it was opened
     std::vector<int64_t> sourceIds; ///< the last run's input ids (an encoder-decoder's source, EOS included)
     std::vector<int64_t> targetIds; ///< Seq2Seq: the last run's decoder inputs (start token first)
+    /// The chips of sourceIds and targetIds as the run showed them: they label the heatmaps' rows and keys.
+    std::vector<TokenChip> tokenChips, targetChips;
     AttentionBlock block = AttentionBlock::Encoder; ///< Seq2Seq: which of its attentions
     std::shared_ptr<const Tensor> pixels; ///< Image: the classified image [channels, H, W]
     /// Seq2Seq speech models (Whisper): the log-mel features .npy; image-to-text (the captioner): the image file. The
     /// same inputs as attnscope-cli mechanisms --features / --image.
     std::string inputFile;
+    /// Whisper and the captioner: the decoder's text after its start token (their tokenizer's tokens); empty: the
+    /// caption or transcript the model generates greedily from inputFile.
+    std::string decoderText;
     int64_t tokens = 32, dk = 64; ///< synthetic size
     uint64_t seed = 0; ///< synthetic seed
     std::string variant = "window:4"; ///< an attnscope-cli mechanisms --variant
@@ -57,13 +64,21 @@ struct PositionTables {
     std::vector<double> ropeDecay; ///< distance 0 .. T - 1
     Mat t5Buckets; ///< [T, T]
     T5Bucketing t5Bucketing; ///< what t5Buckets was computed with
-    Mat alibi; ///< [T, T]
     /// [T, T] cosine similarity of the model's learned position rows (GPT-2, BERT, ViT / DeiT, BART); empty otherwise
     Mat learned;
     Mat relativeBias; ///< T5's learned relative bias [buckets, heads] of the head's stack; empty otherwise
     std::string learnedNote; ///< why `learned` is empty when the model should have one
     bool modelHasRope = false;
     double ropeTheta = 10000.0;
+};
+
+/// The pages' heatmaps, built with the result on the engine thread: each [T, T] matrix made a snapshot (a float copy,
+/// a difference) costs the GUI thread tens of milliseconds at 2k tokens, more than showing a result may stall.
+struct MechanismsMaps {
+    std::vector<TokenChip> queries, keys; ///< what labels the rows and the keys (keys empty: the queries')
+    SnapshotPtr exact, variant, difference; ///< the Exact vs variant page
+    SnapshotPtr sinusoid, rope, t5, alibi; ///< the Positions page
+    SnapshotPtr learned; ///< the model's learned positions (or T5's relative bias); null when it has none
 };
 
 /// Seeds averaged per point of the linear-attention error plot.
@@ -73,7 +88,9 @@ struct MechanismsResult {
     MechanismsRequest request;
     HeadInputs inputs;
     MechanismReport report; ///< request.variant against the exact head
-    MechanismResult flash; ///< flash:BQ:BK (running max / sum per key block)
+    /// flash:BQ:BK on the sampled query rows (running max / sum per key block), its tiles and bytes of the whole head
+    FlashRows flash;
+    double flashMaxError = 0; ///< max |flash out - exact out| over those rows
     std::vector<std::pair<int64_t, AttentionIo>> io; ///< bytes moved against T at the flash tiles
     std::vector<ScalePoint> sweep; ///< synthetic q, k at T tokens, d_k = 1 .. 1024
     std::vector<TemperaturePoint> headAtDk; ///< the head's own q, k scaled by 1/sqrt(d_k) at each sweep d_k
@@ -82,25 +99,36 @@ struct MechanismsResult {
     /// The head's own scores at temperatureAxis(the d_k slider's temperatures): 1/8 .. 8 or wider.
     std::vector<TemperaturePoint> temperature;
     ScalePoint head; ///< the head's own q, k: scaled (as the model runs) and unscaled, at its d_k
-    /// Model heads: gqa:G on every query head of the layer (attention change per head); empty for synthetic input.
+    /// Model heads: gqa:G on every query head of the layer (attention change per head, on the sampled rows); empty for
+    /// synthetic input.
     std::vector<MechanismMetrics> gqaPerHead;
-    MechanismResult gqa; ///< gqa:G on the selected head (numbers, groups); empty probs for synthetic input
-    PositionTables positions;
+    MechanismResult gqa; ///< gqa:G on the sampled rows of the selected head (numbers, groups); empty for synthetic input
+    /// Query rows the row-wise measures took (sweeps, temperature and d_k curves, GQA, flash): sweepQueryRows(T,
+    /// kSweepRowLimit), all of them up to the limit.
+    int64_t sampledRows = 0;
+    double uniformEntropy = 0; ///< mean ln(visible keys) over those rows: the temperature plot's uniform line
+    /// The head's size's tables, shared with the next request on the same input (MechanismsCache)
+    std::shared_ptr<const PositionTables> positions;
+    Mat alibi; ///< [T, T] ALiBi's bias of this head
     std::optional<HeadEntropyMap> entropy; ///< every head of the model's run
     std::vector<int64_t> tokenIds; ///< the model input (empty for synthetic and images)
     /// What the model calls its query rows and keys (an RNN's generated and source words, an image's patches); empty:
     /// the run's tokens label both.
     std::vector<std::string> queryLabels, keyLabels;
-    /// A model no other tab holds in the registry (Whisper; the Caption tab keeps its own copy), kept while this result
-    /// is shown so that the next request finds it there instead of loading it again.
+    MechanismsMaps maps;
+    /// A model no other tab holds in the registry (Whisper), kept while this result is shown so that the next request
+    /// finds it there instead of loading it again.
     std::shared_ptr<const void> model;
 };
 using MechanismsPtr = std::shared_ptr<const MechanismsResult>;
 
+struct MechanismsCache;
+
 /// Computes everything the tab shows (engine thread); `models` holds the open model. `keepGoing` is asked between
-/// stages and inside the model's pass; false throws attn::Cancelled. Throws Error on a bad variant or head, and when
-/// the request's model is no longer open.
-MechanismsPtr computeMechanisms(
-    const MechanismsRequest& request, ModelRegistry& models, const std::function<bool()>& keepGoing);
+/// stages and inside the model's pass; false throws attn::Cancelled. `cache` (null: none) holds what the last request
+/// on the same input computed: what this one can reuse is read from it, what it computes anew replaces it. Throws
+/// Error on a bad variant or head, and when the request's model is no longer open.
+MechanismsPtr computeMechanisms(const MechanismsRequest& request, ModelRegistry& models,
+    const std::function<bool()>& keepGoing, MechanismsCache* cache = nullptr);
 
 } // namespace attn::ui

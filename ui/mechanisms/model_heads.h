@@ -18,6 +18,10 @@ struct ModelHeads {
     std::shared_ptr<const void> model; ///< MechanismsResult::model
 };
 
+/// Whether `a` and `b` read the same heads: one model, input, block and layer (the head, variant, tiles and groups
+/// may differ).
+bool sameHeads(const MechanismsRequest& a, const MechanismsRequest& b);
+
 /// The heads of `request.layer` from request.source, the open model held by `models` rerun on the request's input
 /// (`keepGoing` false stops that pass: attn::Cancelled); speech and image-to-text models read request.inputFile and
 /// are loaded into the registry when no tab holds them. Throws Error when there is no such model or input, or the

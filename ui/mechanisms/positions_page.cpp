@@ -2,7 +2,6 @@
 #include "mechanisms/positions_page.h"
 
 #include "mechanisms/line_plot.h"
-#include "mechanisms/matrix_snapshot.h"
 #include "plots/heatmap_view.h"
 
 #include <QGridLayout>
@@ -43,48 +42,40 @@ PositionsPage::PositionsPage(QWidget* parent)
         layout->setColumnStretch(c, 1);
 }
 
-void PositionsPage::showResult(const MechanismsResult& r, const std::vector<TokenChip>& tokens)
+void PositionsPage::showResult(const MechanismsResult& r)
 {
-    const PositionTables& p = r.positions;
+    const PositionTables& p = *r.positions;
     const int64_t d = r.inputs.dim();
-    m_sinusoid->setSnapshot(matrixSnapshot(p.sinusoid, tokens, indexChips("d", d)));
+    m_sinusoid->setSnapshot(r.maps.sinusoid);
     m_sinusoid->setCaption(
         { .title = tr("Sinusoidal, d = %1").arg(d), .x = tr("dimension"), .y = tr("position"), .value = tr("value") });
-    m_rope->setSnapshot(matrixSnapshot(p.ropeAngles, tokens, indexChips("i", d / 2)));
+    m_rope->setSnapshot(r.maps.rope);
     m_rope->setCaption({ .title = tr("RoPE angle pos·θ_i"),
         .x = tr("dimension pair i"),
         .y = tr("position"),
         .value = tr("radians") });
-    // The head's own mask (causal for decoders) greys out what it never scores.
-    MaskSpec mask;
-    mask.causal = r.inputs.causal;
-    m_t5->setSnapshot(matrixSnapshot(p.t5Buckets, tokens, {}, mask));
+    m_t5->setSnapshot(r.maps.t5);
     m_t5->setCaption({ .title = tr("T5 bucket(j − i)"), .x = tr("key j"), .y = tr("query i"), .value = tr("bucket") });
-    m_alibi->setSnapshot(matrixSnapshot(p.alibi, tokens, {}, mask));
+    m_alibi->setSnapshot(r.maps.alibi);
     m_alibi->setCaption(
         { .title = tr("ALiBi, head %1 of %2").arg(std::max<int64_t>(r.inputs.head, 0)).arg(r.inputs.numHeads),
             .x = tr("key j"),
             .y = tr("query i"),
             .value = tr("bias") });
-    // One slot for the model's own learned positions: an absolute table's row similarity (GPT-2, BERT, ViT, BART),
-    // or T5's relative bias per bucket and head.
-    m_learned->setVisible(p.learned.size() > 0 || p.relativeBias.size() > 0); // empty axes would only look broken
-    if (p.learned.size()) {
-        m_learned->setSnapshot(matrixSnapshot(p.learned, tokens));
+    // One slot for the model's own learned positions: an absolute table's row similarity (GPT-2, BERT, ViT / DeiT,
+    // BART), or T5's relative bias per bucket and head (null: the note below says why).
+    m_learned->setVisible(r.maps.learned != nullptr); // empty axes would only look broken
+    m_learned->setSnapshot(r.maps.learned);
+    if (p.learned.size())
         m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),
             .x = tr("position j"),
             .y = tr("position i"),
             .value = tr("cosine similarity") });
-    } else if (p.relativeBias.size()) {
-        m_learned->setSnapshot(matrixSnapshot(
-            p.relativeBias, indexChips("b", p.relativeBias.rows()), indexChips("h", p.relativeBias.cols())));
+    else if (p.relativeBias.size())
         m_learned->setCaption({ .title = tr("T5 learned bias"),
             .x = tr("head (this one: h%1)").arg(std::max<int64_t>(r.inputs.head, 0)),
             .y = tr("bucket"),
             .value = tr("bias added to the score") });
-    } else {
-        m_learned->setSnapshot(nullptr); // the note below says why
-    }
     std::vector<double> distance, decay;
     for (size_t i = 0; i < p.ropeDecay.size(); ++i) {
         distance.push_back(static_cast<double>(i));
@@ -101,7 +92,7 @@ void PositionsPage::showResult(const MechanismsResult& r, const std::vector<Toke
                                .arg(b.buckets)
                                .arg(b.maxDistance)
                                .arg(b.fromModel ? tr("the model's config") : tr("T5's defaults"))
-                               .arg(p.alibi.rows() > 1 ? -p.alibi(1, 0) : 0.0);
+                               .arg(r.alibi.rows() > 1 ? -r.alibi(1, 0) : 0.0);
     m_note->setText(legend
         + (r.inputs.layer < 0 ? tr("Synthetic input: no model positions.")
                 : !r.inputs.isSelfAttention()

@@ -18,7 +18,7 @@ class PositionsPage : public QWidget {
     Q_OBJECT
 public:
     explicit PositionsPage(QWidget* parent = nullptr);
-    void showResult(const MechanismsResult& result, const std::vector<TokenChip>& tokens);
+    void showResult(const MechanismsResult& result);
     HeatmapView* sinusoidView() const { return m_sinusoid; }
     HeatmapView* ropeView() const { return m_rope; }
     HeatmapView* t5View() const { return m_t5; }

@@ -85,30 +85,25 @@ void ScalePage::showResult(const MechanismsResult& r)
                     { tr("%1 unscaled").arg(one), { x }, { unscaledAtOwn }, unscaled, false, false, true } });
         return out;
     };
-    m_entropy->setAxes(tr("Entropy vs d_k (T = %1, ln T = %2)").arg(T).arg(std::log(T), 0, 'f', 2), tr("d_k"),
-        tr("mean row entropy (nats)"), {}, true);
+    const QString sampled = r.sampledRows < r.inputs.tokens()
+        ? tr(" (%1 of %2 rows)").arg(r.sampledRows).arg(r.inputs.tokens())
+        : QString();
+    m_entropy->setAxes(tr("Entropy vs d_k (T = %1, ln T = %2)%3").arg(T).arg(std::log(T), 0, 'f', 2).arg(sampled),
+        tr("d_k"), tr("mean row entropy (nats)"), {}, true);
     m_entropy->setSeries(dkSeries(hs, hu, headEntropy, r.head.entropyScaled, r.head.entropyUnscaled, false));
     m_max->setAxes(tr("Max weight vs d_k"), tr("d_k"), tr("mean max weight"), {}, true);
     m_max->setSeries(dkSeries(ms, mu, headMax, r.head.maxScaled, r.head.maxUnscaled, true));
 
     // The head's entropy rises towards uniform over the keys each row may see (mean ln of their count: below ln T
-    // for a causal head).
-    const KeepMask keep = modelKeepMask(r.inputs);
-    double uniform = 0;
-    int64_t rows = 0;
-    for (int64_t i = 0; i < keep.rows(); ++i)
-        if (const int64_t visible = keep.row(i).cast<int64_t>().sum(); visible > 0) {
-            uniform += std::log(static_cast<double>(visible));
-            ++rows;
-        }
-    uniform /= static_cast<double>(std::max<int64_t>(rows, 1));
+    // for a causal head), over the rows the curves are measured on.
+    const double uniform = r.uniformEntropy;
     std::vector<double> t, ht, mt;
     for (const TemperaturePoint& p : r.temperature) {
         t.push_back(p.temperature);
         ht.push_back(p.entropy);
         mt.push_back(p.maxWeight);
     }
-    m_temperature->setAxes(tr("Temperature, %1").arg(who), tr("temperature τ (scores · scale / τ)"),
+    m_temperature->setAxes(tr("Temperature, %1%2").arg(who, sampled), tr("temperature τ (scores · scale / τ)"),
         tr("mean row entropy (nats)"), tr("mean max weight"), true);
     m_temperature->setSeries({ { tr("entropy"), t, ht, scaled }, { tr("max weight"), t, mt, unscaled, true, true },
         { tr("uniform: %1").arg(uniform, 0, 'f', 2), { t.front(), t.back() }, { uniform, uniform }, QColor("#7f7f7f"),

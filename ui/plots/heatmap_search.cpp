@@ -33,10 +33,14 @@ HeatmapSearch::HeatmapSearch(
 {
     m_box = new QLineEdit(view);
     m_box->setObjectName("heatmapFind");
-    m_box->setPlaceholderText(tr("Ctrl+F"));
+    m_box->setPlaceholderText(tr("Find token (Ctrl+F)"));
     m_box->setClearButtonEnabled(true);
     m_box->setToolTip(tr("Find tokens by their text (Ctrl+F); Enter or F3 goes to the next, Shift+F3 to the previous"));
-    m_box->setMaximumWidth(minimap->sizeHint().width());
+    // As wide as its placeholder, which names it, where the controls row has room; narrower rather than widening the
+    // window past 1024 px (the Decode tab's row is full there; Ctrl+F still reaches the box).
+    m_box->setMinimumWidth(16);
+    m_box->setMaximumWidth(m_box->fontMetrics().horizontalAdvance(m_box->placeholderText()) + 36);
+    m_box->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_count = new QLabel(view);
     m_count->setObjectName("heatmapFindCount");
     // On the linked-hover bands' buffered layer: moving them repaints that layer alone.
@@ -54,7 +58,7 @@ HeatmapSearch::HeatmapSearch(
             this, slot);
     };
     shortcut(QKeySequence::Find, [this] {
-        if (!m_box->isVisible()) return; // a short input has no side panel
+        if (!m_box->isVisible()) return; // a panel that hides the view's controls
         m_box->setFocus(Qt::ShortcutFocusReason);
         m_box->selectAll();
     });
@@ -88,6 +92,12 @@ void HeatmapSearch::next(int step)
     m_goTo(row, static_cast<double>(key));
 }
 
+std::pair<int64_t, int64_t> HeatmapSearch::bands() const
+{
+    const int64_t key = m_match >= 0 ? m_matches[static_cast<size_t>(m_match)] : -1;
+    return { m_row->visible() ? key : -1, m_column->visible() ? key : -1 };
+}
+
 void HeatmapSearch::show()
 {
     const SnapshotPtr& snapshot = m_view->snapshot();
@@ -103,9 +113,12 @@ void HeatmapSearch::show()
     m_column->setVisible(found);
     m_row->setVisible(found && key < snapshot->numQueries());
     const int count = static_cast<int>(m_matches.size());
+    m_count->setVisible(!m_box->text().trimmed().isEmpty()); // no spacing for an empty count
     m_count->setText(m_box->text().trimmed().isEmpty() ? QString()
             : count == 0                               ? tr("no match")
-                                                       : tr("%1 of %2").arg(std::max(m_match, 0) + 1).arg(count));
+            : m_match >= 0                             ? tr("%1 of %2").arg(m_match + 1).arg(count)
+            : count == 1                               ? tr("1 match")
+                                                       : tr("%1 matches").arg(count));
     m_minimap->setMarks(m_matches, m_match);
     m_plot->layer("linked")->replot();
 }

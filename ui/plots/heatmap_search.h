@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Find by token text in a long input's heatmap: a find box (Ctrl+F) under "go to token"; Enter or F3 goes to the next
-// token whose text contains what was typed (Shift+F3 back), zooming the view around that token's row and column,
-// which get orange bands; the matches are ticked on the minimap's edges and counted ("3 of 17").
+// Find by token text in a heatmap of any length: a find box (Ctrl+F) in the controls row; Enter or F3 goes to the
+// next token whose text contains what was typed (Shift+F3 back), zooming the view around that token's row and column,
+// which get orange bands; the matches are counted ("3 of 17") and, for a long input, ticked on the minimap's edges.
 #include "model/token_chip.h"
 
 #include <QObject>
@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 class QCPItemRect;
@@ -34,6 +35,10 @@ public:
 
     QLineEdit* box() const { return m_box; }
     QLabel* countLabel() const { return m_count; }
+    /// Another input: its own matches, none current yet, so no band is left on tokens of the old one.
+    void snapshotChanged() { search(false); }
+    /// The query row and key column the current match's bands mark (-1: that band is hidden).
+    std::pair<int64_t, int64_t> bands() const;
 
 private:
     /// Finds the matches again (the text or the snapshot changed); `go` moves to the first.

@@ -3,6 +3,7 @@
 
 #include "model/token_text.h"
 #include "plots/color_gradient.h"
+#include "plots/color_map_grid.h"
 #include "plots/heatmap_minimap.h"
 #include "plots/heatmap_search.h"
 #include "plots/overview_image.h"
@@ -90,6 +91,16 @@ int64_t labelStep(int64_t n, const QCPRange& range, int pixels, double spacing)
     return niceStep(std::max<int64_t>(1, static_cast<int64_t>(std::ceil(count * spacing / std::max(1, pixels)))));
 }
 
+// `span` coordinates around `centre`, moved (or cut to all of them) to stay on the n cells [-0.5, n - 0.5]: a token
+// near the end shows the last cells, not blank space past them.
+QCPRange spanAround(double centre, double span, int64_t n)
+{
+    const double last = static_cast<double>(n) - 0.5;
+    span = std::min(span, last + 0.5);
+    const double lower = std::clamp(centre - span / 2, -0.5, last - span);
+    return { lower, lower + span };
+}
+
 } // namespace
 
 HeatmapView::HeatmapView(QWidget* parent)
@@ -112,18 +123,6 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_showMask->setToolTip(tr("Show where the structural mask (causal, padding, window) lets a query see a key"));
     auto* reset = new QPushButton(tr("&Reset zoom"), this);
     reset->setToolTip(tr("Show the whole matrix again (the wheel zooms, dragging pans)"));
-
-    m_controls = new QWidget(this);
-    auto* controls = new QHBoxLayout(m_controls);
-    controls->setContentsMargins(0, 0, 0, 0);
-    controls->addWidget(new QLabel(tr("Colormap:"), this));
-    controls->addWidget(m_colormapBox);
-    controls->addWidget(new QLabel(tr("Scale:"), this));
-    controls->addWidget(m_scaleBox);
-    controls->addWidget(m_excludeFirst);
-    controls->addWidget(m_showMask);
-    controls->addStretch(1);
-    controls->addWidget(reset);
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName("heatmapPlot");
@@ -168,14 +167,24 @@ HeatmapView::HeatmapView(QWidget* parent)
     side->addWidget(m_minimap);
     side->addWidget(new QLabel(tr("Go to token:"), m_side));
     side->addWidget(m_jump);
-    const auto* search = new HeatmapSearch(this, m_plot, m_minimap, [this](double row, double col) {
-        centerOn(row, col, true);
-    });
-    side->addWidget(new QLabel(tr("Find token:"), m_side));
-    side->addWidget(search->box());
-    side->addWidget(search->countLabel());
     side->addStretch(1);
     m_side->hide();
+    m_search = new HeatmapSearch(this, m_plot, m_minimap, [this](double row, double col) { centerOn(row, col, true); });
+
+    // Find is in the controls row, above the plot, so that it is there for an input of any length.
+    m_controls = new QWidget(this);
+    auto* controls = new QHBoxLayout(m_controls);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(new QLabel(tr("Colormap:"), this));
+    controls->addWidget(m_colormapBox);
+    controls->addWidget(new QLabel(tr("Scale:"), this));
+    controls->addWidget(m_scaleBox);
+    controls->addWidget(m_excludeFirst);
+    controls->addWidget(m_showMask);
+    controls->addStretch(1);
+    controls->addWidget(m_search->box());
+    controls->addWidget(m_search->countLabel());
+    controls->addWidget(reset);
     auto* body = new QHBoxLayout;
     body->addWidget(m_plot, 1);
     body->addWidget(m_side);
@@ -215,7 +224,9 @@ HeatmapView::HeatmapView(QWidget* parent)
 HeatmapView::~HeatmapView() = default;
 
 void HeatmapView::setSnapshot(SnapshotPtr snapshot) {
+    const bool another = snapshot != m_snapshot;
     m_snapshot = std::move(snapshot);
+    if (another) m_search->snapshotChanged();
     m_pending.clear(); // keys name snapshots by address, which a later one may reuse
     m_failed.clear();
     m_redraw->schedule();
@@ -403,7 +414,12 @@ HeatmapMatrix HeatmapView::buildVisible() {
 }
 
 void HeatmapView::rebuild() {
-    if (!m_snapshot || m_layer >= m_snapshot->numLayers() || m_head >= m_snapshot->numHeads()) {
+    const bool empty = !m_snapshot || m_layer >= m_snapshot->numLayers() || m_head >= m_snapshot->numHeads();
+    // With nothing to show, no axes and no colour scale: an empty 0..5 grid beside a 0..6 scale reads as data.
+    m_plot->xAxis->setVisible(!empty);
+    m_plot->yAxis->setVisible(!empty);
+    m_scale->setVisible(!empty);
+    if (empty) {
         m_matrix = {};
         m_map->data()->clear();
         m_side->hide();
@@ -423,18 +439,15 @@ void HeatmapView::rebuild() {
         applyRange();
     }
     m_matrix = buildVisible();
-    auto* data = m_map->data();
-    data->setSize(static_cast<int>(m_matrix.cols), static_cast<int>(m_matrix.rows));
     // Cell c covers tokens [first + c * block, first + (c + 1) * block): its centre sits in the middle.
     const double half = static_cast<double>(m_matrix.block - 1) / 2.0;
-    const auto centre
-        = [&](int64_t first, int64_t cell) { return static_cast<double>(first + cell * m_matrix.block) + half; };
-    data->setRange(
-        QCPRange(centre(m_matrix.firstCol, 0), centre(m_matrix.firstCol, std::max<int64_t>(1, m_matrix.cols) - 1)),
-        QCPRange(centre(m_matrix.firstRow, 0), centre(m_matrix.firstRow, std::max<int64_t>(1, m_matrix.rows) - 1)));
-    for (int64_t r = 0; r < m_matrix.rows; ++r)
-        for (int64_t c = 0; c < m_matrix.cols; ++c)
-            data->setCell(static_cast<int>(c), static_cast<int>(r), m_matrix.at(r, c));
+    const auto axis = [&](int64_t first, int64_t cells) {
+        const auto centre = [&](int64_t cell) { return static_cast<double>(first + cell * m_matrix.block) + half; };
+        return GridAxis { static_cast<int>(cells), centre(0), centre(std::max<int64_t>(1, cells) - 1),
+            static_cast<double>(m_matrix.block) };
+    };
+    fillColorMapGrid(m_map->data(), axis(m_matrix.firstCol, m_matrix.cols), axis(m_matrix.firstRow, m_matrix.rows),
+        [&](int c, int r) { return m_matrix.at(r, c); });
     // The mask is drawn in grayscale (white = visible) whatever the colormap.
     m_map->setGradient(colorGradient(m_options.showMask ? Colormap::Grayscale : m_colormap));
     m_map->setDataRange(QCPRange(m_matrix.low, m_matrix.high));
@@ -447,12 +460,15 @@ void HeatmapView::rebuild() {
     if (m_snapshot->numKvHeads() != m_snapshot->numHeads())
         title += tr("  (KV head %1)").arg(m_snapshot->kvHeadOf(m_head));
     if (m_options.showMask) title += tr("  — mask");
+    // What the plot shows instead of tokens goes on a line of its own: on one line the title set the plot's minimum
+    // width (QCustomPlot's layout takes its elements' widths), so a long input's overview made the window wider than a
+    // 1024 px screen, which cut the title off.
     if (isDeriving())
-        title += tr("  — computing…");
+        title += tr("\ncomputing…");
     else if (!m_failed.empty() && m_matrix.values.empty())
-        title += tr("  — %1").arg(m_failure);
+        title += tr("\n%1").arg(m_failure);
     else if (m_matrix.block > 1)
-        title += tr("  — overview: max of %1×%1-token blocks, zoom in for tokens").arg(m_matrix.block);
+        title += tr("\noverview: max of %1×%1-token blocks, zoom in for tokens").arg(m_matrix.block);
     m_title->setText(m_caption.title.isEmpty() ? title : m_caption.title);
     // Exported figures are read without the window's "Show:" box, so the axes say which sequence is which.
     m_plot->xAxis->setLabel(
@@ -481,10 +497,10 @@ void HeatmapView::viewportChanged() {
 }
 
 void HeatmapView::centerOn(double row, double col, bool zoom) {
-    QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
-    const double w = zoom ? kJumpSpan : x.size(), h = zoom ? kJumpSpan : y.size();
-    m_plot->xAxis->setRange(col - w / 2, col + w / 2);
-    m_plot->yAxis->setRange(row - h / 2, row + h / 2);
+    if (!m_snapshot) return;
+    const QCPRange x = m_plot->xAxis->range(), y = m_plot->yAxis->range();
+    m_plot->xAxis->setRange(spanAround(col, zoom ? kJumpSpan : x.size(), m_snapshot->numKeys()));
+    m_plot->yAxis->setRange(spanAround(row, zoom ? kJumpSpan : y.size(), m_snapshot->numQueries()));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

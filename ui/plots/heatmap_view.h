@@ -23,6 +23,7 @@ class QSpinBox;
 namespace attn::ui {
 
 class HeatmapMinimap;
+class HeatmapSearch;
 class RedrawCoalescer;
 class TokenLink;
 
@@ -69,6 +70,8 @@ public:
     void setLink(TokenLink* link);
     /// The query row and key column the linked-hover bands mark now (-1: that band is hidden).
     std::pair<int64_t, int64_t> linkedBands() const;
+    /// Find by token text (the controls row's find box).
+    const HeatmapSearch& search() const { return *m_search; }
     /// Hides the colormap / scale / mask row (panels that set those for several views at once).
     void setControlsVisible(bool visible);
 
@@ -141,6 +144,7 @@ private:
     QWidget* m_side = nullptr;
     HeatmapMinimap* m_minimap = nullptr;
     QSpinBox* m_jump = nullptr;
+    HeatmapSearch* m_search = nullptr;
     TokenLink* m_link = nullptr;
     QCPItemRect* m_rowBand = nullptr;
     QCPItemRect* m_columnBand = nullptr;

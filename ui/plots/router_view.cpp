@@ -2,6 +2,7 @@
 #include "plots/router_view.h"
 
 #include "model/moe_routing.h"
+#include "plots/color_map_grid.h"
 
 #include <qcustomplot.h>
 
@@ -97,16 +98,15 @@ void RouterView::redraw()
     m_caption->setText(hasRouter()
             ? tr("top-%1 of %2 experts per token; %3 tokens").arg(m_run->expertsPerToken).arg(experts).arg(tokens)
             : tr("no router: this model has a dense feed-forward"));
-    m_map->data()->setSize(static_cast<int>(tokens), static_cast<int>(experts));
-    m_map->data()->setRange(QCPRange(0, static_cast<double>(std::max<int64_t>(tokens - 1, 0))),
-        QCPRange(0, static_cast<double>(std::max<int64_t>(experts - 1, 0))));
+    fillColorMapGrid(m_map->data(),
+        { static_cast<int>(tokens), 0, static_cast<double>(std::max<int64_t>(tokens - 1, 0)) },
+        { static_cast<int>(experts), 0, static_cast<double>(std::max<int64_t>(experts - 1, 0)) }, [&](int t, int e) {
+            const double w = gateWeight(t, e);
+            return w > 0 ? w : std::nan("");
+        });
     QVector<double> keys, loads;
     m_load->clearItems();
     for (int64_t e = 0; e < experts; ++e) {
-        for (int64_t t = 0; t < tokens; ++t) {
-            const double w = gateWeight(t, e);
-            m_map->data()->setCell(static_cast<int>(t), static_cast<int>(e), w > 0 ? w : std::nan(""));
-        }
         keys.push_back(static_cast<double>(e));
         loads.push_back(expertLoad(e));
         auto* value = new QCPItemText(m_load); // the share on its bar: the bars alone read only roughly

@@ -2,6 +2,7 @@
 #include "plots/stats_view.h"
 
 #include "plots/color_gradient.h"
+#include "plots/color_map_grid.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -192,12 +193,10 @@ void StatsView::fillPlot() {
         return;
     }
     const int64_t layers = m_snapshot->numLayers(), heads = m_snapshot->numHeads();
-    data->setSize(static_cast<int>(heads), static_cast<int>(layers));
-    data->setRange(QCPRange(0, static_cast<double>(heads - 1)), QCPRange(0, static_cast<double>(layers - 1)));
-    for (int64_t l = 0; l < layers; ++l)
-        for (int64_t h = 0; h < heads; ++h)
-            data->setCell(static_cast<int>(h), static_cast<int>(l),
-                m_snapshot->statsReady(l, h) ? metricValue(m_snapshot->stats(l, h), m_metric) : std::nan(""));
+    fillColorMapGrid(data, { static_cast<int>(heads), 0, static_cast<double>(heads - 1) },
+        { static_cast<int>(layers), 0, static_cast<double>(layers - 1) }, [&](int h, int l) {
+            return m_snapshot->statsReady(l, h) ? metricValue(m_snapshot->stats(l, h), m_metric) : std::nan("");
+        });
     m_map->rescaleDataRange(true);
     m_map->colorScale()->axis()->setLabel(metricName(m_metric));
     m_map->rescaleAxes();

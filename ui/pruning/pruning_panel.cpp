@@ -70,8 +70,10 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     m_curve->setMinimumSize(260, 200);
     m_curve->setLegendBelow(2);
     m_curve->setYRange(0.0, 1.0, true); // accuracy reads against its whole range
-    m_curve->setToolTip(tr("Heads removed one at a time, least important first: the mean next-token loss and the "
-                           "share of positions whose most likely token is the actual next one"));
+    m_curve->setToolTip(tr("Heads removed one at a time, least important first: the mean next-token loss, the share "
+                           "of positions whose most likely token is the actual next one, and that share over the "
+                           "positions that repeat an earlier span (copy accuracy: the two tokens before occurred "
+                           "earlier, followed by the same token)"));
     m_selected = new QLabel(tr("Click a head in the importance map to select it."));
     m_selected->setObjectName("pruningSelected");
     m_ablate = new QPushButton(tr("Ablate on the Intervene tab"));
@@ -195,9 +197,14 @@ void PruningPanel::showResult(PruningResultPtr result)
     for (const double share : c.removedShare)
         percent.push_back(100.0 * share);
     m_curve->setAxes(tr("Greedy pruning, least important head first"), tr("heads removed (%)"),
-        tr("next-token loss (nats)"), tr("next-token accuracy"));
-    m_curve->setSeries({ { tr("loss"), percent, c.loss, QColor(200, 60, 40) },
-        { tr("accuracy (right axis)"), percent, c.accuracy, QColor(40, 90, 200), true, true } });
+        tr("next-token loss (nats)"), tr("accuracy"));
+    std::vector<PlotSeries> series { { tr("loss"), percent, c.loss, QColor(200, 60, 40) },
+        { tr("accuracy (right axis)"), percent, c.accuracy, QColor(40, 90, 200), true, true } };
+    // The induction-copy task, where the input repeats itself (copyPositions): what removing heads does to copying.
+    if (!c.copyAccuracy.empty())
+        series.push_back({ tr("copy accuracy, %1 positions (right axis)").arg(c.copyPositions), percent, c.copyAccuracy,
+            QColor(40, 150, 70), false, true });
+    m_curve->setSeries(series);
     const HeadRef least = c.order.front(), most = c.order.back();
     m_status->setText(tr("Over %1: unmodified loss %2 nats, accuracy %3 %. Least important %4 (%5 nats), most "
                          "important %6 (%7 nats); all heads removed: loss %8.")
@@ -208,7 +215,11 @@ void PruningPanel::showResult(PruningResultPtr result)
                           .arg(importance.data()[least.layer * heads + least.head], 0, 'g', 3)
                           .arg(headName(most.layer, most.head))
                           .arg(importance.data()[most.layer * heads + most.head], 0, 'g', 3)
-                          .arg(c.loss.back(), 0, 'f', 3));
+                          .arg(c.loss.back(), 0, 'f', 3)
+        + (c.copyAccuracy.empty() ? QString()
+                                  : tr(" Copy accuracy over %1 repeated positions: %2 %.")
+                                        .arg(c.copyPositions)
+                                        .arg(100.0 * c.copyAccuracy.front(), 0, 'f', 1)));
     if (m_layer >= layers || m_head >= heads) m_layer = m_head = -1;
     m_ablate->setEnabled(m_layer >= 0);
     emit resultShown();

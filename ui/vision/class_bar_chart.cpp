@@ -27,8 +27,10 @@ ClassBarChart::Layout ClassBarChart::layout() const
 {
     const QFontMetrics metrics = fontMetrics();
     int labelWidth = metrics.horizontalAdvance("0.000");
+    // One pixel of slack: elidedText measures in fractional pixels, and the widest label, an exact fit in whole
+    // ones, was elided ("trian…" beside a bar with room to spare).
     for (const ClassScore& c : m_classes)
-        labelWidth = std::max(labelWidth, metrics.horizontalAdvance(QString::fromStdString(c.label)));
+        labelWidth = std::max(labelWidth, metrics.horizontalAdvance(QString::fromStdString(c.label)) + 1);
     labelWidth = std::min(labelWidth, width() / 3);
     const double top = kMargin + metrics.height() * 1.5;
     const double bottom = height() - kMargin - metrics.height() * 1.5; // room for the axis labels

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What Mechanisms requests on one input share, kept on the engine thread between them (EngineContext::session under
+// kMechanismsCacheKey, dropped with the other tabs' state when a model is opened): the model pass's heads of the
+// layer with every head's entropy, the position tables, the synthetic scale sweep and the last result. A head, variant,
+// tile or group switch then computes only what depends on it, not the model's pass again.
+#include "mechanisms/model_heads.h"
+
+#include <memory>
+#include <vector>
+
+namespace attn::ui {
+
+inline constexpr const char* kMechanismsCacheKey = "mechanisms";
+
+struct MechanismsCache {
+    MechanismsRequest headsInput; ///< the request `heads` was read for (sameHeads)
+    std::shared_ptr<const ModelHeads> heads;
+    MechanismsRequest positionsInput; ///< the request `positions` was computed for
+    std::shared_ptr<const PositionTables> positions;
+    int64_t sweepTokens = 0;
+    uint64_t sweepSeed = 0;
+    std::vector<ScalePoint> sweep; ///< the synthetic scale sweep at sweepTokens tokens and sweepSeed
+    /// The last result (the one the tab shows): its curves, sweeps, tiles and GQA table are the next request's when
+    /// that runs on the same head (layer, for the table) and only the variant, tiles or groups changed.
+    std::shared_ptr<const MechanismsResult> last;
+};
+
+} // namespace attn::ui
