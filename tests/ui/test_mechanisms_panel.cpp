@@ -40,6 +40,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <future>
 
 namespace attn::ui {
 namespace {
@@ -325,16 +326,27 @@ TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
     EXPECT_TRUE(panel.status().contains("at least 1"));
 
-    // Cancel stops the job in flight at its next stage: no answer arrives and the status says so.
+    // Cancel stops the job in flight at its next stage: no answer arrives and the status says so. The engine thread is
+    // held until the click: "exact" on the same synthetic head reuses the last result's sweeps and could otherwise end
+    // before the click is made (it did in about half the runs).
     failed.clear();
     shown.clear();
-    panel.setVariant("exact");
-    panel.compute();
     QPushButton* cancel = nullptr;
     for (QPushButton* button : panel.findChildren<QPushButton*>())
         if (button->text() == "Cancel") cancel = button;
     ASSERT_NE(cancel, nullptr);
+    std::promise<void> gate;
+    window.controller()->post<bool>(
+        &window,
+        [opened = gate.get_future().share()](EngineContext&) {
+            opened.wait();
+            return true;
+        },
+        [](bool) {}, {});
+    panel.setVariant("exact");
+    panel.compute();
     cancel->click();
+    gate.set_value();
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() >= 1, kTimeoutMs);
     EXPECT_TRUE(panel.status().contains("cancelled")) << panel.status().toStdString();
     QTest::qWait(300);
