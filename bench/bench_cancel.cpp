@@ -3,14 +3,19 @@
 // made by `bench/make_long_context_model.py DIR --family llama --layers 4 --heads 4 --width 128 --positions 8192`:
 // an 8,192-token prefill, head importance over two 256-token inputs and the head atlas over 1,024-token lines. Each
 // is cancelled REPEATS times (default 5) at delays spread over its first second, and the median and worst time from
-// the request to its return are printed. The latency test (tests/engine/test_cancel_latency.cpp) checks a generous
+// the request to its return are printed. Then each runs once more for 3 s with a poll that only watches the clocks,
+// and the longest stretch between two polls is printed, in wall time and in the polling thread's CPU time: on a loaded
+// machine a cancel waits for that stretch plus the waits for a core, so the CPU figure is the one the code controls
+// (OpenBLAS's own threads are not in it). The latency test (tests/engine/test_cancel_latency.cpp) checks a generous
 // bound on the same operations.
 #include "model/model_loader.h"
 #include "support/cancel_timer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 namespace {
@@ -36,6 +41,43 @@ void measure(const attn::test::LongOperation& op, int repeats)
         latencies.back(), latencies.size(), finished ? ", some runs finished first" : "");
 }
 
+double threadCpuMs()
+{
+    timespec t {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+/// The longest wall and thread CPU time between two consecutive polls (or from the start to the first) over the
+/// operation's first 3 s, after which the poll cancels it.
+void measureLongestStretch(const attn::test::LongOperation& op)
+{
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    Clock::time_point last = start;
+    double longest = 0.0;
+    int64_t polls = 0;
+    double lastCpu = threadCpuMs(), longestCpu = 0.0;
+    const auto poll = [&] {
+        const Clock::time_point now = Clock::now();
+        const double cpu = threadCpuMs();
+        longestCpu = std::max(longestCpu, cpu - lastCpu);
+        lastCpu = cpu;
+        longest = std::max(longest, std::chrono::duration<double, std::milli>(now - last).count());
+        last = now;
+        ++polls;
+        return now - start > std::chrono::seconds(3);
+    };
+    try {
+        op.run(poll);
+    } catch (const attn::Cancelled&) {
+    }
+    std::printf(
+        "%-16s longest stretch between polls %7.1f ms wall, %7.1f ms of its thread's CPU   (%lld polls in %.1f s)\n",
+        op.name, longest, longestCpu, static_cast<long long>(polls),
+        std::chrono::duration<double>(Clock::now() - start).count());
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -51,7 +93,10 @@ int main(int argc, char** argv)
         return 2;
     }
     std::printf("%s\n", model->description().c_str());
-    for (const attn::test::LongOperation& op : attn::test::longOperations(*model))
+    const std::vector<attn::test::LongOperation> operations = attn::test::longOperations(*model);
+    for (const attn::test::LongOperation& op : operations)
         measure(op, repeats);
+    for (const attn::test::LongOperation& op : operations)
+        measureLongestStretch(op);
     return 0;
 }

@@ -5,10 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace attn {
+namespace {
+
+// Attention entries scored between two cancel polls: a few milliseconds of one core.
+constexpr int64_t kPollScores = int64_t(1) << 18;
+
+} // namespace
 
 const std::vector<std::string>& atlasScoreNames()
 {
@@ -55,37 +62,36 @@ void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor
             + std::to_string(m_layers));
     for (const Tensor& a : attention)
         a.expectShape({ m_heads, n, n }, "head atlas attention");
-    // Per query, the keys the token-matching scores sum over, shared by every head.
-    std::vector<std::vector<int64_t>> duplicates(static_cast<size_t>(n)), inductions(static_cast<size_t>(n));
-    for (int64_t q = 0; q < n; ++q)
-        for (int64_t j = 0; j < q; ++j) {
-            if (tokens[static_cast<size_t>(j)] == tokens[static_cast<size_t>(q)]) {
-                duplicates[static_cast<size_t>(q)].push_back(j);
-                inductions[static_cast<size_t>(q)].push_back(j + 1); // the key after the earlier occurrence
-            }
-        }
     // Into copies, so that a cancelled add leaves the atlas as it was.
     std::vector<double> sums = m_sum, counts = m_count;
     const auto accumulate = [&](AtlasScore s, int64_t l, int64_t h, double value) {
         sums[slot(s, l, h)] += value;
         counts[slot(s, l, h)] += 1.0;
     };
+    // A poll every kPollScores attention entries, not only per head: a head of a 1,024-token line is 1M logarithms,
+    // tens of milliseconds on a loaded core, and a 4,096-token one 16 times that.
+    const int64_t rowsPerPoll = std::max<int64_t>(1, kPollScores / std::max<int64_t>(n, 1));
     for (int64_t l = 0; l < m_layers; ++l)
-        for (int64_t h = 0; h < m_heads; ++h) {
-            if (cancelRequested && cancelRequested()) throw Cancelled();
+        for (int64_t h = 0; h < m_heads; ++h)
             for (int64_t q = 0; q < n; ++q) {
+                if (q % rowsPerPoll == 0 && cancelRequested && cancelRequested()) throw Cancelled();
                 const float* row = attention[static_cast<size_t>(l)].data() + (h * n + q) * n;
                 if (q >= 1) accumulate(AtlasScore::PreviousToken, l, h, row[q - 1]);
-                const auto sumOver = [&](const std::vector<int64_t>& keys) {
-                    double s = 0.0;
-                    for (const int64_t j : keys)
-                        s += row[j];
-                    return s;
-                };
-                if (!duplicates[static_cast<size_t>(q)].empty())
-                    accumulate(AtlasScore::DuplicateToken, l, h, sumOver(duplicates[static_cast<size_t>(q)]));
-                if (!inductions[static_cast<size_t>(q)].empty())
-                    accumulate(AtlasScore::Induction, l, h, sumOver(inductions[static_cast<size_t>(q)]));
+                // The earlier occurrences of the current token are found by scanning, not kept in per-query lists:
+                // those hold n^2 keys for an input of one token repeated (0.5 GB at 8k tokens), built before the first
+                // poll.
+                bool repeated = false;
+                double duplicate = 0.0, induction = 0.0;
+                for (int64_t j = 0; j < q; ++j)
+                    if (tokens[static_cast<size_t>(j)] == tokens[static_cast<size_t>(q)]) {
+                        repeated = true;
+                        duplicate += row[j];
+                        induction += row[j + 1]; // the key after the earlier occurrence
+                    }
+                if (repeated) {
+                    accumulate(AtlasScore::DuplicateToken, l, h, duplicate);
+                    accumulate(AtlasScore::Induction, l, h, induction);
+                }
                 accumulate(AtlasScore::FirstToken, l, h, row[0]);
                 double entropy = 0.0, distance = 0.0;
                 for (int64_t j = 0; j < n; ++j) {
@@ -95,7 +101,6 @@ void HeadAtlas::add(const std::vector<int64_t>& tokens, const std::vector<Tensor
                 accumulate(AtlasScore::Entropy, l, h, entropy);
                 accumulate(AtlasScore::MeanDistance, l, h, distance);
             }
-        }
     m_sum = std::move(sums);
     m_count = std::move(counts);
     ++m_inputs;

@@ -63,6 +63,31 @@ TEST(Atlas, ACancelledAddStopsBeforeTheNextHeadAndLeavesTheAtlasAsItWas)
     EXPECT_FLOAT_EQ(atlas.score(AtlasScore::PreviousToken).data()[1], 1.0f / 6.0f);
 }
 
+// Issue 20: a head of a long line is millions of logarithms, too long to run without a poll (cancel within 200 ms).
+TEST(Atlas, ALongHeadIsPolledAtLeastEvery2To18ScoresAndACancelInsideItAddsNothing)
+{
+    std::vector<int64_t> t(2048);
+    for (size_t i = 0; i < t.size(); ++i)
+        t[i] = static_cast<int64_t>(i % 100);
+    const std::vector<Tensor> a = patterns(t);
+    const int64_t n = static_cast<int64_t>(t.size()), entries = 2 * n * n;
+    HeadAtlas atlas(1, 2);
+    int64_t polls = 0;
+    atlas.add(t, a, [&] {
+        ++polls;
+        return false;
+    });
+    EXPECT_GE(polls, entries >> 18) << "at least one poll per 2^18 attention entries";
+    EXPECT_FLOAT_EQ(atlas.score(AtlasScore::Induction).data()[1], 1.0f)
+        << "head 1 attends to the key after the last earlier occurrence";
+
+    const std::string before = atlas.toJson(); // every total
+    polls = 0;
+    EXPECT_THROW(atlas.add(t, a, [&] { return ++polls == 3; }), Cancelled); // inside head 0
+    EXPECT_EQ(atlas.inputs(), 1);
+    EXPECT_EQ(atlas.toJson(), before);
+}
+
 TEST(Atlas, NoQualifyingQueryIsNaN)
 {
     const std::vector<int64_t> t { 1, 2, 3 };
