@@ -31,8 +31,8 @@ public:
     int64_t inputs() const { return m_inputs; }
 
     /// Adds one input: its tokens [n] and per layer the attention [heads, n, n] of every query over every key.
-    /// Throws Error when the shapes do not fit. Asks cancelRequested (when set) before each head; true throws
-    /// Cancelled and adds nothing: the scores of a 1,024-token line are 1M logarithms per head.
+    /// Throws Error when the shapes do not fit. Asks cancelRequested (when set) every 2^18 attention entries, inside
+    /// heads too (a head of a 1,024-token line is 1M logarithms); true throws Cancelled and adds nothing.
     void add(const std::vector<int64_t>& tokens, const std::vector<Tensor>& attention,
         const std::function<bool()>& cancelRequested = {});
     /// Adds another atlas's totals (a shard); throws Error when the model shapes differ.

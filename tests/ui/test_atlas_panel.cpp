@@ -6,7 +6,9 @@
 #include "analysis/head_atlas.h"
 #include "atlas/atlas_panel.h"
 #include "atlas/cluster_matrix_view.h"
+#include "atlas/head_map.h"
 #include "atlas/role_grid_view.h"
+#include "core/error.h"
 #include "main_window.h"
 #include "window_runs.h"
 #include "window_screenshots.h"
@@ -31,6 +33,27 @@ namespace {
 constexpr int kTimeoutMs = 60000;
 const char* kStory = "Ben went to the park. Ben said the magic words: gold wind frog lamp. Then he said again: gold "
                      "wind frog lamp";
+
+TEST(HeadMap, TheAtlasScoringOfTheTabPollsCancel)
+{
+    // The tab's map scores every head of the kept pass; a cancel must reach that scoring, not only the passes (the
+    // scores of a 4k-token input on a 12x12 model are 2.3G logarithms). With the kept pass made, a cancel that is
+    // already requested can only be seen by the scoring.
+    EngineContext context;
+    const std::string path = test::demoDecoderPath().toStdString();
+    std::vector<int64_t> tokens;
+    for (int64_t i = 0; i < 48; ++i)
+        tokens.push_back(3 + (i * 7) % 40);
+    ASSERT_NE(mapHeads(context, "atlas", path, tokens, 0, 2, {}), nullptr); // makes and keeps the pass
+    int polls = 0;
+    RerunHooks cancelled;
+    cancelled.cancelRequested = [&polls] {
+        ++polls;
+        return true;
+    };
+    EXPECT_THROW(mapHeads(context, "atlas", path, tokens, 0, 2, cancelled), Cancelled);
+    EXPECT_GE(polls, 1);
+}
 
 TEST(AtlasPanel, MapsTheDemoDecoderAndLinksItsHeads)
 {

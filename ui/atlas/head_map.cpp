@@ -27,7 +27,7 @@ HeadMapPtr mapHeads(EngineContext& context, const std::string& sessionKey, const
     const ModelConfig& c = kept->model->config();
     HeadAtlas atlas(c.numLayers, c.numHeads);
     HeadPatterns patterns(c.numLayers, c.numHeads);
-    atlas.add(tokens, kept->run->clean().attention);
+    atlas.add(tokens, kept->run->clean().attention, hooks.cancelRequested);
     patterns.add(kept->run->clean().attention);
     std::string basis = "attention patterns on the main input (" + std::to_string(tokens.size()) + " tokens)";
     if (probeLength > 0) {
@@ -41,7 +41,7 @@ HeadMapPtr mapHeads(EngineContext& context, const std::string& sessionKey, const
         options.cancelRequested = hooks.cancelRequested;
         Session session(kept->model, options);
         const auto probed = session.prefill(probe);
-        atlas.add(probe, probed->attention);
+        atlas.add(probe, probed->attention, hooks.cancelRequested);
         patterns.add(probed->attention);
         basis += " and an induction probe (" + std::to_string(probeLength) + " random tokens twice)";
     }
