@@ -197,18 +197,27 @@ Tensor headImportance(const DecoderModel& model, const std::vector<std::vector<i
     return importance;
 }
 
+std::vector<HeadRef> pruningOrder(const Tensor& importance)
+{
+    if (importance.rank() != 2) throw Error("head importance: expected [layers, heads]");
+    const int64_t heads = importance.dim(1);
+    std::vector<HeadRef> order;
+    for (int64_t l = 0; l < importance.dim(0); ++l)
+        for (int64_t h = 0; h < heads; ++h)
+            order.push_back({ l, h });
+    std::stable_sort(order.begin(), order.end(), [&](const HeadRef& a, const HeadRef& b) {
+        return importance.data()[a.layer * heads + a.head] < importance.data()[b.layer * heads + b.head];
+    });
+    return order;
+}
+
 PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& importance, const ForwardOptions& base, const RerunHooks& hooks)
 {
     const ModelConfig& c = model.config();
     importance.expectShape({ c.numLayers, c.numHeads }, "head importance");
     PruningCurve curve;
-    for (int64_t l = 0; l < c.numLayers; ++l)
-        for (int64_t h = 0; h < c.numHeads; ++h)
-            curve.order.push_back({ l, h });
-    std::stable_sort(curve.order.begin(), curve.order.end(), [&](const HeadRef& a, const HeadRef& b) {
-        return importance.data()[a.layer * c.numHeads + a.head] < importance.data()[b.layer * c.numHeads + b.head];
-    });
+    curve.order = pruningOrder(importance);
     const ForwardOptions options = scoringOptions(base, hooks);
     const int64_t count = predictedPositions(inputs);
     if (count == 0) throw Error(kNothingToPredict);

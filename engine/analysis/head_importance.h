@@ -46,8 +46,12 @@ struct PruningCurve {
     std::vector<double> copyAccuracy;
 };
 
-/// Removes heads one at a time in ascending importance (ties: lower layer, then lower head first) and records the
-/// loss and accuracy after each removal. hooks as headImportance's, over (heads + 1) x inputs passes.
+/// Every head of `importance` [layers, heads] in ascending importance (ties: lower layer, then lower head first): the
+/// order greedy pruning removes them in.
+std::vector<HeadRef> pruningOrder(const Tensor& importance);
+
+/// Removes heads one at a time in pruningOrder(importance) and records the loss and accuracy after each removal. hooks
+/// as headImportance's, over (heads + 1) x inputs passes.
 PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& importance, const ForwardOptions& base, const RerunHooks& hooks = {});
 
