@@ -99,18 +99,6 @@ void reportPass(const RerunHooks& hooks, int64_t done, int64_t total)
     if (hooks.layerDone && !hooks.layerDone(done, total)) throw Cancelled();
 }
 
-/// `base` for the passes of importance and pruning: logits only, cancelled by `hooks`.
-ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks)
-{
-    ForwardOptions options = base;
-    options.wantAttention = false;
-    options.wantHiddenStates = false;
-    options.intervention = nullptr;
-    options.layerDone = {}; // progress counts passes, not layers
-    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
-    return options;
-}
-
 int64_t predictedPositions(const std::vector<std::vector<int64_t>>& inputs)
 {
     int64_t count = 0;
@@ -133,6 +121,18 @@ constexpr const char* kNothingToPredict
     = "head importance: no input has two tokens, so there is no next token to predict";
 
 } // namespace
+
+ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks)
+{
+    ForwardOptions options = base;
+    options.wantAttention = false;
+    options.wantHiddenStates = false;
+    options.wantQueryKeys = false;
+    options.intervention = nullptr;
+    options.layerDone = {}; // progress counts passes, not layers
+    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
+    return options;
+}
 
 NextTokenScore nextTokenScore(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& headMask, const ForwardOptions& base)

@@ -22,6 +22,11 @@ struct NextTokenScore {
     double copyAccuracy = 0.0;
 };
 
+/// `base` for the passes of importance and pruning: logits only (no attention, hidden states, queries and keys, nor
+/// base's intervention), progress left to the caller (it counts passes, not layers), cancelled by
+/// hooks.cancelRequested where set.
+ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks);
+
 /// The score of `inputs` under `headMask` (empty: none). Throws Error when no input has two tokens.
 NextTokenScore nextTokenScore(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& headMask, const ForwardOptions& base);

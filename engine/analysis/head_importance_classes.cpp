@@ -32,19 +32,6 @@ ClassSum scoreLogits(const Tensor& logits, int64_t label)
     return { static_cast<double>(row[label]) - static_cast<double>(row[best]) - std::log(sum), best == label ? 1 : 0 };
 }
 
-/// `base` for the scoring passes: logits only, cancelled by `hooks`.
-ForwardOptions classifyOptions(const ForwardOptions& base, const RerunHooks& hooks)
-{
-    ForwardOptions options = base;
-    options.wantAttention = false;
-    options.wantHiddenStates = false;
-    options.wantQueryKeys = false;
-    options.intervention = nullptr;
-    options.layerDone = {}; // progress counts passes, not layers
-    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
-    return options;
-}
-
 void expectImages(const VisionModel& model, const std::vector<LabelledImage>& images)
 {
     if (images.empty()) throw Error("head importance: no labelled image to classify");
@@ -98,7 +85,7 @@ ClassScore classScore(const VisionModel& model, const std::vector<LabelledImage>
 {
     expectImages(model, images);
     int64_t done = 0;
-    const ClassSum sum = classSums(model, images, headMask, classifyOptions(base, {}), {}, done, 0);
+    const ClassSum sum = classSums(model, images, headMask, scoringOptions(base, {}), {}, done, 0);
     const auto n = static_cast<double>(images.size());
     return { sum.logProb / n, static_cast<double>(sum.correct) / n };
 }
@@ -108,7 +95,7 @@ Tensor classHeadImportance(const VisionModel& model, const std::vector<LabelledI
 {
     expectImages(model, images);
     const ModelConfig& c = model.config();
-    const ForwardOptions options = classifyOptions(base, hooks);
+    const ForwardOptions options = scoringOptions(base, hooks);
     const auto n = static_cast<double>(images.size());
     const int64_t total = static_cast<int64_t>(images.size()) * (1 + c.numLayers * c.numHeads);
     int64_t done = 0;
@@ -130,7 +117,7 @@ PruningCurve classPruning(const VisionModel& model, const std::vector<LabelledIm
     expectImages(model, images);
     const ModelConfig& c = model.config();
     importance.expectShape({ c.numLayers, c.numHeads }, "head importance");
-    const ForwardOptions options = classifyOptions(base, hooks);
+    const ForwardOptions options = scoringOptions(base, hooks);
     PruningCurve curve;
     curve.order = pruningOrder(importance);
     const size_t heads = curve.order.size();

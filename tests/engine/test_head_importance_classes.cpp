@@ -101,14 +101,14 @@ TEST(ClassImportance, EveryHeadEqualsAFullPassWithItRemoved)
     const double reference = direct(*model, images, {}).logProb;
     EXPECT_NEAR(unmodified, reference, 1e-9);
     double largest = 0.0;
-    for (int64_t l = 0; l < c.numLayers; ++l)
-        for (int64_t h = 0; h < c.numHeads; ++h) {
-            const double expected = reference - direct(*model, images, headMaskWith({ { l, h } }, 0.0f, c)).logProb;
-            // float storage of a double difference: 1e-6 relative plus a few ulp of the unmodified term.
-            EXPECT_NEAR(importance.data()[l * c.numHeads + h], expected, 1e-6 * std::abs(expected) + 1e-6)
-                << "L" << l << ".H" << h;
-            largest = std::max(largest, std::abs(expected));
-        }
+    for (int64_t i = 0; i < importance.numel(); ++i) {
+        const HeadRef head { i / c.numHeads, i % c.numHeads };
+        const double expected = reference - direct(*model, images, headMaskWith({ head }, 0.0f, c)).logProb;
+        // float storage of a double difference: 1e-6 relative plus a few ulp of the unmodified term.
+        EXPECT_NEAR(importance.data()[i], expected, 1e-6 * std::abs(expected) + 1e-6)
+            << "L" << head.layer << ".H" << head.head;
+        largest = std::max(largest, std::abs(expected));
+    }
     EXPECT_GT(largest, 1e-3) << "some head should matter to the classifier";
 }
 

@@ -13,15 +13,25 @@
 namespace attn::ui {
 namespace {
 
-/// `hooks` for the stage that starts `offset` passes in, of two stages of `stage` passes each: one progress range.
-RerunHooks staged(const RerunHooks& hooks, int64_t offset, int64_t stage)
+/// Importance, then the curve over it, with one progress range over both stages: importance (1 + heads passes per
+/// input), then the curve (heads + 1).
+template <typename Importance, typename Curve>
+void runStages(PruningResult& result, const ModelConfig& c, const RerunHooks& hooks, const Importance& importance,
+    const Curve& curve)
 {
-    RerunHooks h = hooks;
-    if (hooks.layerDone)
-        h.layerDone = [&hooks, offset, stage](int64_t done, int64_t total) {
-            return hooks.layerDone(offset + done * stage / total, 2 * stage);
-        };
-    return h;
+    const int64_t stage = result.inputs * (1 + c.numLayers * c.numHeads);
+    const auto staged = [&hooks, stage](int64_t offset) {
+        RerunHooks h = hooks;
+        if (hooks.layerDone)
+            h.layerDone = [&hooks, offset, stage](int64_t done, int64_t total) {
+                return hooks.layerDone(offset + done * stage / total, 2 * stage);
+            };
+        return h;
+    };
+    double unmodified = 0.0;
+    result.importance = importance(&unmodified, staged(0));
+    result.unmodifiedLoss = -unmodified;
+    result.curve = curve(result.importance, staged(stage));
 }
 
 /// The image files of `paths`, preprocessed for `model`, each with the class its file name names.
@@ -54,13 +64,15 @@ PruningResultPtr pruneClassifier(
     result->inputs = static_cast<int64_t>(images.size());
     result->basis = images.size() == 1 ? "the image " + std::filesystem::path(inputs.images.front()).filename().string()
                                        : std::to_string(images.size()) + " labelled images";
-    const ModelConfig& c = model.config();
-    const int64_t stage = result->inputs * (1 + c.numLayers * c.numHeads);
     const ForwardOptions options = context.forwardOptions();
-    double unmodified = 0.0;
-    result->importance = classHeadImportance(model, images, options, &unmodified, staged(hooks, 0, stage));
-    result->unmodifiedLoss = -unmodified;
-    result->curve = classPruning(model, images, result->importance, options, staged(hooks, stage, stage));
+    runStages(
+        *result, model.config(), hooks,
+        [&](double* unmodified, const RerunHooks& h) {
+            return classHeadImportance(model, images, options, unmodified, h);
+        },
+        [&](const Tensor& importance, const RerunHooks& h) {
+            return classPruning(model, images, importance, options, h);
+        });
     return result;
 }
 
@@ -78,14 +90,13 @@ PruningResultPtr pruneDecoder(EngineContext& context, const ModelSource& source,
         result->basis = std::to_string(lines.size()) + " lines of " + inputs.corpusPath;
     }
     result->inputs = static_cast<int64_t>(lines.size());
-    // One progress range over both stages: importance (1 + heads passes per input), then the curve (heads + 1).
-    const ModelConfig& c = decoder.config();
-    const int64_t stage = result->inputs * (1 + c.numLayers * c.numHeads);
     const ForwardOptions options = context.forwardOptions();
-    double unmodified = 0.0;
-    result->importance = headImportance(decoder, lines, options, &unmodified, staged(hooks, 0, stage));
-    result->unmodifiedLoss = -unmodified;
-    result->curve = greedyPruning(decoder, lines, result->importance, options, staged(hooks, stage, stage));
+    runStages(
+        *result, decoder.config(), hooks,
+        [&](double* unmodified, const RerunHooks& h) { return headImportance(decoder, lines, options, unmodified, h); },
+        [&](const Tensor& importance, const RerunHooks& h) {
+            return greedyPruning(decoder, lines, importance, options, h);
+        });
     return result;
 }
 
