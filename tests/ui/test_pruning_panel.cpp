@@ -219,6 +219,7 @@ TEST(PruningPanel, PrunesTheVitOverLabelledImagesAgainstTheirTrueClasses)
     ASSERT_EQ(pruning->curvePlot()->series().size(), 2u) << "no copy task for images";
     EXPECT_EQ(pruning->curvePlot()->series()[1].y, result->curve.accuracy);
     EXPECT_TRUE(pruning->status().contains("classification accuracy")) << pruning->status().toStdString();
+    EXPECT_FALSE(pruning->ablateButton()->isVisibleTo(pruning)) << "the Intervene tab takes text models only";
     test::saveScreenshots(window, "pruning-vit");
 
     // An image whose name names no class has no ground truth: an error that names the file.

@@ -142,6 +142,7 @@ void PruningPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_pruneInput->setEnabled(false);
     m_pruneCorpus->setEnabled(m_summary != nullptr);
     m_pruneInput->setText(classifier() ? tr("Prune the image") : tr("Prune the input"));
+    m_ablate->setVisible(!classifier()); // the Intervene tab runs text models only
     m_pruneCorpus->setText(classifier() ? tr("Prune labelled images…") : tr("Prune a text file…"));
     m_pruneCorpus->setToolTip(classifier()
             ? tr("The same over image files whose names name their true class, as the bundled samples' do "
@@ -281,7 +282,7 @@ void PruningPanel::showResult(PruningResultPtr result)
                                         .arg(c.copyPositions)
                                         .arg(100.0 * c.copyAccuracy.front(), 0, 'f', 1)));
     if (m_layer >= layers || m_head >= heads) m_layer = m_head = -1;
-    m_ablate->setEnabled(m_layer >= 0);
+    m_ablate->setEnabled(m_layer >= 0 && !classifier());
     emit resultShown();
 }
 
@@ -292,7 +293,7 @@ void PruningPanel::selectHead(int64_t layer, int64_t head)
     m_head = head;
     const float value = m_result->importance.data()[layer * m_result->importance.dim(1) + head];
     m_selected->setText(tr("Selected %1: importance %2 nats.").arg(headName(layer, head)).arg(value, 0, 'g', 4));
-    m_ablate->setEnabled(true);
+    m_ablate->setEnabled(!classifier());
     emit headSelected(layer, head);
 }
 
