@@ -45,7 +45,6 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     setObjectName("pruningPanel");
     m_pruneInput = new QPushButton(tr("Prune the input"));
     m_pruneInput->setObjectName("pruneInput");
-    m_pruneInput->setToolTip(tr("Every head's importance and the greedy pruning curve on the main input"));
     m_pruneCorpus = new QPushButton(tr("Prune a text file…"));
     m_pruneCorpus->setObjectName("pruneCorpus"); // its text and tooltip follow the model (setModel)
     m_cancel = new QPushButton(tr("Cancel"));
@@ -142,6 +141,10 @@ void PruningPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_pruneInput->setEnabled(false);
     m_pruneCorpus->setEnabled(m_summary != nullptr);
     m_pruneInput->setText(classifier() ? tr("Prune the image") : tr("Prune the input"));
+    m_pruneInput->setToolTip(classifier()
+            ? tr("Every head's importance and the greedy pruning curve on the Vision tab's image, whose file name "
+                 "names its true class")
+            : tr("Every head's importance and the greedy pruning curve on the main input"));
     m_ablate->setVisible(!classifier()); // the Intervene tab runs text models only
     m_pruneCorpus->setText(classifier() ? tr("Prune labelled images…") : tr("Prune a text file…"));
     m_pruneCorpus->setToolTip(classifier()
@@ -188,6 +191,9 @@ void PruningPanel::setImage(const QString& path)
     if (!classifier()) return;
     m_image = path;
     m_pruneInput->setEnabled(!m_runner->busy() && !m_image.isEmpty());
+    if (!m_result && !m_runner->busy())
+        m_status->setText(tr("Prune the image %1 (its file name names its class), or a set of labelled images.")
+                              .arg(QFileInfo(path).fileName()));
 }
 
 bool PruningPanel::classifier() const
