@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Head importance and greedy pruning of an image classifier, on the bundled demo ViT and its labelled samples.
+// Head importance and greedy pruning of an image classifier, on the bundled demo ViT and its labelled samples, and
+// `attnscope-cli prune` over a list of those images.
 #include "model_test_util.h"
 
 #include "analysis/head_importance_classes.h"
@@ -8,6 +9,8 @@
 #include "intervention/output_diff.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
+
+#include <filesystem>
 
 namespace attn::test {
 namespace {
@@ -177,6 +180,47 @@ TEST(ClassImportance, ALabelOutsideTheClassesOrNoImageIsAnError)
     EXPECT_THROW(classScore(*model, images, {}, {}), Error);
     EXPECT_THROW(classHeadImportance(*model, {}, {}), Error);
 }
+
+#ifdef AS_CLI_DECODES_IMAGES
+TEST(ClassImportance, ThePruneCommandTakesAListOfLabelledImages)
+{
+    const auto model = vitModel();
+    const std::vector<LabelledImage> images = samples(*model);
+    const std::string dir = makeTempDir("prune-vit");
+    {
+        std::ofstream corpus(dir + "/images.txt");
+        const nlohmann::json reference = vitReference();
+        for (const auto& c : reference.at("cases"))
+            corpus << kVit << "/" << c.at("image").get<std::string>() << "\n\n"; // blank lines are skipped
+    }
+    runCli("prune " + kVit + " --corpus " + dir + "/images.txt --out " + dir);
+    const Tensor importance = classHeadImportance(*model, images, {});
+    const Tensor written = readNpy(dir + "/importance.npy");
+    ASSERT_EQ(written.shape(), importance.shape());
+    for (int64_t i = 0; i < importance.numel(); ++i) // the PNGs hold reference.json's bytes: the same passes
+        EXPECT_NEAR(written.data()[i], importance.data()[i], 1e-6) << i;
+    nlohmann::json report;
+    std::ifstream(dir + "/curve.json") >> report;
+    EXPECT_EQ(report.at("inputs"), 8);
+    const PruningCurve curve = classPruning(*model, images, importance, {});
+    ASSERT_EQ(report.at("accuracy").size(), curve.accuracy.size());
+    for (size_t k = 0; k < curve.accuracy.size(); ++k)
+        EXPECT_DOUBLE_EQ(report.at("accuracy")[k].get<double>(), curve.accuracy[k]) << k;
+    EXPECT_DOUBLE_EQ(report.at("accuracy")[0].get<double>(), 1.0) << "every sample is classified as its true class";
+    EXPECT_NE(report.at("accuracy_meaning").get<std::string>().find("classification"), std::string::npos);
+    EXPECT_TRUE(report.at("copy_accuracy").empty());
+}
+
+TEST(ClassImportance, ThePruneCommandRefusesAnImageWhoseNameNamesNoClass)
+{
+    const std::string dir = makeTempDir("prune-vit-unnamed");
+    std::filesystem::copy_file(kVit + "/samples/sample_0_circle.png", dir + "/photo.png");
+    std::ofstream(dir + "/images.txt") << "photo.png\n"; // relative to the list's folder
+    const std::string out = runCli("prune " + kVit + " --corpus " + dir + "/images.txt --out " + dir, 1);
+    EXPECT_NE(out.find(dir + "/photo.png"), std::string::npos) << out;
+    EXPECT_NE(out.find("names none of the model's classes"), std::string::npos) << out;
+}
+#endif
 
 } // namespace
 } // namespace attn::test
