@@ -298,11 +298,13 @@ MainWindow::MainWindow(ProviderFactory factory, QWidget* parent)
     connect(m_vision, &VisionView::resultShown, this, &MainWindow::clearError);
     connect(m_vision->controller(), &VisionController::modelOpened, this, [this](const QString& description) {
         clearError();
+        pruningTab(m_tabs)->setImageModel(m_vision->controller()->modelPath());
         m_info->setPlainText(description);
         m_status->setText(tr("Opened a vision model: open an image (button or drop)"));
     });
     connect(m_vision->controller(), &VisionController::resultReady, this, [this](VisionResultPtr result) {
         if (result) m_mechanisms->setImageModel(m_vision->controller()->modelPath(), result); // its heads, that image
+        if (result) pruningTab(m_tabs)->setImage(QString::fromStdString(result->source));
         if (!result || result->topClasses.empty()) return;
         const ClassScore& best = result->topClasses.front();
         m_status->setText(tr("%1: %2 (p = %3)")
@@ -805,7 +807,8 @@ void MainWindow::setVisionMode(bool vision) {
     const QWidget* const ownRule[] = { m_decode, m_caption, m_router, m_align };
     for (int i = 0; i < m_tabs->count(); ++i) {
         const QWidget* tab = m_tabs->widget(i);
-        const bool on = tab == m_mechanisms || (tab == m_vision) == vision;
+        // The Pruning tab prunes an image classifier's heads too.
+        const bool on = tab == m_mechanisms || tab == pruningTab(m_tabs) || (tab == m_vision) == vision;
         if (!on || std::find(std::begin(ownRule), std::end(ownRule), tab) == std::end(ownRule))
             m_tabs->setTabEnabled(i, on);
     }

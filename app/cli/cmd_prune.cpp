@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
-// `prune`: head importance over a corpus and the greedy pruning curve.
+// `prune`: head importance over a corpus and the greedy pruning curve. A decoder's corpus is text, one input a line;
+// an image classifier's lists image files, one a line, each labelled by the class its file name names.
 #include "analysis/head_importance.h"
+#include "analysis/head_importance_classes.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/decoder_run.h"
+#include "cli/image_file.h"
+#include "cli/vision_input.h"
 #include "core/error.h"
 #include "core/npy.h"
+#include "model/model_source.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +21,72 @@
 namespace fs = std::filesystem;
 
 namespace attn::cli {
+namespace {
+
+/// What the numbers of curve.json mean: next tokens of text, or true classes of images.
+struct Meanings {
+    const char* importance;
+    const char* loss;
+    const char* accuracy;
+};
+
+constexpr Meanings kNextTokens { "mean log-probability of the actual next tokens (pooled over every position of every "
+                                 "line) unmodified minus with that head removed (head mask 0), nats",
+    "mean next-token loss (nats) with the first k heads of order removed, k = 0 .. heads",
+    "share of predicted positions whose most likely token is the actual next one, with the first k heads of order "
+    "removed" };
+
+constexpr Meanings kClasses { "mean log-probability of each image's true class (the class its file name names) "
+                              "unmodified minus with that head removed (head mask 0), nats",
+    "mean loss of the true classes (nats) with the first k heads of order removed, k = 0 .. heads",
+    "classification accuracy: share of images whose most likely class is the true one, with the first k heads of order "
+    "removed" };
+
+void writeReport(const fs::path& out, const Tensor& importance, const PruningCurve& curve, size_t inputs,
+    double reference, const Meanings& meanings)
+{
+    fs::create_directories(out);
+    writeNpy((out / "importance.npy").string(), importance);
+    nlohmann::json order = nlohmann::json::array();
+    for (const HeadRef& h : curve.order)
+        order.push_back({ h.layer, h.head });
+    const nlohmann::json report = { { "inputs", inputs }, { "unmodified_loss", -reference },
+        { "importance_meaning", meanings.importance }, { "order", order }, { "removed_share", curve.removedShare },
+        { "loss", curve.loss }, { "accuracy", curve.accuracy }, { "loss_meaning", meanings.loss },
+        { "accuracy_meaning", meanings.accuracy }, { "copy_positions", curve.copyPositions },
+        { "copy_accuracy", curve.copyAccuracy },
+        { "copy_accuracy_meaning",
+            "the induction-copy task: accuracy over the copy_positions alone, the predicted positions whose two tokens "
+            "ending there occurred earlier followed by the same next token (in a repeated span, its second copy); "
+            "empty when there are none" } };
+    std::ofstream((out / "curve.json").string()) << report.dump(1) << "\n";
+    std::cout << "importance of " << importance.numel() << " heads over " << inputs << " inputs; unmodified loss "
+              << -reference << ", all removed " << curve.loss.back() << "; wrote " << out.string() << "\n";
+}
+
+/// The image files `corpus` lists (one a line, relative to its folder), decoded and preprocessed for `model`.
+std::vector<LabelledImage> readImageCorpus(const VisionModel& model, const std::string& corpus)
+{
+    std::ifstream in(corpus);
+    if (!in) throw Error(corpus, "cannot be read");
+    std::vector<LabelledImage> images;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        const fs::path file = fs::path(corpus).parent_path() / line; // an absolute line stays as it is
+        const int64_t label = labelInFileName(model, file.string());
+        if (label < 0)
+            throw Error(file.string(),
+                "its file name names none of the model's classes, or more than one (" + corpus
+                    + " lists images whose names give their true class, as sample_0_circle.png does)");
+        images.push_back({ model.preprocess(readImageFile(file.string())), label });
+    }
+    if (images.empty()) throw Error(corpus, "lists no image");
+    return images;
+}
+
+} // namespace
 
 int runPrune(const std::vector<std::string>& words)
 {
@@ -23,34 +94,20 @@ int runPrune(const std::vector<std::string>& words)
     args.allowOnly({ "corpus", "backend", "tokenizer", "out" });
     const fs::path out = args.require("out");
     const std::string corpus = args.require("corpus");
+    if (probeModel(args.positional(0, "MODEL")).config.kind == ModelKind::Vision) {
+        const auto model = loadVisionModel(args.positional(0, "MODEL"));
+        const std::vector<LabelledImage> images = readImageCorpus(*model, corpus);
+        double reference = 0.0;
+        const Tensor importance = classHeadImportance(*model, images, {}, &reference);
+        writeReport(out, importance, classPruning(*model, images, importance, {}), images.size(), reference, kClasses);
+        return 0;
+    }
     const DecoderRun run = openDecoder(args, "prune", true);
     const std::vector<std::vector<int64_t>> inputs = readCorpus(run, corpus);
     double reference = 0.0;
     const Tensor importance = headImportance(*run.model, inputs, run.options, &reference);
     const PruningCurve curve = greedyPruning(*run.model, inputs, importance, run.options);
-
-    fs::create_directories(out);
-    writeNpy((out / "importance.npy").string(), importance);
-    nlohmann::json order = nlohmann::json::array();
-    for (const HeadRef& h : curve.order)
-        order.push_back({ h.layer, h.head });
-    const nlohmann::json report = { { "inputs", inputs.size() }, { "unmodified_loss", -reference },
-        { "importance_meaning",
-            "mean log-probability of the actual next tokens (pooled over every position of every line) unmodified "
-            "minus with that head removed (head mask 0), nats" },
-        { "order", order }, { "removed_share", curve.removedShare }, { "loss", curve.loss }, { "accuracy", curve.accuracy },
-        { "loss_meaning", "mean next-token loss (nats) with the first k heads of order removed, k = 0 .. heads" },
-        { "accuracy_meaning",
-            "share of predicted positions whose most likely token is the actual next one, with the first k heads of "
-            "order removed" },
-        { "copy_positions", curve.copyPositions }, { "copy_accuracy", curve.copyAccuracy },
-        { "copy_accuracy_meaning",
-            "the induction-copy task: accuracy over the copy_positions alone, the predicted positions whose two tokens "
-            "ending there occurred earlier followed by the same next token (in a repeated span, its second copy); "
-            "empty when there are none" } };
-    std::ofstream((out / "curve.json").string()) << report.dump(1) << "\n";
-    std::cout << "importance of " << importance.numel() << " heads over " << inputs.size() << " lines; unmodified loss "
-              << -reference << ", all removed " << curve.loss.back() << "; wrote " << out.string() << "\n";
+    writeReport(out, importance, curve, inputs.size(), reference, kNextTokens);
     return 0;
 }
 

@@ -37,13 +37,13 @@ const std::vector<Command>& commands()
             "[--method rollout|flow] --out FILE.npy",
             "write the attention rollout (or flow) of the class token over the patches as a [rows, cols] map",
             runRollout },
-        { "translate", "translate MODEL (--prompt TEXT | --tokens IDS) [--beam K] [--max-new-tokens N] [--tokenizer FILE]",
+        { "translate",
+            "translate MODEL (--prompt TEXT | --tokens IDS) [--beam K] [--max-new-tokens N] [--tokenizer FILE]",
             "translate with an encoder-decoder or RNN seq2seq model (beam search; K = 1 is greedy)", runTranslate },
         { "caption", "caption MODEL (--image FILE | --pixel-values FILE.npy) [--max-new-tokens N] [--beam K] [--ids]",
             "caption an image with an image-to-text model (greedy; beam search with K > 1); --ids adds the token ids",
             runCaption },
-        { "align",
-            "align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]",
+        { "align", "align MODEL --src FILE --tgt FILE [--gold FILE] [--layer L --head H | --all-heads] [--out FILE]",
             "word alignments (Pharaoh i-j) from cross-attention; with --gold, precision, recall and AER per head",
             runAlign },
         { "export",
@@ -98,7 +98,9 @@ const std::vector<Command>& commands()
             runAtlas },
         { "atlas-merge", "atlas-merge DIR... --out DIR", "merge the atlases of corpus shards into one", runAtlasMerge },
         { "prune", "prune MODEL --corpus FILE [--backend cpu|vulkan|auto] --out DIR",
-            "head importance (importance.npy [layers, heads]) and the greedy pruning curve (curve.json)", runPrune },
+            "head importance (importance.npy [layers, heads]) and the greedy pruning curve (curve.json); for an image "
+            "classifier FILE lists image files whose names name their true class",
+            runPrune },
         { "lens", "lens MODEL (--prompt TEXT | --tokens IDS) [--top-k K] [--backend cpu|vulkan|auto] --out DIR",
             "logit lens: per layer and position the top tokens of the residual stream through the final norm and "
             "unembedding (lens.json) and the probability of the finally predicted token (chosen_probability.npy "

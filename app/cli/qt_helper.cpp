@@ -1,18 +1,35 @@
 // SPDX-License-Identifier: MIT
 #include "cli/qt_helper.h"
 
+#include "model/model_source.h"
+
 #include <climits>
 #include <string_view>
 #include <unistd.h>
 
 namespace attn::cli {
 
+namespace {
+
+/// Whether `path` is an image classifier; false for what cannot be probed, which the command itself then reports.
+bool isImageModel(const std::string& path)
+{
+    try {
+        return probeModel(path).config.kind == ModelKind::Vision;
+    } catch (...) {
+        return false;
+    }
+}
+
+} // namespace
+
 bool needsQtBuild(const std::string& command, const std::vector<std::string>& words)
 {
     if (command == "export") return true;
     for (const std::string& w : words)
         if (w == "--image" || std::string_view(w).starts_with("--image=")) return true;
-    return false;
+    // `prune` over an image classifier's list of image files decodes them.
+    return command == "prune" && !words.empty() && isImageModel(words.front());
 }
 
 void execQtBuild(char** argv)

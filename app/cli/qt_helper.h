@@ -8,7 +8,8 @@
 
 namespace attn::cli {
 
-/// Whether `command` with these arguments needs the Qt build: `export`, or any command given --image.
+/// Whether `command` with these arguments needs the Qt build: `export`, any command given --image, and `prune` of an
+/// image classifier (its corpus lists image files).
 bool needsQtBuild(const std::string& command, const std::vector<std::string>& words);
 
 /// Replaces this process with attnscope-cli-qt next to this executable, with the same arguments. Returns only when

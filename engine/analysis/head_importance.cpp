@@ -99,18 +99,6 @@ void reportPass(const RerunHooks& hooks, int64_t done, int64_t total)
     if (hooks.layerDone && !hooks.layerDone(done, total)) throw Cancelled();
 }
 
-/// `base` for the passes of importance and pruning: logits only, cancelled by `hooks`.
-ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks)
-{
-    ForwardOptions options = base;
-    options.wantAttention = false;
-    options.wantHiddenStates = false;
-    options.intervention = nullptr;
-    options.layerDone = {}; // progress counts passes, not layers
-    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
-    return options;
-}
-
 int64_t predictedPositions(const std::vector<std::vector<int64_t>>& inputs)
 {
     int64_t count = 0;
@@ -133,6 +121,18 @@ constexpr const char* kNothingToPredict
     = "head importance: no input has two tokens, so there is no next token to predict";
 
 } // namespace
+
+ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks)
+{
+    ForwardOptions options = base;
+    options.wantAttention = false;
+    options.wantHiddenStates = false;
+    options.wantQueryKeys = false;
+    options.intervention = nullptr;
+    options.layerDone = {}; // progress counts passes, not layers
+    if (hooks.cancelRequested) options.cancelRequested = hooks.cancelRequested;
+    return options;
+}
 
 NextTokenScore nextTokenScore(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& headMask, const ForwardOptions& base)
@@ -197,18 +197,27 @@ Tensor headImportance(const DecoderModel& model, const std::vector<std::vector<i
     return importance;
 }
 
+std::vector<HeadRef> pruningOrder(const Tensor& importance)
+{
+    if (importance.rank() != 2) throw Error("head importance: expected [layers, heads]");
+    const int64_t heads = importance.dim(1);
+    std::vector<HeadRef> order;
+    for (int64_t l = 0; l < importance.dim(0); ++l)
+        for (int64_t h = 0; h < heads; ++h)
+            order.push_back({ l, h });
+    std::stable_sort(order.begin(), order.end(), [&](const HeadRef& a, const HeadRef& b) {
+        return importance.data()[a.layer * heads + a.head] < importance.data()[b.layer * heads + b.head];
+    });
+    return order;
+}
+
 PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& importance, const ForwardOptions& base, const RerunHooks& hooks)
 {
     const ModelConfig& c = model.config();
     importance.expectShape({ c.numLayers, c.numHeads }, "head importance");
     PruningCurve curve;
-    for (int64_t l = 0; l < c.numLayers; ++l)
-        for (int64_t h = 0; h < c.numHeads; ++h)
-            curve.order.push_back({ l, h });
-    std::stable_sort(curve.order.begin(), curve.order.end(), [&](const HeadRef& a, const HeadRef& b) {
-        return importance.data()[a.layer * c.numHeads + a.head] < importance.data()[b.layer * c.numHeads + b.head];
-    });
+    curve.order = pruningOrder(importance);
     const ForwardOptions options = scoringOptions(base, hooks);
     const int64_t count = predictedPositions(inputs);
     if (count == 0) throw Error(kNothingToPredict);

@@ -22,6 +22,11 @@ struct NextTokenScore {
     double copyAccuracy = 0.0;
 };
 
+/// `base` for the passes of importance and pruning: logits only (no attention, hidden states, queries and keys, nor
+/// base's intervention), progress left to the caller (it counts passes, not layers), cancelled by
+/// hooks.cancelRequested where set.
+ForwardOptions scoringOptions(const ForwardOptions& base, const RerunHooks& hooks);
+
 /// The score of `inputs` under `headMask` (empty: none). Throws Error when no input has two tokens.
 NextTokenScore nextTokenScore(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& headMask, const ForwardOptions& base);
@@ -46,8 +51,12 @@ struct PruningCurve {
     std::vector<double> copyAccuracy;
 };
 
-/// Removes heads one at a time in ascending importance (ties: lower layer, then lower head first) and records the
-/// loss and accuracy after each removal. hooks as headImportance's, over (heads + 1) x inputs passes.
+/// Every head of `importance` [layers, heads] in ascending importance (ties: lower layer, then lower head first): the
+/// order greedy pruning removes them in.
+std::vector<HeadRef> pruningOrder(const Tensor& importance);
+
+/// Removes heads one at a time in pruningOrder(importance) and records the loss and accuracy after each removal. hooks
+/// as headImportance's, over (heads + 1) x inputs passes.
 PruningCurve greedyPruning(const DecoderModel& model, const std::vector<std::vector<int64_t>>& inputs,
     const Tensor& importance, const ForwardOptions& base, const RerunHooks& hooks = {});
 

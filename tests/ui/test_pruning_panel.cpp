@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: MIT
 // The Pruning tab on the demo decoder: its importance and curve equal what `attnscope-cli prune` writes for the same
 // input, a click on a head selects it in the main views and its Ablate button removes it on the Intervene tab,
-// Cancel stops a run, and the Mechanisms tab's entropy page opens the tab.
+// Cancel stops a run, and the Mechanisms tab's entropy page opens the tab. On the demo ViT it prunes over labelled
+// sample images with their true classes as the ground truth.
+#include "analysis/head_importance_classes.h"
 #include "core/npy.h"
+#include "demo_models.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/intervention_runner.h"
 #include "main_window.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/line_plot.h"
 #include "mechanisms/mechanisms_panel.h"
+#include "model/model_loader.h"
+#include "model/model_source.h"
 #include "plots/heatmap_view.h"
 #include "pruning/pruning_panel.h"
 #include "support/shared_data.h"
+#include "vision/vision_view.h"
 #include "window_runs.h"
 #include "window_screenshots.h"
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include <QDir>
+#include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -142,6 +150,87 @@ TEST(PruningPanel, TheEntropyPageOpensIt)
     ASSERT_TRUE(link->isEnabled());
     link->click();
     EXPECT_EQ(window.tabs()->currentWidget(), window.findChild<PruningPanel*>());
+}
+
+TEST(PruningPanel, PrunesTheVitOverLabelledImagesAgainstTheirTrueClasses)
+{
+    DemoModel vit;
+    for (const DemoModel& d : bundledDemoModels())
+        if (d.path.endsWith("/demo-vit-shapes")) vit = d;
+    ASSERT_FALSE(vit.path.isEmpty()) << "the bundled ViT demo is missing";
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.openDemo(vit);
+    QTRY_VERIFY_WITH_TIMEOUT(window.findChild<VisionView*>()->result() != nullptr, kTimeoutMs);
+    auto* pruning = window.findChild<PruningPanel*>();
+    ASSERT_NE(pruning, nullptr);
+    ASSERT_TRUE(window.tabs()->isTabEnabled(window.tabs()->indexOf(pruning))) << "open in image mode too";
+    window.tabs()->setCurrentWidget(pruning);
+    auto* pruneImage = pruning->findChild<QPushButton*>("pruneInput");
+    QTRY_VERIFY_WITH_TIMEOUT(pruneImage->isEnabled(), kTimeoutMs); // the Vision tab's sample image
+
+    // The main image alone: its file name (sample_0_circle.png) gives its class.
+    QSignalSpy shown(pruning, &PruningPanel::resultShown);
+    pruneImage->click();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, kTimeoutMs);
+    ASSERT_NE(pruning->result(), nullptr) << pruning->status().toStdString();
+    EXPECT_EQ(pruning->result()->inputs, 1);
+
+    // Every bundled sample: reference.json holds the same pictures' bytes and their true classes.
+    const QDir samples(vit.path + "/samples");
+    QStringList paths;
+    for (const QString& name : samples.entryList({ "sample_*.png" }, QDir::Files, QDir::Name))
+        if (!name.contains("_mask")) paths << samples.filePath(name);
+    ASSERT_EQ(paths.size(), 8);
+    pruning->pruneImages(paths);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2, kTimeoutMs);
+    const PruningResultPtr result = pruning->result();
+    ASSERT_NE(result, nullptr) << pruning->status().toStdString();
+    EXPECT_TRUE(result->classes);
+    EXPECT_EQ(result->inputs, 8);
+
+    const auto model = std::dynamic_pointer_cast<const VisionModel>(
+        std::shared_ptr<const Model>(loadModel(probeModel(vit.path.toStdString()))));
+    ASSERT_NE(model, nullptr);
+    nlohmann::json reference;
+    std::ifstream(vit.path.toStdString() + "/reference.json") >> reference;
+    std::vector<LabelledImage> images;
+    double agree = 0.0;
+    for (const auto& c : reference.at("cases")) {
+        ImageBuffer image;
+        image.width = image.height = model->config().imageSize;
+        image.channels = 3;
+        image.pixels = c.at("rgb").get<std::vector<uint8_t>>();
+        images.push_back({ model->preprocess(image), c.at("label").get<int64_t>() });
+        agree += c.at("predicted") == c.at("label") ? 1.0 : 0.0;
+    }
+    ASSERT_EQ(images.size(), 8u);
+    // Ground truth: the share of samples PyTorch classified as their true class, which the tab must reproduce.
+    EXPECT_DOUBLE_EQ(result->curve.accuracy.front(), agree / 8.0);
+    const Tensor importance = classHeadImportance(*model, images, {});
+    ASSERT_EQ(result->importance.shape(), importance.shape());
+    for (int64_t i = 0; i < importance.numel(); ++i)
+        EXPECT_NEAR(result->importance.data()[i], importance.data()[i], kTolerance) << i;
+    const PruningCurve curve = classPruning(*model, images, importance, {});
+    ASSERT_EQ(result->curve.accuracy.size(), curve.accuracy.size());
+    for (size_t k = 0; k < curve.accuracy.size(); ++k)
+        EXPECT_DOUBLE_EQ(result->curve.accuracy[k], curve.accuracy[k]) << k << " heads removed";
+    ASSERT_EQ(pruning->curvePlot()->series().size(), 2u) << "no copy task for images";
+    EXPECT_EQ(pruning->curvePlot()->series()[1].y, result->curve.accuracy);
+    EXPECT_TRUE(pruning->status().contains("classification accuracy")) << pruning->status().toStdString();
+    EXPECT_FALSE(pruning->ablateButton()->isVisibleTo(pruning)) << "the Intervene tab takes text models only";
+    test::saveScreenshots(window, "pruning-vit");
+
+    // An image whose name names no class has no ground truth: an error that names the file.
+    QTemporaryDir dir;
+    const QString unnamed = dir.filePath("picture.png");
+    ASSERT_TRUE(QFile::copy(paths.front(), unnamed));
+    pruning->pruneImages({ unnamed });
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 3, kTimeoutMs);
+    EXPECT_TRUE(pruning->status().startsWith("Error")) << pruning->status().toStdString();
+    EXPECT_TRUE(pruning->status().contains("picture.png")) << pruning->status().toStdString();
+    EXPECT_EQ(pruning->result(), result) << "the last result stays";
 }
 
 } // namespace

@@ -140,7 +140,9 @@ QHash<QString, QString> pages()
                "one (right axis) against the share of heads removed. Where the input repeats a span, the copy "
                "accuracy is that share over the repeated tokens alone (their two tokens before occurred earlier, "
                "followed by the same token): what removing heads does to copying. The numbers are attnscope-cli "
-               "prune's. Click "
+               "prune's. For an image classifier (the ViT demo) the same over images whose file names name their "
+               "true class, as the bundled samples' do (sample_0_circle.png): importance is the drop in the "
+               "log-probability of that class, and the curve shows classification accuracy. Click "
                "a head to select it, then ablate it on the Intervene tab.</p>") },
     };
 }

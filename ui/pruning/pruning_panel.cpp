@@ -5,11 +5,13 @@
 #include "intervention/intervention_runner.h"
 #include "mechanisms/line_plot.h"
 #include "mechanisms/matrix_snapshot.h"
+#include "model/model_source.h"
 #include "plots/heatmap_view.h"
 
 #include <qcustomplot.h>
 
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
@@ -43,11 +45,8 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     setObjectName("pruningPanel");
     m_pruneInput = new QPushButton(tr("Prune the input"));
     m_pruneInput->setObjectName("pruneInput");
-    m_pruneInput->setToolTip(tr("Every head's importance and the greedy pruning curve on the main input"));
     m_pruneCorpus = new QPushButton(tr("Prune a text file…"));
-    m_pruneCorpus->setObjectName("pruneCorpus");
-    m_pruneCorpus->setToolTip(tr("The same over every non-empty line of a text file (as attnscope-cli prune --corpus "
-                                 "reads it: each line with BOS, cut to the model's context)"));
+    m_pruneCorpus->setObjectName("pruneCorpus"); // its text and tooltip follow the model (setModel)
     m_cancel = new QPushButton(tr("Cancel"));
     m_cancel->setObjectName("cancelPruning");
     m_cancel->setToolTip(tr("Stop the pruning in progress"));
@@ -63,17 +62,11 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     m_importance->setObjectName("headImportance");
     m_importance->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
     m_importance->setMinimumSize(260, 200);
-    m_importance->setToolTip(tr("Mean log-probability of the actual next tokens unmodified minus with this head "
-                                "removed (head mask 0), nats. Click a head to select it"));
     m_curve = new LinePlot;
     m_curve->setObjectName("pruningCurve");
     m_curve->setMinimumSize(260, 200);
     m_curve->setLegendBelow(2);
     m_curve->setYRange(0.0, 1.0, true); // accuracy reads against its whole range
-    m_curve->setToolTip(tr("Heads removed one at a time, least important first: the mean next-token loss, the share "
-                           "of positions whose most likely token is the actual next one, and that share over the "
-                           "positions that repeat an earlier span (copy accuracy: the two tokens before occurred "
-                           "earlier, followed by the same token)"));
     m_selected = new QLabel(tr("Click a head in the importance map to select it."));
     m_selected->setObjectName("pruningSelected");
     m_ablate = new QPushButton(tr("Ablate on the Intervene tab"));
@@ -125,7 +118,7 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     });
     connect(m_runner, &InterventionRunner::cancelled, this, [this] { m_status->setText(tr("Cancelled.")); });
     connect(m_runner, &InterventionRunner::busyChanged, this, [this](bool busy) {
-        m_pruneInput->setEnabled(!busy && m_summary && !m_tokens.empty());
+        m_pruneInput->setEnabled(!busy && m_summary && (classifier() ? !m_image.isEmpty() : !m_tokens.empty()));
         m_pruneCorpus->setEnabled(!busy && m_summary);
     });
     setModel(nullptr);
@@ -133,8 +126,11 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
 
 void PruningPanel::setModel(std::shared_ptr<const ModelSummary> summary)
 {
-    m_summary = summary && summary->config.kind == ModelKind::Decoder ? std::move(summary) : nullptr;
+    const bool prunable
+        = summary && (summary->config.kind == ModelKind::Decoder || summary->config.kind == ModelKind::Vision);
+    m_summary = prunable ? std::move(summary) : nullptr;
     m_tokens.clear();
+    m_image.clear();
     m_runner->forget();
     m_result.reset();
     m_layer = m_head = -1;
@@ -144,13 +140,70 @@ void PruningPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_ablate->setEnabled(false);
     m_pruneInput->setEnabled(false);
     m_pruneCorpus->setEnabled(m_summary != nullptr);
-    m_status->setText(m_summary ? tr("Run an input, then prune it here, or prune a text file of inputs.")
-                                : tr("Pruning needs a decoder (a model that predicts the next token)."));
+    m_pruneInput->setText(classifier() ? tr("Prune the image") : tr("Prune the input"));
+    m_pruneInput->setToolTip(classifier()
+            ? tr("Every head's importance and the greedy pruning curve on the Vision tab's image, whose file name "
+                 "names its true class")
+            : tr("Every head's importance and the greedy pruning curve on the main input"));
+    m_ablate->setVisible(!classifier()); // the Intervene tab runs text models only
+    m_pruneCorpus->setText(classifier() ? tr("Prune labelled images…") : tr("Prune a text file…"));
+    m_pruneCorpus->setToolTip(classifier()
+            ? tr("The same over image files whose names name their true class, as the bundled samples' do "
+                 "(sample_0_circle.png): importance is the drop in the log-probability of that class, and the curve "
+                 "shows classification accuracy")
+            : tr("The same over every non-empty line of a text file (as attnscope-cli prune --corpus reads it: each "
+                 "line with BOS, cut to the model's context)"));
+    m_importance->setToolTip(classifier()
+            ? tr("Mean log-probability of each image's true class unmodified minus with this head removed (head mask "
+                 "0), nats. Click a head to select it")
+            : tr("Mean log-probability of the actual next tokens unmodified minus with this head removed (head mask "
+                 "0), nats. Click a head to select it"));
+    m_curve->setToolTip(classifier()
+            ? tr("Heads removed one at a time, least important first: the mean loss of the true classes and the "
+                 "share of images classified as their true class")
+            : tr("Heads removed one at a time, least important first: the mean next-token loss, the share of "
+                 "positions whose most likely token is the actual next one, and that share over the positions that "
+                 "repeat an earlier span (copy accuracy: the two tokens before occurred earlier, followed by the same "
+                 "token)"));
+    if (!m_summary)
+        m_status->setText(tr("Pruning needs a decoder (a model that predicts the next token) or an image classifier."));
+    else if (classifier())
+        m_status->setText(tr("Open an image whose file name names its class, then prune it here, or prune a set of "
+                             "labelled images."));
+    else
+        m_status->setText(tr("Run an input, then prune it here, or prune a text file of inputs."));
+}
+
+void PruningPanel::setImageModel(const QString& path)
+{
+    auto summary = std::make_shared<ModelSummary>();
+    summary->path = path.toStdString();
+    try {
+        summary->config = probeModel(summary->path).config; // config.json only: the Vision tab loaded the weights
+    } catch (const Error&) {
+        return setModel(nullptr);
+    }
+    setModel(std::move(summary));
+}
+
+void PruningPanel::setImage(const QString& path)
+{
+    if (!classifier()) return;
+    m_image = path;
+    m_pruneInput->setEnabled(!m_runner->busy() && !m_image.isEmpty());
+    if (!m_result && !m_runner->busy())
+        m_status->setText(tr("Prune the image %1 (its file name names its class), or a set of labelled images.")
+                              .arg(QFileInfo(path).fileName()));
+}
+
+bool PruningPanel::classifier() const
+{
+    return m_summary && m_summary->config.kind == ModelKind::Vision;
 }
 
 void PruningPanel::setRun(std::shared_ptr<const RunResult> run)
 {
-    if (!m_summary) return;
+    if (!m_summary || classifier()) return;
     m_tokens.clear();
     for (const TokenChip& chip : run->source)
         m_tokens.push_back(chip.id);
@@ -159,14 +212,24 @@ void PruningPanel::setRun(std::shared_ptr<const RunResult> run)
 
 void PruningPanel::pruneInput()
 {
-    if (!m_summary || m_tokens.empty()) return;
-    start({ m_tokens, {} });
+    if (classifier() && !m_image.isEmpty()) return pruneImages({ m_image });
+    if (!m_summary || classifier() || m_tokens.empty()) return;
+    start({ m_tokens, {}, {} });
 }
 
 void PruningPanel::pruneCorpus(const QString& path)
 {
-    if (!m_summary) return;
-    start({ {}, path.toStdString() });
+    if (!m_summary || classifier()) return;
+    start({ {}, path.toStdString(), {} });
+}
+
+void PruningPanel::pruneImages(const QStringList& paths)
+{
+    if (!classifier() || paths.isEmpty()) return;
+    PruningInputs inputs;
+    for (const QString& path : paths)
+        inputs.images.push_back(path.toStdString());
+    start(std::move(inputs));
 }
 
 void PruningPanel::start(PruningInputs inputs)
@@ -196,18 +259,20 @@ void PruningPanel::showResult(PruningResultPtr result)
     std::vector<double> percent;
     for (const double share : c.removedShare)
         percent.push_back(100.0 * share);
+    const bool classes = m_result->classes;
     m_curve->setAxes(tr("Greedy pruning, least important head first"), tr("heads removed (%)"),
-        tr("next-token loss (nats)"), tr("accuracy"));
+        classes ? tr("loss of the true class (nats)") : tr("next-token loss (nats)"), tr("accuracy"));
     std::vector<PlotSeries> series { { tr("loss"), percent, c.loss, QColor(200, 60, 40) },
-        { tr("accuracy (right axis)"), percent, c.accuracy, QColor(40, 90, 200), true, true } };
+        { classes ? tr("classification accuracy (right axis)") : tr("accuracy (right axis)"), percent, c.accuracy,
+            QColor(40, 90, 200), true, true } };
     // The induction-copy task, where the input repeats itself (copyPositions): what removing heads does to copying.
     if (!c.copyAccuracy.empty())
         series.push_back({ tr("copy accuracy, %1 positions (right axis)").arg(c.copyPositions), percent, c.copyAccuracy,
             QColor(40, 150, 70), false, true });
     m_curve->setSeries(series);
     const HeadRef least = c.order.front(), most = c.order.back();
-    m_status->setText(tr("Over %1: unmodified loss %2 nats, accuracy %3 %. Least important %4 (%5 nats), most "
-                         "important %6 (%7 nats); all heads removed: loss %8.")
+    m_status->setText(tr("Over %1: unmodified loss %2 nats, %9 %3 %. Least important %4 (%5 nats), most "
+                         "important %6 (%7 nats); all heads removed: loss %8, %9 %10 %.")
                           .arg(QString::fromStdString(m_result->basis))
                           .arg(m_result->unmodifiedLoss, 0, 'f', 3)
                           .arg(100.0 * c.accuracy.front(), 0, 'f', 1)
@@ -216,12 +281,14 @@ void PruningPanel::showResult(PruningResultPtr result)
                           .arg(headName(most.layer, most.head))
                           .arg(importance.data()[most.layer * heads + most.head], 0, 'g', 3)
                           .arg(c.loss.back(), 0, 'f', 3)
+                          .arg(classes ? tr("classification accuracy") : tr("accuracy"))
+                          .arg(100.0 * c.accuracy.back(), 0, 'f', 1)
         + (c.copyAccuracy.empty() ? QString()
                                   : tr(" Copy accuracy over %1 repeated positions: %2 %.")
                                         .arg(c.copyPositions)
                                         .arg(100.0 * c.copyAccuracy.front(), 0, 'f', 1)));
     if (m_layer >= layers || m_head >= heads) m_layer = m_head = -1;
-    m_ablate->setEnabled(m_layer >= 0);
+    m_ablate->setEnabled(m_layer >= 0 && !classifier());
     emit resultShown();
 }
 
@@ -232,7 +299,7 @@ void PruningPanel::selectHead(int64_t layer, int64_t head)
     m_head = head;
     const float value = m_result->importance.data()[layer * m_result->importance.dim(1) + head];
     m_selected->setText(tr("Selected %1: importance %2 nats.").arg(headName(layer, head)).arg(value, 0, 'g', 4));
-    m_ablate->setEnabled(true);
+    m_ablate->setEnabled(!classifier());
     emit headSelected(layer, head);
 }
 
@@ -262,6 +329,12 @@ bool PruningPanel::headAt(const QPoint& at, int64_t* layer, int64_t* head) const
 
 void PruningPanel::chooseCorpus()
 {
+    if (classifier()) {
+        const QStringList paths
+            = QFileDialog::getOpenFileNames(this, tr("Prune over labelled images (each file's name names its class)"),
+                {}, tr("Images (*.png *.jpg *.jpeg *.bmp);;All files (*)"));
+        return pruneImages(paths);
+    }
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Prune over a text file (one input per line)"), {}, tr("Text (*.txt);;All files (*)"));
     if (!path.isEmpty()) pruneCorpus(path);

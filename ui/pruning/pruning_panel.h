@@ -4,10 +4,12 @@
 // removed) as a layers x heads map, and the greedy pruning curve (loss and next-token accuracy against the share of
 // heads removed, least important first), for the main input or a text file of inputs. The same engine code as
 // `attnscope-cli prune`, on the one engine thread with progress and Cancel. A click on a head selects it and offers
-// ablating it on the Intervene tab.
+// ablating it on the Intervene tab. For an image classifier the same over labelled images: the drop in the
+// log-probability of each image's true class (its file name names it), and classification accuracy on the curve.
 #include "model/model_summary.h"
 #include "pruning/pruning_result.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -30,14 +32,20 @@ class PruningPanel : public QWidget {
 public:
     /// Computes on `engine`'s thread (its own session key: nothing is kept between requests).
     explicit PruningPanel(EngineController* engine, QWidget* parent = nullptr);
-    /// A model was opened (null, or not a decoder: nothing can be pruned).
+    /// A model was opened (null, or neither a decoder nor an image classifier: nothing can be pruned).
     void setModel(std::shared_ptr<const ModelSummary> summary);
+    /// The image classifier at `path` was opened (the Vision tab's model: it has no ModelSummary).
+    void setImageModel(const QString& path);
+    /// The Vision tab's image: the one "Prune the image" uses.
+    void setImage(const QString& path);
     /// The main views' latest run: the input "Prune the input" uses.
     void setRun(std::shared_ptr<const RunResult> run);
     /// Importance and curve of the main input.
     void pruneInput();
     /// Importance and curve over the non-empty lines of the text file at `path`.
     void pruneCorpus(const QString& path);
+    /// Image classifiers: importance and curve over the image files `paths`, labelled by their file names.
+    void pruneImages(const QStringList& paths);
     /// Makes head (layer, head) the one the Ablate button sends and frames it; emits headSelected.
     void selectHead(int64_t layer, int64_t head);
 
@@ -60,12 +68,14 @@ private:
     void start(PruningInputs inputs);
     void showResult(PruningResultPtr result);
     void chooseCorpus();
+    bool classifier() const;
     /// The head whose cell contains `at` (the importance plot's coordinates), or false.
     bool headAt(const QPoint& at, int64_t* layer, int64_t* head) const;
 
     InterventionRunner* m_runner = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;
     std::vector<int64_t> m_tokens;
+    QString m_image; ///< image classifiers: the Vision tab's image file
     PruningResultPtr m_result;
     int64_t m_layer = -1, m_head = -1; ///< the selected head (-1: none)
     QPushButton* m_pruneInput = nullptr;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Engine-thread work of the Pruning tab: head importance and the greedy pruning curve of the main input or of a text
-// file of inputs, through the engine code `attnscope-cli prune` runs (analysis/head_importance.h).
+// file of inputs, through the engine code `attnscope-cli prune` runs (analysis/head_importance.h); for an image
+// classifier, of labelled images (analysis/head_importance_classes.h).
 #include "analysis/head_importance.h"
 #include "service/engine_context.h"
 
@@ -13,15 +14,19 @@
 namespace attn::ui {
 
 /// What is pruned: the main input's tokens, or (when `corpusPath` is set) every non-empty line of that file, read as
-/// `prune --corpus` reads it.
+/// `prune --corpus` reads it; for an image classifier the image files of `images`, each labelled by the class its
+/// file name names (labelInFileName).
 struct PruningInputs {
     std::vector<int64_t> tokens;
     std::string corpusPath;
+    std::vector<std::string> images;
 };
 
 struct PruningResult {
-    Tensor importance; ///< [layers, heads], nats (headImportance)
-    double unmodifiedLoss = 0.0; ///< mean next-token loss of the unmodified model, nats
+    Tensor importance; ///< [layers, heads], nats (headImportance, classHeadImportance)
+    /// Loss and accuracy are of the true classes of images (an image classifier), not of next tokens.
+    bool classes = false;
+    double unmodifiedLoss = 0.0; ///< mean loss of the unmodified model, nats
     PruningCurve curve;
     int64_t inputs = 0; ///< inputs (lines) the numbers are over
     std::string basis; ///< what was pruned, for the status line
@@ -29,9 +34,10 @@ struct PruningResult {
 
 using PruningResultPtr = std::shared_ptr<const PruningResult>;
 
-/// Importance and curve of `inputs` under the decoder at `modelPath` (the registry's copy, the context's backend).
-/// hooks.layerDone gets the passes done of both stages together; hooks.cancelRequested stops it with Cancelled.
-/// Throws Error for a model that does not predict next tokens, a corpus that cannot be read or has no text.
+/// Importance and curve of `inputs` under the decoder or image classifier at `modelPath` (the registry's copy, the
+/// context's backend). hooks.layerDone gets the passes done of both stages together; hooks.cancelRequested stops it
+/// with Cancelled. Throws Error for a model that neither predicts next tokens nor classifies images, a corpus that
+/// cannot be read or has no text, no image, or an image that cannot be read or whose name names no class.
 PruningResultPtr pruneHeads(
     EngineContext& context, const std::string& modelPath, const PruningInputs& inputs, const RerunHooks& hooks);
 
