@@ -812,9 +812,13 @@ void MainWindow::setVisionMode(bool vision) {
         if (!on || std::find(std::begin(ownRule), std::end(ownRule), tab) == std::end(ownRule))
             m_tabs->setTabEnabled(i, on);
     }
+    // An image classifier has no text input: on the Pruning tab too the Input dock would only say "type an input".
+    pruningTab(m_tabs)->setProperty(
+        "collapsesDocks", vision ? QStringList { "inputDock", "modelDock" } : QStringList { "modelDock" });
     m_vision->setEnabled(vision);
     if (vision) m_tabs->setCurrentWidget(m_vision);
     else if (m_tabs->currentWidget() == m_vision) m_tabs->setCurrentWidget(m_heatmap);
+    fitDocksToTab(); // the current tab may be the Pruning tab, whose docks just changed
     // The Vision tab selects its head itself (including the mean of heads): the toolbar would be a second, idle
     // selector there.
     if (auto* headBar = findChild<QToolBar*>("headToolBar")) headBar->setVisible(!vision);

@@ -25,6 +25,7 @@
 #include <qcustomplot.h>
 
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -167,6 +168,8 @@ TEST(PruningPanel, PrunesTheVitOverLabelledImagesAgainstTheirTrueClasses)
     ASSERT_NE(pruning, nullptr);
     ASSERT_TRUE(window.tabs()->isTabEnabled(window.tabs()->indexOf(pruning))) << "open in image mode too";
     window.tabs()->setCurrentWidget(pruning);
+    // An image classifier has no text input: the Input dock goes away on this tab as on the Vision tab.
+    EXPECT_TRUE(window.findChild<QDockWidget*>("inputDock")->isHidden());
     auto* pruneImage = pruning->findChild<QPushButton*>("pruneInput");
     QTRY_VERIFY_WITH_TIMEOUT(pruneImage->isEnabled(), kTimeoutMs); // the Vision tab's sample image
 
