@@ -70,6 +70,14 @@ void openStories(MainWindow& window)
     openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
 }
 
+/// The window shown at 1280x800 with the story run, its Mechanisms tab not in front yet.
+void showStories(MainWindow& window)
+{
+    window.resize(1280, 800);
+    window.show();
+    openStories(window);
+}
+
 QString tableValue(QTableWidget& table, const QString& name)
 {
     for (int r = 0; r < table.rowCount(); ++r)
@@ -243,9 +251,7 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
 TEST(MechanismsPanel, AHiddenTabComputesNothingUntilItIsShown)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    openStories(window);
+    showStories(window);
     MechanismsPanel& panel = *window.mechanismsPanel();
     QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
     window.setCurrentHead(3, 2);
@@ -468,12 +474,10 @@ TEST(MechanismsPanel, ARequestOnTheSameInputReusesTheModelsPass)
 TEST(MechanismsPanel, AHiddenPageComputesNothingUntilItIsOpened)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    openStories(window);
+    showStories(window);
     MechanismsPanel& panel = *window.mechanismsPanel();
-    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
     window.setCurrentHead(1, 2);
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
     window.tabs()->setCurrentWidget(&panel);
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
     MechanismsPtr r = panel.result();
