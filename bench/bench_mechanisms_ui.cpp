@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The Mechanisms tab on a long input. By default its whole request three times on one engine-side cache: the first
-// (the model's pass included), then another head of the same layer and another variant (what a head or variant switch
-// costs), each with wall and CPU seconds and the peak RSS. With OLD_SIZES: the linear-attention sweeps as they ran
-// before (one analyzeMechanism, i.e. the whole head's exact attention and the draw on every row, per seed and size)
-// against approximationSweep (the reference once, at most kSweepRowLimit rows), side by side on the same head.
-// Not a Google Benchmark: one pass of each is seconds to minutes. See bench/README.md for the figures.
+// The Mechanisms tab on a long input. By default its requests in the order a user makes them, on one engine-side
+// cache: the first on the Exact vs variant page (the model's pass included), a head switch there, the Linear attention
+// page opened and a head switch on it, a head switch computing every page, the same without kept Linformer
+// projections (the old request: the tab computed every page for each head), and a variant switch; each with wall and
+// CPU seconds and the peak RSS. With OLD_SIZES: the linear-attention sweeps as they ran before (one analyzeMechanism,
+// i.e. the whole head's exact attention and the draw on every row, per seed and size) against approximationSweep (the
+// reference once, at most kSweepRowLimit rows), side by side on the same head. Not a Google Benchmark: one pass of each
+// is seconds to minutes. See bench/README.md for the figures.
 //
 // usage: bench_mechanisms_ui MODEL_DIR TOKENS [OLD_SIZES]   (a GPT-2-shaped model from make_long_context_model.py;
 //        OLD_SIZES: how many of each sweep's smallest sizes the old path runs)
 #include "mechanisms/approximation_sweep.h"
+#include "mechanisms/linformer_draws.h"
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_request.h"
@@ -60,7 +63,7 @@ long peakRssMiB()
     return usage.ru_maxrss / 1024;
 }
 
-/// The tab's request as the panel posts it, three times on one cache.
+/// The tab's requests as the panel posts them, on one cache.
 void timeRequests(const std::string& path, const std::vector<int64_t>& ids, ModelRegistry& models)
 {
     ui::MechanismsCache cache;
@@ -69,22 +72,50 @@ void timeRequests(const std::string& path, const std::vector<int64_t>& ids, Mode
     request.modelPath = path;
     request.sourceIds = ids;
     request.layer = 1;
-    request.head = 3;
     request.variant = "window:4";
-    for (const char* what :
-        { "first request (the model's pass included)", "head switch (L1.H4)", "variant window:8" }) {
+    struct Step {
+        const char* what;
+        int64_t head;
+        unsigned parts;
+        bool keptDraws;
+        const char* variant;
+    };
+    const Step steps[] = {
+        { "first request, Exact vs variant page (the model's pass included)", 3, ui::kComparePart, true, "window:4" },
+        { "head switch (L1.H4), Exact vs variant page", 4, ui::kComparePart, true, "window:4" },
+        { "Linear attention page opened (L1.H4)", 4, ui::kLinearPart, true, "window:4" },
+        { "head switch (L1.H5), Linear attention page", 5, ui::kLinearPart, true, "window:4" },
+        { "head switch (L1.H6), every page", 6, ui::kAllParts, true, "window:4" },
+        { "head switch (L1.H7), every page, no kept projections (the old request)", 7, ui::kAllParts, false,
+            "window:4" },
+        { "variant window:8 (L1.H7), Exact vs variant page", 7, ui::kComparePart, true, "window:8" },
+    };
+    for (const Step& step : steps) {
+        request.head = step.head;
+        request.parts = step.parts;
+        request.variant = step.variant;
+        ui::MechanismsCache* used = &cache;
+        ui::MechanismsCache old; // the old request: what its cache kept (the layer's GQA table in `last`), no draws
+        if (!step.keptDraws) {
+            old.heads = cache.heads;
+            old.headsInput = cache.headsInput;
+            old.positions = cache.positions;
+            old.positionsInput = cache.positionsInput;
+            old.sweep = cache.sweep;
+            old.sweepTokens = cache.sweepTokens;
+            old.sweepSeed = cache.sweepSeed;
+            old.last = cache.last;
+            old.linformerDraws = LinformerDraws(0);
+            used = &old;
+        }
         const double cpu = cpuSeconds();
         const double wall = seconds([&] {
             ui::computeMechanisms(
-                request, models, [] { return true; }, &cache);
+                request, models, [] { return true; }, used);
         });
-        std::printf("%s: %.2f s wall, %.2f s CPU, peak RSS %ld MiB; load average %s\n", what, wall, cpuSeconds() - cpu,
-            peakRssMiB(), loadAverage().c_str());
+        std::printf("%s: %.2f s wall, %.2f s CPU, peak RSS %ld MiB; load average %s\n", step.what, wall,
+            cpuSeconds() - cpu, peakRssMiB(), loadAverage().c_str());
         std::fflush(stdout);
-        if (request.head == 3)
-            request.head = 4;
-        else
-            request.variant = "window:8";
     }
 }
 

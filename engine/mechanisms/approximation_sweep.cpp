@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "mechanisms/attention_math.h"
 #include "mechanisms/linear_attention.h"
+#include "mechanisms/linformer_draws.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,8 @@ double relativeError(const Mat& out, const SweepRows& r)
 } // namespace
 
 ApproximationSweep approximationSweep(const HeadInputs& in, const std::string& family,
-    const std::vector<int64_t>& sizes, int seeds, int64_t rowLimit, const std::function<void()>& checkpoint)
+    const std::vector<int64_t>& sizes, int seeds, int64_t rowLimit, const std::function<void()>& checkpoint,
+    LinformerDraws* draws)
 {
     const bool linformer = family == "linformer";
     if (!linformer && family != "performer") throw Error("approximationSweep: unknown family '" + family + "'");
@@ -63,7 +65,8 @@ ApproximationSweep approximationSweep(const HeadInputs& in, const std::string& f
             const auto seed = static_cast<uint64_t>(s);
             Mat out;
             if (linformer) {
-                const auto [e, f] = linformerProjections(size, in.tokens(), seed);
+                const auto [e, f] = draws ? draws->projections(size, in.tokens(), seed)
+                                          : linformerProjections(size, in.tokens(), seed);
                 out = linformerProbs(r.q, e * in.k, in.scale) * (f * in.v);
             } else {
                 const Mat w = performerFeatures(size, in.dim(), seed);

@@ -6,6 +6,7 @@
 // BLAS kernels): 1e-9 relative, far below any change of a draw, a row or a mask (those move the error by > 1e-3).
 #include "core/error.h"
 #include "mechanisms/approximation_sweep.h"
+#include "mechanisms/linformer_draws.h"
 #include "mechanisms/mechanism_report.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +91,31 @@ TEST(ApproximationSweep, SampledRowsAreThoseRowsOfTheWholeHead)
     }
     EXPECT_THROW(approximationSweep(in, "linformer", { 8192 }, 1), Error);
     EXPECT_THROW(approximationSweep(in, "reformer", { 8 }, 1), Error);
+}
+
+// The Mechanisms tab's head switch: Linformer's projections depend on the input's length and the seed only, so the
+// next head of the same input reads them back instead of drawing them again, and gets the same numbers as drawing.
+TEST(ApproximationSweep, LinformerDrawsAreKeptForTheNextHeadOfTheInput)
+{
+    const std::vector<int64_t> sizes { 2, 8, 32 };
+    const HeadInputs first = syntheticHeadInputs(40, 16, 3), second = biasedCausalHead(40);
+    LinformerDraws draws;
+    for (const HeadInputs* in : { &first, &second }) {
+        const ApproximationSweep kept = approximationSweep(*in, "linformer", sizes, kSeeds, 16, {}, &draws);
+        const ApproximationSweep drawn = approximationSweep(*in, "linformer", sizes, kSeeds, 16);
+        ASSERT_EQ(kept.points.size(), drawn.points.size());
+        for (size_t i = 0; i < kept.points.size(); ++i)
+            EXPECT_EQ(kept.points[i].outRelErr, drawn.points[i].outRelErr) << sizes[i];
+        EXPECT_EQ(draws.draws(), static_cast<int64_t>(sizes.size()) * kSeeds) << "the second head drew again";
+    }
+    EXPECT_EQ(draws.bytes(), 2 * (2 + 8 + 32) * 40 * kSeeds * static_cast<int64_t>(sizeof(float)));
+
+    // Past the budget nothing more is kept: what does not fit is drawn each time, with the same numbers.
+    LinformerDraws small(2 * 8 * 40 * sizeof(float));
+    const ApproximationSweep once = approximationSweep(first, "linformer", { 8, 32 }, 1, 16, {}, &small);
+    const ApproximationSweep twice = approximationSweep(first, "linformer", { 8, 32 }, 1, 16, {}, &small);
+    EXPECT_EQ(small.draws(), 3); // 8 kept, 32 drawn twice
+    EXPECT_EQ(once.points.back().outRelErr, twice.points.back().outRelErr);
 }
 
 } // namespace

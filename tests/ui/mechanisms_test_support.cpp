@@ -25,7 +25,7 @@ MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
 {
     QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
     panel.setVariant(variant);
-    panel.compute();
+    panel.computeEveryPage();
     EXPECT_TRUE(shown.wait(kMechanismsTimeoutMs)) << panel.status().toStdString();
     return panel.result();
 }
@@ -70,6 +70,8 @@ void grabPages(QWidget& window, MechanismsPanel& panel, const QString& dir, QSiz
     window.resize(size);
     for (int p = 0; p < panel.pages()->count(); ++p) {
         panel.pages()->setCurrentIndex(p);
+        // A page the last result did not compute asks for its part when opened, greyed until it comes.
+        QTRY_VERIFY_WITH_TIMEOUT(panel.pages()->currentWidget()->isEnabled(), kMechanismsTimeoutMs);
         QTest::qWait(400);
         const QString path = QStringLiteral("%1/%2-%3-%4.png").arg(dir, prefix, names[p]).arg(size.width());
         const QPixmap shot = window.grab();

@@ -19,7 +19,7 @@ namespace attn::test {
 
 inline constexpr int kMechanismsTimeoutMs = 60000;
 
-/// Asks the panel for `variant` and waits for its answer (null, with a failure, when none comes).
+/// Asks the panel for `variant` on every page and waits for its answer (null, with a failure, when none comes).
 ui::MechanismsPtr computeAndWait(ui::MechanismsPanel& panel, const QString& variant);
 
 /// The view draws `expected` (rounded to float32, as the snapshot holds it) in every cell its mask shows.

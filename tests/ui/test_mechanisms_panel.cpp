@@ -71,6 +71,14 @@ void openStories(MainWindow& window)
     openAndRun(window, storiesPath(), "Once upon a time, there was a little girl named Lily. She liked to play.");
 }
 
+/// The window shown at 1280x800 with the story run, its Mechanisms tab not in front yet.
+void showStories(MainWindow& window)
+{
+    window.resize(1280, 800);
+    window.show();
+    openStories(window);
+}
+
 QString tableValue(QTableWidget& table, const QString& name)
 {
     for (int r = 0; r < table.rowCount(); ++r)
@@ -244,9 +252,7 @@ TEST(MechanismsPanel, ShowsTheEnginesNumbersForAStories260KHead)
 TEST(MechanismsPanel, AHiddenTabComputesNothingUntilItIsShown)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    openStories(window);
+    showStories(window);
     MechanismsPanel& panel = *window.mechanismsPanel();
     QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
     window.setCurrentHead(3, 2);
@@ -318,6 +324,8 @@ TEST(MechanismsPanel, DropsStaleAnswersAndRunsSyntheticInput)
     EXPECT_EQ(panel.result()->request.variant, "linformer:8:2");
     EXPECT_EQ(panel.comparePage()->variantView()->matrix().cols, 8); // [T, k] over the projections
     EXPECT_EQ(tableValue(*panel.comparePage()->metricsTable(), "kl_mean"), "n/a");
+    panel.pages()->setCurrentWidget(panel.gqaPage()); // synthetic input: nothing to compute for it, shown at once
+    EXPECT_TRUE(panel.gqaPage()->isEnabled());
     EXPECT_TRUE(panel.gqaPage()->summary()->text().contains("needs a model"));
 
     QSignalSpy failed(&panel, &MechanismsPanel::failed);
@@ -470,6 +478,71 @@ TEST(MechanismsPanel, ARequestOnTheSameInputReusesTheModelsPass)
         s.request, s.models, [] { return true; }, &cache);
     EXPECT_NE(cache.heads, heads);
     EXPECT_EQ(cache.heads->layer.front().layer, 3);
+}
+
+// A head switch computes what the visible page shows (at 1,024 tokens the hidden Linear attention page's sweeps were
+// most of a switch's 5.8 s): the other pages compute their part when opened, on the same head from the last result,
+// and a page not looked at is not given the result (its widgets cost the GUI thread).
+TEST(MechanismsPanel, AHiddenPageComputesNothingUntilItIsOpened)
+{
+    MainWindow window;
+    showStories(window);
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.setCurrentHead(1, 2);
+    QSignalSpy shown(&panel, &MechanismsPanel::resultShown);
+    window.tabs()->setCurrentWidget(&panel);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
+    MechanismsPtr r = panel.result();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->parts, unsigned { kComparePart }); // Exact vs variant is in front
+    EXPECT_TRUE(r->linformerSweep.points.empty());
+    EXPECT_TRUE(r->temperature.empty());
+    EXPECT_FALSE(r->positions);
+    EXPECT_TRUE(panel.linearPage()->errorPlot()->series().empty());
+
+    panel.pages()->setCurrentWidget(panel.linearPage());
+    EXPECT_FALSE(panel.linearPage()->isEnabled()) << "the page showed nothing new without saying so";
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 2, kTimeoutMs);
+    r = panel.result();
+    EXPECT_EQ(r->request.head, 2);
+    EXPECT_EQ(r->parts, unsigned { kComparePart | kLinearPart });
+    EXPECT_FALSE(r->linformerSweep.points.empty());
+    EXPECT_TRUE(panel.linearPage()->isEnabled());
+    EXPECT_EQ(panel.linearPage()->errorPlot()->series().at(0).y.back(), r->linformerSweep.points.back().outRelErr);
+    const ApproximationSweep linformer = r->linformerSweep;
+
+    // Positions on the same head keeps the sweeps; a head switch there computes the positions alone.
+    panel.pages()->setCurrentWidget(panel.positionsPage());
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 3, kTimeoutMs);
+    EXPECT_EQ(panel.result()->parts, unsigned { kComparePart | kLinearPart | kPositionsPart });
+    EXPECT_EQ(panel.result()->linformerSweep.points.back().outRelErr, linformer.points.back().outRelErr);
+    panel.setHead(1, 3);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 4, kTimeoutMs);
+    r = panel.result();
+    EXPECT_EQ(r->request.head, 3);
+    EXPECT_EQ(r->parts, unsigned { kComparePart | kPositionsPart });
+    EXPECT_TRUE(r->linformerSweep.points.empty());
+}
+
+// Linformer's projections are the input's, not the head's: the sweep on the next head draws none of them again and
+// gives the numbers of a request without a cache.
+TEST(MechanismsPanel, AHeadSwitchOnTheLinearPageDrawsNoProjectionAgain)
+{
+    StoriesRequest s;
+    s.request.parts = kLinearPart;
+    MechanismsCache cache;
+    computeMechanisms(
+        s.request, s.models, [] { return true; }, &cache);
+    const int64_t draws = cache.linformerDraws.draws();
+    EXPECT_GT(draws, 0);
+    s.request.head = 4;
+    const MechanismsPtr next = computeMechanisms(
+        s.request, s.models, [] { return true; }, &cache);
+    EXPECT_EQ(cache.linformerDraws.draws(), draws);
+    const MechanismsPtr fresh = computeMechanisms(s.request, s.models, [] { return true; });
+    ASSERT_EQ(next->linformerSweep.points.size(), fresh->linformerSweep.points.size());
+    for (size_t i = 0; i < next->linformerSweep.points.size(); ++i)
+        EXPECT_EQ(next->linformerSweep.points[i].outRelErr, fresh->linformerSweep.points[i].outRelErr) << i;
 }
 
 } // namespace

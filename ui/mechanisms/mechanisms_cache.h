@@ -4,6 +4,7 @@
 // kMechanismsCacheKey, dropped with the other tabs' state when a model is opened): the model pass's heads of the
 // layer with every head's entropy, the position tables, the synthetic scale sweep and the last result. A head, variant,
 // tile or group switch then computes only what depends on it, not the model's pass again.
+#include "mechanisms/linformer_draws.h"
 #include "mechanisms/model_heads.h"
 
 #include <memory>
@@ -21,8 +22,10 @@ struct MechanismsCache {
     int64_t sweepTokens = 0;
     uint64_t sweepSeed = 0;
     std::vector<ScalePoint> sweep; ///< the synthetic scale sweep at sweepTokens tokens and sweepSeed
-    /// The last result (the one the tab shows): its curves, sweeps, tiles and GQA table are the next request's when
-    /// that runs on the same head (layer, for the table) and only the variant, tiles or groups changed.
+    /// Linformer's projections of the sweeps: the input's length's, whichever head (a head switch draws none again)
+    LinformerDraws linformerDraws;
+    /// The last result (the one the tab shows): the parts it holds are the next request's when that runs on the same
+    /// head (layer, for the GQA table) and only the variant, tiles, groups or page changed.
     std::shared_ptr<const MechanismsResult> last;
 };
 

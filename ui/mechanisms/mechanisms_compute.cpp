@@ -75,15 +75,14 @@ bool sameHead(const MechanismsRequest& a, const MechanismsRequest& b)
     return sameHeads(a, b) && a.head == b.head;
 }
 
-/// Every number of the result (computeMechanisms adds the maps).
+/// Every number of the result (computeMechanisms adds the maps). `last`: the last result when it is on the same head
+/// (else null): the parts it holds are this one's too.
 std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& request, ModelRegistry& models,
-    const std::function<bool()>& keepGoing, MechanismsCache* cache)
+    const std::function<bool()>& keepGoing, MechanismsCache& kept, const MechanismsResult* last)
 {
     auto checkpoint = [&] {
         if (!keepGoing()) throw Cancelled();
     };
-    MechanismsCache scratch;
-    MechanismsCache& kept = cache ? *cache : scratch;
     auto r = std::make_shared<MechanismsResult>();
     r->request = request;
     std::shared_ptr<const ModelHeads> model;
@@ -109,19 +108,24 @@ std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& reques
     }
     const HeadInputs& in = r->inputs;
     r->report = analyzeMechanism(in, parseMechanism(request.variant));
-    // What depends on the head alone is the last result's when only the variant, the tiles or the groups changed.
-    const MechanismsResult* last = kept.last && sameHead(kept.last->request, request) ? kept.last.get() : nullptr;
+    r->parts = kComparePart;
+    // A part is the last result's when that one holds it (a variant, tile, group or page switch on one head), computed
+    // when the request asks for it (the page shown), else left empty: a head switch costs what one page shows.
+    const auto carried = [&](unsigned part) { return last && (last->parts & part) != 0; };
+    const auto wanted = [&](unsigned part) { return (request.parts & part) != 0; };
     // Every curve below is a mean over query rows, each row exact: on a long input they take kSweepRowLimit rows.
     const std::vector<int64_t> rows = sweepQueryRows(in.tokens(), kSweepRowLimit);
     r->sampledRows = static_cast<int64_t>(rows.size());
     // An RNN's cross-attention with its learned score: the scoring functions and the temperature are all that apply.
     const bool dotHead = in.isSelfAttention();
-    if (last) {
+    if (carried(kScalePart)) {
         r->uniformEntropy = last->uniformEntropy;
         r->headAtDk = last->headAtDk;
         r->head = last->head;
         r->temperature = last->temperature;
-    } else {
+        r->sweep = last->sweep;
+        r->parts |= kScalePart;
+    } else if (wanted(kScalePart)) {
         r->uniformEntropy = uniformEntropy(modelKeepMask(in, rows));
         std::vector<double> atSlider; // the temperatures the d_k slider puts the head at
         if (dotHead) {
@@ -131,47 +135,71 @@ std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& reques
                 atSlider.push_back(p.temperature);
         }
         r->temperature = temperatureSweep(in, temperatureAxis(atSlider), kSweepRowLimit);
+        if (kept.sweep.empty() || kept.sweepTokens != in.tokens() || kept.sweepSeed != request.seed) {
+            kept.sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed, kSweepRowLimit);
+            kept.sweepTokens = in.tokens();
+            kept.sweepSeed = request.seed;
+        }
+        r->sweep = kept.sweep;
+        r->parts |= kScalePart;
     }
-    if (kept.sweep.empty() || kept.sweepTokens != in.tokens() || kept.sweepSeed != request.seed) {
-        kept.sweep = scaleSweep(in.tokens(), powersOfTwo(1024), request.seed, kSweepRowLimit);
-        kept.sweepTokens = in.tokens();
-        kept.sweepSeed = request.seed;
+    if (carried(kPositionsPart)) {
+        r->positions = last->positions;
+        r->alibi = last->alibi;
+        r->parts |= kPositionsPart;
+    } else if (wanted(kPositionsPart)) {
+        if (!kept.positions || !samePositions(kept.positionsInput, request)) {
+            kept.positions.reset();
+            kept.positions = std::make_shared<const PositionTables>(
+                positionTables(in, model ? &model->config : nullptr, request.block));
+            kept.positionsInput = request;
+        }
+        r->positions = kept.positions;
+        r->alibi = alibiMatrix(in.tokens(), in.numHeads, std::max<int64_t>(in.head, 0));
+        r->parts |= kPositionsPart;
     }
-    r->sweep = kept.sweep;
-    if (!kept.positions || !samePositions(kept.positionsInput, request)) {
-        kept.positions.reset();
-        kept.positions = std::make_shared<const PositionTables>(
-            positionTables(in, model ? &model->config : nullptr, request.block));
-        kept.positionsInput = request;
-    }
-    r->positions = kept.positions;
-    r->alibi = alibiMatrix(in.tokens(), in.numHeads, std::max<int64_t>(in.head, 0));
     checkpoint();
-    if (!dotHead) return r;
-    if (last && last->request.flashBq == request.flashBq && last->request.flashBk == request.flashBk) {
+    // The other pages say why they need a self-attention head (or, for GQA, a model): nothing to compute for them.
+    if (!dotHead) {
+        r->parts |= kFlashPart | kLinearPart | kGqaPart;
+        return r;
+    }
+    const bool sameTiles = last && last->request.flashBq == request.flashBq && last->request.flashBk == request.flashBk;
+    if (carried(kFlashPart) && sameTiles) {
         r->flash = last->flash;
         r->flashMaxError = last->flashMaxError;
         r->io = last->io;
-    } else {
+        r->parts |= kFlashPart;
+    } else if (wanted(kFlashPart)) {
         r->flash = flashAttentionRows(in, request.flashBq, request.flashBk, rows);
         r->flashMaxError = (r->flash.out - exactProbabilityRows(in, rows) * in.v).cwiseAbs().maxCoeff();
         for (int64_t T = 64; T <= 8192; T *= 2)
             r->io.emplace_back(T, attentionIo(T, in.dim(), request.flashBq, request.flashBk, in.causal));
+        r->parts |= kFlashPart;
     }
-    if (last) {
+    if (carried(kLinearPart)) {
         r->linformerSweep = last->linformerSweep;
         r->performerSweep = last->performerSweep;
-    } else {
+        r->parts |= kLinearPart;
+    } else if (wanted(kLinearPart)) {
         // 8 seeds x up to 13 sizes of draws, measured on the same rows; cancel (a newer request, Cancel, closing the
-        // app) is polled between draws and between the heads below.
+        // app) is polled between draws. Linformer's projections are the input's, kept for the next head.
         const int64_t largestK = std::min<int64_t>(4096, std::max<int64_t>(2, 2 * in.tokens())); // linformer:K's bound
-        r->linformerSweep
-            = approximationSweep(in, "linformer", powersOfTwo(largestK), kSweepSeeds, kSweepRowLimit, checkpoint);
+        r->linformerSweep = approximationSweep(
+            in, "linformer", powersOfTwo(largestK), kSweepSeeds, kSweepRowLimit, checkpoint, &kept.linformerDraws);
         r->performerSweep
             = approximationSweep(in, "performer", powersOfTwo(1024), kSweepSeeds, kSweepRowLimit, checkpoint);
+        r->parts |= kLinearPart;
     }
     checkpoint();
-    if (model) {
+    const bool sameGroups = last && last->request.gqaGroups == request.gqaGroups;
+    if (!model) {
+        r->parts |= kGqaPart; // the page says it needs a model
+    } else if (carried(kGqaPart) && sameGroups) {
+        r->gqa = last->gqa;
+        r->gqaPerHead = last->gqaPerHead;
+        r->parts |= kGqaPart;
+    } else if (wanted(kGqaPart)) {
         const MechanismSpec gqa = parseMechanism("gqa:" + std::to_string(request.gqaGroups));
         r->gqa = runGroupedKvRows(in, gqa, rows);
         // The table is the layer's: the last result's whenever it read the same heads with the same groups.
@@ -179,6 +207,7 @@ std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& reques
             && kept.last->request.gqaGroups == request.gqaGroups;
         r->gqaPerHead
             = sameTable ? kept.last->gqaPerHead : groupedKvPerHead(model->layer, gqa, kSweepRowLimit, checkpoint);
+        r->parts |= kGqaPart;
     }
     return r;
 }
@@ -188,9 +217,12 @@ std::shared_ptr<MechanismsResult> computeNumbers(const MechanismsRequest& reques
 MechanismsPtr computeMechanisms(const MechanismsRequest& request, ModelRegistry& models,
     const std::function<bool()>& keepGoing, MechanismsCache* cache)
 {
-    const std::shared_ptr<MechanismsResult> r = computeNumbers(request, models, keepGoing, cache);
-    r->maps = mechanismsMaps(*r);
-    if (cache) cache->last = r;
+    MechanismsCache scratch;
+    MechanismsCache& kept = cache ? *cache : scratch;
+    const MechanismsResult* last = kept.last && sameHead(kept.last->request, request) ? kept.last.get() : nullptr;
+    const std::shared_ptr<MechanismsResult> r = computeNumbers(request, models, keepGoing, kept, last);
+    r->maps = mechanismsMaps(*r, last && (last->parts & kPositionsPart) ? &last->maps : nullptr);
+    kept.last = r;
     return r;
 }
 

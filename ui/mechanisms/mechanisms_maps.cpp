@@ -44,7 +44,7 @@ std::pair<std::vector<TokenChip>, std::vector<TokenChip>> labels(const Mechanism
 
 } // namespace
 
-MechanismsMaps mechanismsMaps(const MechanismsResult& r)
+MechanismsMaps mechanismsMaps(const MechanismsResult& r, const MechanismsMaps* samePositions)
 {
     MechanismsMaps m;
     std::tie(m.queries, m.keys) = labels(r);
@@ -62,6 +62,15 @@ MechanismsMaps mechanismsMaps(const MechanismsResult& r)
         m.variant = matrixSnapshot(rep.variant.probs, m.queries, indexChips("E", rep.variant.probs.cols()));
         m.difference
             = matrixSnapshot(rep.variant.out - rep.referenceOut, m.queries, indexChips("d", rep.variant.out.cols()));
+    }
+    if (!(r.parts & kPositionsPart)) return m;
+    if (samePositions) {
+        m.sinusoid = samePositions->sinusoid;
+        m.rope = samePositions->rope;
+        m.t5 = samePositions->t5;
+        m.alibi = samePositions->alibi;
+        m.learned = samePositions->learned;
+        return m;
     }
     const PositionTables& p = *r.positions;
     const int64_t d = r.inputs.dim();

@@ -30,6 +30,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace attn::ui {
 
 namespace {
@@ -214,7 +216,11 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     connect(m_flash, &FlashPage::tilesChanged, this, &MechanismsPanel::compute);
     connect(m_gqa, &GqaPage::groupsChanged, this, &MechanismsPanel::compute);
     connect(m_runner, &InterventionRunner::failed, this, &MechanismsPanel::showFailure);
-    connect(m_runner, &InterventionRunner::cancelled, this, [this] { showFailure(tr("cancelled")); });
+    // A request a change superseded is cancelled at once (schedule()), not said: the next one is on its way.
+    connect(m_runner, &InterventionRunner::cancelled, this, [this] {
+        if (!m_timer->isActive()) showFailure(tr("cancelled"));
+    });
+    connect(m_pages, &QTabWidget::currentChanged, this, &MechanismsPanel::pageShown);
     setVariant("window:4");
     setSynthetic(true);
     m_timer->stop(); // nothing to compute until the tab is shown or asked
@@ -378,6 +384,9 @@ void MechanismsPanel::updateInputControls()
 
 void MechanismsPanel::schedule()
 {
+    // What runs now is for the request before this change: it stops at its next poll (between two draws of a sweep)
+    // instead of holding the one engine thread until the coalesced request is sent.
+    if (m_runner->busy()) m_runner->cancel();
     // A hidden tab only notes the change: a head switch in another view would otherwise queue a whole forward and the
     // sweeps on the one engine thread (at 4k tokens the other views' requests waited seconds behind it).
     m_stale = !isVisible();
@@ -417,6 +426,7 @@ void MechanismsPanel::compute()
     request->flashBq = m_flash->blockQ();
     request->flashBk = m_flash->blockK();
     request->gqaGroups = m_gqa->groups();
+    request->parts = m_everyPage ? kAllParts : shownPart();
     m_status->setText(tr("Computing %1 …").arg(variant()));
     m_runner->post<MechanismsPtr>(
         [request = MechanismsRequestPtr(std::move(request))](EngineContext& context, const RerunHooks& hooks) {
@@ -428,16 +438,64 @@ void MechanismsPanel::compute()
         [this](MechanismsPtr result) { showResult(std::move(result)); });
 }
 
+void MechanismsPanel::computeEveryPage()
+{
+    m_everyPage = true;
+    compute();
+}
+
+unsigned MechanismsPanel::partOf(const QWidget* page) const
+{
+    if (page == m_scale) return kScalePart;
+    if (page == m_linear) return kLinearPart;
+    if (page == m_flash) return kFlashPart;
+    if (page == m_gqa) return kGqaPart;
+    if (page == m_positions) return kPositionsPart;
+    return kComparePart; // Exact vs variant, and the entropy map (every model head's result has it)
+}
+
+unsigned MechanismsPanel::shownPart() const
+{
+    return partOf(m_pages->currentWidget());
+}
+
+void MechanismsPanel::pageShown(int index)
+{
+    QWidget* page = m_pages->widget(index);
+    if (!m_result || !page || m_filled.contains(page)) return;
+    if (m_result->parts & partOf(page)) return fillPage(page);
+    page->setEnabled(false); // the last head's figures, greyed until this one's arrive
+    schedule();
+}
+
+void MechanismsPanel::fillPage(QWidget* page)
+{
+    if (page == m_compare) m_compare->showResult(*m_result);
+    if (page == m_scale) m_scale->showResult(*m_result);
+    if (page == m_flash) m_flash->showResult(m_result);
+    if (page == m_gqa) m_gqa->showResult(*m_result);
+    if (page == m_linear) m_linear->showResult(*m_result);
+    if (page == m_positions) m_positions->showResult(*m_result);
+    if (page == m_entropy) m_entropy->showResult(*m_result);
+    page->setEnabled(true);
+    m_filled << page;
+}
+
 void MechanismsPanel::showResult(MechanismsPtr result)
 {
     m_result = std::move(result);
-    m_compare->showResult(*m_result);
-    m_scale->showResult(*m_result);
-    m_flash->showResult(m_result);
-    m_gqa->showResult(*m_result);
-    m_linear->showResult(*m_result);
-    m_positions->showResult(*m_result);
-    m_entropy->showResult(*m_result);
+    m_filled.clear();
+    const bool everyPage = m_result->parts == kAllParts && m_everyPage;
+    for (int i = 0; i < m_pages->count(); ++i) {
+        QWidget* page = m_pages->widget(i);
+        if ((everyPage || page == m_pages->currentWidget()) && (m_result->parts & partOf(page))) fillPage(page);
+    }
+    if (everyPage) m_everyPage = false;
+    // An answer sent before the page in front was opened: that page's part is still to come.
+    if (!(m_result->parts & shownPart())) {
+        m_pages->currentWidget()->setEnabled(false);
+        if (!m_timer->isActive()) schedule();
+    }
     m_shown->setCurrentWidget(m_pages);
     m_export->setEnabled(true);
     const MechanismMetrics& m = m_result->report.metrics;
@@ -445,6 +503,7 @@ void MechanismsPanel::showResult(MechanismsPtr result)
                           .arg(QString::fromStdString(m_result->request.variant), metricText(m.massKept),
                               metricText(m.klMean), metricText(m.outRelErr), m_noHeads)
                           .trimmed());
+    if (everyPage && !m_exportDir.isEmpty()) writeExport(std::exchange(m_exportDir, QString()));
     emit resultShown();
 }
 
@@ -452,6 +511,13 @@ void MechanismsPanel::chooseExport()
 {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the Mechanisms data into a folder"));
     if (dir.isEmpty()) return;
+    // The pages not looked at hold nothing yet: every page is computed first, then written.
+    m_exportDir = dir;
+    computeEveryPage();
+}
+
+void MechanismsPanel::writeExport(const QString& dir)
+{
     try {
         const QStringList files = exportMechanismsData(*m_pages, dir);
         m_status->setText(tr("wrote %1 files (.npy, .csv) to %2").arg(files.size()).arg(dir.toHtmlEscaped()));

@@ -56,8 +56,11 @@ public:
     /// An attnscope-cli mechanisms --variant, e.g. "bigbird:4:1:2:7" (the picker and its parameter field).
     void setVariant(const QString& variant);
     QString variant() const;
-    /// Sends the request now (otherwise changes are coalesced for 150 ms).
+    /// Sends the request now (otherwise changes are coalesced for 150 ms): what the visible page shows (the variant
+    /// against the exact head, whatever page, for the status line); another page computes its part when opened.
     void compute();
+    /// Sends a request for every page and fills them all with its result (what an export writes).
+    void computeEveryPage();
 
     MechanismsPtr result() const { return m_result; }
     QString status() const;
@@ -79,12 +82,21 @@ protected:
 
 private:
     void schedule();
+    /// The MechanismsPart `page` shows, and the visible page's.
+    unsigned partOf(const QWidget* page) const;
+    unsigned shownPart() const;
+    /// `page` became the visible one: it shows the result when that holds its part, else it is greyed and asks.
+    void pageShown(int index);
+    /// Gives `page` the result (the pages cost the GUI thread their widgets' work: only those looked at get it).
+    void fillPage(QWidget* page);
     void showResult(MechanismsPtr result);
     void showFailure(const QString& message);
     /// The model offers heads from `source`: layer and head ranges, and the input picker on "Model head".
     void offerHeads(HeadSource source, int64_t layers, int64_t heads);
     void updateInputControls();
     void chooseExport();
+    /// Every page's panels into `dir` (exportMechanismsData), said in the status line.
+    void writeExport(const QString& dir);
     /// Encoder-decoders: the layer and head ranges of the chosen block.
     void updateBlockRanges();
     void chooseInputFile();
@@ -102,6 +114,9 @@ private:
     int64_t m_encoderLayers = 0, m_encoderHeads = 0, m_decoderLayers = 0, m_decoderHeads = 0; ///< encoder-decoders
     QString m_noHeads; ///< why a model's heads are not offered (said with each result), or empty
     MechanismsPtr m_result;
+    QList<QWidget*> m_filled; ///< the pages that show m_result
+    bool m_everyPage = false; ///< the next requests ask for every page, until a result that holds them all arrives
+    QString m_exportDir; ///< where that result's data goes (Export data… before every page was computed)
     QTimer* m_timer = nullptr;
     bool m_stale = false; ///< the request changed while the tab was hidden: it runs when the tab is shown
     QComboBox* m_source = nullptr;

@@ -32,7 +32,21 @@ enum class HeadSource {
     Seq2Seq, ///< transformer encoder-decoders: sourceIds encoded, targetIds teacher-forced, MechanismsRequest::block
 };
 
+/// What a result holds, one bit per page's computation. A request computes the parts it names (the tab: its visible
+/// page's) and keeps from the last result on the same head what that one had; the rest stays empty until a page
+/// that shows it is opened. The variant against the exact head is in every result (the status line reads it).
+enum MechanismsPart : unsigned {
+    kComparePart = 1u << 0, ///< report and its maps
+    kScalePart = 1u << 1, ///< temperature and d_k curves, the head's scale point, the synthetic sweep
+    kLinearPart = 1u << 2, ///< the Linformer and Performer sweeps
+    kFlashPart = 1u << 3, ///< flash rows, error and bytes moved
+    kGqaPart = 1u << 4, ///< gqa and gqaPerHead
+    kPositionsPart = 1u << 5, ///< position tables, ALiBi and their maps
+    kAllParts = (1u << 6) - 1,
+};
+
 struct MechanismsRequest {
+    unsigned parts = kAllParts; ///< MechanismsPart bits to compute
     bool synthetic = false; ///< synthetic unit-variance q, k, v instead of the open model's head
     int64_t layer = 0, head = 0; ///< the model head (after the last run)
     HeadSource source = HeadSource::Session;
@@ -86,6 +100,7 @@ inline constexpr int kSweepSeeds = 8;
 
 struct MechanismsResult {
     MechanismsRequest request;
+    unsigned parts = 0; ///< the MechanismsPart bits whose members below are filled (the others are empty)
     HeadInputs inputs;
     MechanismReport report; ///< request.variant against the exact head
     /// flash:BQ:BK on the sampled query rows (running max / sum per key block), its tiles and bytes of the whole head
