@@ -26,6 +26,12 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // small enough to stay in a core's L2 cache from the product through the softmax to the write-out, and no sequence
 // needs a [q, k] buffer for them.
 constexpr int64_t kTileFloats = int64_t(1) << 18;
+// From this head dim on, tiles twice as large. A block's product packs its keys ([visible keys, d]) once for all its
+// rows, so at long inputs a 1 MiB tile (32 rows at 8,192 keys) left head dim 128 packing 4 MiB of keys for every 32
+// rows; measured on a 2-core AMD EPYC (1 MiB L2), 8,192 tokens, d = 128: 2^18-float tiles 506-834 ms of CPU, 2^19
+// 481-520, the kernel before tiles 480-485; at d = 64 2^18 stays the fastest (bench/README.md, branch perf11).
+constexpr int64_t kWideHeadDim = 128;
+
 // A tile of fewer scores is finished on the calling thread: waking the other cores would cost more than it saves.
 constexpr int64_t kParallelMinScores = int64_t(1) << 14;
 // The rows of a larger tile are finished in this many chunks, taken by whichever core is free.
@@ -207,6 +213,26 @@ void finishRow(const ScoreBlock& block, int64_t r, const AttentionOptions& optio
     }
 }
 
+/// The score tile of a call, taken from the thread's spare and handed back when the call ends: a decode step makes one
+/// small call per layer and kv head, and a fresh zero-filled tile each time was a measurable share of a small model's
+/// step. A call made inside another on the same thread (an observer's) finds no spare and allocates its own.
+struct SpareTile {
+    explicit SpareTile(size_t floats)
+        : tile(std::move(spare()))
+    {
+        if (tile.size() < floats) tile.resize(floats);
+    }
+    ~SpareTile() { spare() = std::move(tile); }
+    SpareTile(const SpareTile&) = delete;
+    SpareTile& operator=(const SpareTile&) = delete;
+    static std::vector<float>& spare()
+    {
+        thread_local std::vector<float> kept;
+        return kept;
+    }
+    std::vector<float> tile;
+};
+
 /// One attention call: probabilities (and optionally the output), one key/value head at a time.
 /// The query heads sharing a kv head are adjacent in q ([hq, q, d]), so their rows form one contiguous
 /// [group * q, d] block: one GEMM per kv head and row block reads K and V once (this is what makes GQA decode steps
@@ -220,8 +246,10 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
     const int64_t group = dims.hq / dims.hkv;
     const int64_t fusedRows = group * dims.nq;
-    const int64_t blockRows = std::clamp<int64_t>(kTileFloats / dims.nk, 1, fusedRows);
-    std::vector<float> tile(static_cast<size_t>(blockRows * dims.nk));
+    const int64_t tileFloats = dims.d >= kWideHeadDim ? 2 * kTileFloats : kTileFloats;
+    const int64_t blockRows = std::clamp<int64_t>(tileFloats / dims.nk, 1, fusedRows);
+    SpareTile spare(static_cast<size_t>(blockRows * dims.nk));
+    std::vector<float>& tile = spare.tile;
     // Without probabilities, an observer still sees whole rows.
     std::vector<float> observed(options.observeRows && !probs ? static_cast<size_t>(blockRows * dims.nk) : 0);
     const MaskSpec& spec = options.mask;
@@ -255,11 +283,16 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
                 k.data() + (kvh * dims.nk + block.lo) * dims.d, dims.d, true, block.tile, width);
             // The tile is still in cache: mask, normalize and write out its rows now, on whichever cores are free (the
             // GUI thread computes tiles too, and never waits for a pool another thread holds).
-            const int64_t chunks = rows * width < kParallelMinScores ? 1 : std::min(rows, kRowChunks);
-            parallelForIfIdle(chunks, [&](int64_t c) {
-                for (int64_t r = c * rows / chunks; r < (c + 1) * rows / chunks; ++r)
+            if (rows * width < kParallelMinScores) { // the calling thread alone, without a task to hand out
+                for (int64_t r = 0; r < rows; ++r)
                     finishRow(block, r, options, dims, probs, observedRows);
-            });
+            } else {
+                const int64_t chunks = std::min(rows, kRowChunks);
+                parallelForIfIdle(chunks, [&](int64_t c) {
+                    for (int64_t r = c * rows / chunks; r < (c + 1) * rows / chunks; ++r)
+                        finishRow(block, r, options, dims, probs, observedRows);
+                });
+            }
             if (options.observeRows) observeBlock(*options.observeRows, finalRows, block.row0, rows, dims);
             if (output) {
                 const float* weights = probs ? probs + block.row0 * dims.nk + block.lo : block.tile;

@@ -180,6 +180,39 @@ TEST(AttentionCore, LargeInputsSpanManyTilesAndMatchTheReference) {
     }
 }
 
+TEST(AttentionCore, WideHeadsAndACallInsideAnObserverMatchTheReference)
+{
+    // Head dim 128 takes twice the tile rows (each head's 1,100 rows span three tiles). Without probabilities the
+    // output is multiplied from the tile after the observer has seen its rows, and this observer makes an attention
+    // call of its own on the same thread, which must not reuse (or move) that tile.
+    const int64_t n = 1100, d = 128;
+    const Tensor q = randomTensor({ 2, n, d }, 94, 0.2f), k = randomTensor({ 1, n, d }, 95, 0.2f);
+    const Tensor v = randomTensor({ 1, n, 4 }, 96);
+    AttentionOptions options;
+    options.mask.causal = true;
+    const Reference ref = referenceAttention(q, k, v, options);
+    const AttentionResult result = multiHeadAttention(q, k, v, options);
+    expectNear(result.probs, ref.probs, "probs d 128");
+    expectNear(result.output, ref.output, "output d 128");
+
+    const Tensor innerQ = randomTensor({ 2, 300, 16 }, 97), innerK = randomTensor({ 1, 300, 16 }, 98);
+    const Tensor innerV = randomTensor({ 1, 300, 4 }, 99);
+    AttentionOptions inner;
+    inner.mask.causal = true;
+    const Reference innerRef = referenceAttention(innerQ, innerK, innerV, inner);
+    int calls = 0;
+    const std::function<void(int64_t, int64_t, int64_t, const float*)> observe
+        = [&](int64_t, int64_t, int64_t, const float*) {
+              if (calls++ % 2) return;
+              expectNear(multiHeadAttention(innerQ, innerK, innerV, inner).output, innerRef.output, "inner output");
+          };
+    options.wantProbs = false;
+    options.observeRows = &observe;
+    const AttentionResult streamed = multiHeadAttention(q, k, v, options);
+    EXPECT_GT(calls, 2);
+    expectNear(streamed.output, ref.output, "output around calls inside the observer");
+}
+
 TEST(AttentionCore, ExplicitScaleNonCausalWindowAndPadding) {
     const Tensor q = randomTensor({ 2, 7, 16 }, 11);
     const Tensor k = randomTensor({ 2, 9, 16 }, 12);
