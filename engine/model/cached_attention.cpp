@@ -20,7 +20,12 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     if (!spec.headScale.empty() && static_cast<int64_t>(spec.headScale.size()) != hq)
         throw Error("cached attention: " + std::to_string(spec.headScale.size()) + " head scales for "
             + std::to_string(hq) + " query heads");
+    const auto poll = [&] {
+        if (spec.cancelRequested && (*spec.cancelRequested)()) throw Cancelled();
+    };
+    poll();
     cache.append(layer, q, k, v);
+    poll();
 
     AttentionOptions options;
     options.scale = spec.scale;
@@ -34,7 +39,9 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
     // The cache keeps one [1, T, d] tensor per KV head, so each KV head's group of query heads is one core call:
     // the cached keys are read in place, never copied.
     Tensor merged({ n, hq * dv });
+    poll();
     if (probs) *probs = Tensor({ hq, n, total });
+    poll();
     Tensor qGroup({ group, n, d }), biasGroup, keepGroup;
     if (spec.bias) {
         biasGroup = Tensor({ group, n, total });
