@@ -70,7 +70,7 @@ public:
     {
         RnnStep s = m_model->step(*m_encoding, m_state, token);
         const int64_t K = static_cast<int64_t>(s.attention.size());
-        return { std::move(s.logits), Tensor({ 1, 1, K }, std::move(s.attention)) };
+        return { std::move(s.logits), Tensor({ 1, 1, K }, std::move(s.attention)), {} };
     }
 
 private:
