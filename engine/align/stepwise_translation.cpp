@@ -39,7 +39,10 @@ void StepwiseTranslation::step()
         sum += std::exp(static_cast<double>(x) - *best);
     m_logProbs.push_back(logProb() - std::log(sum)); // log p(best) = best - logsumexp
     m_tokens.push_back(best - out.logits.begin());
-    m_attention.push_back(std::move(out.crossAttention));
+    if (out.crossQueries.empty())
+        m_attention.push_back(std::move(out.crossAttention));
+    else // the row is derived from the queries on request
+        m_queries.push_back(std::move(out.crossQueries));
     m_states.push_back(std::move(next));
 }
 
@@ -47,7 +50,7 @@ void StepwiseTranslation::back()
 {
     if (m_tokens.empty()) return;
     m_tokens.pop_back();
-    m_attention.pop_back();
+    (m_queries.empty() ? m_attention : m_queries).pop_back();
     m_logProbs.pop_back();
     m_states.pop_back();
 }
@@ -56,6 +59,7 @@ void StepwiseTranslation::reset()
 {
     m_tokens.clear();
     m_attention.clear();
+    m_queries.clear();
     m_logProbs.clear();
     m_states.clear();
 }

@@ -104,8 +104,17 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
             std::copy_n(p.data() + i * k.dim(1), m_numKeys, cut.data() + i * m_numKeys);
         return cut;
     }
+    Tensor p({ q1 - q0, m_numKeys });
+    KeySpan written { 0, 0 };
+    wholeRowsInto(layer, head, q0, q1, fill, p.data(), written);
+    return p;
+}
+
+void AttentionSource::wholeRowsInto(
+    int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill, float* p, KeySpan& written) const
+{
     // The product covers only the keys some row of the block sees (a causal block stops at its last row), written
-    // into the zeroed rows in place; each row's softmax also gives its max and log-sum-exp.
+    // into rows zeroed in place; each row's softmax also gives its max and log-sum-exp.
     const int64_t rows = q1 - q0;
     int64_t lo = m_numKeys, hi = 0;
     for (int64_t i = 0; i < rows; ++i) {
@@ -116,17 +125,20 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
         }
     }
     if (lo >= hi) lo = hi = 0; // no row sees a key: every row stays zero
-    Tensor p({ rows, m_numKeys });
+    // Only the keys an earlier block wrote into a reused buffer are not zero (its pages are mapped already).
+    for (int64_t i = 0; i < rows; ++i)
+        std::fill(p + i * m_numKeys + written.first, p + i * m_numKeys + written.second, 0.0f);
+    written = { lo, hi };
     const int64_t width = hi - lo;
     if (width > 0) {
         const Tensor& q = m_store->queries(layer, head);
         const Tensor& k = m_store->keys(layer, kvHeadOf(head));
         const int64_t d = q.dim(2);
-        gemmStrided(rows, width, d, m_options.scale, q.data() + q0 * d, d, k.data() + lo * d, d, true, p.data() + lo,
-            m_numKeys, true);
+        gemmStrided(
+            rows, width, d, m_options.scale, q.data() + q0 * d, d, k.data() + lo * d, d, true, p + lo, m_numKeys, true);
     }
     for (int64_t i = 0; i < rows; ++i) {
-        float* row = p.data() + i * m_numKeys;
+        float* row = p + i * m_numKeys;
         auto [a, b] = visibleRange(m_options.mask, q0 + i, m_numKeys);
         if (!m_options.mask.keyKeep.empty() || hi - lo < kExactSoftmaxBelowKeys) {
             // As the attention core does for a narrow block or padded keys: the softmax over all its keys, masked.
@@ -143,7 +155,6 @@ Tensor AttentionSource::wholeRows(int64_t layer, int64_t head, int64_t q0, int64
             fill->logSumExp[static_cast<size_t>(q0 + i)] = lse;
         }
     }
-    return p;
 }
 
 std::pair<float, float> AttentionSource::softmaxVisible(float* row, int64_t a, int64_t b) const
@@ -235,10 +246,22 @@ void AttentionSource::streamRows(int64_t layer, int64_t head, RowStats* fill, co
 {
     if (m_numQueries == 0) return;
     const int64_t blockRows = std::clamp<int64_t>(kBlockFloats / std::max<int64_t>(m_numKeys, 1), 1, m_numQueries);
+    if (m_backend && !fill) {
+        for (int64_t q0 = 0; q0 < m_numQueries; q0 += blockRows) {
+            const int64_t q1 = std::min(m_numQueries, q0 + blockRows);
+            const Tensor block = wholeRows(layer, head, q0, q1, nullptr);
+            fn(q0, q1 - q0, block.data());
+        }
+        return;
+    }
+    // On the CPU one buffer serves every block: a fresh 4 MiB block per row block cost a page fault per page and a
+    // zeroing pass over whole rows.
+    Tensor buffer({ blockRows, m_numKeys });
+    KeySpan written { 0, 0 };
     for (int64_t q0 = 0; q0 < m_numQueries; q0 += blockRows) {
         const int64_t q1 = std::min(m_numQueries, q0 + blockRows);
-        const Tensor block = wholeRows(layer, head, q0, q1, fill);
-        fn(q0, q1 - q0, block.data());
+        wholeRowsInto(layer, head, q0, q1, fill, buffer.data(), written);
+        fn(q0, q1 - q0, buffer.data());
     }
 }
 
@@ -250,7 +273,7 @@ std::shared_ptr<const Overview> AttentionSource::summarize(int64_t layer, int64_
     // A head the forward summarized (SummaryCollector) keeps its statistics: a head switch only needs the overview.
     const bool summarized = hasSummary(layer, head);
     HeadStatsAccumulator headStats;
-    OverviewBuilder builder(m_numQueries, m_numKeys, block);
+    OverviewBuilder builder(m_numQueries, m_numKeys, block, m_options.mask); // its rows are 0 outside the mask
     streamRows(layer, head, stats.get(), [&](int64_t q0, int64_t rows, const float* p) {
         if (!summarized) {
             MaskSpec rowMask = m_options.mask;

@@ -93,6 +93,12 @@ private:
     /// Probabilities of whole rows [q0, q1) of one head. With `fill`, also their row max and log-sum-exp into it
     /// (on the CPU: a backend's tiles carry no scores).
     Tensor wholeRows(int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill) const;
+    /// Keys [first, second) of every row of a row-block buffer that may be non-zero.
+    using KeySpan = std::pair<int64_t, int64_t>;
+    /// wholeRows() on the CPU into `p` ([q1 - q0, numKeys] floats, zero outside `written`, which becomes the keys
+    /// this block wrote): a buffer reused from block to block.
+    void wholeRowsInto(
+        int64_t layer, int64_t head, int64_t q0, int64_t q1, RowStats* fill, float* p, KeySpan& written) const;
     /// forEachRowBlock(), filling `fill` (sized numQueries) when not null.
     void streamRows(int64_t layer, int64_t head, RowStats* fill, const RowBlockFn& fn) const;
     Tensor computeTile(int64_t layer, const TileRange& range) const;

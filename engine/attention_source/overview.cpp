@@ -62,11 +62,15 @@ int64_t overviewBlock(int64_t numQueries, int64_t numKeys, int64_t maxSide)
     return block;
 }
 
-OverviewBuilder::OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t block)
+OverviewBuilder::OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t block, const MaskSpec& mask)
     : m_numQueries(numQueries)
     , m_numKeys(numKeys)
     , m_block(block)
+    , m_foldLo(numKeys)
 {
+    m_mask.causal = mask.causal;
+    m_mask.queryOffset = mask.queryOffset;
+    m_mask.slidingWindow = mask.slidingWindow;
     if (numQueries < 1 || numKeys < 1 || block < 1 || (block & (block - 1)) != 0)
         throw Error("attention overview: cannot cut a " + std::to_string(numQueries) + " x " + std::to_string(numKeys)
             + " matrix into blocks of " + std::to_string(block));
@@ -85,26 +89,43 @@ void OverviewBuilder::add(int64_t q0, int64_t rows, const float* probs)
             + ") do not follow row " + std::to_string(m_nextRow) + " of " + std::to_string(m_numQueries));
     // Rows of one block row are folded column by column first (whole-row vector operations), then cut into cells
     // once per block row: a derived run builds every head's thumbnail inside its forward pass (SummaryCollector), and
-    // a head switch builds the heatmap's overview.
-    Eigen::Map<Eigen::ArrayXf> colMax(m_colMax.data(), m_numKeys);
-    Eigen::Map<Eigen::ArrayXd> colSum(m_colSum.data(), m_numKeys);
+    // a head switch builds the heatmap's overview. Only each row's visible keys are folded: the rest are zeros, which
+    // change neither a cell's max (it starts at 0) nor its sum, and cells no row of the block row reaches stay 0.
     for (int64_t i = 0; i < rows; ++i) {
-        const Eigen::Map<const Eigen::ArrayXf> row(probs + i * m_numKeys, m_numKeys);
-        colMax = colMax.max(row);
-        colSum += row.cast<double>();
         const int64_t q = q0 + i;
-        if ((q + 1) % m_block != 0 && q + 1 != m_numQueries) continue;
-        float* max = m_max.data() + (q / m_block) * m_cols;
-        double* sum = m_sum.data() + (q / m_block) * m_cols;
-        for (int64_t c = 0; c < m_cols; ++c) {
-            const int64_t j0 = c * m_block, width = std::min(m_numKeys, j0 + m_block) - j0;
-            max[c] = colMax.segment(j0, width).maxCoeff();
-            sum[c] = colSum.segment(j0, width).sum();
+        const auto [a, b] = visibleRange(m_mask, q, m_numKeys);
+        if (a < b) {
+            const Eigen::Map<const Eigen::ArrayXf> row(probs + i * m_numKeys + a, b - a);
+            Eigen::Map<Eigen::ArrayXf> colMax(m_colMax.data() + a, b - a);
+            colMax = colMax.max(row);
+            Eigen::Map<Eigen::ArrayXd>(m_colSum.data() + a, b - a) += row.cast<double>();
+            m_foldLo = std::min(m_foldLo, a);
+            m_foldHi = std::max(m_foldHi, b);
         }
-        colMax.setZero();
-        colSum.setZero();
+        if ((q + 1) % m_block != 0 && q + 1 != m_numQueries) continue;
+        if (m_foldLo >= m_foldHi) continue;
+        cutBlockRow(q / m_block);
     }
     m_nextRow += rows;
+}
+
+void OverviewBuilder::cutBlockRow(int64_t blockRow)
+{
+    // Whole cells over the folded keys (the same sums in the same order as over whole rows, so the result does not
+    // depend on the mask), then those keys are zeroed for the next block row.
+    const Eigen::Map<Eigen::ArrayXf> colMax(m_colMax.data(), m_numKeys);
+    const Eigen::Map<Eigen::ArrayXd> colSum(m_colSum.data(), m_numKeys);
+    float* max = m_max.data() + blockRow * m_cols;
+    double* sum = m_sum.data() + blockRow * m_cols;
+    for (int64_t c = m_foldLo / m_block; c <= (m_foldHi - 1) / m_block; ++c) {
+        const int64_t j0 = c * m_block, width = std::min(m_numKeys, j0 + m_block) - j0;
+        max[c] = colMax.segment(j0, width).maxCoeff();
+        sum[c] = colSum.segment(j0, width).sum();
+    }
+    std::fill(m_colMax.begin() + m_foldLo, m_colMax.begin() + m_foldHi, 0.0f);
+    std::fill(m_colSum.begin() + m_foldLo, m_colSum.begin() + m_foldHi, 0.0);
+    m_foldLo = m_numKeys;
+    m_foldHi = 0;
 }
 
 Overview OverviewBuilder::finish() const

@@ -3,6 +3,8 @@
 // Level-of-detail overviews of one head's [q, k] probability matrix: per square block of cells the largest and the
 // mean probability, at block sizes doubling from the finest level to a single block. Built from row blocks streamed
 // in order, so the full matrix is never held.
+#include "attention/attention.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,16 +40,25 @@ int64_t overviewBlock(int64_t numQueries, int64_t numKeys, int64_t maxSide);
 /// Accumulates row blocks of a [numQueries, numKeys] matrix into an Overview whose finest level has the given block.
 class OverviewBuilder {
 public:
-    /// Throws Error on non-positive sizes or a block that is not a power of two.
-    OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t block);
+    /// Throws Error on non-positive sizes or a block that is not a power of two. The causal and sliding-window
+    /// rules of `mask` (visibleRange) say which keys of each row can be non-zero: only those are folded in (about
+    /// half the work for a causal head), so every added row must be exactly 0 outside its visible range. The
+    /// default mask folds whole rows.
+    OverviewBuilder(int64_t numQueries, int64_t numKeys, int64_t block, const MaskSpec& mask = {});
     /// Rows [q0, q0 + rows) as a row-major [rows, numKeys] block; blocks come in row order without gaps.
     void add(int64_t q0, int64_t rows, const float* probs);
     /// Throws Error unless every row was added.
     Overview finish() const;
 
 private:
+    /// Writes the cells of one block row from the folded keys and clears them.
+    void cutBlockRow(int64_t blockRow);
+
     int64_t m_numQueries, m_numKeys, m_block, m_rows, m_cols;
     int64_t m_nextRow = 0;
+    MaskSpec m_mask; ///< its causal, window and offset parts only
+    /// Keys [m_foldLo, m_foldHi) hold what the rows of the block row being filled folded in; zero elsewhere.
+    int64_t m_foldLo, m_foldHi = 0;
     std::vector<float> m_max;
     std::vector<double> m_sum;
     /// Per key, the largest entry and the sum of the rows added so far of the block row being filled.

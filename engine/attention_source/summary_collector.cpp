@@ -20,7 +20,7 @@ SummaryCollector::SummaryCollector(int64_t layers, int64_t heads, int64_t numQue
     const int64_t block = overviewBlock(numQueries, numQueries, AttentionSource::kThumbnailSide);
     m_summaries.reserve(static_cast<size_t>(layers * heads));
     for (int64_t i = 0; i < layers * heads; ++i)
-        m_summaries.push_back({ {}, OverviewBuilder(numQueries, numQueries, block), 0, false });
+        m_summaries.push_back({ {}, OverviewBuilder(numQueries, numQueries, block, m_mask), 0, false });
 }
 
 void SummaryCollector::add(int64_t layer, int64_t head, int64_t query, int64_t rows, const float* probs)

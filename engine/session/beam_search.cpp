@@ -2,6 +2,7 @@
 #include "session/beam_search.h"
 
 #include "core/error.h"
+#include "model/encdec_transformer.h"
 #include "model/rnn_seq2seq.h"
 #include "model/seq2seq_model.h"
 
@@ -18,26 +19,42 @@ public:
         : m_model(std::move(model))
         , m_encoding(std::move(enc))
         , m_cache(m_model->newDecoderCache())
+        , m_crossKeys(std::make_shared<const CrossKeys>(CrossKeys { m_encoding, crossScale(*m_model) }))
     {
     }
     std::unique_ptr<BeamDecoder> clone() const override { return std::make_unique<TransformerBeamDecoder>(*this); }
     BeamStepOutput step(int64_t token) override
     {
-        const Seq2SeqStepResult r = m_model->decode(*m_encoding, m_cache, { token }, {});
+        ForwardOptions options;
+        options.wantQueryKeys = true;
+        const Seq2SeqStepResult r = m_model->decode(*m_encoding, m_cache, { token }, options);
         BeamStepOutput out;
         out.logits = r.logits.storage();
         const int64_t L = static_cast<int64_t>(r.crossAttention.size()), H = m_model->decoderHeads();
-        const int64_t S = m_encoding->length();
+        const int64_t S = m_encoding->length(), d = m_model->decoderHeadDim();
         out.crossAttention = Tensor({ L, H, S });
         for (int64_t l = 0; l < L; ++l)
             std::memcpy(out.crossAttention.data() + l * H * S, r.crossAttention[l].data(), sizeof(float) * H * S);
+        if (static_cast<int64_t>(r.crossQueries.size()) != L) return out; // a model that keeps no queries
+        out.crossQueries = Tensor({ L, H, d });
+        for (int64_t l = 0; l < L; ++l)
+            std::memcpy(out.crossQueries.data() + l * H * d, r.crossQueries[l].data(), sizeof(float) * H * d);
         return out;
     }
+    std::shared_ptr<const CrossKeys> crossKeys() const override { return m_crossKeys; }
 
 private:
+    /// The transformer's attention scale (T5: 1); another encoder-decoder scales by 1 / sqrt(head dim).
+    static float crossScale(const EncoderDecoderModel& model)
+    {
+        const auto* transformer = dynamic_cast<const TransformerSeq2Seq*>(&model);
+        return transformer ? transformer->weights().attentionScale : 0.0f;
+    }
+
     std::shared_ptr<const EncoderDecoderModel> m_model;
     std::shared_ptr<const EncoderOutput> m_encoding;
     KvCache m_cache;
+    std::shared_ptr<const CrossKeys> m_crossKeys;
 };
 
 class RnnBeamDecoder final : public BeamDecoder {
@@ -53,7 +70,7 @@ public:
     {
         RnnStep s = m_model->step(*m_encoding, m_state, token);
         const int64_t K = static_cast<int64_t>(s.attention.size());
-        return { std::move(s.logits), Tensor({ 1, 1, K }, std::move(s.attention)) };
+        return { std::move(s.logits), Tensor({ 1, 1, K }, std::move(s.attention)), {} };
     }
 
 private:
@@ -142,6 +159,7 @@ std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptio
             h.tokens.push_back(c.token);
             h.logProb = c.logProb;
             h.crossAttention.push_back(outputs[c.parent].crossAttention);
+            h.crossQueries.push_back(outputs[c.parent].crossQueries);
             h.score = normalised(h.logProb, h.tokens.size(), options.lengthPenalty);
             if (c.token == options.eosToken) {
                 h.finished = true;

@@ -17,6 +17,16 @@ struct RnnEncoding;
 struct BeamStepOutput {
     std::vector<float> logits; ///< [V] for the next token
     Tensor crossAttention; ///< [layers, heads, S] of the new position (RNN: [1, 1, K])
+    /// Transformers: the cross-attention queries [layers, heads, head dim] of the new position, from which with
+    /// BeamDecoder::crossKeys() its attention can be derived again (session/cross_attention_source.h); RNN: empty.
+    Tensor crossQueries;
+};
+
+/// What a transformer decoder's cross-attention queries meet: the encoding's per-layer keys [heads, S, head dim]
+/// (EncoderOutput::crossKeys) and the scale of the scores (0: 1 / sqrt(head dim)).
+struct CrossKeys {
+    std::shared_ptr<const EncoderOutput> encoding;
+    float scale = 0.0f;
 };
 
 /// A decoder state that beams can branch: clone() copies the state (KV cache or RNN hidden state).
@@ -26,6 +36,8 @@ public:
     virtual std::unique_ptr<BeamDecoder> clone() const = 0;
     /// Feeds `token` at the next position.
     virtual BeamStepOutput step(int64_t token) = 0;
+    /// The keys every step's crossQueries meet; null for a decoder whose attention is no query-key product (RNN).
+    virtual std::shared_ptr<const CrossKeys> crossKeys() const { return nullptr; }
 };
 
 struct BeamOptions {
@@ -42,6 +54,8 @@ struct BeamHypothesis {
     double score = 0.0; ///< logProb / length^lengthPenalty
     /// crossAttention[i] is the cross-attention [layers, heads, S] of the step that chose tokens[i].
     std::vector<Tensor> crossAttention;
+    /// crossQueries[i]: BeamStepOutput::crossQueries of that step (empty tensors for the RNN).
+    std::vector<Tensor> crossQueries;
     bool finished = false; ///< ended with EOS
 };
 

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Step-by-step greedy decoding (align/stepwise_translation.h): on the GRU toy it reproduces the tutorial's 11
 // translations and attention rows one step at a time; on the hf-tiny MarianMT fixture it gives HF's greedy ids, and
-// each incremental (KV cache) cross-attention row equals the one of a single full decoder forward. Back restores the
-// state exactly. Symmetrization of two directions on a hand-made example.
+// each incremental (KV cache) cross-attention row, derived from the step's stored queries, equals the one of a
+// single full decoder forward. Back restores the state exactly. Symmetrization of two directions on a hand-made
+// example.
 #include "align/alignment.h"
 #include "align/stepwise_translation.h"
 #include "model/model_loader.h"
 #include "model/seq2seq_model.h"
 #include "model_test_util.h"
+#include "session/cross_attention_source.h"
 #include "session/translator.h"
 
 #include <gtest/gtest.h>
@@ -109,16 +111,22 @@ TEST(AlignStepwise, MarianIncrementalRowsEqualTheFullForward)
     const Seq2SeqStepResult full = model->decode(*enc, cache, fed, {});
     const int64_t H = model->decoderHeads(), S = enc->length();
     ASSERT_EQ(static_cast<int64_t>(full.crossAttention.size()), model->decoderLayers());
-    for (int64_t t = 0; t < steps; ++t) {
-        const Tensor& row = decoding.crossAttention()[static_cast<size_t>(t)];
-        ASSERT_EQ(row.shape(), (Shape { model->decoderLayers(), H, S }));
-        for (int64_t l = 0; l < model->decoderLayers(); ++l)
-            for (int64_t h = 0; h < H; ++h)
+    // A transformer's steps keep their queries, not their probabilities: the rows are derived from them.
+    EXPECT_TRUE(decoding.crossAttention().empty());
+    ASSERT_EQ(static_cast<int64_t>(decoding.crossQueries().size()), steps);
+    ASSERT_NE(decoding.crossKeys(), nullptr);
+    const auto derived = crossAttentionSource(*decoding.crossKeys(), decoding.crossQueries());
+    ASSERT_EQ(derived->numQueries(), steps);
+    ASSERT_EQ(derived->numKeys(), S);
+    for (int64_t l = 0; l < model->decoderLayers(); ++l)
+        for (int64_t h = 0; h < H; ++h) {
+            const auto rows = derived->rows(l, h, 0, steps);
+            for (int64_t t = 0; t < steps; ++t)
                 for (int64_t s = 0; s < S; ++s)
-                    EXPECT_NEAR(row.data()[(l * H + h) * S + s],
+                    EXPECT_NEAR(rows->data()[t * S + s],
                         full.crossAttention[static_cast<size_t>(l)].data()[(h * steps + t) * S + s], 1e-5)
                         << "step " << t << " layer " << l << " head " << h << " key " << s;
-    }
+        }
 }
 
 // Hand-made: source "a b c d", target "w x y z". Forward (argmax per target word) {0-0 1-1 1-2 3-3}; the reverse

@@ -195,6 +195,46 @@ TEST(AttentionSource, StreamedHeadStatisticsEqualTheWholeMatrixOnes)
     }
 }
 
+// A head longer than one streamed row block (4 MiB): the blocks share one buffer, so each must hold exactly its own
+// rows, zero outside every row's mask, whatever the block before it wrote (a sliding window moves its keys right
+// from block to block, a causal block reaches further right, padding leaves holes).
+TEST(AttentionSource, StreamedRowBlocksOfALongHeadEqualTheMaterializedRows)
+{
+    AttentionOptions causal;
+    causal.mask.causal = true;
+    AttentionOptions window = causal;
+    window.mask.slidingWindow = 100;
+    AttentionOptions padded; // bidirectional, padded keys near the end
+    padded.mask.keyKeep.assign(1100, 1);
+    for (int64_t j = 1000; j < 1100; j += 7)
+        padded.mask.keyKeep[static_cast<size_t>(j)] = 0;
+    for (const auto& [name, options] :
+        { std::pair { "causal", causal }, { "sliding window", window }, { "padded", padded } }) {
+        SCOPED_TRACE(name);
+        const test::TileCase c { name, 1, 1, 1100, 1100, 8, options, {} };
+        const Materialized m = materialize(c, 1);
+        const AttentionSource source(storeOf(m), c.options);
+        int64_t blocks = 0, next = 0;
+        double worst = 0;
+        source.forEachRowBlock(0, 0, [&](int64_t q0, int64_t rows, const float* p) {
+            ASSERT_EQ(q0, next);
+            next += rows;
+            ++blocks;
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < c.nk; ++j) {
+                    const float expected = m.probs[0].at({ 0, q0 + i, j });
+                    if (!keyVisible(c.options.mask, q0 + i, j)) {
+                        ASSERT_EQ(p[i * c.nk + j], 0.0f) << "row " << q0 + i << " key " << j;
+                    }
+                    worst = std::max(worst, std::fabs(double(p[i * c.nk + j]) - expected));
+                }
+        });
+        EXPECT_EQ(next, c.nq);
+        EXPECT_GE(blocks, 2); // the buffer was reused
+        EXPECT_LE(worst, kTileTolerance);
+    }
+}
+
 TEST(AttentionSource, BadRequestsAreErrors)
 {
     const test::TileCase c = test::tileCases()[0];

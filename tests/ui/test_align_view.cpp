@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -251,6 +252,39 @@ TEST(AlignmentPanelMarian, MatrixIsHfCrossAttention)
                     EXPECT_NEAR(m.data()[t * S + s], hf.data()[(head * hf.dim(1) + t) * hf.dim(2) + s], 1e-5)
                         << "layer " << layer << " head " << head << " t " << t << " s " << s;
         }
+    }
+}
+
+// The tab keeps a transformer's cross-attention as each step's queries (no [layers, heads, S] probabilities per
+// step) and reads its rows through an attention source over them and the encoding's keys: every row equals the one
+// the decoder computed at that step (materialized, teacher-forcing the hypothesis' tokens), to 1e-6.
+TEST(AlignmentRunMarian, KeepsQueriesNotProbabilitiesAndDerivesTheDecodersRows)
+{
+    const Translator translator(test::sharedPath("fixtures/hf-tiny/marian"));
+    const AlignmentRunPtr run = runAlignment(translator, "120 33 7 91 15 0", "44 12 8 19", 2);
+    ASSERT_EQ(run->hypotheses.size(), 3u); // the reference and two beams
+    EXPECT_EQ(run->layers(), 2);
+    for (const AlignmentHypothesis& hyp : run->hypotheses) {
+        SCOPED_TRACE(hyp.label);
+        EXPECT_TRUE(hyp.steps.empty());
+        ASSERT_NE(hyp.cross, nullptr);
+        const int64_t T = hyp.length(), S = hyp.cross->numKeys();
+        ASSERT_EQ(T, static_cast<int64_t>(hyp.target.ids.size()));
+        ASSERT_EQ(S, static_cast<int64_t>(run->source.ids.size()));
+        const std::unique_ptr<BeamDecoder> decoder = translator.decoder(run->source.ids);
+        int64_t next = translator.startToken();
+        double worst = 0;
+        for (int64_t t = 0; t < T; ++t) {
+            const Tensor materialized = decoder->step(next).crossAttention; // [layers, heads, S]
+            for (int64_t l = 0; l < hyp.layers(); ++l)
+                for (int64_t h = 0; h < hyp.heads(); ++h) {
+                    const auto row = hyp.cross->tile(l, { h, t, t + 1, 0, S });
+                    for (int64_t s = 0; s < S; ++s)
+                        worst = std::max(worst, std::fabs(double(row->data()[s]) - materialized.at({ l, h, s })));
+                }
+            next = hyp.target.ids[static_cast<size_t>(t)];
+        }
+        EXPECT_LE(worst, 1e-6);
     }
 }
 

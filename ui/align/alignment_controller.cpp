@@ -208,7 +208,7 @@ void AlignmentController::decode(const QString& source, Move move)
             const AlignmentHypothesis& greedy = run->hypotheses[0];
             if (greedy.finished) m_running = false;
             emit ready(run);
-            emit decodingChanged(static_cast<int>(greedy.steps.size()), greedy.finished, m_running);
+            emit decodingChanged(static_cast<int>(greedy.length()), greedy.finished, m_running);
             if (m_running) decode(m_decodingSource, Move::Step); // re-posted, so pause/back/reset get in between
         });
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // One alignment run: the source, and per hypothesis (the teacher-forced reference and/or the beams) its target
-// pieces and the cross-attention of every decoder step. Word-level matrices are derived on request.
+// pieces and the cross-attention of every decoder step, read through an attention source derived from the steps'
+// queries and the encoding's keys (transformers; the RNN's attention is no query-key product, so its rows are kept).
+// Word-level matrices are derived on request.
 #include "align/alignment.h"
 #include "align/stepwise_translation.h"
-#include "session/translator.h"
+#include "attention_source/attention_source.h"
 #include "core/tensor.h"
+#include "session/translator.h"
 
 #include <memory>
 #include <optional>
@@ -20,20 +23,29 @@ struct AlignmentHypothesis {
     double score = 0.0; ///< beam score (length-normalised log-probability); the reference's own log-probability
     bool finished = false;
     AlignedSide target;
-    /// steps[j]: cross-attention [layers, heads, K] of the step that predicts target piece j.
+    /// Transformers: the cross-attention, rows [target pieces] x keys [source pieces] of every decoder layer and head,
+    /// derived from the steps' queries (row j: the step that predicts target piece j). Null otherwise.
+    std::shared_ptr<const AttentionSource> cross;
+    /// Without `cross` (the RNN, hand-made runs): steps[j] is the cross-attention [layers, heads, K] of the step that
+    /// predicts target piece j.
     std::vector<Tensor> steps;
     /// (source, target) word links of the other direction (a reverse model's last-layer head mean, argmax per its
     /// target word, transposed), when a reverse model is loaded.
     std::optional<Links> reverseLinks;
+
+    /// Decoder steps (target pieces) so far.
+    int64_t length() const { return cross ? cross->numQueries() : static_cast<int64_t>(steps.size()); }
+    int64_t layers() const { return cross ? cross->numLayers() : steps.empty() ? 0 : steps[0].dim(0); }
+    int64_t heads() const { return cross ? cross->numHeads() : steps.empty() ? 0 : steps[0].dim(1); }
 };
 
 struct AlignmentRun {
     AlignedSide source;
     std::vector<AlignmentHypothesis> hypotheses;
     bool stepwise = false; ///< one "greedy" hypothesis decoded so far by step-by-step decoding (maybe no step yet)
-    int64_t layers() const { return empty() ? 0 : hypotheses[0].steps[0].dim(0); }
-    int64_t heads() const { return empty() ? 0 : hypotheses[0].steps[0].dim(1); }
-    bool empty() const { return hypotheses.empty() || hypotheses[0].steps.empty(); }
+    int64_t layers() const { return empty() ? 0 : hypotheses[0].layers(); }
+    int64_t heads() const { return empty() ? 0 : hypotheses[0].heads(); }
+    bool empty() const { return hypotheses.empty() || hypotheses[0].length() == 0; }
 };
 using AlignmentRunPtr = std::shared_ptr<const AlignmentRun>;
 
