@@ -49,8 +49,8 @@ struct Lanes8 {
     {
         return _mm256_fnmadd_ps(_mm256_loadu_ps(a), _mm256_loadu_ps(b), u);
     }
-    /// Lanes 0 .. 7 plus lanes 8 .. 15: the first pass's registers plus the second's.
-    static __m256 foldHalves(const Reg (&passes)[2]) { return _mm256_add_ps(passes[0], passes[1]); }
+    /// Lanes 0 .. 7 plus lanes 8 .. 15: the first pass's register plus the second's.
+    static __m256 foldHalves(Reg low, Reg high) { return _mm256_add_ps(low, high); }
 };
 
 } // namespace

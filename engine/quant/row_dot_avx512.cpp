@@ -56,11 +56,11 @@ struct Lanes16 {
         return _mm512_mask3_fnmadd_ps(_mm512_castps256_ps512(_mm256_loadu_ps(a)),
             _mm512_castps256_ps512(_mm256_loadu_ps(b)), u, __mmask16(0x00FF));
     }
-    /// Lanes 0 .. 7 plus lanes 8 .. 15.
-    static __m256 foldHalves(const Reg (&passes)[1])
+    /// Lanes 0 .. 7 plus lanes 8 .. 15 of the one pass's register.
+    static __m256 foldHalves(Reg lanes, Reg /* no second pass */)
     {
-        const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(passes[0]), 1));
-        return _mm256_add_ps(_mm512_castps512_ps256(passes[0]), high);
+        const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lanes), 1));
+        return _mm256_add_ps(_mm512_castps512_ps256(lanes), high);
     }
 };
 

@@ -6,7 +6,7 @@
 //
 // The order of every sum is defined over 16 lanes. Lane l (0 .. 15) of an activation row's sum takes the products
 // named below, in the order named; an AVX-512 register holds lanes 0 .. 15, AVX2 runs lanes 0 .. 7 over the whole
-// row and then lanes 8 .. 15 (a pass each, reading the row's second half from L1). The 16 lanes are then added as
+// row and then lanes 8 .. 15 (a pass each, the second reading the row from L1). The 16 lanes are then added as
 // (l + (l + 8)) for l < 8 and those 8 pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)). Every step is one IEEE
 // float32 multiply, add or fused multiply-add, so both instruction sets give the same bits, and so does a scalar
 // transcription (tests: RowDotIsas). Per format, with x the activations and [a, b) element ranges:
@@ -69,12 +69,12 @@ template <class V> struct Kernels {
             Reg sum(const float* x) const { return V::fma(q1, V::load(x + 16), V::mul(q0, V::load(x))); }
         };
 
-        template <int N> static void pass(const uint8_t* b, const Activations& in, int lane0, Sums<N>& acc)
+        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
         {
             const int64_t blocks = in.cols / kElements;
             int64_t at = 0;
             for (int64_t k = 0; k + 2 <= blocks; k += 2, at += 2 * kElements, b += 2 * kBytes) {
-                if (lane0 == 0) { // the second AVX2 pass reads the row from L1
+                if constexpr (lane0 == 0) { // the second AVX2 pass reads the row from L1
                     prefetch(b + kPrefetchBytes);
                     prefetch(b + kBytes + kPrefetchBytes);
                 }
@@ -95,10 +95,11 @@ template <class V> struct Kernels {
     struct Q4_K {
         static constexpr int64_t kElements = 256, kBytes = 144;
 
-        /// The 8 bytes at p as float32.
-        static __m256 widen8(const uint32_t* p)
+        /// The 8 bytes of v as float32, moved from a general register: from memory, two 4-byte stores read by one
+        /// 8-byte load miss the store forwarding (a fifth of a block's time, perf annotate).
+        static __m256 widen8(uint64_t v)
         {
-            return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+            return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(v))));
         }
 
         /// The 8 scales (d * sc) and 8 minimums (dmin * m) of the block at b, as ggml_blocks::groupScale gives them one
@@ -107,15 +108,14 @@ template <class V> struct Kernels {
         static void scalesAndMinimums(const uint8_t* b, float* scale, float* min)
         {
             constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-            uint32_t u[4];
+            uint32_t u[3];
             std::memcpy(u, b + 4, 12);
-            u[3] = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4); // minimums of groups 4 .. 7
-            const uint32_t lowMins = u[1] & kLow6; // minimums of groups 0 .. 3
-            u[1] = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4); // scales of groups 4 .. 7
-            u[2] = lowMins;
-            u[0] &= kLow6; // scales of groups 0 .. 3
-            _mm256_storeu_ps(scale, _mm256_mul_ps(_mm256_set1_ps(halfScale(b)), widen8(u)));
-            _mm256_storeu_ps(min, _mm256_mul_ps(_mm256_set1_ps(halfScale(b + 2)), widen8(u + 2)));
+            const uint32_t scales03 = u[0] & kLow6, mins03 = u[1] & kLow6;
+            const uint32_t scales47 = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+            const uint32_t mins47 = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+            const auto bytes = [](uint32_t low, uint32_t high) { return low | (static_cast<uint64_t>(high) << 32); };
+            _mm256_storeu_ps(scale, _mm256_mul_ps(_mm256_set1_ps(halfScale(b)), widen8(bytes(scales03, scales47))));
+            _mm256_storeu_ps(min, _mm256_mul_ps(_mm256_set1_ps(halfScale(b + 2)), widen8(bytes(mins03, mins47))));
         }
 
         /// Groups 2 p (low nibbles) and 2 p + 1 (high nibbles) of the 32 quant bytes at q into even and odd.
@@ -136,10 +136,10 @@ template <class V> struct Kernels {
             }
         }
 
-        template <int N> static void pass(const uint8_t* b, const Activations& in, int lane0, Sums<N>& acc)
+        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
         {
             for (int64_t at = 0; at < in.cols; at += kElements, b += kBytes) {
-                if (lane0 == 0)
+                if constexpr (lane0 == 0)
                     for (int64_t line = 0; line < kBytes; line += 64)
                         prefetch(b + kPrefetchBytes + line);
                 alignas(32) float scale[8], min[8];
@@ -150,7 +150,8 @@ template <class V> struct Kernels {
                     pairOfGroups<N, false>(b + 16 + 32 * p, scale + 2 * p, in, at + 64 * p, lane0, even, odd);
                 for (int j = 0; j < N; ++j) {
                     Reg u = V::add(even[j], odd[j]);
-                    if (lane0 == 0) u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
+                    if constexpr (lane0 == 0)
+                        u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
                     acc[j] = V::add(acc[j], u);
                 }
             }
@@ -160,7 +161,7 @@ template <class V> struct Kernels {
     template <bool Bf16> struct Half {
         static constexpr int64_t kChunk = 16;
 
-        template <int N> static void pass(const uint8_t* row, const Activations& in, int lane0, Sums<N>& acc)
+        template <int N, int lane0> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
         {
             int64_t at = 0;
             for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk) {
@@ -208,22 +209,19 @@ template <class V> struct Kernels {
         return _mm_cvtss_f32(s);
     }
 
+    /// Each activation row's 16 lanes: one pass of 16-lane registers, or two of 8 (lanes 0 .. 7, then 8 .. 15). The
+    /// sums stay in registers (an array indexed by a run-time pass kept them on the stack: a store-forwarding round
+    /// trip in the chain carried from block to block).
     template <class Format, int N>
     static void dots(const uint8_t* row, const Activations& in, float* out, int64_t outStride)
     {
-        constexpr int kPasses = 16 / V::kWidth;
-        Sums<N> acc[kPasses];
-        for (int p = 0; p < kPasses; ++p) {
-            for (int j = 0; j < N; ++j)
-                acc[p][j] = V::zero();
-            Format::template pass<N>(row, in, p * V::kWidth, acc[p]);
-        }
-        for (int j = 0; j < N; ++j) {
-            Reg lanes[kPasses];
-            for (int p = 0; p < kPasses; ++p)
-                lanes[p] = acc[p][j];
-            out[j * outStride] = total(V::foldHalves(lanes));
-        }
+        Sums<N> low, high;
+        for (int j = 0; j < N; ++j)
+            low[j] = high[j] = V::zero();
+        Format::template pass<N, 0>(row, in, low);
+        if constexpr (V::kWidth == 8) Format::template pass<N, 8>(row, in, high);
+        for (int j = 0; j < N; ++j)
+            out[j * outStride] = total(V::foldHalves(low[j], high[j]));
         if constexpr (requires { Format::tail(row, in, out, outStride, N); }) Format::tail(row, in, out, outStride, N);
     }
 
