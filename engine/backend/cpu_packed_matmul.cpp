@@ -26,10 +26,10 @@ static_assert(kRowByRow <= kRowDotsMaxRows);
 // A prefill widens its weight a chunk of rows at a time (every core widening a part), then multiplies the whole chunk
 // in one OpenBLAS product. Before, each core multiplied its 64 KiB block with Eigen: 8 columns of output per pass
 // over all the activations (4 MiB at 512 tokens, past L2), and Eigen at this build's baseline SSE2: a 512-token
-// prefill of Llama-3.2-1B's shape ran at 18 GFLOP/s. A chunk is 192 to 768 rows, a whole number of OpenBLAS's
-// register tiles (192, see model/cancellable_linear.cpp), and at most about 6 MiB of float32 (at least 192 rows);
-// and at most twice the rows of x (a short prompt gains nothing from a wide chunk), so that the buffer, freed after
-// the product, is never large next to the activations or a small model's weights.
+// prefill of Llama-3.2-1B's shape took 54.6 CPU-seconds, now 12.0 (bench/README.md). A chunk is 192 to 768 rows, a
+// whole number of OpenBLAS's register tiles (192, see model/cancellable_linear.cpp), and at most about 6 MiB of
+// float32 (at least 192 rows); and at most twice the rows of x (a short prompt gains nothing from a wide chunk), so
+// that the buffer, freed after the product, is never large next to the activations or a small model's weights.
 constexpr int64_t kChunkFloats = int64_t(3) << 19, kChunkAlign = 192, kChunkMaxRows = 768, kWidenRows = 16;
 
 /// y[:, r0 .. r0 + rows) = x w[r0 .. r0 + rows)^T for a prefill's many rows of x.
