@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Resident memory and decode speed of half-precision and quantized weights at Llama-3.2-1B's shape.
 
-usage: gguf_bench.py CLI DIR [--steps N] [--bf16-only]
+usage: gguf_bench.py CLI DIR [--steps N] [--bf16-only] [--cold]
 Writes random weights at that shape (16 layers, width 2048, 32 query / 8 KV heads, FFN 8192, vocab 128256, tied
 embeddings) as DIR/llama1b-Q8_0.gguf, DIR/llama1b-Q4_K.gguf and DIR/llama1b-bf16/ (safetensors + config.json),
-then runs `CLI generate MODEL --tokens 1 --steps N --temperature 0 --backend cpu` on each under /usr/bin/time and
-prints file size, peak resident memory, wall time and decode tok/s, with the share of the memory-bandwidth limit
-(weight bytes read per token / a measured copy bandwidth of this machine)."""
+then runs `CLI generate MODEL --tokens 1 --steps 1` and `--steps N` (`--temperature 0 --backend cpu`) on each under
+/usr/bin/time and prints file size, peak resident memory, the wall time of the one-step run (open + first step;
+--cold: with the file evicted from the page cache first) and decode tok/s, with the share of the memory-bandwidth
+limit (weight bytes read per token / a measured bandwidth of this machine: a large copy, read + write, and a large
+read, a float32 dot product), the CPU time per decoded token (both runs' user + sys, their difference over N - 1)
+and the weight bytes read per CPU-second, which say more than tok/s when other processes share the cores; and the
+load average before each row."""
 import json, os, re, struct, subprocess, sys, time
 import numpy as np
 
@@ -86,11 +90,20 @@ def write_bf16(folder):
                'max_position_embeddings': 2048, 'rms_norm_eps': 1e-5, 'rope_theta': 500000.0,
                'tie_word_embeddings': True, 'hidden_act': 'silu'}, open(f'{folder}/config.json', 'w'))
 
-def bandwidth():  # bytes read + written per second by a large copy (best of 5)
-    a = np.ones(1 << 28, np.uint8); b = np.empty_like(a); best = 0
+def bandwidth():  # (bytes read + written per second by a large copy, bytes read per second by a dot product), best of 5
+    a = np.ones(1 << 28, np.uint8); b = np.empty_like(a); x = np.ones(1 << 26, np.float32); y = np.ones_like(x)
+    copy = read = 0
     for _ in range(5):
-        t = time.perf_counter(); np.copyto(b, a); best = max(best, 2 * a.nbytes / (time.perf_counter() - t))
-    return best
+        t = time.perf_counter(); np.copyto(b, a); copy = max(copy, 2 * a.nbytes / (time.perf_counter() - t))
+        t = time.perf_counter(); x.dot(y); read = max(read, 2 * x.nbytes / (time.perf_counter() - t))
+    return copy, read
+
+def evict(path):  # drop the file's pages from the page cache (only this file's)
+    for f in [path] if path.endswith('.gguf') else [f'{path}/model.safetensors', f'{path}/config.json']:
+        fd = os.open(f, os.O_RDONLY); os.fsync(fd); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
+
+def cpu_seconds(stderr):
+    return sum(float(re.search(rf'{k} time \(seconds\): ([\d.]+)', stderr)[1]) for k in ('User', 'System'))
 
 models = [(f'{out}/llama1b-Q8_0.gguf', lambda p: write_gguf(p, 'q8_0')),
           (f'{out}/llama1b-Q4_K.gguf', lambda p: write_gguf(p, 'q4_K')), (f'{out}/llama1b-bf16', write_bf16)]
@@ -98,22 +111,27 @@ if '--bf16-only' in sys.argv:  # just the folder bench/pytorch_llama_eager.py ti
     models = models[2:]
 for path, make in models:
     if not os.path.exists(path): make(path)
-bw = bandwidth()
-print(f'copy bandwidth {bw / 1e9:.1f} GB/s; {steps} steps; {os.cpu_count()} cores')
-print('| weights | file | peak RSS | RSS / file | open + first step | decode tok/s | share of bandwidth limit | CPU share of the run |')
-print('|---|---|---|---|---|---|---|---|')
+copy_bw, read_bw = bandwidth()
+print(f'copy bandwidth {copy_bw / 1e9:.1f} GB/s, read bandwidth {read_bw / 1e9:.1f} GB/s; {steps} steps; '
+      f'{os.cpu_count()} cores')
+print('| weights | file | peak RSS | RSS / file | open + first step | decode tok/s | share of the copy / read limit '
+      '| CPU per token | weights read per CPU-second | load before |')
+print('|---|---|---|---|---|---|---|---|---|---|')
+run = lambda path, n: subprocess.run(['/usr/bin/time', '-v', cli, 'generate', path, '--tokens', '1', '--steps', str(n),
+                                      '--temperature', '0', '--backend', 'cpu'], capture_output=True, text=True)
 for path, _ in models:
     size = os.path.getsize(path if path.endswith('.gguf') else f'{path}/model.safetensors')
     per_token = size  # every weight byte is read once per decoded token (the tied head reads the table again)
+    load = os.getloadavg()[0]
+    if '--cold' in sys.argv: evict(path)
     t = time.perf_counter()
-    r = subprocess.run(['/usr/bin/time', '-v', cli, 'generate', path, '--tokens', '1', '--steps', '1',
-                        '--temperature', '0', '--backend', 'cpu'], capture_output=True, text=True)
+    one = run(path, 1)
     first = time.perf_counter() - t
-    r = subprocess.run(['/usr/bin/time', '-v', cli, 'generate', path, '--tokens', '1', '--steps', str(steps),
-                        '--temperature', '0', '--backend', 'cpu'], capture_output=True, text=True)
+    r = run(path, steps)
     rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', r.stderr)[1]) * 1024
     tps = re.search(r'achieved tok/s: ([\d.]+)', r.stderr)
     tps = float(tps[1]) if tps else float('nan')
-    cpu = re.search(r'Percent of CPU this job got: (\d+)%', r.stderr)[1]
+    cpu = (cpu_seconds(r.stderr) - cpu_seconds(one.stderr)) / (steps - 1)
     print(f'| {os.path.basename(path)} | {size / 1e9:.2f} GB | {rss / 1e9:.2f} GB | {rss / size:.2f} | {first:.1f} s '
-          f'| {tps:.2f} | {100 * tps * per_token / bw:.0f} % | {cpu} % of one core |')
+          f'| {tps:.2f} | {100 * tps * per_token / copy_bw:.0f} % / {100 * tps * per_token / read_bw:.0f} % '
+          f'| {1e3 * cpu:.0f} ms | {per_token / cpu / 1e9:.1f} GB/s | {load:.1f} |')

@@ -6,10 +6,11 @@
 
 namespace attn {
 
-/// linear() with a packed weight: x [n, in], w [out, in] packed, bias null or [out] -> [n, out]. Each block of
-/// weight rows is dequantized exactly as ggml does and multiplied in float32 (Eigen; for a decode step's few rows of
-/// Q8_0 / Q4_K, rowDots() in registers), blocks spread over the cores; the result does not depend on the number of
-/// cores.
+/// linear() with a packed weight: x [n, in], w [out, in] packed, bias null or [out] -> [n, out]. A decode step's few
+/// rows of x take each weight row's dot products as it is widened (rowDots() in registers for Q8_0, Q4_K, BF16 and
+/// F16; the other types a row at a time through L1), rows spread over the cores; a prefill widens a chunk of rows
+/// exactly as ggml does and multiplies it in float32 as gemm() multiplies dense weights. The result does not depend
+/// on the number of cores.
 Tensor packedLinear(const Tensor& x, const PackedMatrix& w, const Tensor* bias);
 
 /// Rows `ids` of a packed table [V, d] -> [n, d] float32 (embedding look-ups).

@@ -120,15 +120,140 @@ TEST_P(RowDots, EqualTheDequantizedDotWithinTheFloat32SummationBound)
         "%s x %lld: worst error %.3f of the bound\n", ggmlTypeTraits(type).name, static_cast<long long>(cols), worst);
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, RowDots,
-    testing::Values(RowDotCase { GgmlType::Q8_0, 32 }, RowDotCase { GgmlType::Q8_0, 2048 },
-        RowDotCase { GgmlType::Q8_0, 8192 }, RowDotCase { GgmlType::Q4_K, 256 }, RowDotCase { GgmlType::Q4_K, 2048 },
-        RowDotCase { GgmlType::Q4_K, 8192 }, RowDotCase { GgmlType::BF16, 7 }, RowDotCase { GgmlType::BF16, 2048 },
-        RowDotCase { GgmlType::BF16, 8203 }, RowDotCase { GgmlType::F16, 7 }, RowDotCase { GgmlType::F16, 2048 },
-        RowDotCase { GgmlType::F16, 8203 }),
-    [](const testing::TestParamInfo<RowDotCase>& info) {
-        return std::string(ggmlTypeTraits(info.param.type).name) + "_" + std::to_string(info.param.cols);
-    });
+const auto kRowDotCases = testing::Values(RowDotCase { GgmlType::Q8_0, 32 }, RowDotCase { GgmlType::Q8_0, 2048 },
+    RowDotCase { GgmlType::Q8_0, 8192 }, RowDotCase { GgmlType::Q8_0, 96 }, RowDotCase { GgmlType::Q4_K, 256 },
+    RowDotCase { GgmlType::Q4_K, 2048 }, RowDotCase { GgmlType::Q4_K, 8192 }, RowDotCase { GgmlType::BF16, 7 },
+    RowDotCase { GgmlType::BF16, 2048 }, RowDotCase { GgmlType::BF16, 8203 }, RowDotCase { GgmlType::BF16, 8219 },
+    RowDotCase { GgmlType::F16, 7 }, RowDotCase { GgmlType::F16, 2048 }, RowDotCase { GgmlType::F16, 8203 },
+    RowDotCase { GgmlType::F16, 8219 });
+
+std::string rowDotCaseName(const testing::TestParamInfo<RowDotCase>& info)
+{
+    return std::string(ggmlTypeTraits(info.param.type).name) + "_" + std::to_string(info.param.cols);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, RowDots, kRowDotCases, rowDotCaseName);
+
+/// row_dot_kernels.h's order of the sums for one activation row, transcribed lane by lane in scalar float32 (each
+/// "fma" one std::fma, every other step one rounded operation): the bits every instruction set must give.
+float documentedOrderDot(GgmlType type, const uint8_t* row, const float* x, int64_t cols, const float* groupSums)
+{
+    float acc[16] = {};
+    int64_t done = cols; // elements the 16 lanes cover
+    if (type == GgmlType::Q8_0) {
+        const auto blockSum = [&](const uint8_t* b, const float* xb, int l) {
+            const auto q = [&](int i) { return static_cast<float>(static_cast<int8_t>(b[2 + i])); };
+            return std::fma(q(16 + l), xb[16 + l], q(l) * xb[l]);
+        };
+        const int64_t blocks = cols / 32;
+        int64_t k = 0;
+        for (; k + 2 <= blocks; k += 2)
+            for (int l = 0; l < 16; ++l) {
+                const uint8_t* b = row + 34 * k;
+                const float d0 = ggml_blocks::half(b), d1 = ggml_blocks::half(b + 34);
+                const float s0 = blockSum(b, x + 32 * k, l), s1 = blockSum(b + 34, x + 32 * k + 32, l);
+                acc[l] = acc[l] + std::fma(d1, s1, d0 * s0);
+            }
+        if (k < blocks)
+            for (int l = 0; l < 16; ++l)
+                acc[l] = acc[l] + ggml_blocks::half(row + 34 * k) * blockSum(row + 34 * k, x + 32 * k, l);
+    } else if (type == GgmlType::Q4_K) {
+        for (int64_t k = 0; k < cols / 256; ++k) {
+            const uint8_t* b = row + 144 * k;
+            const float* xb = x + 256 * k;
+            for (int l = 0; l < 16; ++l) {
+                float even = 0, odd = 0;
+                for (int g = 0; g < 8; ++g) {
+                    const uint8_t* q = b + 16 + 32 * (g / 2);
+                    const auto w = [&](int i) { return static_cast<float>(g % 2 ? q[i] >> 4 : q[i] & 0xF); };
+                    const float s = std::fma(w(16 + l), xb[32 * g + 16 + l], w(l) * xb[32 * g + l]);
+                    const float scale
+                        = ggml_blocks::groupScale(b + 4, g, ggml_blocks::half(b), ggml_blocks::half(b + 2)).scale;
+                    float& sum = g % 2 ? odd : even;
+                    sum = g < 2 ? scale * s : std::fma(scale, s, sum);
+                }
+                float u = even + odd;
+                if (l < 8) {
+                    const float min
+                        = ggml_blocks::groupScale(b + 4, l, ggml_blocks::half(b), ggml_blocks::half(b + 2)).min;
+                    u = std::fma(-min, groupSums[8 * k + l], u);
+                }
+                acc[l] = acc[l] + u;
+            }
+        }
+    } else {
+        std::vector<float> w(static_cast<size_t>(cols));
+        dequantizeRow(type, row, w.data(), cols); // the exact widening
+        int64_t at = 0;
+        for (; at + 32 <= cols; at += 32)
+            for (int l = 0; l < 16; ++l)
+                acc[l] = acc[l]
+                    + std::fma(w[static_cast<size_t>(at + 16 + l)], x[at + 16 + l],
+                        w[static_cast<size_t>(at + l)] * x[at + l]);
+        if (at + 16 <= cols) {
+            for (int l = 0; l < 16; ++l)
+                acc[l] = std::fma(w[static_cast<size_t>(at + l)], x[at + l], acc[l]);
+            at += 16;
+        }
+        done = at;
+        float v[8];
+        for (int l = 0; l < 8; ++l)
+            v[l] = acc[l] + acc[l + 8];
+        float total = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+        for (int64_t i = done; i < cols; ++i)
+            total = std::fma(w[static_cast<size_t>(i)], x[i], total);
+        return total;
+    }
+    float v[8];
+    for (int l = 0; l < 8; ++l)
+        v[l] = acc[l] + acc[l + 8];
+    return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+}
+
+uint32_t bitsOf(float f)
+{
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+class RowDotIsas : public testing::TestWithParam<RowDotCase> { };
+
+TEST_P(RowDotIsas, EveryInstructionSetGivesTheBitsOfTheDocumentedOrder)
+{
+    // AVX2 (8 lanes, two passes) and AVX-512 (16 lanes, one pass) against the scalar transcription, bit for bit, for
+    // 1 .. kRowDotsMaxRows activation rows: a decode gives the same numbers on every x86-64 CPU the engine runs on.
+    const auto [type, cols] = GetParam();
+    ASSERT_TRUE(hasRowDotIsa(RowDotIsa::Avx2)) << "this CPU has AVX2, FMA and F16C (every x86-64 CPU the tests run on)";
+    std::vector<RowDotIsa> isas { RowDotIsa::Avx2, RowDotIsa::Widest };
+    if (hasRowDotIsa(RowDotIsa::Avx512))
+        isas.push_back(RowDotIsa::Avx512);
+    else
+        std::printf("this CPU has no AVX-512F: its kernels are checked on CPUs that have it\n");
+    constexpr int64_t rows = 8;
+    const std::vector<uint8_t> w = randomRows(type, rows, cols, 13);
+    const std::vector<float> x = randomActivations(kRowDotsMaxRows * cols, 17);
+    const uint64_t rowBytes = w.size() / rows;
+    for (int64_t n = 1; n <= kRowDotsMaxRows; ++n) {
+        const RowDotInput sums(type, x.data(), cols, n); // for the group sums the Q4_K order takes
+        for (int64_t r = 0; r < rows; ++r) {
+            const uint8_t* row = w.data() + r * rowBytes;
+            for (const RowDotIsa isa : isas) {
+                float out[kRowDotsMaxRows];
+                rowDots(RowDotInput(type, x.data(), cols, n, isa), row, out, 1);
+                for (int64_t j = 0; j < n; ++j) {
+                    const float expected
+                        = documentedOrderDot(type, row, x.data() + j * cols, cols, sums.groupSums() + j * (cols / 32));
+                    EXPECT_EQ(bitsOf(out[j]), bitsOf(expected))
+                        << "instruction set " << static_cast<int>(isa) << ", row " << r << ", " << n
+                        << " activation rows, row " << j << ": " << out[j] << " against " << expected;
+                }
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, RowDotIsas, kRowDotCases, rowDotCaseName);
 
 TEST(RowDots, OtherTypesAndRowCountsAreRefused)
 {
@@ -137,6 +262,9 @@ TEST(RowDots, OtherTypesAndRowCountsAreRefused)
     EXPECT_THROW(RowDotInput(GgmlType::Q6_K, x.data(), 256, 1), Error);
     EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, kRowDotsMaxRows + 1), Error);
     EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, 0), Error);
+    if (!hasRowDotIsa(RowDotIsa::Avx512)) {
+        EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, 1, RowDotIsa::Avx512), Error);
+    }
 }
 
 TEST(RowDots, DecodeStepProductMatchesThePrefillPath)

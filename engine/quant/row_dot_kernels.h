@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The fused row dot products of row_dot.h, written once over a register type V of V::kWidth float lanes (8: AVX2,
+// 16: AVX-512) for the two files that instantiate them after their `#pragma GCC target`. Everything here is a
+// template over V, so that each file's instantiations are its own code, compiled for its instruction set.
+//
+// The order of every sum is defined over 16 lanes. Lane l (0 .. 15) of an activation row's sum takes the products
+// named below, in the order named; an AVX-512 register holds lanes 0 .. 15, AVX2 runs lanes 0 .. 7 over the whole
+// row and then lanes 8 .. 15 (a pass each, the second reading the row from L1). The 16 lanes are then added as
+// (l + (l + 8)) for l < 8 and those 8 pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)). Every step is one IEEE
+// float32 multiply, add or fused multiply-add, so both instruction sets give the same bits, and so does a scalar
+// transcription (tests: RowDotIsas). Per format, with x the activations and [a, b) element ranges:
+// - Q8_0 (32 per block, w = d * q): a block's sum s = fma(q[16 + l], x[16 + l], q[l] * x[l]); blocks in pairs,
+//   acc += fma(d1, s1, d0 * s0); an unpaired last block, acc += d0 * s0.
+// - Q4_K (256 per block, 8 groups of 32, w = scale * q - min): group g's sum
+//   s_g = fma(q[32 g + 16 + l], x[32 g + 16 + l], q[32 g + l] * x[32 g + l]); even = scale0 * s0, then
+//   fma(scale_g, s_g, even) for g = 2, 4, 6; odd the same over 1, 3, 5, 7; u = even + odd; lanes l < 8 then
+//   u = fma(-min_l, (the activations' sum over group l), u); acc += u.
+// - BF16 / F16 (w widened exactly): in chunks of 32, acc += fma(w[16 + l], x[16 + l], w[l] * x[l]); a last chunk of
+//   16, acc = fma(w[l], x[l], acc); the last cols % 16 elements are fused into the total one by one.
+// The dependency carried from block to block is one addition: the rest of a block's arithmetic overlaps the next.
+#include "quant/ggml_type.h"
+#include "quant/row_dot_isa.h"
+
+#include <cstdint>
+#include <cstring>
+#include <immintrin.h>
+
+namespace attn::row_dot {
+
+/// How far ahead of the block being multiplied its row's bytes are prefetched: the rows of a product lie one after
+/// the other and a decode step reads each byte once, so without it every block waits for its cache lines (a quarter
+/// of the time in the loads, perf, Q4_K and Q8_0 at Llama-3.2-1B's shape). About a microsecond of reading.
+constexpr int64_t kPrefetchBytes = 1024;
+
+template <class V> struct Kernels {
+    using Reg = typename V::Reg;
+    /// The V::kWidth lanes [lane0, lane0 + V::kWidth) of each activation row's 16-lane sums.
+    template <int N> using Sums = Reg[N];
+
+    static void prefetch(const uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+
+    /// A block's IEEE half scale by F16C, as exact as the software widening.
+    static float halfScale(const uint8_t* p)
+    {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return _cvtsh_ss(h);
+    }
+
+    /// x[j, at + lane0 ..] of the pass's lanes.
+    static const float* activations(const Activations& in, int j, int64_t at, int lane0)
+    {
+        return in.x + j * in.cols + at + lane0;
+    }
+
+    struct Q8_0 {
+        static constexpr int64_t kElements = 32, kBytes = 34;
+
+        /// The block at b: its scale and the pass's lanes of its two halves of quants.
+        struct Block {
+            Reg d, q0, q1;
+            Block(const uint8_t* b, int lane0)
+                : d(V::broadcast(halfScale(b)))
+                , q0(V::signedBytes(b + 2 + lane0))
+                , q1(V::signedBytes(b + 18 + lane0))
+            {
+            }
+            Reg sum(const float* x) const { return V::fma(q1, V::load(x + 16), V::mul(q0, V::load(x))); }
+        };
+
+        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        {
+            const int64_t blocks = in.cols / kElements;
+            int64_t at = 0;
+            for (int64_t k = 0; k + 2 <= blocks; k += 2, at += 2 * kElements, b += 2 * kBytes) {
+                if constexpr (lane0 == 0) { // the second AVX2 pass reads the row from L1
+                    prefetch(b + kPrefetchBytes);
+                    prefetch(b + kBytes + kPrefetchBytes);
+                }
+                const Block b0(b, lane0), b1(b + kBytes, lane0);
+                for (int j = 0; j < N; ++j) {
+                    const float* x = activations(in, j, at, lane0);
+                    acc[j] = V::add(acc[j], V::fma(b1.d, b1.sum(x + kElements), V::mul(b0.d, b0.sum(x))));
+                }
+            }
+            if (blocks % 2 != 0) {
+                const Block b0(b, lane0);
+                for (int j = 0; j < N; ++j)
+                    acc[j] = V::add(acc[j], V::mul(b0.d, b0.sum(activations(in, j, at, lane0))));
+            }
+        }
+    };
+
+    struct Q4_K {
+        static constexpr int64_t kElements = 256, kBytes = 144;
+
+        /// The 8 bytes of v as float32, moved from a general register: from memory, two 4-byte stores read by one
+        /// 8-byte load miss the store forwarding (a fifth of a block's time, perf annotate).
+        static __m256 widen8(uint64_t v)
+        {
+            return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(v))));
+        }
+
+        /// The 8 scales (d * sc) and 8 minimums (dmin * m) of the block at b, as ggml_blocks::groupScale gives them one
+        /// by one, unpacked with ggml's word masks (ggml-quants.c, the AVX2 q4_K dot) and widened 8 at a time: the
+        /// scalar unpacking took a third of a block's time.
+        static void scalesAndMinimums(const uint8_t* b, float* scale, float* min)
+        {
+            constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+            uint32_t u[3];
+            std::memcpy(u, b + 4, 12);
+            const uint32_t scales03 = u[0] & kLow6, mins03 = u[1] & kLow6;
+            const uint32_t scales47 = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
+            const uint32_t mins47 = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
+            const auto bytes = [](uint32_t low, uint32_t high) { return low | (static_cast<uint64_t>(high) << 32); };
+            _mm256_storeu_ps(scale, _mm256_mul_ps(_mm256_set1_ps(halfScale(b)), widen8(bytes(scales03, scales47))));
+            _mm256_storeu_ps(min, _mm256_mul_ps(_mm256_set1_ps(halfScale(b + 2)), widen8(bytes(mins03, mins47))));
+        }
+
+        /// Groups 2 p (low nibbles) and 2 p + 1 (high nibbles) of the 32 quant bytes at q into even and odd.
+        template <int N, bool First>
+        static void pairOfGroups(const uint8_t* q, const float* scale, const Activations& in, int64_t at, int lane0,
+            Sums<N>& even, Sums<N>& odd)
+        {
+            Reg low0, high0, low1, high1;
+            V::nibbles(q + lane0, low0, high0);
+            V::nibbles(q + 16 + lane0, low1, high1);
+            const Reg se = V::broadcast(scale[0]), so = V::broadcast(scale[1]);
+            for (int j = 0; j < N; ++j) {
+                const float* x = activations(in, j, at, lane0);
+                const Reg sLow = V::fma(low1, V::load(x + 16), V::mul(low0, V::load(x)));
+                const Reg sHigh = V::fma(high1, V::load(x + 48), V::mul(high0, V::load(x + 32)));
+                even[j] = First ? V::mul(se, sLow) : V::fma(se, sLow, even[j]);
+                odd[j] = First ? V::mul(so, sHigh) : V::fma(so, sHigh, odd[j]);
+            }
+        }
+
+        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        {
+            for (int64_t at = 0; at < in.cols; at += kElements, b += kBytes) {
+                if constexpr (lane0 == 0)
+                    for (int64_t line = 0; line < kBytes; line += 64)
+                        prefetch(b + kPrefetchBytes + line);
+                alignas(32) float scale[8], min[8];
+                scalesAndMinimums(b, scale, min);
+                Sums<N> even, odd;
+                pairOfGroups<N, true>(b + 16, scale, in, at, lane0, even, odd);
+                for (int p = 1; p < 4; ++p)
+                    pairOfGroups<N, false>(b + 16 + 32 * p, scale + 2 * p, in, at + 64 * p, lane0, even, odd);
+                for (int j = 0; j < N; ++j) {
+                    Reg u = V::add(even[j], odd[j]);
+                    if constexpr (lane0 == 0)
+                        u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
+                    acc[j] = V::add(acc[j], u);
+                }
+            }
+        }
+    };
+
+    template <bool Bf16> struct Half {
+        static constexpr int64_t kChunk = 16;
+
+        template <int N, int lane0> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
+        {
+            int64_t at = 0;
+            for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk) {
+                const Reg w0 = V::template halves<Bf16>(row + 2 * (at + lane0));
+                const Reg w1 = V::template halves<Bf16>(row + 2 * (at + kChunk + lane0));
+                for (int j = 0; j < N; ++j) {
+                    const float* x = activations(in, j, at, lane0);
+                    acc[j] = V::add(acc[j], V::fma(w1, V::load(x + kChunk), V::mul(w0, V::load(x))));
+                }
+            }
+            if (at + kChunk <= in.cols) {
+                const Reg w0 = V::template halves<Bf16>(row + 2 * (at + lane0));
+                for (int j = 0; j < N; ++j)
+                    acc[j] = V::fma(w0, V::load(activations(in, j, at, lane0)), acc[j]);
+            }
+        }
+
+        /// The last cols % 16 products, fused into the totals one by one.
+        static void tail(const uint8_t* row, const Activations& in, float* out, int64_t outStride, int n)
+        {
+            for (int64_t at = in.cols - in.cols % kChunk; at < in.cols; ++at) {
+                uint16_t bits;
+                std::memcpy(&bits, row + 2 * at, 2);
+                const float w = Bf16 ? widenBf16(bits) : _cvtsh_ss(bits);
+                for (int j = 0; j < n; ++j)
+                    out[j * outStride] = __builtin_fmaf(w, in.x[j * in.cols + at], out[j * outStride]);
+            }
+        }
+
+        static float widenBf16(uint16_t bits)
+        {
+            const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+            float w;
+            std::memcpy(&w, &wide, 4);
+            return w;
+        }
+    };
+
+    /// The 8 lanes (l + (l + 8)) added pairwise.
+    static float total(__m256 v)
+    {
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        return _mm_cvtss_f32(s);
+    }
+
+    /// Each activation row's 16 lanes: one pass of 16-lane registers, or two of 8 (lanes 0 .. 7, then 8 .. 15). The
+    /// sums stay in registers (an array indexed by a run-time pass kept them on the stack: a store-forwarding round
+    /// trip in the chain carried from block to block).
+    template <class Format, int N>
+    static void dots(const uint8_t* row, const Activations& in, float* out, int64_t outStride)
+    {
+        Sums<N> low, high;
+        for (int j = 0; j < N; ++j)
+            low[j] = high[j] = V::zero();
+        Format::template pass<N, 0>(row, in, low);
+        if constexpr (V::kWidth == 8) Format::template pass<N, 8>(row, in, high);
+        for (int j = 0; j < N; ++j)
+            out[j * outStride] = total(V::foldHalves(low[j], high[j]));
+        if constexpr (requires { Format::tail(row, in, out, outStride, N); }) Format::tail(row, in, out, outStride, N);
+    }
+
+    template <class Format> static DotsFunction forRows(int64_t n)
+    {
+        const DotsFunction kernels[] = { dots<Format, 1>, dots<Format, 2>, dots<Format, 3>, dots<Format, 4> };
+        return kernels[n - 1];
+    }
+
+    static DotsFunction forType(GgmlType type, int64_t n)
+    {
+        switch (type) {
+        case GgmlType::Q8_0:
+            return forRows<Q8_0>(n);
+        case GgmlType::Q4_K:
+            return forRows<Q4_K>(n);
+        case GgmlType::BF16:
+            return forRows<Half<true>>(n);
+        case GgmlType::F16:
+            return forRows<Half<false>>(n);
+        default:
+            return nullptr;
+        }
+    }
+};
+
+} // namespace attn::row_dot
