@@ -13,11 +13,15 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "intervention/decode_lens_view.h"
+#include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
 #include "main_window.h"
+#include "mechanisms/line_plot.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "model/attention_snapshot.h"
+#include "plots/heatmap_view.h"
 #include "support/shared_data.h"
+#include "vision/patch_map_view.h"
 #include "vision/vision_view.h"
 
 #include <QAbstractButton>
@@ -39,6 +43,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -50,6 +55,8 @@ constexpr int kMinPlotWidth = 220;
 constexpr int kMinPlotHeight = 140;
 // The least height the data of a plot keeps between its axes (a few rows of cells, a readable curve).
 constexpr int kMinDataHeight = 60;
+// A curve whose values matter (Intervene's KL per position) keeps this much between its axes.
+constexpr int kMinCurveHeight = 95;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -68,6 +75,16 @@ void checkTab(QWidget& tab, const std::string& where)
         EXPECT_GE(plot->height(), kMinPlotHeight) << where << " plot " << plot->objectName().toStdString();
         // The data itself, inside the axes, labels and title: a plot of the minimum size whose labels took it all
         // showed its cells as a thin strip.
+        // Titles are whole: a centred title wider than its cell (the axes' column, without the colour bar) is cut at
+        // both ends ("H0 ablated − unmodi").
+        for (QCPLayoutElement* element : plot->plotLayout()->elements(true))
+            if (const auto* text = qobject_cast<QCPTextElement*>(element); text && text->visible()) {
+                for (const QString& line : text->text().split('\n')) {
+                    EXPECT_LE(QFontMetrics(text->font()).horizontalAdvance(line), text->outerRect().width())
+                        << where << " plot " << plot->objectName().toStdString() << ": the title '"
+                        << line.toStdString() << "' is cut";
+                }
+            }
         if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
         EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
             << where << " plot " << plot->objectName().toStdString() << ": data area";
@@ -132,6 +149,33 @@ void expectLensTableReadsWhole(const QTableWidget& table, const std::string& whe
     }
 }
 
+/// Intervene's KL curve has room to read between its axes, and its axis starts at 0: at 1024x700 the plot had 65 px
+/// for a tick every 12 px, and an unmodified run's zeros sat in the middle of -3 .. 3.
+void expectKlPlotReads(const InterventionPanel& panel, const std::string& where)
+{
+    const QCustomPlot& plot = *panel.klPlot()->plot();
+    EXPECT_GE(plot.axisRect()->rect().height(), kMinCurveHeight) << where << ": the KL curve's data area";
+    EXPECT_EQ(plot.yAxis->range().lower, 0.0) << where << ": KL is never negative";
+    if (!panel.result()) return;
+    const Tensor& kl = panel.result()->diff.kl;
+    const float largest = *std::max_element(kl.storage().begin(), kl.storage().end());
+    EXPECT_GE(plot.yAxis->range().upper, largest) << where << ": the largest KL is off the plot";
+}
+
+/// Every image map's title is shown whole at its width: wrapped, not elided. At 1024 px the Vision tab's four maps
+/// side by side showed "Attention flow (mean of heads) into [C…".
+void expectMapTitlesRead(QWidget& tab, const std::string& where)
+{
+    for (const PatchMapView* map : tab.findChildren<PatchMapView*>()) {
+        if (!map->isVisibleTo(&tab) || map->title().isEmpty()) continue;
+        const QStringList lines = map->titleLines();
+        EXPECT_EQ(lines.join(' ').toStdString(), map->title().toStdString()) << where << ": a map's title is cut";
+        for (const QString& line : lines)
+            EXPECT_LE(map->fontMetrics().horizontalAdvance(line), map->width())
+                << where << ": the title line '" << line.toStdString() << "' is wider than its map";
+    }
+}
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
@@ -149,6 +193,16 @@ void checkEveryTab(MainWindow& window, const QString& model)
             QTRY_VERIFY_WITH_TIMEOUT(decode->lensView()->table()->rowCount() > 0, 60000);
         if (const auto* lens = qobject_cast<LogitLensPanel*>(tabs->widget(i)); lens && !lens->tokens().empty())
             QTRY_VERIFY_WITH_TIMEOUT(lens->table()->rowCount() > 0, 60000);
+        // Intervene with one head ablated, the tallest state of the tab (its continuation takes two lines): the KL
+        // curve and both maps have data to place.
+        if (auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
+            intervene && intervene->ablateAction()->isEnabled()) {
+            QTRY_VERIFY_WITH_TIMEOUT(intervene->result() != nullptr, 60000);
+            intervene->ablateSelected();
+            QTRY_VERIFY_WITH_TIMEOUT(intervene->result() && !intervene->result()->ablations.empty()
+                    && intervene->differenceView()->snapshot(),
+                60000);
+        }
         // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
@@ -166,6 +220,9 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << name.toStdString() << ": the window grew to " << window.width() << " (its minimum size hint is "
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
+        expectMapTitlesRead(*tabs->widget(i), name.toStdString());
+        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i)))
+            expectKlPlotReads(*intervene, name.toStdString());
         // The Model dock's lines wrap at its width: a horizontal scrollbar hid them at 1024 px.
         const auto* info = window.findChild<QPlainTextEdit*>("modelInfo");
         if (info && info->isVisible()) {
