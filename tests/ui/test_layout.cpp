@@ -15,6 +15,7 @@
 #include "intervention/decode_lens_view.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
+#include "intervention/topk_table.h"
 #include "main_window.h"
 #include "mechanisms/line_plot.h"
 #include "mechanisms/mechanisms_panel.h"
@@ -116,17 +117,19 @@ void checkTab(QWidget& tab, const std::string& where)
     }
 }
 
-/// Every top-token cell of a lens table shows its whole text: wrapped at the column's width (as the item view
-/// draws it, inside its text margins), it is no wider than the column and no taller than its row. (A table without
-/// rows is a model without a lens; checkEveryTab waits for the rows of those that have one.)
-void expectLensTokensRead(const QTableWidget& table, const std::string& where)
+/// Every cell of `column` shows its whole text: laid out as the item view draws it (wrapped at the column's width
+/// inside its text margins where the table wraps, else on one line), it is no wider than the column and no taller than
+/// its row. (A lens table without rows is a model without a lens; checkEveryTab waits for the rows of those that have
+/// one.)
+void expectCellsRead(const QTableWidget& table, int column, const std::string& where)
 {
     const int margin = table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1;
-    const int width = table.columnWidth(2) - 2 * margin;
+    const int width = table.columnWidth(column) - 2 * margin;
+    const int flags = table.wordWrap() ? Qt::TextWordWrap : Qt::TextSingleLine;
     for (int r = 0; r < table.rowCount(); ++r) {
-        const QString text = table.item(r, 2)->text();
+        const QString text = table.item(r, column)->text();
         ASSERT_FALSE(text.isEmpty()) << where << " row " << r;
-        const QRect need = QFontMetrics(table.font()).boundingRect(QRect(0, 0, width, 1 << 20), Qt::TextWordWrap, text);
+        const QRect need = QFontMetrics(table.font()).boundingRect(QRect(0, 0, width, 1 << 20), flags, text);
         EXPECT_LE(need.width(), width) << where << " row " << r << ": '" << text.toStdString() << "' is cut";
         EXPECT_LE(need.height(), table.rowHeight(r)) << where << " row " << r << ": '" << text.toStdString()
                                                     << "' is taller than its row";
@@ -221,8 +224,12 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
         expectMapTitlesRead(*tabs->widget(i), name.toStdString());
-        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i)))
+        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i))) {
             expectKlPlotReads(*intervene, name.toStdString());
+            // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
+            for (const int column : { kTopClean, kTopChanged })
+                expectCellsRead(*intervene->topTable(), column, name.toStdString() + " top-k table");
+        }
         // The Model dock's lines wrap at its width: a horizontal scrollbar hid them at 1024 px.
         const auto* info = window.findChild<QPlainTextEdit*>("modelInfo");
         if (info && info->isVisible()) {
@@ -235,7 +242,7 @@ void checkEveryTab(MainWindow& window, const QString& model)
             if (const auto* lens = tabs->widget(i)->findChild<QTableWidget*>(table); lens && lens->isVisible()) {
                 EXPECT_FALSE(lens->horizontalScrollBar()->isVisible())
                     << name.toStdString() << ": the table " << table << " scrolls sideways";
-                expectLensTokensRead(*lens, name.toStdString() + " " + table);
+                expectCellsRead(*lens, 2, name.toStdString() + " " + table);
                 expectLensTableReadsWhole(*lens, name.toStdString() + " " + table);
             }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
