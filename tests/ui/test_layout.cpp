@@ -45,6 +45,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -88,6 +89,17 @@ void checkTab(QWidget& tab, const std::string& where)
                 }
             }
         if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
+        // Vertical tick labels one above the other, not run together (Compare's JS axis had 7 in 70 px).
+        for (const QCPAxis* axis : plot->axisRect()->axes(QCPAxis::atLeft | QCPAxis::atRight)) {
+            if (!axis->visible() || !axis->tickLabels() || axis->tickVector().size() < 2) continue;
+            const QVector<double> ticks = axis->tickVector();
+            const int lineHeight = QFontMetrics(axis->tickLabelFont()).height();
+            for (qsizetype t = 1; t < ticks.size(); ++t) {
+                EXPECT_GE(std::abs(axis->coordToPixel(ticks[t]) - axis->coordToPixel(ticks[t - 1])), lineHeight)
+                    << where << " plot " << plot->objectName().toStdString() << ": tick labels " << ticks[t - 1]
+                    << " and " << ticks[t] << " overlap";
+            }
+        }
         EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
             << where << " plot " << plot->objectName().toStdString() << ": data area";
     }
@@ -225,6 +237,11 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
         expectMapTitlesRead(*tabs->widget(i), name.toStdString());
+        // Compare's JS curve has Intervene's room: it stayed at 70 px between its axes at every size.
+        if (const auto* js = tabs->widget(i)->findChild<LinePlot*>("compareJs"); js && js->isVisible()) {
+            EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
+                << name.toStdString() << ": the JS curve's data area";
+        }
         if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i))) {
             expectKlPlotReads(*intervene, name.toStdString());
             // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
