@@ -89,6 +89,12 @@ void checkTab(QWidget& tab, const std::string& where)
                 }
             }
         if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
+        // Positions are whole numbers: an empty decode plot's axis read "-0.4 -0.2 0 0.2 0.4".
+        if (plot->xAxis->visible() && plot->xAxis->label().contains("position")) {
+            for (const double tick : plot->xAxis->tickVector())
+                EXPECT_EQ(tick, std::round(tick))
+                    << where << " plot " << plot->objectName().toStdString() << ": a tick between positions";
+        }
         // Vertical tick labels one above the other, not run together (Compare's JS axis had 7 in 70 px).
         for (const QCPAxis* axis : plot->axisRect()->axes(QCPAxis::atLeft | QCPAxis::atRight)) {
             if (!axis->visible() || !axis->tickLabels() || axis->tickVector().size() < 2) continue;
