@@ -22,6 +22,7 @@
 #include "model/attention_snapshot.h"
 #include "plots/heatmap_view.h"
 #include "support/shared_data.h"
+#include "vision/class_bar_chart.h"
 #include "vision/patch_map_view.h"
 #include "vision/vision_view.h"
 
@@ -243,6 +244,12 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
         expectMapTitlesRead(*tabs->widget(i), name.toStdString());
+        // The class chart's title counts its bars: the demo's four shapes were titled "top-5 classes".
+        if (const auto* chart = tabs->widget(i)->findChild<ClassBarChart*>(); chart && chart->isVisible()) {
+            EXPECT_TRUE(chart->title().contains(QString::number(chart->classes().size())))
+                << name.toStdString() << ": '" << chart->title().toStdString() << "' over " << chart->classes().size()
+                << " classes";
+        }
         // Compare's JS curve has Intervene's room: it stayed at 70 px between its axes at every size.
         if (const auto* js = tabs->widget(i)->findChild<LinePlot*>("compareJs"); js && js->isVisible()) {
             EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
