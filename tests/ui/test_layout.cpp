@@ -13,11 +13,17 @@
 #include "decode/decode_panel.h"
 #include "demo_models.h"
 #include "intervention/decode_lens_view.h"
+#include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
+#include "intervention/topk_table.h"
 #include "main_window.h"
+#include "mechanisms/line_plot.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "model/attention_snapshot.h"
+#include "plots/heatmap_view.h"
 #include "support/shared_data.h"
+#include "vision/class_bar_chart.h"
+#include "vision/patch_map_view.h"
 #include "vision/vision_view.h"
 
 #include <QAbstractButton>
@@ -39,8 +45,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 
 namespace attn::ui {
 namespace {
@@ -50,6 +59,8 @@ constexpr int kMinPlotWidth = 220;
 constexpr int kMinPlotHeight = 140;
 // The least height the data of a plot keeps between its axes (a few rows of cells, a readable curve).
 constexpr int kMinDataHeight = 60;
+// A curve whose values matter (Intervene's KL per position) keeps this much between its axes.
+constexpr int kMinCurveHeight = 95;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -68,7 +79,34 @@ void checkTab(QWidget& tab, const std::string& where)
         EXPECT_GE(plot->height(), kMinPlotHeight) << where << " plot " << plot->objectName().toStdString();
         // The data itself, inside the axes, labels and title: a plot of the minimum size whose labels took it all
         // showed its cells as a thin strip.
+        // Titles are whole: a centred title wider than its cell (the axes' column, without the colour bar) is cut at
+        // both ends ("H0 ablated − unmodi").
+        for (QCPLayoutElement* element : plot->plotLayout()->elements(true))
+            if (const auto* text = qobject_cast<QCPTextElement*>(element); text && text->visible()) {
+                for (const QString& line : text->text().split('\n')) {
+                    EXPECT_LE(QFontMetrics(text->font()).horizontalAdvance(line), text->outerRect().width())
+                        << where << " plot " << plot->objectName().toStdString() << ": the title '"
+                        << line.toStdString() << "' is cut";
+                }
+            }
         if (!plot->axisRect() || !plot->axisRect()->visible()) continue;
+        // Positions are whole numbers: an empty decode plot's axis read "-0.4 -0.2 0 0.2 0.4".
+        if (plot->xAxis->visible() && plot->xAxis->label().contains("position")) {
+            for (const double tick : plot->xAxis->tickVector())
+                EXPECT_EQ(tick, std::round(tick))
+                    << where << " plot " << plot->objectName().toStdString() << ": a tick between positions";
+        }
+        // Vertical tick labels one above the other, not run together (Compare's JS axis had 7 in 70 px).
+        for (const QCPAxis* axis : plot->axisRect()->axes(QCPAxis::atLeft | QCPAxis::atRight)) {
+            if (!axis->visible() || !axis->tickLabels() || axis->tickVector().size() < 2) continue;
+            const QVector<double> ticks = axis->tickVector();
+            const int lineHeight = QFontMetrics(axis->tickLabelFont()).height();
+            for (qsizetype t = 1; t < ticks.size(); ++t) {
+                EXPECT_GE(std::abs(axis->coordToPixel(ticks[t]) - axis->coordToPixel(ticks[t - 1])), lineHeight)
+                    << where << " plot " << plot->objectName().toStdString() << ": tick labels " << ticks[t - 1]
+                    << " and " << ticks[t] << " overlap";
+            }
+        }
         EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
             << where << " plot " << plot->objectName().toStdString() << ": data area";
     }
@@ -99,17 +137,19 @@ void checkTab(QWidget& tab, const std::string& where)
     }
 }
 
-/// Every top-token cell of a lens table shows its whole text: wrapped at the column's width (as the item view
-/// draws it, inside its text margins), it is no wider than the column and no taller than its row. (A table without
-/// rows is a model without a lens; checkEveryTab waits for the rows of those that have one.)
-void expectLensTokensRead(const QTableWidget& table, const std::string& where)
+/// Every cell of `column` shows its whole text: laid out as the item view draws it (wrapped at the column's width
+/// inside its text margins where the table wraps, else on one line), it is no wider than the column and no taller than
+/// its row. (A lens table without rows is a model without a lens; checkEveryTab waits for the rows of those that have
+/// one.)
+void expectCellsRead(const QTableWidget& table, int column, const std::string& where)
 {
     const int margin = table.style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, &table) + 1;
-    const int width = table.columnWidth(2) - 2 * margin;
+    const int width = table.columnWidth(column) - 2 * margin;
+    const int flags = table.wordWrap() ? Qt::TextWordWrap : Qt::TextSingleLine;
     for (int r = 0; r < table.rowCount(); ++r) {
-        const QString text = table.item(r, 2)->text();
+        const QString text = table.item(r, column)->text();
         ASSERT_FALSE(text.isEmpty()) << where << " row " << r;
-        const QRect need = QFontMetrics(table.font()).boundingRect(QRect(0, 0, width, 1 << 20), Qt::TextWordWrap, text);
+        const QRect need = QFontMetrics(table.font()).boundingRect(QRect(0, 0, width, 1 << 20), flags, text);
         EXPECT_LE(need.width(), width) << where << " row " << r << ": '" << text.toStdString() << "' is cut";
         EXPECT_LE(need.height(), table.rowHeight(r)) << where << " row " << r << ": '" << text.toStdString()
                                                     << "' is taller than its row";
@@ -132,6 +172,33 @@ void expectLensTableReadsWhole(const QTableWidget& table, const std::string& whe
     }
 }
 
+/// Intervene's KL curve has room to read between its axes, and its axis starts at 0: at 1024x700 the plot had 65 px
+/// for a tick every 12 px, and an unmodified run's zeros sat in the middle of -3 .. 3.
+void expectKlPlotReads(const InterventionPanel& panel, const std::string& where)
+{
+    const QCustomPlot& plot = *panel.klPlot()->plot();
+    EXPECT_GE(plot.axisRect()->rect().height(), kMinCurveHeight) << where << ": the KL curve's data area";
+    EXPECT_EQ(plot.yAxis->range().lower, 0.0) << where << ": KL is never negative";
+    if (!panel.result()) return;
+    const Tensor& kl = panel.result()->diff.kl;
+    const float largest = *std::max_element(kl.storage().begin(), kl.storage().end());
+    EXPECT_GE(plot.yAxis->range().upper, largest) << where << ": the largest KL is off the plot";
+}
+
+/// Every image map's title is shown whole at its width: wrapped, not elided. At 1024 px the Vision tab's four maps
+/// side by side showed "Attention flow (mean of heads) into [C…".
+void expectMapTitlesRead(QWidget& tab, const std::string& where)
+{
+    for (const PatchMapView* map : tab.findChildren<PatchMapView*>()) {
+        if (!map->isVisibleTo(&tab) || map->title().isEmpty()) continue;
+        const QStringList lines = map->titleLines();
+        EXPECT_EQ(lines.join(' ').toStdString(), map->title().toStdString()) << where << ": a map's title is cut";
+        for (const QString& line : lines)
+            EXPECT_LE(map->fontMetrics().horizontalAdvance(line), map->width())
+                << where << ": the title line '" << line.toStdString() << "' is wider than its map";
+    }
+}
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
@@ -149,6 +216,16 @@ void checkEveryTab(MainWindow& window, const QString& model)
             QTRY_VERIFY_WITH_TIMEOUT(decode->lensView()->table()->rowCount() > 0, 60000);
         if (const auto* lens = qobject_cast<LogitLensPanel*>(tabs->widget(i)); lens && !lens->tokens().empty())
             QTRY_VERIFY_WITH_TIMEOUT(lens->table()->rowCount() > 0, 60000);
+        // Intervene with one head ablated, the tallest state of the tab (its continuation takes two lines): the KL
+        // curve and both maps have data to place.
+        if (auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
+            intervene && intervene->ablateAction()->isEnabled()) {
+            QTRY_VERIFY_WITH_TIMEOUT(intervene->result() != nullptr, 60000);
+            intervene->ablateSelected();
+            QTRY_VERIFY_WITH_TIMEOUT(intervene->result() && !intervene->result()->ablations.empty()
+                    && intervene->differenceView()->snapshot(),
+                60000);
+        }
         // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
@@ -166,6 +243,24 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << name.toStdString() << ": the window grew to " << window.width() << " (its minimum size hint is "
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
+        expectMapTitlesRead(*tabs->widget(i), name.toStdString());
+        // The class chart's title counts its bars: the demo's four shapes were titled "top-5 classes".
+        if (const auto* chart = tabs->widget(i)->findChild<ClassBarChart*>(); chart && chart->isVisible()) {
+            EXPECT_TRUE(chart->title().contains(QString::number(chart->classes().size())))
+                << name.toStdString() << ": '" << chart->title().toStdString() << "' over " << chart->classes().size()
+                << " classes";
+        }
+        // Compare's JS curve has Intervene's room: it stayed at 70 px between its axes at every size.
+        if (const auto* js = tabs->widget(i)->findChild<LinePlot*>("compareJs"); js && js->isVisible()) {
+            EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
+                << name.toStdString() << ": the JS curve's data area";
+        }
+        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i))) {
+            expectKlPlotReads(*intervene, name.toStdString());
+            // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
+            for (const int column : { kTopClean, kTopChanged })
+                expectCellsRead(*intervene->topTable(), column, name.toStdString() + " top-k table");
+        }
         // The Model dock's lines wrap at its width: a horizontal scrollbar hid them at 1024 px.
         const auto* info = window.findChild<QPlainTextEdit*>("modelInfo");
         if (info && info->isVisible()) {
@@ -178,8 +273,14 @@ void checkEveryTab(MainWindow& window, const QString& model)
             if (const auto* lens = tabs->widget(i)->findChild<QTableWidget*>(table); lens && lens->isVisible()) {
                 EXPECT_FALSE(lens->horizontalScrollBar()->isVisible())
                     << name.toStdString() << ": the table " << table << " scrolls sideways";
-                expectLensTokensRead(*lens, name.toStdString() + " " + table);
+                expectCellsRead(*lens, 2, name.toStdString() + " " + table);
                 expectLensTableReadsWhole(*lens, name.toStdString() + " " + table);
+                // The Logit lens tab's table is as tall as its rows: beside the plot its six rows left ~400 px empty.
+                if (std::string_view(table) == "lensTable" && lens->rowCount() > 0) {
+                    EXPECT_LE(lens->viewport()->height() - lens->verticalHeader()->length(),
+                        lens->verticalHeader()->defaultSectionSize())
+                        << name.toStdString() << ": an empty area under the lens table's rows";
+                }
             }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
     }

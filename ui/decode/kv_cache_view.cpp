@@ -3,6 +3,7 @@
 
 #include "attention/attention.h"
 #include "decode/fixed_text_box.h"
+#include "decode/position_axis.h"
 #include "plots/plot_legend.h"
 #include "plots/series_density.h"
 
@@ -53,6 +54,7 @@ KvCacheView::KvCacheView(QWidget* parent)
     m_plot->legend->setFont(font());
     placeLegendAbove(m_plot);
     m_plot->xAxis->setLabel(tr("position"));
+    setPositionTicks(*m_plot->xAxis);
     m_plot->yAxis->setLabel(tr("L2 norm"));
     m_outsideBand = new QCPItemRect(m_plot);
     m_outsideBand->setPen(Qt::NoPen);

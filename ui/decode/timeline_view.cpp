@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "decode/timeline_view.h"
 
+#include "decode/position_axis.h"
 #include "plots/plot_legend.h"
 #include "plots/series_density.h"
 
@@ -44,6 +45,7 @@ TimelineView::TimelineView(QWidget* parent)
     m_plot->yAxis->setLabel(tr("probability"));
     m_plot->yAxis2->setLabel(tr("entropy (bits)"));
     m_plot->xAxis->setLabel(tr("position"));
+    setPositionTicks(*m_plot->xAxis);
     m_plot->legend->setFont(font());
     placeLegendAbove(m_plot);
     m_cursor = new QCPItemStraightLine(m_plot);

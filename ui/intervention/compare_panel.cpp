@@ -168,11 +168,13 @@ ComparePanel::ComparePanel(EngineController* engine, QWidget* parent)
     m_js->setIntegerX(tr("Jensen–Shannon divergence of each query row"), tr("query position"), tr("nats"));
     m_js->setLegendVisible(false);
     m_js->setYRange(0.0, std::numbers::ln2); // the divergence in nats lies in [0, ln 2]
-    m_js->setMinimumSize(240, 150);
+    // 175 px keeps ~100 px between the axes, and four ticks on [0, ln 2]: seven labels ran together in 70 px.
+    m_js->setMinimumSize(240, 175);
+    m_js->plot()->yAxis->ticker()->setTickCount(4);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(maps);
     split->addWidget(m_js);
-    split->setStretchFactor(0, 3);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
     split->setObjectName("exportFigure"); // what File > Export figure draws for this tab

@@ -27,6 +27,10 @@
 
 namespace attn::ui {
 
+namespace {
+constexpr int kKlPlotHeight = 175;
+} // namespace
+
 InterventionPanel::InterventionPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
     : QWidget(parent)
     , m_engine(engine)
@@ -91,7 +95,9 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_kl->setObjectName("klPlot");
     m_kl->setIntegerX(tr("KL(unmodified || ablated) per position"), tr("position"), tr("nats"));
     m_kl->setLegendVisible(false);
-    m_kl->setMinimumSize(240, 150);
+    m_kl->setYRange(0.0, 1.0); // KL is never negative; showResult sets the top
+    // 175 px keeps ~100 px of curve between the axes: at 150 the nats axis had a tick every 12 px at 1024x700.
+    m_kl->setMinimumSize(240, kKlPlotHeight);
     m_difference = new HeatmapView;
     m_difference->setObjectName("attentionDifference");
     m_difference->setColormap(Colormap::Diverging);
@@ -101,7 +107,8 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_difference->setOptions(signedRange);
     m_difference->setMinimumSize(240, 180);
     m_difference->setDeriver(std::bind_front(&EngineController::derive, engine)); // a long input's overview
-    m_difference->setCaption({ .title = tr("ablated − unmodified"), .value = tr("difference") });
+    m_difference->setCaption({ .title = tr("difference"), .value = tr("difference") });
+    m_difference->setToolTip(tr("The selected head's attention ablated minus unmodified (red: more, blue: less)"));
     m_headChange = new HeatmapView;
     m_headChange->setObjectName("headChange");
     m_headChange->setControlsVisible(false);
@@ -138,6 +145,8 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
+    // Over the list and the table, not across the tab: its two lines went from the plots' height at 1024x700.
+    leftLayout->addWidget(m_continuation);
     leftLayout->addWidget(m_list);
     leftLayout->addWidget(m_table, 1);
     auto* heads = new QSplitter(Qt::Horizontal); // every head's change beside the selected head's difference
@@ -147,7 +156,10 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(m_kl);
     right->addWidget(heads);
-    right->setStretchFactor(1, 2);
+    // The maps are about as wide as they are tall at their minimum: height beyond that is empty, the curve reads
+    // better.
+    right->setStretchFactor(0, 1);
+    right->setStretchFactor(1, 1);
     right->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
@@ -159,7 +171,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
     layout->addWidget(m_status);
-    layout->addWidget(m_continuation);
     layout->addWidget(split, 1);
 
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
@@ -338,6 +349,9 @@ void InterventionPanel::showResult(Answer answer)
         series.y.push_back(kl.data()[i]);
     }
     m_kl->setSeries({ series });
+    // From 0 (KL is never negative; an unmodified run's zeros read -3 .. 3) to a little above the largest value.
+    const float largest = kl.numel() > 0 ? *std::max_element(kl.storage().begin(), kl.storage().end()) : 0.0f;
+    m_kl->setYRange(0.0, largest > 0.0f ? 1.1 * static_cast<double>(largest) : 1.0);
     m_kl->setMarkerX(m_table->currentRow());
     const Tensor& change = m_result->diff.headChange;
     Mat perHead(change.dim(0), change.dim(1));
@@ -387,7 +401,8 @@ void InterventionPanel::showDifference(const AttentionDifference& difference)
     // A mean ablation leaves its head's own attention alone (it replaces the head's output): say so.
     const QString name = QStringLiteral("L%1.H%2").arg(difference.layer).arg(difference.head);
     m_difference->setCaption(
-        { .title = difference.unchanged ? tr("%1: no change").arg(name) : tr("%1 ablated − unmodified").arg(name),
+        // "L0.H0 ablated − unmodified" was cut at both ends in a 240 px map; the tooltip says what is subtracted.
+        { .title = difference.unchanged ? tr("%1: no change").arg(name) : tr("%1 difference").arg(name),
             .value = tr("difference") });
 }
 

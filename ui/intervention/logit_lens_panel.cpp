@@ -10,11 +10,11 @@
 #include <qcustomplot.h>
 
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -55,17 +55,19 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     controls->addWidget(m_status, 1);
     controls->addWidget(m_progress);
     controls->addWidget(m_cancel);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_table);
-    split->addWidget(m_plot);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setChildrenCollapsible(false);
-    split->setObjectName("exportFigure"); // what File > Export figure draws for this tab
+    // The readouts above the plot, each as wide as the tab: beside it a table of six rows left most of its column
+    // empty, and the plot was a narrow strip. A layout, not a splitter: the table's height follows its rows.
+    auto* figure = new QWidget;
+    auto* column = new QVBoxLayout(figure);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_table);
+    column->addWidget(m_plot, 1);
+    connect(m_table->verticalHeader(), &QHeaderView::sectionResized, this, &LogitLensPanel::fitTableHeight);
+    figure->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
-    layout->addWidget(split, 1);
+    layout->addWidget(figure, 1);
 
     connect(m_position, &QSpinBox::valueChanged, this, &LogitLensPanel::showPosition);
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
@@ -83,6 +85,7 @@ void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_result.reset();
     m_runner->forget();
     m_table->setRowCount(0);
+    fitTableHeight();
     m_plot->setSeries({});
     m_position->setEnabled(m_summary != nullptr);
     m_status->setText(m_summary ? tr("Run an input to read each layer's prediction.")
@@ -147,6 +150,14 @@ void LogitLensPanel::compute()
         });
 }
 
+void LogitLensPanel::fitTableHeight()
+{
+    // Header and frame always; an empty table (no lens for this model) keeps room for a few rows.
+    const int rows = m_table->rowCount() > 0 ? m_table->verticalHeader()->length()
+                                             : 4 * m_table->verticalHeader()->defaultSectionSize();
+    m_table->setMaximumHeight(m_table->horizontalHeader()->height() + rows + 2 * m_table->frameWidth());
+}
+
 void LogitLensPanel::showPosition()
 {
     if (!m_result) return;
@@ -155,6 +166,7 @@ void LogitLensPanel::showPosition()
     const int64_t at = std::clamp<int64_t>(m_position->value(), 0, n - 1);
     const int64_t chosen = lens.chosen[static_cast<size_t>(at)];
     fillLensTable(m_table, *m_result, at, false);
+    fitTableHeight();
     PlotSeries series { tr("p(chosen)"), {}, {}, QColor(40, 90, 200) };
     for (int64_t l = 0; l <= layers; ++l) {
         series.x.push_back(static_cast<double>(l));

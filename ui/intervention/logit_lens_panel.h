@@ -58,6 +58,8 @@ protected:
 private:
     void compute();
     void showPosition();
+    /// The table as tall as its rows, no taller: the plot below takes the rest.
+    void fitTableHeight();
 
     InterventionRunner* m_runner = nullptr;
     std::shared_ptr<const ModelSummary> m_summary;

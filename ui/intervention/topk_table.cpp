@@ -12,9 +12,9 @@ namespace attn::ui {
 
 namespace {
 
-// Three tokens fit one line of a column at 1024 px; the result keeps five.
+// Three tokens, on two lines of a column at 1024 px where one does not hold them; the result keeps five.
 constexpr size_t kTokensShown = 3;
-
+constexpr int kLinesPerRow = 2;
 
 } // namespace
 
@@ -29,8 +29,9 @@ QTableWidget* newTopKTable() {
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setWordWrap(false);
-    table->setTextElideMode(Qt::ElideRight);
+    // Wrapped between entries, not elided: at 1024 px a one-line cell read "˽Once 0.784, ˽One 0.15…".
+    table->setWordWrap(true);
+    table->verticalHeader()->setDefaultSectionSize(kLinesPerRow * table->fontMetrics().lineSpacing() + 6);
     for (const int c : { kTopPosition, kTopToken, kTopKl })
         table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(kTopClean, QHeaderView::Stretch);
@@ -43,7 +44,10 @@ QString topListText(const std::vector<TopToken>& top, const std::vector<TopToken
     for (size_t r = 0; r < std::min(top.size(), kTokensShown); ++r) {
         const TopToken& t = top[r];
         const bool kept = std::any_of(other.begin(), other.end(), [&](const TopToken& o) { return o.id == t.id; });
-        parts << QStringLiteral("%1%2 %3").arg(QString(kept ? "" : "*"), shownToken(result.text, t.id)).arg(t.probability, 0, 'f', 3);
+        // A no-break space: a line ends between entries, never between a token and its probability.
+        parts << QStringLiteral("%1%2\u00a0%3")
+                     .arg(QString(kept ? "" : "*"), shownToken(result.text, t.id))
+                     .arg(t.probability, 0, 'f', 3);
     }
     return parts.join(", ");
 }

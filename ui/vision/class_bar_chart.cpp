@@ -47,6 +47,14 @@ QRectF ClassBarChart::barRect(size_t i) const
         l.width * std::clamp(m_classes[i].probability, 0.0, 1.0), l.rowHeight * 0.7);
 }
 
+QString ClassBarChart::title() const
+{
+    // topClasses keeps five: fewer are all the model has.
+    const auto n = static_cast<int>(m_classes.size());
+    if (n == 0) return tr("top classes");
+    return n < kRows ? tr("all %1 classes").arg(n) : tr("top-%1 classes").arg(n);
+}
+
 QSize ClassBarChart::sizeHint() const
 {
     return { 300, 340 };
@@ -62,7 +70,7 @@ void ClassBarChart::paintEvent(QPaintEvent*)
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(rect().adjusted(2, 0, -2, 0), Qt::AlignTop | Qt::AlignHCenter, tr("top-5 classes"));
+    painter.drawText(rect().adjusted(2, 0, -2, 0), Qt::AlignTop | Qt::AlignHCenter, title());
     if (m_classes.empty()) return;
     const Layout l = layout();
     const double rowsBottom = l.top + l.rowHeight * std::max<double>(kRows, static_cast<double>(m_classes.size()));

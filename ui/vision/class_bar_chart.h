@@ -18,6 +18,9 @@ public:
 
     void setClasses(std::vector<ClassScore> classes);
     const std::vector<ClassScore>& classes() const { return m_classes; }
+    /// "top-5 classes", or "all 4 classes" for a model with fewer than five: the four shapes of the demo were titled
+    /// "top-5".
+    QString title() const;
     /// Where the bar of class `i` is painted (widget coordinates); empty for i outside the classes.
     QRectF barRect(size_t i) const;
 

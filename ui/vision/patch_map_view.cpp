@@ -3,10 +3,17 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTextLayout>
 
 #include <algorithm>
 
 namespace attn::ui {
+
+namespace {
+// Four maps side by side at 1024 px are ~250 px wide: "Attention flow (mean of heads) into [CLS]" needs two lines.
+constexpr int kMaxTitleLines = 2;
+constexpr int kTitleMargin = 2;
+} // namespace
 
 PatchMapView::PatchMapView(QWidget* parent)
     : QWidget(parent)
@@ -52,6 +59,34 @@ void PatchMapView::setSelectedPatch(int64_t patch)
     update();
 }
 
+void PatchMapView::setReservedTitleLines(int lines)
+{
+    m_reservedTitleLines = std::clamp(lines, 1, kMaxTitleLines);
+    update();
+}
+
+QStringList PatchMapView::titleLines() const
+{
+    QStringList lines;
+    if (m_title.isEmpty()) return lines;
+    const int width = std::max(1, this->width() - 2 * kTitleMargin);
+    QTextLayout layout(m_title, font());
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere); // a word wider than the map breaks, not clips
+    layout.setTextOption(option);
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        if (lines.size() == kMaxTitleLines - 1) { // the last line left: what remains, elided if it must be
+            lines << fontMetrics().elidedText(m_title.mid(line.textStart()).trimmed(), Qt::ElideRight, width);
+            break;
+        }
+        lines << m_title.mid(line.textStart(), line.textLength()).trimmed();
+    }
+    layout.endLayout();
+    return lines;
+}
+
 QImage PatchMapView::overlayImage(QSize size) const
 {
     return patchOverlay(m_image, m_values, m_grid, m_style, size);
@@ -59,7 +94,9 @@ QImage PatchMapView::overlayImage(QSize size) const
 
 QRect PatchMapView::imageRect() const
 {
-    const int titleHeight = m_title.isEmpty() ? 0 : fontMetrics().height() + 4;
+    const int titleHeight = m_title.isEmpty()
+        ? 0
+        : static_cast<int>(std::max<qsizetype>(m_reservedTitleLines, titleLines().size())) * fontMetrics().height() + 4;
     const QRect area = rect().adjusted(2, titleHeight, -2, -2);
     if (m_image.isNull() || area.width() <= 0 || area.height() <= 0) return area;
     const QSize fitted = m_image.size().scaled(area.size(), Qt::KeepAspectRatio);
@@ -81,11 +118,10 @@ void PatchMapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
-    if (!m_title.isEmpty()) {
-        // Narrow maps (three side by side at 1024 px) elide the title instead of clipping both ends.
-        const QRect titleRect = rect().adjusted(2, 0, -2, 0);
-        painter.drawText(titleRect, Qt::AlignTop | Qt::AlignHCenter,
-            fontMetrics().elidedText(m_title, Qt::ElideRight, titleRect.width()));
+    QRect titleRect = rect().adjusted(kTitleMargin, 0, -kTitleMargin, 0);
+    for (const QString& line : titleLines()) {
+        painter.drawText(titleRect, Qt::AlignTop | Qt::AlignHCenter, line);
+        titleRect.setTop(titleRect.top() + fontMetrics().height());
     }
     const QRect target = imageRect();
     if (!m_message.isEmpty() || m_values.empty()) {

@@ -4,6 +4,7 @@
 
 #include <QImage>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -25,6 +26,9 @@ public:
     void setShowGrid(bool show);
     /// -1: none.
     void setSelectedPatch(int64_t patch);
+    /// The title takes at least `lines` lines whether it needs them or not, so that maps side by side put their
+    /// images at the same height (default 1).
+    void setReservedTitleLines(int lines);
 
     const std::vector<float>& values() const { return m_values; }
     PatchGrid grid() const { return m_grid; }
@@ -32,6 +36,10 @@ public:
     QImage overlayImage(QSize size) const;
     /// Where the image is painted in widget coordinates.
     QRect imageRect() const;
+    const QString& title() const { return m_title; }
+    /// The title as painted at the current width: wrapped between words onto at most two lines, the second elided
+    /// only where even two lines cannot hold it.
+    QStringList titleLines() const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -52,6 +60,7 @@ private:
     OverlayStyle m_style;
     bool m_showGrid = true;
     int64_t m_selected = -1;
+    int m_reservedTitleLines = 1;
 };
 
 } // namespace attn::ui

@@ -31,6 +31,8 @@ VisionFigure::VisionFigure(VisionPanel panel, QWidget* parent)
     const bool maps = panel == VisionPanel::Maps;
     const auto addMap = [&](PatchMapView*& view) {
         view = new PatchMapView;
+        // Side by side, a two-line title beside a one-line one would set the images at different heights.
+        if (maps) view->setReservedTitleLines(2);
         connect(view, &PatchMapView::patchClicked, this, &VisionFigure::patchClicked);
         row->addWidget(view, 1);
     };
