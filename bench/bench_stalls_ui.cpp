@@ -5,8 +5,8 @@
 // does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
 // longest gap from the action until the tab has drawn (the head view's worker lines included; for the Mechanisms,
 // Intervene, Logit lens, Compare and Head atlas tabs, the result they compute when shown) or the export's file is
-// written, and settled. Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3]
-// [--decode-only 1]
+// written, and settled.
+// Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--decode-only 1]
 //        [--only WORD]
 // (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run; --only WORD:
 // of the tab switches, only the tabs whose name holds WORD, and no decode or export rows: for a profiler)
