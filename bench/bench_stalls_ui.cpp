@@ -4,15 +4,18 @@
 // decoding (Run for a few seconds from a prompt of that length) and exporting figures and data the way the Export menu
 // does (recorded on the GUI thread, written on a worker). A 2 ms precise timer records the gaps; a stall is the
 // longest gap from the action until the tab has drawn (the head view's worker lines included; for the Mechanisms,
-// Intervene and Logit lens tabs, the result they compute when shown) or the export's file is written, and settled.
+// Intervene, Logit lens, Compare and Head atlas tabs, the result they compute when shown) or the export's file is
+// written, and settled.
 // Usage: bench_stalls_ui --model DIR --text FILE [--tokens 512,2048] [--decode-seconds 3] [--decode-only 1]
 //        [--only WORD]
 // (--decode-only 1: after running the input, only the Decode tab's rows: switching to it, prompt and Run; --only WORD:
 // of the tab switches, only the tabs whose name holds WORD, and no decode or export rows: for a profiler)
 // FILE holds one-token words (bench/make_long_context_model.py --text-file), so N words are N tokens.
+#include "atlas/atlas_panel.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "export/export_menu.h"
+#include "intervention/compare_panel.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/logit_lens_panel.h"
 #include "main_window.h"
@@ -59,24 +62,28 @@ struct Probe {
     }
 };
 
-/// Whether `tab` is a `Panel`; if so `shown` is set once it shows its next result.
-template <class Panel> bool setWhenShown(QWidget* tab, const std::shared_ptr<bool>& shown)
+/// Whether `tab` is a `Panel`; if so `shown` is set once it emits `signal` (its next result reached its views).
+template <class Panel> bool setWhenShown(QWidget* tab, void (Panel::*signal)(), const std::shared_ptr<bool>& shown)
 {
     auto* panel = qobject_cast<Panel*>(tab);
     if (panel)
         QObject::connect(
-            panel, &Panel::resultShown, panel, [shown] { *shown = true; }, Qt::SingleShotConnection);
+            panel, signal, panel, [shown] { *shown = true; }, Qt::SingleShotConnection);
     return panel != nullptr;
 }
 
-/// Until `tab` has shown the result it computes when shown (Mechanisms, Intervene, Logit lens), from when this is
-/// called: a condition for Probe::measure, so that the result's arrival counts for its own tab, not the next one.
-/// Other tabs are done once drawn.
+/// Until `tab` has shown the result it computes when shown (Mechanisms, Intervene, Logit lens, Compare, Head atlas),
+/// from when this is called: a condition for Probe::measure, so that the result's arrival counts for its own tab, not
+/// the next one (Compare's result landed in the Head atlas row, the atlas's in the Pruning row). Other tabs are done
+/// once drawn.
 std::function<bool()> resultShownBy(QWidget* tab)
 {
+    using namespace attn::ui;
     auto shown = std::make_shared<bool>(false);
-    if (!setWhenShown<attn::ui::MechanismsPanel>(tab, shown) && !setWhenShown<attn::ui::InterventionPanel>(tab, shown)
-        && !setWhenShown<attn::ui::LogitLensPanel>(tab, shown))
+    if (!setWhenShown(tab, &MechanismsPanel::resultShown, shown)
+        && !setWhenShown(tab, &InterventionPanel::resultShown, shown)
+        && !setWhenShown(tab, &LogitLensPanel::resultShown, shown) && !setWhenShown(tab, &ComparePanel::compared, shown)
+        && !setWhenShown(tab, &AtlasPanel::mapShown, shown))
         *shown = true;
     return [shown] { return *shown; };
 }

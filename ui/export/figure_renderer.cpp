@@ -125,7 +125,20 @@ RecordedFigure FigureRenderer::record(const FigureRecipe& recipe, const QString&
         view.setSnapshot(m_snapshot);
         view.setColormap(recipe.colormap);
         view.setCurrent(recipe.layer, recipe.head);
-        return recordWidget(view, path, format, size);
+        view.resize(size.logical); // the cells' size follows the width
+        // The cells (thumbnails built and drawn, tags) where the figure is written: a worker for the Export menu.
+        view.setCellsDeferred(true);
+        RecordedFigure figure = recordWidget(view, path, format, size);
+        figure.overlay = [cells = view.cells(), area = QRect(QPoint(), size.logical)](
+                             QPainter& painter, const ExportCancel& cancelled) {
+            QImage thumbnail;
+            cells.paint(painter, area, [&](int64_t layer, int64_t head) -> const QImage& {
+                thumbnail = HeadGridView::renderThumbnail(*cells.snapshot, layer, head, cells.colormap);
+                return thumbnail;
+            });
+            return !cancelled || !cancelled();
+        };
+        return figure;
     }
     case FigureView::HeadView: {
         HeadLinesView view;

@@ -29,6 +29,7 @@ AttentionDifference attentionDifference(const AblationResult& result, int64_t la
     MaskSpec causal;
     causal.causal = true;
     out.snapshot = matrixSnapshot(values, std::move(chips), {}, causal);
+    out.snapshot->prepareOverviews(0, 0); // on the engine thread, with the difference (the heatmap reads them)
     out.unchanged = values.cwiseAbs().maxCoeff() == 0.0;
     return out;
 }

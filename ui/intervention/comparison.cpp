@@ -60,6 +60,10 @@ ComparisonPtr computeComparison(const AttentionSnapshot& runA, const AttentionSn
     out->b = labelled(runB, mb);
     out->third = labelled(
         runA, s.ratio ? Mat(mb.binaryExpr(ma, [](double vb, double va) { return log2Ratio(vb, va); })) : Mat(mb - ma));
+    // Here, not when the tab draws them: the three maps' overviews scanned 2,048 x 2,048 heads on the GUI thread,
+    // again at each rebuild (zoom, caption).
+    for (const SnapshotPtr& map : { out->a, out->b, out->third })
+        map->prepareOverviews(0, 0);
     // The metric takes the float32 rows the maps were read from.
     std::vector<float> pa(static_cast<size_t>(rows * cols)), pb(pa.size());
     for (int64_t i = 0; i < rows; ++i)

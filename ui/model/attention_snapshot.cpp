@@ -128,7 +128,31 @@ std::shared_ptr<const Overview> AttentionSnapshot::overview(int64_t layer, int64
     if (m_source) return m_source->overview(layer, head, maxSide);
     if (maxSide <= AttentionSource::kThumbnailSide && !m_thumbnails.empty())
         return m_thumbnails[static_cast<size_t>(layer * m_numHeads + head)];
-    return buildOverview(layer, head, maxSide);
+    const OverviewKey key { layer, head, maxSide };
+    {
+        const std::lock_guard lock(m_overviewsLock);
+        if (auto found = m_overviews.find(key)) return found;
+    }
+    // Built outside the lock: another thread's read of another head must not wait for this scan.
+    auto built = buildOverview(layer, head, maxSide);
+    const std::lock_guard lock(m_overviewsLock);
+    m_overviews.insert(key, built, built->bytes());
+    return built;
+}
+
+void AttentionSnapshot::prepareOverviews(int64_t layer, int64_t head) const
+{
+    overview(layer, head);
+    overview(layer, head, AttentionSource::kThumbnailSide);
+}
+
+bool AttentionSnapshot::overviewReady(int64_t layer, int64_t head, int64_t maxSide) const
+{
+    checkIndex(layer, head);
+    if (m_source) return m_source->cachedOverview(layer, head, maxSide) != nullptr;
+    if (maxSide <= AttentionSource::kThumbnailSide && !m_thumbnails.empty()) return true;
+    const std::lock_guard lock(m_overviewsLock);
+    return m_overviews.find({ layer, head, maxSide }) != nullptr;
 }
 
 std::shared_ptr<const Overview> AttentionSnapshot::buildOverview(int64_t layer, int64_t head, int64_t maxSide) const {

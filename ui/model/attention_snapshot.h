@@ -4,13 +4,16 @@
 #include "analysis/head_stats.h"
 #include "attention/attention.h"
 #include "attention_source/attention_source.h"
+#include "attention_source/lru_cache.h"
 #include "core/tensor.h"
 #include "model/model_config.h"
 #include "model/token_chip.h"
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace attn::ui {
@@ -62,9 +65,18 @@ public:
     const Tensor& layer(int64_t layer) const;
     /// Whole rows [q0, q1) of one head, [q1 - q0, numKeys()], in either kind of snapshot.
     std::shared_ptr<const Tensor> rows(int64_t layer, int64_t head, int64_t q0, int64_t q1) const;
-    /// Block max / mean pyramid of one head (AttentionSource::overview), in either kind of snapshot.
+    /// Block max / mean pyramid of one head (AttentionSource::overview), in either kind of snapshot. Held matrices
+    /// keep the last few they built (kHeldOverviewBytes): a view rebuilt on the GUI thread (a zoom, a redraw) reads
+    /// them again instead of scanning the head, and a result built on the engine thread can build its views'
+    /// overviews there first.
     std::shared_ptr<const Overview> overview(
         int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
+    /// Builds the overviews a heatmap of one head reads (the whole head's and its minimap's): called where a result
+    /// is built on the engine thread, so that the GUI thread's first drawing of it finds them made.
+    void prepareOverviews(int64_t layer, int64_t head) const;
+    /// Whether overview() answers from memory (a thumbnail, a kept overview, the source's cache) instead of
+    /// scanning the head.
+    bool overviewReady(int64_t layer, int64_t head, int64_t maxSide = AttentionSource::kOverviewSide) const;
     /// rows() / overview() when they can answer at once: always for held matrices; for a source-backed snapshot only
     /// what its source has cached (else null). Views on the GUI thread read these and have the engine thread
     /// compute what is missing, so that they never wait for a tile or for the statistics being streamed.
@@ -85,6 +97,10 @@ public:
     HeadStats stats(int64_t layer, int64_t head) const;
 
 private:
+    /// The most a held snapshot keeps of overviews it built (about ten 512-token heads at full resolution).
+    static constexpr size_t kHeldOverviewBytes = size_t { 32 } << 20;
+    using OverviewKey = std::tuple<int64_t, int64_t, int64_t>; ///< layer, head, maxSide
+
     void checkIndex(int64_t layer, int64_t head) const;
     std::shared_ptr<const Overview> buildOverview(int64_t layer, int64_t head, int64_t maxSide) const;
     void checkTokens() const;
@@ -102,6 +118,8 @@ private:
     std::vector<MaskSpec> m_layerMasks; ///< empty: m_mask for every layer
     std::vector<std::vector<HeadStats>> m_stats;
     std::vector<std::shared_ptr<const Overview>> m_thumbnails; ///< [layer * heads + head], with the statistics
+    mutable std::mutex m_overviewsLock; ///< the snapshot is read from the GUI and engine threads at once
+    mutable LruCache<OverviewKey, Overview> m_overviews { kHeldOverviewBytes };
 };
 
 using SnapshotPtr = std::shared_ptr<const AttentionSnapshot>;

@@ -6,6 +6,7 @@
 #include "widgets/head_grid_keys.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetrics>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPaintEvent>
@@ -19,13 +20,6 @@ namespace {
 // Room for "L12" at the left and "H12" and the KV band above; cells of 40 to 160 px.
 constexpr CellGrid kGrid { .left = 40, .top = 34, .gap = 6, .minCell = 40, .maxCell = 160 };
 
-// Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
-// thumbnail ever needs a head's full matrix.
-QImage renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map)
-{
-    return overviewImage(s.overview(layer, head, AttentionSource::kThumbnailSide)->levels.front(), map);
-}
-
 // A head still being summarized on the engine thread: a grey cell until it is.
 const QImage& pendingThumbnail()
 {
@@ -37,6 +31,40 @@ const QImage& pendingThumbnail()
     return pending;
 }
 } // namespace
+
+void HeadGridCells::paint(QPainter& painter, const QRect& exposed,
+    const std::function<const QImage&(int64_t layer, int64_t head)>& thumbnail) const
+{
+    const QFontMetrics metrics(font);
+    painter.setFont(font);
+    for (int64_t l = 0; l < snapshot->numLayers(); ++l)
+        for (int64_t h = 0; h < snapshot->numHeads(); ++h) {
+            const QRect cell = kGrid.cellRect(this->cell, l, h);
+            if (!exposed.intersects(cell)) continue;
+            painter.drawImage(cell, thumbnail(l, h));
+            // Role tags (previous-token, sink, broad) from the engine's head statistics; an ablated head's tag
+            // says how it is changed instead, on red, with a red frame.
+            const auto found = marks.find({ l, h });
+            const QString marked = found == marks.end() ? QString() : found->second;
+            const QString roles = !marked.isEmpty() ? HeadGridView::tr("ablated: %1").arg(marked)
+                : snapshot->statsReady(l, h)
+                ? QString::fromStdString(headRoleNames(classifyHead(snapshot->stats(l, h))))
+                : HeadGridView::tr("computing…");
+            if (!marked.isEmpty()) {
+                painter.setPen(QPen(QColor(200, 30, 30), 2));
+                painter.drawRect(cell.adjusted(1, 1, -1, -1));
+            }
+            if (!roles.isEmpty()) {
+                const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
+                painter.fillRect(tag, marked.isEmpty() ? QColor(0, 0, 0, 150) : QColor(180, 20, 20, 210));
+                painter.setPen(Qt::white);
+                painter.drawText(tag, Qt::AlignCenter, metrics.elidedText(roles, Qt::ElideRight, cell.width()));
+            }
+        }
+    const QRect current = kGrid.cellRect(this->cell, layer, head).adjusted(-3, -3, 2, 2);
+    painter.setPen(QPen(highlight, 3));
+    painter.drawRect(current);
+}
 
 HeadGridView::HeadGridView(QWidget* parent)
     : QWidget(parent) {
@@ -76,6 +104,19 @@ void HeadGridView::setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks
 QString HeadGridView::mark(int64_t layer, int64_t head) const {
     const auto it = m_marks.find({ layer, head });
     return it == m_marks.end() ? QString() : it->second;
+}
+
+HeadGridCells HeadGridView::cells() const
+{
+    return { m_snapshot, m_colormap, m_marks, m_layer, m_head, cellSize(), font(), palette().highlight().color() };
+}
+
+// Thumbnails read the finest overview level of at most 64 x 64 cells (the whole matrix for short inputs): no
+// thumbnail ever needs a head's full matrix.
+QImage HeadGridView::renderThumbnail(const AttentionSnapshot& s, int64_t layer, int64_t head, Colormap map)
+{
+    if (!s.statsReady(layer, head)) return pendingThumbnail();
+    return overviewImage(s.overview(layer, head, AttentionSource::kThumbnailSide)->levels.front(), map);
 }
 
 void HeadGridView::rebuildThumbnails() {
@@ -140,33 +181,12 @@ void HeadGridView::paintEvent(QPaintEvent* event) {
     for (int64_t l = 0; l < layers; ++l) {
         const QRect r = thumbnailRect(l, 0);
         painter.setPen(palette().text().color());
-        painter.drawText(QRect(0, r.top(), kGrid.left - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
-        for (int64_t h = 0; h < heads; ++h) {
-            const QRect cell = thumbnailRect(l, h);
-            if (!event->rect().intersects(cell)) continue;
-            painter.drawImage(cell, thumbnail(l, h));
-            // Role tags (previous-token, sink, broad) from the engine's head statistics; an ablated head's tag
-            // says how it is changed instead, on red, with a red frame.
-            const QString marked = mark(l, h);
-            const QString roles = !marked.isEmpty() ? tr("ablated: %1").arg(marked)
-                : m_snapshot->statsReady(l, h)
-                ? QString::fromStdString(headRoleNames(classifyHead(m_snapshot->stats(l, h))))
-                : tr("computing…");
-            if (!marked.isEmpty()) {
-                painter.setPen(QPen(QColor(200, 30, 30), 2));
-                painter.drawRect(cell.adjusted(1, 1, -1, -1));
-            }
-            if (!roles.isEmpty()) {
-                const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
-                painter.fillRect(tag, marked.isEmpty() ? QColor(0, 0, 0, 150) : QColor(180, 20, 20, 210));
-                painter.setPen(Qt::white);
-                painter.drawText(tag, Qt::AlignCenter, fontMetrics().elidedText(roles, Qt::ElideRight, cell.width()));
-            }
-        }
+        painter.drawText(
+            QRect(0, r.top(), kGrid.left - 4, r.height()), Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(l));
     }
-    const QRect current = thumbnailRect(m_layer, m_head).adjusted(-3, -3, 2, 2);
-    painter.setPen(QPen(palette().highlight().color(), 3));
-    painter.drawRect(current);
+    if (!m_cellsDeferred)
+        cells().paint(
+            painter, event->rect(), [this](int64_t l, int64_t h) -> const QImage& { return thumbnail(l, h); });
 }
 
 std::pair<int64_t, int64_t> HeadGridView::headAt(const QPoint& pos) const {

@@ -4,15 +4,37 @@
 #include "plots/colormaps.h"
 #include "widgets/view_placeholder.h"
 
+#include <QColor>
+#include <QFont>
 #include <QImage>
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
+class QPainter;
+
 namespace attn::ui {
+
+/// The grid's cells as drawn (thumbnails, role tags, ablation frames and the current head's frame): a value that any
+/// thread can draw, so that a figure export builds and draws its 144 thumbnails on its worker (recorded on the GUI
+/// thread, a QPicture PNG-encoded every one of them there: most of a grid export's 40-66 ms).
+struct HeadGridCells {
+    SnapshotPtr snapshot;
+    Colormap colormap = Colormap::Viridis;
+    std::map<std::pair<int64_t, int64_t>, QString> marks;
+    int64_t layer = 0, head = 0; ///< the current head, framed
+    int cell = 64; ///< cell side in pixels
+    QFont font;
+    QColor highlight;
+
+    /// Draws every cell that meets `exposed`, each thumbnail from `thumbnail(layer, head)`.
+    void paint(QPainter& painter, const QRect& exposed,
+        const std::function<const QImage&(int64_t layer, int64_t head)>& thumbnail) const;
+};
 
 /// Every head of the model as a layers x heads grid of thumbnails, drawn from cached QImages (one per head, built
 /// when first drawn after the snapshot or colormap changes, so repaints only scale images). Click or Enter opens a
@@ -32,6 +54,12 @@ public:
     void setMarks(std::map<std::pair<int64_t, int64_t>, QString> marks);
     /// The tag of (layer, head), empty when it is not marked.
     QString mark(int64_t layer, int64_t head) const;
+    /// Exports only: render() leaves the cells out, for the caller to draw cells() on the writing thread.
+    void setCellsDeferred(bool deferred) { m_cellsDeferred = deferred; }
+    /// The cells as this view draws them now.
+    HeadGridCells cells() const;
+    /// A head's thumbnail as the grid draws it (any thread; grey while the head is still being summarized).
+    static QImage renderThumbnail(const AttentionSnapshot& snapshot, int64_t layer, int64_t head, Colormap map);
 
     int64_t thumbnailCount() const { return static_cast<int64_t>(m_thumbnails.size()); }
     const QImage& thumbnail(int64_t layer, int64_t head) const;
@@ -64,6 +92,7 @@ private:
     int64_t m_layer = 0;
     int64_t m_head = 0;
     std::map<std::pair<int64_t, int64_t>, QString> m_marks;
+    bool m_cellsDeferred = false;
 };
 
 } // namespace attn::ui
