@@ -11,6 +11,9 @@
 // Everything below (and row_dot_kernels.h, whose includes are all above) is compiled for AVX2, FMA and F16C.
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
+#ifdef __clang__ // clang ignores the GCC pragma (the fuzz build uses clang)
+#pragma clang attribute push(__attribute__((target("avx2,fma,f16c"))), apply_to = function)
+#endif
 #include "quant/row_dot_kernels.h"
 
 namespace attn::row_dot {
@@ -61,5 +64,8 @@ DotsFunction avx2Dots(GgmlType type, int64_t n)
 }
 
 } // namespace attn::row_dot
+#ifdef __clang__
+#pragma clang attribute pop
+#endif
 #pragma GCC pop_options
 #endif

@@ -17,6 +17,9 @@
 // and F16C for the 8-lane parts: the scale unpacking and the final sum).
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma,f16c")
+#ifdef __clang__ // clang ignores the GCC pragma (the fuzz build uses clang)
+#pragma clang attribute push(__attribute__((target("avx512f,avx2,fma,f16c"))), apply_to = function)
+#endif
 #include "quant/row_dot_kernels.h"
 
 namespace attn::row_dot {
@@ -72,5 +75,8 @@ DotsFunction avx512Dots(GgmlType type, int64_t n)
 }
 
 } // namespace attn::row_dot
+#ifdef __clang__
+#pragma clang attribute pop
+#endif
 #pragma GCC pop_options
 #endif
