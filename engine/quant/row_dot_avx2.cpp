@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// row_dot_kernels.h over 8-lane AVX2 registers: each 16-lane sum in two passes over the row, lanes 0 .. 7 and 8 .. 15.
+// row_dot_kernels.h over 8-lane AVX2 registers: each 16-lane sum in two registers, lanes 0 .. 7 and 8 .. 15.
 #include "quant/ggml_type.h"
 #include "quant/row_dot_isa.h"
 
@@ -47,12 +47,12 @@ struct Lanes8 {
         else
             return _mm256_cvtph_ps(bits);
     }
-    /// u - a * b, fused, in lanes 0 .. 7 (this pass's lanes when it is the first).
+    /// u - a * b, fused, in lanes 0 .. 7 (register 0's lanes).
     static Reg subtractFromFirst8(Reg u, const float* a, const float* b)
     {
         return _mm256_fnmadd_ps(_mm256_loadu_ps(a), _mm256_loadu_ps(b), u);
     }
-    /// Lanes 0 .. 7 plus lanes 8 .. 15: the first pass's register plus the second's.
+    /// Lanes 0 .. 7 plus lanes 8 .. 15: register 0's sums plus register 1's.
     static __m256 foldHalves(Reg low, Reg high) { return _mm256_add_ps(low, high); }
 };
 

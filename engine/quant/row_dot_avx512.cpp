@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// row_dot_kernels.h over 16-lane AVX-512 registers: each 16-lane sum in one pass over the row, half the instructions
-// of the AVX2 passes for the same bits.
+// row_dot_kernels.h over 16-lane AVX-512 registers: each 16-lane sum in one register, half the arithmetic instructions
+// of AVX2 for the same bits.
 #include "quant/ggml_type.h"
 #include "quant/row_dot_isa.h"
 
@@ -59,8 +59,8 @@ struct Lanes16 {
         return _mm512_mask3_fnmadd_ps(_mm512_castps256_ps512(_mm256_loadu_ps(a)),
             _mm512_castps256_ps512(_mm256_loadu_ps(b)), u, __mmask16(0x00FF));
     }
-    /// Lanes 0 .. 7 plus lanes 8 .. 15 of the one pass's register.
-    static __m256 foldHalves(Reg lanes, Reg /* no second pass */)
+    /// Lanes 0 .. 7 plus lanes 8 .. 15 of the one register.
+    static __m256 foldHalves(Reg lanes, Reg /* the same register */)
     {
         const __m256 high = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lanes), 1));
         return _mm256_add_ps(_mm512_castps512_ps256(lanes), high);

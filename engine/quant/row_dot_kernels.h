@@ -5,10 +5,11 @@
 // template over V, so that each file's instantiations are its own code, compiled for its instruction set.
 //
 // The order of every sum is defined over 16 lanes. Lane l (0 .. 15) of an activation row's sum takes the products
-// named below, in the order named; an AVX-512 register holds lanes 0 .. 15, AVX2 runs lanes 0 .. 7 over the whole
-// row and then lanes 8 .. 15 (a pass each, the second reading the row from L1). The 16 lanes are then added as
-// (l + (l + 8)) for l < 8 and those 8 pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)). Every step is one IEEE
-// float32 multiply, add or fused multiply-add, so both instruction sets give the same bits, and so does a scalar
+// named below, in the order named; an AVX-512 register holds lanes 0 .. 15, AVX2 two registers, lanes 0 .. 7 and
+// 8 .. 15, side by side in one pass over the row (each block's scales widened once for both), or for Q4_K with 3 or
+// 4 activation rows in a pass each, the second reading the row from L1 (Format::kOnePassRows). The 16 lanes are then
+// added as (l + (l + 8)) for l < 8 and those 8 pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)). Every step is one
+// IEEE float32 multiply, add or fused multiply-add, so both instruction sets give the same bits, and so does a scalar
 // transcription (tests: RowDotIsas). Per format, with x the activations and [a, b) element ranges:
 // - Q8_0 (32 per block, w = d * q): a block's sum s = fma(q[16 + l], x[16 + l], q[l] * x[l]); blocks in pairs,
 //   acc += fma(d1, s1, d0 * s0); an unpaired last block, acc += d0 * s0.
@@ -35,17 +36,19 @@ constexpr int64_t kPrefetchBytes = 1024;
 
 template <class V> struct Kernels {
     using Reg = typename V::Reg;
-    /// The V::kWidth lanes [lane0, lane0 + V::kWidth) of each activation row's 16-lane sums.
-    template <int N> using Sums = Reg[N];
+    /// Registers per 16 lanes, and lanes per register.
+    static constexpr int kHalves = 16 / V::kWidth, kLanes = V::kWidth;
+    /// Each activation row's 16-lane sums, lanes [kLanes h, kLanes (h + 1)) in register h.
+    template <int N> using Sums = Reg[N][kHalves];
 
     static void prefetch(const uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 
-    /// A block's IEEE half scale by F16C, as exact as the software widening.
+    /// A block's IEEE half scale at p by F16C, as exact as the software widening. It widens the 8 halves at p (the
+    /// scale and the 14 bytes after it, all inside the block) straight from memory: vcvtph2ps from a register takes
+    /// the shuffle port the quant widening needs, and moving the 2 bytes into a register takes it once more.
     static float halfScale(const uint8_t* p)
     {
-        uint16_t h;
-        std::memcpy(&h, p, 2);
-        return _cvtsh_ss(h);
+        return _mm256_cvtss_f32(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
     }
 
     /// x[j, at + lane0 ..] of the pass's lanes.
@@ -56,44 +59,51 @@ template <class V> struct Kernels {
 
     struct Q8_0 {
         static constexpr int64_t kElements = 32, kBytes = 34;
+        static constexpr int kOnePassRows = 4;
 
-        /// The block at b: its scale and the pass's lanes of its two halves of quants.
-        struct Block {
-            Reg d, q0, q1;
-            Block(const uint8_t* b, int lane0)
-                : d(V::broadcast(halfScale(b)))
-                , q0(V::signedBytes(b + 2 + lane0))
+        /// Block b's two halves of quants in the lanes [lane0, lane0 + V::kWidth).
+        struct Quants {
+            Reg q0, q1;
+            Quants(const uint8_t* b, int lane0)
+                : q0(V::signedBytes(b + 2 + lane0))
                 , q1(V::signedBytes(b + 18 + lane0))
             {
             }
             Reg sum(const float* x) const { return V::fma(q1, V::load(x + 16), V::mul(q0, V::load(x))); }
         };
 
-        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        template <int N, int H0, int H1> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
         {
             const int64_t blocks = in.cols / kElements;
             int64_t at = 0;
             for (int64_t k = 0; k + 2 <= blocks; k += 2, at += 2 * kElements, b += 2 * kBytes) {
-                if constexpr (lane0 == 0) { // the second AVX2 pass reads the row from L1
+                if constexpr (H0 == 0) { // a second pass reads the row from L1
                     prefetch(b + kPrefetchBytes);
                     prefetch(b + kBytes + kPrefetchBytes);
                 }
-                const Block b0(b, lane0), b1(b + kBytes, lane0);
-                for (int j = 0; j < N; ++j) {
-                    const float* x = activations(in, j, at, lane0);
-                    acc[j] = V::add(acc[j], V::fma(b1.d, b1.sum(x + kElements), V::mul(b0.d, b0.sum(x))));
+                const Reg d0 = V::broadcast(halfScale(b)), d1 = V::broadcast(halfScale(b + kBytes));
+                for (int h = H0; h < H1; ++h) {
+                    const Quants b0(b, kLanes * h), b1(b + kBytes, kLanes * h);
+                    for (int j = 0; j < N; ++j) {
+                        const float* x = activations(in, j, at, kLanes * h);
+                        acc[j][h] = V::add(acc[j][h], V::fma(d1, b1.sum(x + kElements), V::mul(d0, b0.sum(x))));
+                    }
                 }
             }
             if (blocks % 2 != 0) {
-                const Block b0(b, lane0);
-                for (int j = 0; j < N; ++j)
-                    acc[j] = V::add(acc[j], V::mul(b0.d, b0.sum(activations(in, j, at, lane0))));
+                const Reg d0 = V::broadcast(halfScale(b));
+                for (int h = H0; h < H1; ++h) {
+                    const Quants b0(b, kLanes * h);
+                    for (int j = 0; j < N; ++j)
+                        acc[j][h] = V::add(acc[j][h], V::mul(d0, b0.sum(activations(in, j, at, kLanes * h))));
+                }
             }
         }
     };
 
     struct Q4_K {
         static constexpr int64_t kElements = 256, kBytes = 144;
+        static constexpr int kOnePassRows = 2;
 
         /// The 8 bytes of v as float32, moved from a general register: from memory, two 4-byte stores read by one
         /// 8-byte load miss the store forwarding (a fifth of a block's time, perf annotate).
@@ -116,12 +126,17 @@ template <class V> struct Kernels {
             const auto bytes = [](uint32_t low, uint32_t high) { return low | (static_cast<uint64_t>(high) << 32); };
             _mm256_storeu_ps(scale, _mm256_mul_ps(_mm256_set1_ps(halfScale(b)), widen8(bytes(scales03, scales47))));
             _mm256_storeu_ps(min, _mm256_mul_ps(_mm256_set1_ps(halfScale(b + 2)), widen8(bytes(mins03, mins47))));
+            // The compiler no longer knows what the arrays hold, so each scale reaches its register by a broadcast
+            // load (a load port) instead of shuffles of the vector it was stored from: GCC 12 otherwise makes 16 (AVX2)
+            // or 14 (AVX-512) per block on the port the quant widening needs (objdump; llvm-mca: 12 % of an AVX2
+            // block's cycles, 15 % of an AVX-512 one's).
+            asm("" : "+m"(*reinterpret_cast<float(*)[8]>(scale)), "+m"(*reinterpret_cast<float(*)[8]>(min)));
         }
 
         /// Groups 2 p (low nibbles) and 2 p + 1 (high nibbles) of the 32 quant bytes at q into even and odd.
         template <int N, bool First>
         static void pairOfGroups(const uint8_t* q, const float* scale, const Activations& in, int64_t at, int lane0,
-            Sums<N>& even, Sums<N>& odd)
+            Reg (&even)[N], Reg (&odd)[N])
         {
             Reg low0, high0, low1, high1;
             V::nibbles(q + lane0, low0, high0);
@@ -136,23 +151,24 @@ template <class V> struct Kernels {
             }
         }
 
-        template <int N, int lane0> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        template <int N, int H0, int H1> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
         {
             for (int64_t at = 0; at < in.cols; at += kElements, b += kBytes) {
-                if constexpr (lane0 == 0)
+                if constexpr (H0 == 0)
                     for (int64_t line = 0; line < kBytes; line += 64)
                         prefetch(b + kPrefetchBytes + line);
                 alignas(32) float scale[8], min[8];
                 scalesAndMinimums(b, scale, min);
-                Sums<N> even, odd;
-                pairOfGroups<N, true>(b + 16, scale, in, at, lane0, even, odd);
-                for (int p = 1; p < 4; ++p)
-                    pairOfGroups<N, false>(b + 16 + 32 * p, scale + 2 * p, in, at + 64 * p, lane0, even, odd);
-                for (int j = 0; j < N; ++j) {
-                    Reg u = V::add(even[j], odd[j]);
-                    if constexpr (lane0 == 0)
-                        u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
-                    acc[j] = V::add(acc[j], u);
+                for (int h = H0; h < H1; ++h) {
+                    Reg even[N], odd[N];
+                    pairOfGroups<N, true>(b + 16, scale, in, at, kLanes * h, even, odd);
+                    for (int p = 1; p < 4; ++p)
+                        pairOfGroups<N, false>(b + 16 + 32 * p, scale + 2 * p, in, at + 64 * p, kLanes * h, even, odd);
+                    for (int j = 0; j < N; ++j) {
+                        Reg u = V::add(even[j], odd[j]);
+                        if (h == 0) u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
+                        acc[j][h] = V::add(acc[j][h], u);
+                    }
                 }
             }
         }
@@ -160,23 +176,26 @@ template <class V> struct Kernels {
 
     template <bool Bf16> struct Half {
         static constexpr int64_t kChunk = 16;
+        static constexpr int kOnePassRows = 4;
 
-        template <int N, int lane0> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
+        template <int N, int H0, int H1> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
         {
             int64_t at = 0;
-            for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk) {
-                const Reg w0 = V::template halves<Bf16>(row + 2 * (at + lane0));
-                const Reg w1 = V::template halves<Bf16>(row + 2 * (at + kChunk + lane0));
-                for (int j = 0; j < N; ++j) {
-                    const float* x = activations(in, j, at, lane0);
-                    acc[j] = V::add(acc[j], V::fma(w1, V::load(x + kChunk), V::mul(w0, V::load(x))));
+            for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk)
+                for (int h = H0; h < H1; ++h) {
+                    const Reg w0 = V::template halves<Bf16>(row + 2 * (at + kLanes * h));
+                    const Reg w1 = V::template halves<Bf16>(row + 2 * (at + kChunk + kLanes * h));
+                    for (int j = 0; j < N; ++j) {
+                        const float* x = activations(in, j, at, kLanes * h);
+                        acc[j][h] = V::add(acc[j][h], V::fma(w1, V::load(x + kChunk), V::mul(w0, V::load(x))));
+                    }
                 }
-            }
-            if (at + kChunk <= in.cols) {
-                const Reg w0 = V::template halves<Bf16>(row + 2 * (at + lane0));
-                for (int j = 0; j < N; ++j)
-                    acc[j] = V::fma(w0, V::load(activations(in, j, at, lane0)), acc[j]);
-            }
+            if (at + kChunk <= in.cols)
+                for (int h = H0; h < H1; ++h) {
+                    const Reg w0 = V::template halves<Bf16>(row + 2 * (at + kLanes * h));
+                    for (int j = 0; j < N; ++j)
+                        acc[j][h] = V::fma(w0, V::load(activations(in, j, at, kLanes * h)), acc[j][h]);
+                }
         }
 
         /// The last cols % 16 products, fused into the totals one by one.
@@ -209,19 +228,26 @@ template <class V> struct Kernels {
         return _mm_cvtss_f32(s);
     }
 
-    /// Each activation row's 16 lanes: one pass of 16-lane registers, or two of 8 (lanes 0 .. 7, then 8 .. 15). The
-    /// sums stay in registers (an array indexed by a run-time pass kept them on the stack: a store-forwarding round
-    /// trip in the chain carried from block to block).
+    /// Each activation row's 16 lanes: one pass over the row with registers h = 0 .. kHalves - 1 side by side, or
+    /// (more than Format::kOnePassRows activation rows) a pass per register, which needs half the registers: Q4_K's
+    /// even and odd sums of 4 rows side by side would not fit AVX2's 16 (spills, 8 % more instructions, callgrind).
+    /// Halves are compile-time indices, so the sums stay in registers (an array indexed by a run-time pass kept them
+    /// on the stack: a store-forwarding round trip in the chain carried from block to block).
     template <class Format, int N>
     static void dots(const uint8_t* row, const Activations& in, float* out, int64_t outStride)
     {
-        Sums<N> low, high;
+        Sums<N> acc;
         for (int j = 0; j < N; ++j)
-            low[j] = high[j] = V::zero();
-        Format::template pass<N, 0>(row, in, low);
-        if constexpr (V::kWidth == 8) Format::template pass<N, 8>(row, in, high);
+            for (int h = 0; h < kHalves; ++h)
+                acc[j][h] = V::zero();
+        if constexpr (N <= Format::kOnePassRows)
+            Format::template pass<N, 0, kHalves>(row, in, acc);
+        else {
+            Format::template pass<N, 0, 1>(row, in, acc);
+            if constexpr (kHalves == 2) Format::template pass<N, 1, 2>(row, in, acc);
+        }
         for (int j = 0; j < N; ++j)
-            out[j * outStride] = total(V::foldHalves(low[j], high[j]));
+            out[j * outStride] = total(V::foldHalves(acc[j][0], acc[j][kHalves - 1]));
         if constexpr (requires { Format::tail(row, in, out, outStride, N); }) Format::tail(row, in, out, outStride, N);
     }
 
