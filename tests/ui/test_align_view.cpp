@@ -32,6 +32,7 @@
 #include <future>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace attn::ui {
 namespace {
@@ -284,8 +285,17 @@ TEST(AlignmentPanelMarian, AnotherAggregationIsDerivedOnTheEngineThreadAndOnlyTh
     const std::vector<float> before = panel.view()->matrix().storage();
     ASSERT_FALSE(before.empty());
 
-    std::promise<void> release;
-    std::shared_future<void> released = release.get_future().share();
+    // Released on every way out of the test, so a failed check does not leave the engine thread waiting forever.
+    struct Release {
+        std::promise<void> promise;
+        bool done = false;
+        void now()
+        {
+            if (!std::exchange(done, true)) promise.set_value();
+        }
+        ~Release() { now(); }
+    } release;
+    std::shared_future<void> released = release.promise.get_future().share();
     auto busy = std::make_shared<std::atomic<bool>>(false);
     engine.post<int>(
         &panel,
@@ -305,7 +315,7 @@ TEST(AlignmentPanelMarian, AnotherAggregationIsDerivedOnTheEngineThreadAndOnlyTh
     EXPECT_EQ(shown.count(), 0);
     EXPECT_EQ(panel.view()->matrix().storage(), before); // nothing was computed on the GUI thread
 
-    release.set_value();
+    release.now();
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
     QTest::qWait(100); // the first request's answer, had it been passed on, would be here by now
     EXPECT_EQ(shown.count(), 1);
