@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 
 namespace {
@@ -74,12 +75,23 @@ void captureCost(int positions, int repeats)
             * ((bestDecode / static_cast<double>(decodeSteps)) / (bestPlain / static_cast<double>(plainSteps)) - 1.0));
 }
 
-/// CPU time of the calling thread, in ms.
-double threadCpuMs()
+/// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID) or of the whole process, in ms.
+double cpuMs(clockid_t clock)
 {
     timespec t {};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(clock, &t);
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+double threadCpuMs()
+{
+    return cpuMs(CLOCK_THREAD_CPUTIME_ID);
+}
+
+double loadAverage()
+{
+    double load[1] = { 0.0 };
+    return getloadavg(load, 1) == 1 ? load[0] : -1.0;
 }
 
 /// Records the gaps between 1 ms timer ticks while the panel decodes: in wall time (what the user feels, which on a
@@ -170,6 +182,9 @@ int main(int argc, char** argv)
     panel->setPromptText("Once upon a time");
     StallDetector stalls;
     QElapsedTimer clock;
+    // CPU time at the start of the timed part: the GUI thread's own and the process's (the engine thread's is most
+    // of the rest), which unlike wall time does not depend on how loaded the machine is.
+    double guiCpuStart = 0.0, processCpuStart = 0.0, loadStart = 0.0;
     int64_t decoded = 0;
     int runs = 0;
     // Time between a Run click and the end of that run: steps per second within runs leave out the GUI round trips
@@ -187,6 +202,12 @@ int main(int argc, char** argv)
             std::printf("  within runs: %.0f steps/s (running %.2f s of %.1f s)\n",
                 static_cast<double>(decoded) * 1e9 / static_cast<double>(std::max<qint64>(runningNs, 1)),
                 static_cast<double>(runningNs) / 1e9, static_cast<double>(clock.elapsed()) / 1e3);
+            const double gui = threadCpuMs() - guiCpuStart;
+            const double process = cpuMs(CLOCK_PROCESS_CPUTIME_ID) - processCpuStart;
+            std::printf("  CPU: GUI thread %.0f ms (%.0f ms per s), rest of the process %.0f ms (%.1f us per step); "
+                        "load average %.1f -> %.1f\n",
+                gui, gui * 1e3 / static_cast<double>(clock.elapsed()), process - gui,
+                (process - gui) * 1e3 / static_cast<double>(std::max<int64_t>(decoded, 1)), loadStart, loadAverage());
             stalls.report();
             QApplication::quit();
             return;
@@ -221,6 +242,9 @@ int main(int argc, char** argv)
             return;
         }
         clock.start();
+        guiCpuStart = threadCpuMs();
+        processCpuStart = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
+        loadStart = loadAverage();
         stalls.start();
         startedBefore = decode->stepsStarted();
         restart();

@@ -6,6 +6,7 @@
 #include "align/alignment_controller.h"
 #include "align/alignment_panel.h"
 #include "align/alignment_view.h"
+#include "align_test_support.h"
 #include "core/npy.h"
 #include "support/shared_data.h"
 
@@ -55,11 +56,14 @@ void openModel(AlignmentPanel& panel, const std::string& dir)
 /// Presses Step once and waits for its row.
 void stepOnce(AlignmentPanel& panel)
 {
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
     const AlignmentRunPtr before = panel.run();
-    panel.step();
-    EXPECT_EQ(panel.run(), before); // the step runs on the engine thread: nothing is computed in the call
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        panel,
+        [&] {
+            panel.step();
+            EXPECT_EQ(panel.run(), before); // the step runs on the engine thread: nothing is computed in the call
+        },
+        kTimeoutMs));
     ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
 }
 
@@ -107,20 +111,18 @@ TEST(AlignDecoding, EachStepAddsTheNewTokensAttentionRow)
 
     // Back drops one token; a new Step brings back the very same row.
     const Tensor full = panel.view()->matrix();
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.back();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
-    panel.back();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.back(); }, kTimeoutMs));
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.back(); }, kTimeoutMs));
     EXPECT_EQ(panel.run()->hypotheses[0].steps.size(), 5u);
     EXPECT_EQ(panel.view()->matrix().dim(0), 5);
     EXPECT_TRUE(panel.findChild<QPushButton*>("alignStep")->isEnabled());
     stepOnce(panel);
     EXPECT_EQ(panel.view()->matrix().storage(), std::vector<float>(full.data(), full.data() + 6 * S));
     // Reset: no target token, nothing drawn.
-    ready.clear();
-    panel.resetDecoding();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.resetDecoding(); }, kTimeoutMs));
     EXPECT_TRUE(panel.run()->empty());
     EXPECT_TRUE(panel.view()->matrix().empty());
     // A new source starts over: sentence 3's words, one decoded token.
@@ -180,9 +182,8 @@ TEST(AlignDecoding, SymmetrizesWithAReverseAlignmentFile)
     panel.setSourceText(QString::fromStdString(ref["src"].get<std::string>()));
     panel.setReferenceText("they re very little understood .");
     panel.setBeamWidth(0);
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.align(); }, kTimeoutMs));
     const Links forward = argmaxPerTarget(panel.view()->matrix());
     // Hand-made reverse links, (target, source): they-man re-wei very-sehr little-wenig understood-uber .-.
     QTemporaryDir dir;
@@ -228,9 +229,8 @@ TEST(AlignDecoding, SymmetrizesWithAReverseModel)
     panel.setSourceText(QString::fromStdString(source));
     panel.setReferenceText(QString::fromStdString(target));
     panel.setBeamWidth(0);
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.align(); }, kTimeoutMs));
     ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
     const AlignmentHypothesis& hyp = panel.run()->hypotheses[0];
     ASSERT_TRUE(hyp.reverseLinks.has_value());

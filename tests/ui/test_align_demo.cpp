@@ -6,6 +6,7 @@
 #include "align/alignment_controller.h"
 #include "align/alignment_panel.h"
 #include "align/alignment_view.h"
+#include "align_test_support.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -33,15 +34,13 @@ TEST(AlignmentDemo, BestHeadOfTheMarianDemoGivesTheGoldAlignment)
     panel.setReferenceText("le arbre blanc suit une voiture .");
     panel.setGold(QString::fromStdString(kDemo + "/heldout.align"), 1);
     panel.setBeamWidth(1);
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    ASSERT_TRUE(test::showAndWait(panel, [&] { panel.align(); }));
     ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
     AlignmentAggregation head;
     head.heads = AlignmentAggregation::Heads::One;
     head.layer = 1;
     head.head = 2;
-    panel.setAggregation(head);
+    ASSERT_TRUE(test::showAndWait(panel, [&] { panel.setAggregation(head); }));
     ASSERT_TRUE(panel.score().has_value());
     EXPECT_EQ(panel.view()->matrix().dim(0), 7); // target words
     EXPECT_EQ(panel.view()->matrix().dim(1), 7); // source words
@@ -68,9 +67,7 @@ TEST(AlignmentDemo, AGoldSentenceOfAnotherPairIsFlaggedWithTheOneThatMatches)
     panel.setReferenceText("le arbre blanc suit une voiture .");
     panel.setGold(QString::fromStdString(kDemo + "/heldout.align"), 0); // the links of line 0
     panel.setBeamWidth(1);
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    ASSERT_TRUE(test::showAndWait(panel, [&] { panel.align(); }));
     ASSERT_TRUE(panel.score().has_value());
     EXPECT_TRUE(panel.goldWarning().contains("sentence 1 of the corpus")) << panel.goldWarning().toStdString();
     EXPECT_TRUE(panel.goldWarning().contains("set the sentence to 1")) << panel.goldWarning().toStdString();

@@ -5,11 +5,14 @@
 #include "align/alignment_controller.h"
 #include "align/alignment_panel.h"
 #include "align/alignment_view.h"
+#include "align_test_support.h"
 #include "core/error.h"
 #include "core/npy.h"
 #include "export/figure_export.h"
 #include "model/rnn_seq2seq.h"
 #include "support/shared_data.h"
+
+#include "controller/engine_controller.h"
 
 #include <QLabel>
 #include <QListWidget>
@@ -22,11 +25,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace attn::ui {
 namespace {
@@ -90,9 +96,7 @@ protected:
         m_panel->setSourceText(QString::fromStdString(source));
         m_panel->setReferenceText(QString::fromStdString(reference));
         m_panel->setBeamWidth(beams);
-        QSignalSpy ready(m_panel->controller(), &AlignmentController::ready);
-        m_panel->align();
-        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        ASSERT_TRUE(test::showAndWait(*m_panel, [&] { m_panel->align(); }));
         ASSERT_TRUE(m_panel->lastError().isEmpty()) << m_panel->lastError().toStdString();
     }
 
@@ -184,7 +188,9 @@ TEST_F(AlignViewTest, BeamListShowsKBeamsAndEachBeamsAlignment)
         EXPECT_GE(hyps[k - 1].score, hyps[k].score);
     for (int k = 0; k < 3; ++k) {
         EXPECT_TRUE(list->item(k)->text().contains(QString::fromStdString(hyps[static_cast<size_t>(k)].text)));
-        m_panel->selectHypothesis(k);
+        if (k != list->currentRow()) { // the first beam is shown already
+            ASSERT_TRUE(test::showAndWait(*m_panel, [&] { m_panel->selectHypothesis(k); }));
+        }
         const Tensor& m = m_panel->view()->matrix();
         const AlignmentHypothesis& h = hyps[static_cast<size_t>(k)];
         ASSERT_EQ(m.dim(0), static_cast<int64_t>(h.target.words.size()));
@@ -213,38 +219,50 @@ TEST_F(AlignViewTest, ExportsAsVectorFigure)
     EXPECT_EQ(QImage(png).size(), QSize(1280, 1120));
 }
 
-// A transformer encoder-decoder: the hf-tiny MarianMT fixture (no tokenizer, so texts are ids) teacher-forced on its
-// golden decoder_input_ids. Each chosen layer/head matrix is HF's cross-attention without the EOS row and column.
-TEST(AlignmentPanelMarian, MatrixIsHfCrossAttention)
+const char* kMarian = "fixtures/hf-tiny/marian";
+
+/// Opens the hf-tiny MarianMT fixture (no tokenizer, so texts are ids) in `panel` and teacher-forces its golden
+/// decoder_input_ids; returns the source ids and decoder input ids.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> alignMarianGolden(AlignmentPanel& panel)
 {
-    const std::string dir = test::sharedPath("fixtures/hf-tiny/marian");
-    AlignmentPanel panel;
+    const std::string dir = test::sharedPath(kMarian);
     QSignalSpy available(&panel, &AlignmentPanel::availableChanged);
     panel.openModel(QString::fromStdString(dir));
-    QTRY_COMPARE_WITH_TIMEOUT(available.count(), 1, 30000);
-    ASSERT_TRUE(available.at(0).at(0).toBool()) << panel.lastError().toStdString();
+    EXPECT_TRUE(!available.isEmpty() || available.wait(30000));
+    EXPECT_TRUE(!available.isEmpty() && available.at(0).at(0).toBool()) << panel.lastError().toStdString();
     const auto join = [](const std::vector<int64_t>& ids, size_t from) {
         std::string out;
         for (size_t i = from; i < ids.size(); ++i)
             out += std::to_string(ids[i]) + " ";
         return QString::fromStdString(out);
     };
-    const std::vector<int64_t> input = readNpyInts(dir + "/golden/item0/input_ids.npy");
-    const std::vector<int64_t> decoderInput = readNpyInts(dir + "/golden/item0/decoder_input_ids.npy");
-    ASSERT_EQ(input.back(), 0); // EOS ends the source; decoder_input_ids start with decoder_start_token_id
+    std::vector<int64_t> input = readNpyInts(dir + "/golden/item0/input_ids.npy");
+    std::vector<int64_t> decoderInput = readNpyInts(dir + "/golden/item0/decoder_input_ids.npy");
+    EXPECT_EQ(input.back(), 0); // EOS ends the source; decoder_input_ids start with decoder_start_token_id
     panel.setSourceText(join(input, 0));
     panel.setReferenceText(join(decoderInput, 1));
     panel.setBeamWidth(0);
-    QSignalSpy ready(panel.controller(), &AlignmentController::ready);
-    panel.align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+    EXPECT_TRUE(test::showAndWait(panel, [&] { panel.align(); }));
+    return { std::move(input), std::move(decoderInput) };
+}
+
+// A transformer encoder-decoder: the hf-tiny MarianMT fixture teacher-forced on its golden decoder_input_ids. Each
+// chosen layer/head matrix is HF's cross-attention without the EOS row and column.
+TEST(AlignmentPanelMarian, MatrixIsHfCrossAttention)
+{
+    const std::string dir = test::sharedPath(kMarian);
+    AlignmentPanel panel;
+    const auto [input, decoderInput] = alignMarianGolden(panel);
+    ASSERT_FALSE(HasFailure());
     const int64_t S = static_cast<int64_t>(input.size()) - 1, T = static_cast<int64_t>(decoderInput.size()) - 1;
     for (int layer = 0; layer < 2; ++layer) {
         char name[64];
         std::snprintf(name, sizeof name, "/golden/item0/cross_attentions.L%02d.npy", layer);
         const Tensor hf = readNpy(dir + name); // [heads, q, S + 1]
         for (int64_t head = 0; head < hf.dim(0); ++head) {
-            panel.setAggregation({ AlignmentAggregation::Heads::One, head, layer });
+            ASSERT_TRUE(test::showAndWait(panel, [&] {
+                panel.setAggregation({ AlignmentAggregation::Heads::One, head, layer });
+            }));
             const Tensor& m = panel.view()->matrix();
             ASSERT_EQ(m.shape(), (Shape { T, S }));
             for (int64_t t = 0; t < T; ++t)
@@ -253,6 +271,72 @@ TEST(AlignmentPanelMarian, MatrixIsHfCrossAttention)
                         << "layer " << layer << " head " << head << " t " << t << " s " << s;
         }
     }
+}
+
+// Another aggregation's word matrix (a pass over the hypothesis' queries and the source's keys per head) is derived
+// on the engine thread: while the engine is busy, the GUI thread goes on and the panel keeps showing the previous
+// matrix; of two requests made meanwhile only the latest is shown, once, and it is wordMatrix's.
+TEST(AlignmentPanelMarian, AnotherAggregationIsDerivedOnTheEngineThreadAndOnlyTheLatestShown)
+{
+    EngineController engine;
+    AlignmentPanel panel(&engine);
+    alignMarianGolden(panel);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<float> before = panel.view()->matrix().storage();
+    ASSERT_FALSE(before.empty());
+
+    // Released on every way out of the test, so a failed check does not leave the engine thread waiting forever.
+    struct Release {
+        std::promise<void> promise;
+        bool done = false;
+        void now()
+        {
+            if (!std::exchange(done, true)) promise.set_value();
+        }
+        ~Release() { now(); }
+    } release;
+    std::shared_future<void> released = release.promise.get_future().share();
+    auto busy = std::make_shared<std::atomic<bool>>(false);
+    engine.post<int>(
+        &panel,
+        [released, busy](EngineContext&) {
+            busy->store(true);
+            released.wait();
+            return 0;
+        },
+        [](int) {}, {});
+    QTRY_VERIFY_WITH_TIMEOUT(busy->load(), 30000);
+    QSignalSpy shown(&panel, &AlignmentPanel::shown);
+    const AlignmentAggregation first { AlignmentAggregation::Heads::One, 1, 0 };
+    const AlignmentAggregation latest { AlignmentAggregation::Heads::Max, 0, 1 };
+    panel.setAggregation(first);
+    panel.setAggregation(latest);
+    QTest::qWait(100);
+    EXPECT_EQ(shown.count(), 0);
+    EXPECT_EQ(panel.view()->matrix().storage(), before); // nothing was computed on the GUI thread
+
+    release.now();
+    QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
+    QTest::qWait(100); // the first request's answer, had it been passed on, would be here by now
+    EXPECT_EQ(shown.count(), 1);
+    const AlignmentRunPtr run = panel.run();
+    const Tensor expected = wordMatrix(run->hypotheses[0], run->source, latest);
+    EXPECT_EQ(panel.view()->matrix().storage(), expected.storage());
+    EXPECT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
+}
+
+// A superseded matrix stops before its next head's tile instead of running to the end.
+TEST(AlignmentMatrix, StopsBeforeTheNextHeadWhenSuperseded)
+{
+    const Translator translator(test::sharedPath(kMarian));
+    const AlignmentRunPtr run = runAlignment(translator, "120 33 7 91 15 0", "44 12 8 19", 0);
+    int polls = 0;
+    EXPECT_THROW(wordMatrix(run->hypotheses[0], run->source, {}, [&] { return ++polls == 3; }), Error);
+    EXPECT_EQ(polls, 3);
+    polls = 0;
+    const Tensor all = wordMatrix(run->hypotheses[0], run->source, {}, [&] { return ++polls < 0; });
+    EXPECT_EQ(polls, run->layers() * run->heads()); // once per head of every layer (the mean of the layers)
+    EXPECT_EQ(all.storage(), wordMatrix(run->hypotheses[0], run->source, {}).storage());
 }
 
 // The tab keeps a transformer's cross-attention as each step's queries (no [layers, heads, S] probabilities per
@@ -323,11 +407,8 @@ TEST_F(AlignViewTest, Screenshot)
     const QString gold = dir.filePath("gold.pharaoh");
     std::ofstream(gold.toStdString()) << "0-0 0-1 2-2 3-3 1?4 4-4 5?4 6-5\n";
     m_panel->setGold(gold, 0);
-    QSignalSpy ready(m_panel->controller(), &AlignmentController::ready);
-    for (int k = 1; k <= 4; ++k) {
-        m_panel->step();
-        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), k, 30000);
-    }
+    for (int k = 1; k <= 4; ++k)
+        ASSERT_TRUE(test::showAndWait(*m_panel, [&] { m_panel->step(); }));
     ASSERT_TRUE(m_panel->lastError().isEmpty()) << m_panel->lastError().toStdString();
     ASSERT_EQ(m_panel->view()->matrix().dim(0), 4);
     QTest::qWait(50); // let the layouts take the new label and list texts

@@ -4,6 +4,7 @@
 #include "align/alignment_controller.h"
 #include "align/alignment_panel.h"
 #include "align/alignment_view.h"
+#include "align_test_support.h"
 #include "main_window.h"
 #include "support/shared_data.h"
 #include "window_screenshots.h"
@@ -40,9 +41,8 @@ TEST(AlignViewWindow, RnnSeq2SeqModelOpensTheAlignmentTab)
 
     panel->setSourceText("wir sind chronische geschichtenerzahler .");
     panel->setBeamWidth(2);
-    QSignalSpy ready(panel->controller(), &AlignmentController::ready);
-    panel->align();
-    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, kTimeoutMs);
+    ASSERT_TRUE(test::showAndWait(
+        *panel, [&] { panel->align(); }, kTimeoutMs));
     EXPECT_EQ(panel->run()->hypotheses.size(), 2u);
     EXPECT_EQ(panel->view()->matrix().dim(1), 5); // five source words, EOS left out
     window.show();

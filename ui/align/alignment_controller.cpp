@@ -45,8 +45,10 @@ void AlignmentController::deliver(quint64 id, const std::variant<AlignmentRunPtr
 AlignmentController::AlignmentController(EngineController* engine, QObject* parent)
     : QObject(parent)
     , m_engine(engine ? engine : new EngineController(openEngineProvider, this))
+    , m_matrixId(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<AlignmentRunPtr>("attn::ui::AlignmentRunPtr");
+    qRegisterMetaType<WordMatrixPtr>("attn::ui::WordMatrixPtr");
 }
 
 AlignmentController::~AlignmentController() = default;
@@ -56,6 +58,7 @@ void AlignmentController::close()
     ++m_openId;
     ++m_reverseId;
     ++m_alignId; // results for the model are stale
+    m_matrixId->fetch_add(1);
     m_open = m_hasReverse = m_decoding = m_running = false;
     m_engine->dropSession(sessionKey()); // the translators go with their last holder
 }
@@ -64,6 +67,7 @@ void AlignmentController::open(const QString& path)
 {
     const quint64 id = ++m_openId;
     ++m_alignId; // results for the previous model are stale
+    m_matrixId->fetch_add(1);
     m_open = m_decoding = m_running = false;
     openTranslator(path, false, id);
 }
@@ -139,6 +143,26 @@ void AlignmentController::addReverse(AlignmentRunPtr run)
             return withReverse;
         },
         [this, id](const auto& outcome) { deliver(id, outcome); });
+}
+
+void AlignmentController::requestMatrix(AlignmentRunPtr run, int hypothesis, const AlignmentAggregation& aggregation)
+{
+    const quint64 id = m_matrixId->fetch_add(1) + 1;
+    const auto stop = [latest = m_matrixId, bounds = m_engine->cancelBounds(), id] {
+        return latest->load() != id || bounds->closing.load();
+    };
+    runJob<WordMatrixPtr>(
+        [run, hypothesis, aggregation, stop](EngineContext&, Models&) -> WordMatrixPtr {
+            const AlignmentHypothesis& hyp = run->hypotheses.at(static_cast<size_t>(hypothesis));
+            return std::make_shared<const Tensor>(wordMatrix(hyp, run->source, aggregation, stop));
+        },
+        [this, id, run, hypothesis](const auto& outcome) {
+            if (id != m_matrixId->load()) return; // superseded (and maybe stopped half-way)
+            if (const QString* error = std::get_if<QString>(&outcome))
+                emit failed(*error);
+            else
+                emit matrixReady(run, hypothesis, std::get<0>(outcome));
+        });
 }
 
 void AlignmentController::step(const QString& source)

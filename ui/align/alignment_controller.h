@@ -5,12 +5,15 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 #include <variant>
 
 namespace attn::ui {
 
 class EngineController;
+
+using WordMatrixPtr = std::shared_ptr<const Tensor>;
 
 /// Opens a seq2seq model (and optionally a reverse-direction one) and runs alignments and step-by-step decoding as
 /// jobs of the app's one engine (EngineController::post): never on the GUI thread, on the model copy the main views
@@ -36,6 +39,10 @@ public:
     void align(const QString& source, const QString& reference, int beamWidth);
     /// Adds the reverse links to `run` (when a reverse model is loaded) and hands it back through ready().
     void addReverse(AlignmentRunPtr run);
+    /// The word matrix of hypothesis `hypothesis` of `run` (wordMatrix), derived on the engine thread: each head's
+    /// tile is a pass over the hypothesis' queries and the source's keys. matrixReady answers the latest request only
+    /// (errors: failed); an older one still running stops before its next head.
+    void requestMatrix(AlignmentRunPtr run, int hypothesis, const AlignmentAggregation& aggregation);
 
     /// Step-by-step greedy decoding of `source` (a new source starts over): one decoder step with the KV cache, whose
     /// cross-attention row arrives as a stepwise run through ready().
@@ -57,6 +64,8 @@ signals:
     void opened(const QString& description);
     void reverseOpened(const QString& description);
     void ready(attn::ui::AlignmentRunPtr run);
+    /// The answer to the latest requestMatrix: [target words, source words] of that run's hypothesis.
+    void matrixReady(attn::ui::AlignmentRunPtr run, int hypothesis, attn::ui::WordMatrixPtr matrix);
     /// Step-by-step decoding has `steps` tokens; `finished`: EOS or the length cap.
     void decodingChanged(int steps, bool finished, bool running);
     void failed(const QString& message);
@@ -79,6 +88,8 @@ private:
     bool m_decoding = false; ///< step-by-step decoding of m_decodingSource has begun
     QString m_decodingSource;
     quint64 m_openId = 0, m_reverseId = 0, m_alignId = 0;
+    /// The latest matrix request, read by the engine thread's jobs to stop a superseded one.
+    std::shared_ptr<std::atomic<quint64>> m_matrixId;
     bool m_running = false;
 };
 

@@ -186,12 +186,19 @@ AlignmentPanel::AlignmentPanel(EngineController* engine, QWidget* parent)
     });
     connect(m_controller, &AlignmentController::available, this, &AlignmentPanel::availableChanged);
     connect(m_controller, &AlignmentController::ready, this, &AlignmentPanel::showRun);
+    connect(m_controller, &AlignmentController::matrixReady, this,
+        [this](AlignmentRunPtr run, int hypothesis, WordMatrixPtr matrix) {
+            if (run != m_matrix.run || hypothesis != m_matrix.hypothesis) return; // not what is asked for now
+            m_matrix.values = std::move(matrix);
+            showMatrix();
+        });
     connect(m_controller, &AlignmentController::failed, this, &AlignmentPanel::showError);
 }
 
 void AlignmentPanel::openModel(const QString& path)
 {
     m_run.reset();
+    m_matrix = {};
     m_list->clear();
     m_controller->open(path);
     showDecoding(0, false, false);
@@ -201,6 +208,7 @@ void AlignmentPanel::closeModel()
 {
     const bool wasOpen = m_controller->isOpen();
     m_run.reset();
+    m_matrix = {};
     m_list->clear();
     m_controller->close();
     m_view->setMatrix(Tensor(), {}, {});
@@ -418,28 +426,42 @@ QString AlignmentPanel::directionsText() const
 
 void AlignmentPanel::refresh()
 {
-    m_score.reset();
-    m_goldWarning.clear();
-    m_view->setGold(m_gold);
     m_directions->setText(directionsText());
     const int row = m_list->currentRow();
-    if (!m_run || row < 0 || row >= static_cast<int>(m_run->hypotheses.size())) {
+    if (!m_run || row < 0 || row >= static_cast<int>(m_run->hypotheses.size()) || m_run->empty()) {
+        m_matrix = {};
+        m_score.reset();
+        m_goldWarning.clear();
+        m_view->setGold(m_gold);
+        if (m_run && m_run->empty()) { // step-by-step decoding before its first step
+            m_view->setMatrix(Tensor(), m_run->source.words, {});
+            m_view->setLinks({});
+            m_scoreLabel->setText(scoreText());
+            emit shown();
+            return;
+        }
         m_scoreLabel->setText(m_gold ? tr("Gold: %1 sure, %2 possible links")
                                            .arg(m_gold->sure.size())
                                            .arg(m_gold->possible.size() - m_gold->sure.size())
                                      : QString());
         return;
     }
-    const AlignmentHypothesis& hyp = m_run->hypotheses[static_cast<size_t>(row)];
-    if (m_run->empty()) { // step-by-step decoding before its first step
-        m_view->setMatrix(Tensor(), m_run->source.words, {});
-        m_view->setLinks({});
-        m_scoreLabel->setText(scoreText());
-        emit shown();
-        return;
-    }
+    const AlignmentAggregation wanted = aggregation();
+    if (m_matrix.values && m_matrix.run == m_run && m_matrix.hypothesis == row && m_matrix.aggregation == wanted)
+        return showMatrix(); // the gold, the rule or the other direction changed: the matrix stays
+    // The tiles of every chosen layer and head: on the engine thread, like the other tabs' attention.
+    m_matrix = { m_run, row, wanted, nullptr };
+    m_controller->requestMatrix(m_run, row, wanted);
+}
+
+void AlignmentPanel::showMatrix()
+{
+    m_score.reset();
+    m_goldWarning.clear();
+    m_view->setGold(m_gold);
+    const AlignmentHypothesis& hyp = m_run->hypotheses[static_cast<size_t>(m_matrix.hypothesis)];
     try {
-        Tensor matrix = wordMatrix(hyp, m_run->source, aggregation());
+        const Tensor& matrix = *m_matrix.values;
         const int rows = static_cast<int>(matrix.dim(0));
         m_view->setMatrix(matrix, m_run->source.words, hyp.target.words);
         m_view->setNewestRow(m_run->stepwise && !hyp.finished ? rows - 1 : -1);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "align/alignment_controller.h"
 #include "align/alignment_run.h"
 
 #include <QWidget>
@@ -16,7 +17,6 @@ class QSpinBox;
 
 namespace attn::ui {
 
-class AlignmentController;
 class AlignmentView;
 class EngineController;
 
@@ -68,12 +68,17 @@ public:
 signals:
     /// Whether the opened model is one this tab handles.
     void availableChanged(bool available);
-    /// A run was shown, or the shown hypothesis / aggregation changed.
+    /// A run was shown, or the shown hypothesis / aggregation changed (once its matrix arrived from the engine
+    /// thread), or the gold alignment, the rule or the other direction did.
     void shown();
 
 private:
     void showRun(AlignmentRunPtr run);
+    /// Shows the current hypothesis and aggregation: at once when its matrix is at hand, else once the engine has
+    /// derived it.
     void refresh();
+    /// The view, hard links and scores of m_matrix.
+    void showMatrix();
     void fillAggregationChoices();
     AlignmentAggregation aggregation() const;
     Links hardLinks(const Tensor& matrix, const AlignmentHypothesis& hyp) const;
@@ -105,6 +110,14 @@ private:
     QPushButton* m_alignButton;
 
     AlignmentRunPtr m_run;
+    /// The word matrix shown or asked for: of hypothesis `hypothesis` of `run` under `aggregation`; `values` null
+    /// until the engine's answer arrives.
+    struct ShownMatrix {
+        AlignmentRunPtr run;
+        int hypothesis = -1;
+        AlignmentAggregation aggregation;
+        WordMatrixPtr values;
+    } m_matrix;
     std::optional<GoldAlignment> m_gold;
     std::vector<Links> m_reverseFile; ///< per sentence, the reverse file's links transposed to (source, target)
     std::optional<AlignmentScore> m_score;

@@ -25,7 +25,8 @@ Tensor headRows(const AlignmentHypothesis& hyp, int64_t layer, int64_t head)
 
 } // namespace
 
-Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, const AlignmentAggregation& agg)
+Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, const AlignmentAggregation& agg,
+    const std::function<bool()>& stop)
 {
     if (hyp.length() == 0) throw Error("alignment: the hypothesis has no decoder steps");
     const int64_t T = hyp.length(), S = static_cast<int64_t>(source.ids.size());
@@ -44,6 +45,7 @@ Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, con
     for (int64_t l = l0; l < l1; ++l) {
         std::vector<double> v(static_cast<size_t>(T * S), takeMax ? -INFINITY : 0.0);
         for (int64_t h = h0; h < h1; ++h) {
+            if (stop && stop()) throw Error("alignment: the word matrix was superseded by a newer request");
             const Tensor rows = headRows(hyp, l, h);
             for (int64_t t = 0; t < T; ++t)
                 for (int64_t s = 0; s < S; ++s) {

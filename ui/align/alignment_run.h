@@ -10,6 +10,7 @@
 #include "core/tensor.h"
 #include "session/translator.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,11 +56,14 @@ struct AlignmentAggregation {
     Heads heads = Heads::Mean;
     int64_t head = 0; ///< with Heads::One
     int64_t layer = -1; ///< -1: the average of the layers
+    bool operator==(const AlignmentAggregation&) const = default;
 };
 
 /// Piece-level [T, S] of `hyp` over the first `sourcePieces` keys (the RNN tutorial pads its keys), then merged into
-/// words: [target words, source words]. Throws Error for a layer or head out of range.
-Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, const AlignmentAggregation& aggregation);
+/// words: [target words, source words]. Throws Error for a layer or head out of range, and when `stop` (polled
+/// before each head's tile, as a superseded engine job is) says so.
+Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, const AlignmentAggregation& aggregation,
+    const std::function<bool()>& stop = {});
 
 /// Runs `translator` on `sourceText`: with a non-empty `reference` it is teacher-forced (first hypothesis), and
 /// beam search of `beamWidth` adds its beams (none when beamWidth is 0).
