@@ -88,8 +88,8 @@ MechanismsMaps labelledMaps(const MechanismsResult& r, const MechanismsMaps* sam
     return m;
 }
 
-/// Every map's overviews made here, on the engine thread: at 4,096 tokens the GUI thread spent most of a result's
-/// 86-94 ms event building the three [T, T] maps' overviews on its first drawing of them.
+/// Every map's overviews made here, on the engine thread: the GUI thread built them (a scan of each [T, T] map) on
+/// its first drawing of a result, part of the 86-94 ms events of a result at 4,096 tokens.
 MechanismsMaps prepared(MechanismsMaps m)
 {
     for (const SnapshotPtr& map : { m.exact, m.variant, m.difference, m.sinusoid, m.rope, m.t5, m.alibi, m.learned })
