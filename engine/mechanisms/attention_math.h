@@ -33,6 +33,9 @@ Mat roundedToFloat(const Mat& m);
 /// A keep mask as a 0/1 matrix (for mask.npy).
 Mat keepMaskValues(const KeepMask& keep);
 
+/// Each row's sum, its entries added in column order (as a loop along the row does), read down the columns.
+Eigen::VectorXd rowSums(const Mat& m);
+
 /// Mean over rows of the entropy -sum p log p (nats), rows with no weight skipped.
 double meanRowEntropy(const Mat& probs);
 

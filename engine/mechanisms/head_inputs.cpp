@@ -170,8 +170,8 @@ KeepMask modelKeepMask(const HeadInputs& inputs, const std::vector<int64_t>& row
 {
     const int64_t S = inputs.keyCount();
     KeepMask keep(static_cast<int64_t>(rows.size()), S);
-    for (size_t r = 0; r < rows.size(); ++r)
-        for (int64_t j = 0; j < S; ++j) {
+    for (int64_t j = 0; j < S; ++j) // down each column: the mask is column-major
+        for (size_t r = 0; r < rows.size(); ++r) {
             const int64_t back = rows[r] - j;
             bool visible = !inputs.causal || back >= 0;
             if (visible && inputs.slidingWindow > 0)

@@ -73,10 +73,20 @@ MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
 
 } // namespace
 
-Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed)
+Mat linformerNormals(int64_t rows, int64_t tokens, uint64_t seed)
 {
     RandomStream rng(seed);
-    return roundedToFloat(gaussian(k, tokens, 1.0 / std::sqrt(static_cast<double>(k)), rng));
+    return gaussian(rows, tokens, 1.0, rng);
+}
+
+Mat linformerProjectionOf(const Mat& normals, int64_t k)
+{
+    return roundedToFloat(normals.topRows(k) * (1.0 / std::sqrt(static_cast<double>(k))));
+}
+
+Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed)
+{
+    return linformerProjectionOf(linformerNormals(k, tokens, seed), k);
 }
 
 LinformerProjections linformerProjections(int64_t k, int64_t tokens, uint64_t seed)

@@ -8,6 +8,12 @@ namespace attn {
 /// A Linformer projection [k, T] with N(0, 1/k) entries (the Johnson-Lindenstrauss scale of Wang et al. 2020).
 Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed);
 
+/// The N(0, 1) draws behind linformerProjection(k, tokens, seed) for every k <= rows: [rows, tokens], the stream's
+/// normals row by row. A projection of size k is its first k rows times 1/sqrt(k) rounded to float32
+/// (linformerProjectionOf), so one draw at the largest size holds every smaller size's.
+Mat linformerNormals(int64_t rows, int64_t tokens, uint64_t seed);
+Mat linformerProjectionOf(const Mat& normals, int64_t k);
+
 /// E and F of linformer:K:SEED (independent sub-seeds of SEED).
 struct LinformerProjections {
     Mat e, f; ///< [k, T] each

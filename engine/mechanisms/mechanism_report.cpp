@@ -21,19 +21,23 @@ MechanismMetrics compareAttention(const Mat& reference, const Mat& referenceOut,
         m.klMean = m.massKept = nan;
         return m;
     }
-    double kl = 0.0, kept = 0.0;
-    int64_t rows = 0;
-    for (Eigen::Index i = 0; i < reference.rows(); ++i) {
-        if (variant.probs.row(i).sum() <= 0.0) continue;
-        double rowKl = 0.0, rowKept = 0.0;
-        for (Eigen::Index j = 0; j < reference.cols(); ++j) {
+    // Down the columns with one running value per row (attention_math.cpp: the same sums to the bit, cache-friendly).
+    const Eigen::Index T = reference.rows();
+    const Eigen::VectorXd weight = rowSums(variant.probs);
+    Eigen::VectorXd rowKl = Eigen::VectorXd::Zero(T), rowKept = Eigen::VectorXd::Zero(T);
+    for (Eigen::Index j = 0; j < reference.cols(); ++j)
+        for (Eigen::Index i = 0; i < T; ++i) {
             const double p = variant.probs(i, j);
             if (p <= 0.0) continue;
-            rowKl += p * (std::log(p) - std::log(reference(i, j)));
-            rowKept += reference(i, j);
+            rowKl(i) += p * (std::log(p) - std::log(reference(i, j)));
+            rowKept(i) += reference(i, j);
         }
-        kl += rowKl;
-        kept += rowKept;
+    double kl = 0.0, kept = 0.0;
+    int64_t rows = 0;
+    for (Eigen::Index i = 0; i < T; ++i) {
+        if (weight(i) <= 0.0) continue;
+        kl += rowKl(i);
+        kept += rowKept(i);
         ++rows;
     }
     m.klMean = rows ? kl / static_cast<double>(rows) : 0.0;

@@ -48,11 +48,14 @@ Eigen::VectorXi bucketsOf(const Mat& x, const Mat& rotations)
 
 } // namespace
 
+// The patterns are filled down each column: KeepMask is column-major (a row-by-row fill strides a whole column per
+// entry, slow at 4,096 tokens).
+
 KeepMask windowPattern(int64_t tokens, int64_t w, bool causal)
 {
     KeepMask keep(tokens, tokens);
-    for (int64_t i = 0; i < tokens; ++i)
-        for (int64_t j = 0; j < tokens; ++j)
+    for (int64_t j = 0; j < tokens; ++j)
+        for (int64_t i = 0; i < tokens; ++i)
             keep(i, j) = inWindow(i, j, w, causal);
     return keep;
 }
@@ -94,8 +97,8 @@ KeepMask bigBirdPattern(int64_t tokens, int64_t w, int64_t globals, int64_t rand
 KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal)
 {
     KeepMask keep(tokens, tokens);
-    for (int64_t i = 0; i < tokens; ++i)
-        for (int64_t j = 0; j < tokens; ++j)
+    for (int64_t j = 0; j < tokens; ++j)
+        for (int64_t i = 0; i < tokens; ++i)
             keep(i, j) = inWindow(i, j, s, causal) || (std::abs(i - j) % s == 0 && (!causal || j <= i));
     return keep;
 }
@@ -103,8 +106,8 @@ KeepMask stridedPattern(int64_t tokens, int64_t s, bool causal)
 KeepMask fixedPattern(int64_t tokens, int64_t s, int64_t c)
 {
     KeepMask keep(tokens, tokens);
-    for (int64_t i = 0; i < tokens; ++i)
-        for (int64_t j = 0; j < tokens; ++j)
+    for (int64_t j = 0; j < tokens; ++j)
+        for (int64_t i = 0; i < tokens; ++i)
             keep(i, j) = j / s == i / s || j % s >= s - c;
     return keep;
 }
@@ -137,8 +140,8 @@ KeepMask swinPattern(const PatchLayout& layout, int64_t w, int64_t s)
         const int64_t r = patch / layout.cols, c = patch % layout.cols;
         return std::pair((r + w - s) / w, (c + w - s) / w);
     };
-    for (int64_t i = layout.prefix; i < T; ++i)
-        for (int64_t j = layout.prefix; j < T; ++j)
+    for (int64_t j = layout.prefix; j < T; ++j)
+        for (int64_t i = layout.prefix; i < T; ++i)
             keep(i, j) = window(i - layout.prefix) == window(j - layout.prefix);
     return keep;
 }
@@ -147,8 +150,8 @@ KeepMask lshPattern(const Mat& q, const Mat& k, const Mat& rotations)
 {
     const Eigen::VectorXi bq = bucketsOf(q, rotations), bk = bucketsOf(k, rotations);
     KeepMask keep(q.rows(), k.rows());
-    for (Eigen::Index i = 0; i < q.rows(); ++i)
-        for (Eigen::Index j = 0; j < k.rows(); ++j)
+    for (Eigen::Index j = 0; j < k.rows(); ++j)
+        for (Eigen::Index i = 0; i < q.rows(); ++i)
             keep(i, j) = bq(i) == bk(j) || i == j;
     return keep;
 }

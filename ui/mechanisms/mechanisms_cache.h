@@ -27,6 +27,10 @@ struct MechanismsCache {
     /// The last result (the one the tab shows): the parts it holds are the next request's when that runs on the same
     /// head (layer, for the GQA table) and only the variant, tiles, groups or page changed.
     std::shared_ptr<const MechanismsResult> last;
+    /// The result before `last`, which the tab showed until `last` arrived: kept so that the tab does not drop the
+    /// last reference to it, and let go here, on the engine thread, when the next request starts (at 4,096 tokens a
+    /// result holds half a GiB of [T, T] matrices, whose freeing took the GUI thread about 50 ms).
+    std::shared_ptr<const MechanismsResult> previous;
 };
 
 } // namespace attn::ui

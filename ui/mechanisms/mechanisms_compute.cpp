@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 namespace attn::ui {
 
@@ -219,10 +220,11 @@ MechanismsPtr computeMechanisms(const MechanismsRequest& request, ModelRegistry&
 {
     MechanismsCache scratch;
     MechanismsCache& kept = cache ? *cache : scratch;
+    kept.previous.reset(); // the tab shows `last` now (or a newer result): this one is freed here, not there
     const MechanismsResult* last = kept.last && sameHead(kept.last->request, request) ? kept.last.get() : nullptr;
     const std::shared_ptr<MechanismsResult> r = computeNumbers(request, models, keepGoing, kept, last);
     r->maps = mechanismsMaps(*r, last && (last->parts & kPositionsPart) ? &last->maps : nullptr);
-    kept.last = r;
+    kept.previous = std::exchange(kept.last, r);
     return r;
 }
 

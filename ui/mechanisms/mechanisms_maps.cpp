@@ -42,9 +42,8 @@ std::pair<std::vector<TokenChip>, std::vector<TokenChip>> labels(const Mechanism
     return { out, keys };
 }
 
-} // namespace
-
-MechanismsMaps mechanismsMaps(const MechanismsResult& r, const MechanismsMaps* samePositions)
+/// The maps, labelled, as snapshots.
+MechanismsMaps labelledMaps(const MechanismsResult& r, const MechanismsMaps* samePositions)
 {
     MechanismsMaps m;
     std::tie(m.queries, m.keys) = labels(r);
@@ -87,6 +86,22 @@ MechanismsMaps mechanismsMaps(const MechanismsResult& r, const MechanismsMaps* s
         m.learned = matrixSnapshot(
             p.relativeBias, indexChips("b", p.relativeBias.rows()), indexChips("h", p.relativeBias.cols()));
     return m;
+}
+
+/// Every map's overviews made here, on the engine thread: the GUI thread built them (a scan of each [T, T] map) on
+/// its first drawing of a result, part of the 86-94 ms events of a result at 4,096 tokens.
+MechanismsMaps prepared(MechanismsMaps m)
+{
+    for (const SnapshotPtr& map : { m.exact, m.variant, m.difference, m.sinusoid, m.rope, m.t5, m.alibi, m.learned })
+        if (map) map->prepareOverviews(0, 0);
+    return m;
+}
+
+} // namespace
+
+MechanismsMaps mechanismsMaps(const MechanismsResult& r, const MechanismsMaps* samePositions)
+{
+    return prepared(labelledMaps(r, samePositions));
 }
 
 } // namespace attn::ui
