@@ -76,19 +76,15 @@ void checkStructure(const MaskSpec& spec, int64_t numKeys) {
             + std::to_string(numKeys) + " keys");
 }
 
-Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options) {
-    if (q.rank() != 3 || k.rank() != 3 || (v && v->rank() != 3))
-        throw Error("attention: q, k, v must be [heads, t, d]; got q " + shapeToString(q.shape()) + ", k "
-            + shapeToString(k.shape()) + (v ? ", v " + shapeToString(v->shape()) : std::string()));
-    Dims dims { q.dim(0), k.dim(0), q.dim(1), k.dim(1), q.dim(2), v ? v->dim(2) : 0 };
-    if (dims.d < 1 || k.dim(2) != dims.d)
-        throw Error("attention: head dims differ or are empty: q " + shapeToString(q.shape()) + ", k "
-            + shapeToString(k.shape()));
+/// The checks of one call on its shapes: q [hq, nq, d]; hkv kv heads of nk keys of dim d (and values of dim dv, 0 for
+/// none), described by `kv` for the error messages.
+Dims checkDims(const Tensor& q, Dims dims, const std::string& kv, const AttentionOptions& options)
+{
+    if (dims.d < 1 || q.dim(2) != dims.d)
+        throw Error("attention: head dims differ or are empty: q " + shapeToString(q.shape()) + ", " + kv);
     if (dims.hkv < 1 || dims.hq < 1 || dims.hq % dims.hkv != 0)
         throw Error("attention: " + std::to_string(dims.hq) + " query heads cannot share " + std::to_string(dims.hkv)
             + " key/value heads");
-    if (v && (v->dim(0) != dims.hkv || v->dim(1) != dims.nk || dims.dv < 1))
-        throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
     if (!std::isfinite(options.scale)) throw Error("attention: scale is not finite");
     if (!(options.softcap >= 0.0f) || !std::isfinite(options.softcap))
         throw Error("attention: softcap must be finite and not negative");
@@ -99,6 +95,26 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
         throw Error("attention: " + std::to_string(options.headScale.size()) + " head scales for "
             + std::to_string(dims.hq) + " query heads");
     return dims;
+}
+
+Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options)
+{
+    if (q.rank() != 3 || k.rank() != 3 || (v && v->rank() != 3))
+        throw Error("attention: q, k, v must be [heads, t, d]; got q " + shapeToString(q.shape()) + ", k "
+            + shapeToString(k.shape()) + (v ? ", v " + shapeToString(v->shape()) : std::string()));
+    if (v && (v->dim(0) != k.dim(0) || v->dim(1) != k.dim(1) || v->dim(2) < 1))
+        throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
+    return checkDims(q, { q.dim(0), k.dim(0), q.dim(1), k.dim(1), k.dim(2), v ? v->dim(2) : 0 },
+        "k " + shapeToString(k.shape()), options);
+}
+
+/// The base of each kv head's rows in a [hkv, t, dim] tensor.
+std::vector<const float*> headRows(const Tensor& t)
+{
+    std::vector<const float*> rows(static_cast<size_t>(t.dim(0)));
+    for (size_t h = 0; h < rows.size(); ++h)
+        rows[h] = t.data() + static_cast<int64_t>(h) * t.dim(1) * t.dim(2);
+    return rows;
 }
 
 } // namespace
@@ -239,8 +255,9 @@ struct SpareTile {
 /// cheap). Each row block multiplies only the keys some row of it can see (a causal prefill skips the masked half) into
 /// a tile that stays in cache while its rows are masked, normalized (on every core) and written out, and for the
 /// output multiplied by V.
-void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOptions& options, const Dims& dims,
-    float* probs, float* output) {
+void attend(const Tensor& q, const float* const* keys, const float* const* values, const AttentionOptions& options,
+    const Dims& dims, float* probs, float* output)
+{
     if (dims.nq == 0 || dims.nk == 0)
         return; // no keys: every row is fully masked, so probabilities and output stay zero
     const float scale = options.scale != 0.0f ? options.scale : 1.0f / std::sqrt(static_cast<float>(dims.d));
@@ -280,7 +297,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
             }
             const int64_t width = block.hi - block.lo;
             gemmStrided(rows, width, dims.d, scale, q.data() + block.row0 * dims.d, dims.d,
-                k.data() + (kvh * dims.nk + block.lo) * dims.d, dims.d, true, block.tile, width);
+                keys[kvh] + block.lo * dims.d, dims.d, true, block.tile, width);
             // The tile is still in cache: mask, normalize and write out its rows now, on whichever cores are free (the
             // GUI thread computes tiles too, and never waits for a pool another thread holds).
             if (rows * width < kParallelMinScores) { // the calling thread alone, without a task to hand out
@@ -297,8 +314,7 @@ void attend(const Tensor& q, const Tensor& k, const Tensor* v, const AttentionOp
             if (output) {
                 const float* weights = probs ? probs + block.row0 * dims.nk + block.lo : block.tile;
                 gemmStrided(rows, dims.dv, width, 1.0f, weights, probs ? dims.nk : width,
-                    v->data() + (kvh * dims.nk + block.lo) * dims.dv, dims.dv, false, output + block.row0 * dims.dv,
-                    dims.dv);
+                    values[kvh] + block.lo * dims.dv, dims.dv, false, output + block.row0 * dims.dv, dims.dv);
             }
             r0 += rows;
         }
@@ -331,14 +347,40 @@ AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tenso
     AttentionResult result;
     if (options.wantProbs) result.probs = zeroedResult({ dims.hq, dims.nq, dims.nk });
     result.output = Tensor({ dims.hq, dims.nq, dims.dv });
-    attend(q, k, &v, options, dims, options.wantProbs ? result.probs.data() : nullptr, result.output.data());
+    attend(q, headRows(k).data(), headRows(v).data(), options, dims, options.wantProbs ? result.probs.data() : nullptr,
+        result.output.data());
     return result;
+}
+
+void multiHeadAttentionInto(const Tensor& q, std::span<const Tensor* const> keys, std::span<const Tensor* const> values,
+    const AttentionOptions& options, float* probs, float* output)
+{
+    if (q.rank() != 3 || keys.empty() || keys.size() != values.size())
+        throw Error("attention: q must be [heads, t, d] with as many key as value heads; got q "
+            + shapeToString(q.shape()) + ", " + std::to_string(keys.size()) + " key and "
+            + std::to_string(values.size()) + " value heads");
+    const Shape &kShape = keys[0]->shape(), &vShape = values[0]->shape();
+    for (size_t h = 0; h < keys.size(); ++h)
+        if (kShape.size() != 3 || kShape[0] != 1 || keys[h]->shape() != kShape || values[h]->shape() != vShape
+            || vShape.size() != 3 || vShape[0] != 1 || vShape[1] != kShape[1] || vShape[2] < 1)
+            throw Error("attention: kv head " + std::to_string(h) + " has k " + shapeToString(keys[h]->shape()) + ", v "
+                + shapeToString(values[h]->shape()) + "; expected [1, t, d] like head 0's k " + shapeToString(kShape)
+                + " and v " + shapeToString(vShape));
+    const Dims dims
+        = checkDims(q, { q.dim(0), static_cast<int64_t>(keys.size()), q.dim(1), kShape[1], kShape[2], vShape[2] },
+            "k " + shapeToString(kShape), options);
+    std::vector<const float*> k(keys.size()), v(values.size());
+    for (size_t h = 0; h < keys.size(); ++h) {
+        k[h] = keys[h]->data();
+        v[h] = values[h]->data();
+    }
+    attend(q, k.data(), v.data(), options, dims, probs, output);
 }
 
 Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options) {
     const Dims dims = checkShapes(q, k, nullptr, options);
     Tensor probs = zeroedResult({ dims.hq, dims.nq, dims.nk });
-    attend(q, k, nullptr, options, dims, probs.data(), nullptr);
+    attend(q, headRows(k).data(), nullptr, options, dims, probs.data(), nullptr);
     return probs;
 }
 

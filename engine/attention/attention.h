@@ -55,6 +55,13 @@ struct AttentionResult {
 /// of bounded size, so no [q, k] buffer is needed. Throws Error on inconsistent shapes or a negative offset/window.
 AttentionResult multiHeadAttention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options);
 
+/// multiHeadAttention over keys and values kept apart per kv head (a KV cache keeps one [1, t, d] tensor per head),
+/// written into the caller's storage: probs [hq, q, t], zero-filled by the caller (only visible keys are written;
+/// null: not wanted, whatever options.wantProbs says), output [hq, q, dv]. One call for all the heads: no per-head
+/// copies of q, of the masks or of the results. Throws Error as multiHeadAttention, and when the heads' shapes differ.
+void multiHeadAttentionInto(const Tensor& q, std::span<const Tensor* const> keys, std::span<const Tensor* const> values,
+    const AttentionOptions& options, float* probs, float* output);
+
 /// The probabilities alone, [hq, q, k] (what the views ask for).
 Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options);
 

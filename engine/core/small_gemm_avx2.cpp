@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/small_gemm_avx2.h"
 
+#include "core/avx2_lanes.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -9,12 +11,6 @@ namespace attn {
 
 #if defined(__x86_64__)
 namespace {
-
-/// Lanes [0, count) set, the rest clear (count <= 8): a row's tail, loaded and stored without touching what follows.
-__attribute__((target("avx2"))) __m256i firstLanes(int64_t count)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 /// The eight lane sums of s[0..7] as one vector (lane j = the sum of s[j]'s lanes).
 __attribute__((target("avx2"))) __m256 sumsOfEight(const __m256* s)

@@ -4,6 +4,7 @@
 #include "backend/cpu_packed_matmul.h"
 #include "core/blas.h"
 #include "core/error.h"
+#include "model/silu_avx2.h"
 
 #include <Eigen/Core>
 
@@ -52,6 +53,8 @@ void applyActivation(Tensor& x, Activation activation) {
         break;
     }
     case Activation::Silu:
+        // Eight lanes where the CPU has AVX2: libm's expf, one call per entry, was 4 % of a stories260K decode step.
+        if (siluAvx2(p, n)) break;
         for (int64_t i = 0; i < n; ++i)
             p[i] = p[i] / (1.0f + std::exp(-p[i]));
         break;
