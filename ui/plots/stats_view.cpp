@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace attn::ui {
 
@@ -22,6 +23,16 @@ namespace {
 HeadStats pendingStats() {
     const double nan = std::nan("");
     return { nan, nan, nan, nan, nan, nan, 0 };
+}
+
+/// A column header on two lines, broken at the space nearest its middle: on one line the ten columns scrolled sideways
+/// in a 1024 px window ("first-token mass" is much wider than its numbers).
+QString twoLines(const QString& name)
+{
+    qsizetype best = -1;
+    for (qsizetype i = name.indexOf(' '); i >= 0; i = name.indexOf(' ', i + 1))
+        if (best < 0 || std::abs(2 * i - name.size()) < std::abs(2 * best - name.size())) best = i;
+    return best < 0 ? name : name.left(best) + '\n' + name.mid(best + 1);
 }
 } // namespace
 
@@ -98,6 +109,7 @@ StatsView::StatsView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true); // the roles take what the numbers leave
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Metric:"), this));
@@ -153,9 +165,9 @@ double StatsView::plottedValue(int64_t layer, int64_t head) const {
 
 void StatsView::fillTable() {
     m_model->clear();
-    QStringList headers { tr("layer"), tr("head"), tr("kv head") };
+    QStringList headers { tr("layer"), tr("head"), twoLines(tr("kv head")) };
     for (int m = 0; m < MetricCount; ++m)
-        headers << metricName(static_cast<Metric>(m));
+        headers << twoLines(metricName(static_cast<Metric>(m)));
     headers << tr("roles");
     m_model->setHorizontalHeaderLabels(headers);
     if (!m_snapshot) return;
