@@ -36,9 +36,11 @@ HeatmapSearch::HeatmapSearch(
     m_box->setPlaceholderText(tr("Find token (Ctrl+F)"));
     m_box->setClearButtonEnabled(true);
     m_box->setToolTip(tr("Find tokens by their text (Ctrl+F); Enter or F3 goes to the next, Shift+F3 to the previous"));
-    // As wide as its placeholder, which names it: where the controls row has no room for it the row takes a second
-    // line (squeezed, it was ~15 px wide beside the Decode tab's heatmap at 1024 px).
-    m_box->setFixedWidth(m_box->fontMetrics().horizontalAdvance(m_box->placeholderText()) + 36);
+    // As wide as its placeholder, which names it, where the controls row has room; narrower rather than widening the
+    // window past 1024 px (the Decode tab's row is full there; Ctrl+F still reaches the box).
+    m_box->setMinimumWidth(16);
+    m_box->setMaximumWidth(m_box->fontMetrics().horizontalAdvance(m_box->placeholderText()) + 36);
+    m_box->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_count = new QLabel(view);
     m_count->setObjectName("heatmapFindCount");
     // On the linked-hover bands' buffered layer: moving them repaints that layer alone.

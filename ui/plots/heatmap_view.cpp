@@ -9,7 +9,6 @@
 #include "plots/overview_image.h"
 #include "widgets/redraw_coalescer.h"
 #include "widgets/token_link.h"
-#include "widgets/two_line_row.h"
 
 #include <qcustomplot.h>
 
@@ -172,28 +171,20 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_side->hide();
     m_search = new HeatmapSearch(this, m_plot, m_minimap, [this](double row, double col) { centerOn(row, col, true); });
 
-    // Find is in the controls row, above the plot, so that it is there for an input of any length; where the view is
-    // too narrow for the whole row, find and Reset zoom go on a second line rather than squeeze the find box.
+    // Find is in the controls row, above the plot, so that it is there for an input of any length.
     m_controls = new QWidget(this);
-    auto* options = new QWidget(m_controls);
-    auto* optionsRow = new QHBoxLayout(options);
-    optionsRow->setContentsMargins(0, 0, 0, 0);
-    optionsRow->addWidget(new QLabel(tr("Colormap:"), this));
-    optionsRow->addWidget(m_colormapBox);
-    optionsRow->addWidget(new QLabel(tr("Scale:"), this));
-    optionsRow->addWidget(m_scaleBox);
-    optionsRow->addWidget(m_excludeFirst);
-    optionsRow->addWidget(m_showMask);
-    optionsRow->addStretch(1);
-    auto* find = new QWidget(m_controls);
-    auto* findRow = new QHBoxLayout(find);
-    findRow->setContentsMargins(0, 0, 0, 0);
-    findRow->addWidget(m_search->box());
-    findRow->addWidget(m_search->countLabel());
-    findRow->addWidget(reset);
-    auto* controls = new TwoLineRow(m_controls);
-    controls->setLead(options);
-    controls->setTail(find);
+    auto* controls = new QHBoxLayout(m_controls);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(new QLabel(tr("Colormap:"), this));
+    controls->addWidget(m_colormapBox);
+    controls->addWidget(new QLabel(tr("Scale:"), this));
+    controls->addWidget(m_scaleBox);
+    controls->addWidget(m_excludeFirst);
+    controls->addWidget(m_showMask);
+    controls->addStretch(1);
+    controls->addWidget(m_search->box());
+    controls->addWidget(m_search->countLabel());
+    controls->addWidget(reset);
     auto* body = new QHBoxLayout;
     body->addWidget(m_plot, 1);
     body->addWidget(m_side);

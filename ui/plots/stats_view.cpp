@@ -25,14 +25,17 @@ HeadStats pendingStats() {
     return { nan, nan, nan, nan, nan, nan, 0 };
 }
 
-/// A column header on two lines, broken at the space nearest its middle: on one line the ten columns scrolled sideways
-/// in a 1024 px window ("first-token mass" is much wider than its numbers).
+/// A column header on two lines, broken at the space or after the hyphen nearest its middle: on one line the ten
+/// columns scrolled sideways in a 1024 px window ("first-token mass" is much wider than its numbers).
 QString twoLines(const QString& name)
 {
-    qsizetype best = -1;
-    for (qsizetype i = name.indexOf(' '); i >= 0; i = name.indexOf(' ', i + 1))
-        if (best < 0 || std::abs(2 * i - name.size()) < std::abs(2 * best - name.size())) best = i;
-    return best < 0 ? name : name.left(best) + '\n' + name.mid(best + 1);
+    qsizetype best = -1; // the break: a space (dropped) or the character after a hyphen
+    for (qsizetype i = 1; i < name.size(); ++i)
+        if ((name[i] == ' ' || name[i - 1] == '-')
+            && (best < 0 || std::abs(2 * i - name.size()) < std::abs(2 * best - name.size())))
+            best = i;
+    if (best < 0) return name;
+    return name.left(best) + '\n' + name.mid(name[best] == ' ' ? best + 1 : best);
 }
 } // namespace
 
@@ -109,7 +112,9 @@ StatsView::StatsView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true); // the roles take what the numbers leave
+    // The columns share the table's width (the roles as wide as their text): sized to their contents the ten of
+    // them scrolled sideways at 1024 px.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Metric:"), this));
@@ -194,7 +199,7 @@ void StatsView::fillTable() {
                 ready ? QString::fromStdString(headRoleNames(classifyHead(s))) : tr("computing…"));
             m_model->appendRow(row);
         }
-    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(m_model->columnCount() - 1, QHeaderView::ResizeToContents);
 }
 
 void StatsView::fillPlot() {
