@@ -72,6 +72,7 @@ namespace attn::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kInputDebounceMs = 250;
+constexpr int kChipRows = 2; // what the Input dock shows of a long input's chips before they scroll
 const char* kRecentKey = "recentModels";
 
 /// The toolbar's range edits the current tab's sequence: the decoded text's on the Decode tab (its own positions),
@@ -431,12 +432,15 @@ void MainWindow::buildDocks() {
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
     inputLayout->addWidget(m_inputNotice);
-    // A long input's chips would push the views off the window: their area keeps a few lines and scrolls.
-    auto* chipsArea = new ChipsArea(m_chips, 5 * fontMetrics().height() + 16);
+    // A long input's chips would push the views off the window: their area keeps two rows and scrolls (five rows
+    // took ~130 px of a 700 px window from every plot). The target's too: a long reference did the same.
+    auto* chipsArea = new ChipsArea(m_chips, kChipRows);
     chipsArea->setObjectName("sourceChipsArea");
+    m_targetChipsArea = new ChipsArea(m_targetChips, kChipRows);
+    m_targetChipsArea->setObjectName("targetChipsArea");
     inputLayout->addWidget(chipsArea);
     inputLayout->addWidget(m_targetRow);
-    inputLayout->addWidget(m_targetChips);
+    inputLayout->addWidget(m_targetChipsArea);
     setTwoSided(false);
     auto* inputDock = new QDockWidget(tr("Input"), this);
     inputDock->setObjectName("inputDock");
@@ -619,7 +623,7 @@ AttentionKind MainWindow::attentionKind() const {
 
 void MainWindow::setTwoSided(bool twoSided) {
     m_targetRow->setVisible(twoSided);
-    m_targetChips->setVisible(twoSided);
+    m_targetChipsArea->setVisible(twoSided);
     m_input->setPlaceholderText(twoSided ? tr("Source text; both sides are tokenized as you type (Enter runs)")
                                          : tr("Type an input; it is tokenized as you type (Enter runs)"));
     if (!twoSided) m_targetChips->setTokens({});

@@ -40,6 +40,7 @@ class TokenLink;
 class TokenRangeBar;
 class StatsView;
 class TokenChipsView;
+class ChipsArea;
 class VisionView;
 class WorkspaceController;
 
@@ -161,6 +162,7 @@ private:
     AtlasPanel* m_atlas = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
+    ChipsArea* m_targetChipsArea = nullptr; ///< shown with the target row
     QWidget* m_targetRow = nullptr;
     QLineEdit* m_target = nullptr;
     QComboBox* m_kindBox = nullptr;

@@ -8,6 +8,8 @@
 // AS_LAYOUT_SCREENSHOTS=DIR saves one PNG per size and tab for a person to look at. LayoutScale runs the 1024x700 and
 // 1280x800 cases again in a child process at QT_SCALE_FACTOR=2 (HiDPI screens): the same geometry must hold.
 #include "align/alignment_panel.h"
+#include "atlas/atlas_panel.h"
+#include "atlas/cluster_matrix_view.h"
 #include "caption/caption_panel.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
@@ -25,6 +27,8 @@
 #include "vision/class_bar_chart.h"
 #include "vision/patch_map_view.h"
 #include "vision/vision_view.h"
+#include "widgets/noted_view.h"
+#include "widgets/token_chips_view.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -32,12 +36,15 @@
 #include <QDir>
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QLabel>
 #include <QPlainTextEdit>
-#include <QScrollBar>
-#include <QStyle>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QStyle>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTest>
 
@@ -61,6 +68,8 @@ constexpr int kMinPlotHeight = 140;
 constexpr int kMinDataHeight = 60;
 // A curve whose values matter (Intervene's KL per position) keeps this much between its axes.
 constexpr int kMinCurveHeight = 95;
+// The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window.
+constexpr int kChipRows = 2;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -199,6 +208,39 @@ void expectMapTitlesRead(QWidget& tab, const std::string& where)
     }
 }
 
+/// The Input dock's chip areas keep at most kChipRows rows of a long input, the rest scrolls: every tab's views
+/// get the height (with five rows Compare's maps kept ~85 px of cells at 1024x700).
+void expectChipsBounded(MainWindow& window, const std::string& where)
+{
+    for (const char* name : { "sourceChipsArea", "targetChipsArea" }) {
+        const auto* area = window.findChild<QScrollArea*>(name);
+        if (!area || !area->isVisible()) continue;
+        const auto* chips = qobject_cast<const TokenChipsView*>(area->widget());
+        ASSERT_NE(chips, nullptr) << where << " " << name;
+        EXPECT_LE(area->height(), chips->rowsHeight(kChipRows) + 2 * area->frameWidth())
+            << where << ": " << name << " is " << area->height() << " px high";
+    }
+}
+
+/// Views that must use their room: the Statistics table does not scroll sideways, the
+/// head atlas's matrix leaves no blank beside its square (~200 px at 1280), and a tab with nothing to show for this
+/// model says why in the views' place instead of drawing empty axes.
+void expectViewsUseTheirRoom(QWidget& tab, const std::string& where)
+{
+    if (const auto* stats = tab.findChild<QTableView*>("statsTable"); stats && stats->isVisibleTo(&tab)) {
+        EXPECT_FALSE(stats->horizontalScrollBar()->isVisible()) << where << ": the statistics scroll sideways";
+    }
+    if (const auto* matrix = tab.findChild<ClusterMatrixView*>(); matrix && matrix->isVisibleTo(&tab)) {
+        EXPECT_LE(matrix->width() - matrix->matrixRect().right(), 4.0)
+            << where << ": blank right of the cluster matrix (" << matrix->width() << " x " << matrix->height() << ")";
+    }
+    if (const auto* note = tab.findChild<QLabel*>("viewNote"); note && note->isVisibleTo(&tab)) {
+        EXPECT_TRUE(note->text().contains("decoder-only")) << where << ": " << note->text().toStdString();
+        for (const QCustomPlot* plot : tab.findChildren<QCustomPlot*>())
+            EXPECT_FALSE(plot->isVisibleTo(&tab)) << where << ": an empty plot beside the note";
+    }
+}
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
@@ -210,6 +252,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
         // The Mechanisms tab computes once shown: its maps (three across) are what must fit, not its placeholder.
         if (const auto* mechanisms = qobject_cast<MechanismsPanel*>(tabs->widget(i)))
             QTRY_VERIFY_WITH_TIMEOUT(mechanisms->result() != nullptr, 60000);
+        // The head atlas maps a decoder's input once shown: its grid and matrix are what must fit.
+        if (const auto* atlas = qobject_cast<AtlasPanel*>(tabs->widget(i));
+            atlas && atlas->findChild<QPushButton*>("mapHeads")->isEnabled())
+            QTRY_VERIFY_WITH_TIMEOUT(atlas->map() != nullptr, 60000);
         // The lens tables fill once shown: their rows of tokens are what must fit.
         if (const auto* decode = qobject_cast<DecodePanel*>(tabs->widget(i));
             decode && !decode->controller()->steps().empty())
@@ -243,6 +289,8 @@ void checkEveryTab(MainWindow& window, const QString& model)
             << name.toStdString() << ": the window grew to " << window.width() << " (its minimum size hint is "
             << window.minimumSizeHint().width() << ")";
         checkTab(*tabs->widget(i), name.toStdString());
+        expectChipsBounded(window, name.toStdString());
+        expectViewsUseTheirRoom(*tabs->widget(i), name.toStdString());
         expectMapTitlesRead(*tabs->widget(i), name.toStdString());
         // The class chart's title counts its bars: the demo's four shapes were titled "top-5 classes".
         if (const auto* chart = tabs->widget(i)->findChild<ClassBarChart*>(); chart && chart->isVisible()) {
@@ -255,7 +303,9 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
                 << name.toStdString() << ": the JS curve's data area";
         }
-        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i))) {
+        // (On a model it cannot change, a note takes the place of the curve and the tables.)
+        if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
+            intervene && !intervene->views()->showsNote()) {
             expectKlPlotReads(*intervene, name.toStdString());
             // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
             for (const int column : { kTopClean, kTopChanged })
@@ -355,6 +405,18 @@ TEST_P(Layout, TranslationTabsHoldAtThisSize)
     QTRY_VERIFY_WITH_TIMEOUT(window.findChild<AlignmentPanel*>()->score().has_value() || window.snapshot(), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() && window.snapshot()->isCross(), 60000);
     checkEveryTab(window, "marian");
+    // The tabs that need a decoder say so in their views' place, naming this model's kind, rather than draw empty
+    // axes under a status line.
+    for (QWidget* panel : std::initializer_list<QWidget*> { window.findChild<InterventionPanel*>(),
+             window.findChild<LogitLensPanel*>(), window.findChild<AtlasPanel*>() }) {
+        ASSERT_NE(panel, nullptr);
+        const auto* note = panel->findChild<QLabel*>("viewNote");
+        ASSERT_NE(note, nullptr) << panel->objectName().toStdString() << " has no note";
+        EXPECT_TRUE(note->isVisibleTo(panel)) << panel->objectName().toStdString();
+        EXPECT_TRUE(note->text().contains("encoder-decoder")) << note->text().toStdString();
+        for (const QCustomPlot* plot : panel->findChildren<QCustomPlot*>())
+            EXPECT_FALSE(plot->isVisibleTo(panel)) << panel->objectName().toStdString() << ": an empty plot";
+    }
 }
 
 /// The hf-tiny Mixtral (4 experts, top-2) as a folder the window can open: its config and weights copied from the

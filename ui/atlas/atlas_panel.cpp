@@ -6,6 +6,7 @@
 #include "atlas/role_grid_view.h"
 #include "controller/attention_provider.h"
 #include "intervention/intervention_runner.h"
+#include "widgets/noted_view.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -121,7 +122,8 @@ AtlasPanel::AtlasPanel(EngineController* engine, const std::string& sessionKey, 
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
     layout->addWidget(m_status);
-    layout->addWidget(split, 1);
+    m_views = new NotedView(split);
+    layout->addWidget(m_views, 1);
     layout->addWidget(legend);
     layout->addWidget(rule);
     layout->addWidget(m_detail);
@@ -157,9 +159,14 @@ void AtlasPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     m_map.reset();
     m_grid->setMap(nullptr);
     m_matrix->setMap(nullptr);
-    m_status->setText(m_summary
-            ? tr("Run an input to map its heads, or open an atlas.")
-            : tr("Mapping heads needs a decoder; an atlas written by attnscope-cli can be opened."));
+    m_status->setText(m_summary ? tr("Run an input to map its heads, or open an atlas.") : QString());
+    // Empty maps under a status line read as broken: without a decoder the note says why (`summary`, not moved from
+    // then, names the model's kind) and what can be shown.
+    if (m_summary)
+        m_views->showContent();
+    else
+        m_views->showNote(needsDecoderNote(tr("Mapping heads"), summary.get()) + "\n"
+            + tr("An atlas written by attnscope-cli atlas can be shown with Open atlas…"));
 }
 
 void AtlasPanel::setRun(std::shared_ptr<const RunResult> run)
@@ -247,6 +254,7 @@ void AtlasPanel::recluster()
 void AtlasPanel::showMap(HeadMapPtr map)
 {
     m_map = std::move(map);
+    m_views->showContent();
     m_grid->setMap(m_map);
     m_matrix->setMap(m_map);
     std::vector<int> perRole(kAtlasRoles, 0);

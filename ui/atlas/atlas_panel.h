@@ -23,6 +23,7 @@ namespace attn::ui {
 class ClusterMatrixView;
 class EngineController;
 class InterventionRunner;
+class NotedView;
 class RoleGridView;
 struct RunResult;
 
@@ -47,6 +48,7 @@ public:
     HeadMapPtr map() const { return m_map; }
     RoleGridView* grid() const { return m_grid; }
     ClusterMatrixView* matrix() const { return m_matrix; }
+    NotedView* views() const { return m_views; }
     InterventionRunner* runner() const { return m_runner; }
     QString status() const;
     /// What the hovered head (or pair) is.
@@ -79,6 +81,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
+    NotedView* m_views = nullptr; ///< the two maps, or why there are none
     QLabel* m_detail = nullptr;
     RoleGridView* m_grid = nullptr;
     ClusterMatrixView* m_matrix = nullptr;

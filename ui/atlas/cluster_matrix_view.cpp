@@ -52,6 +52,14 @@ void ClusterMatrixView::setMap(HeadMapPtr map)
     HeadMapView::setMap(std::move(map));
 }
 
+void ClusterMatrixView::resizeEvent(QResizeEvent* event)
+{
+    HeadMapView::resizeEvent(event);
+    // No wider than the square it draws: beside it the role grid takes the rest of the row (a splitter's even halves
+    // left ~200 px blank right of the matrix at 1280 px).
+    setMaximumWidth(std::max(minimumWidth(), height()));
+}
+
 QRectF ClusterMatrixView::matrixRect() const
 {
     const double side = std::max(1.0, std::min(width(), height()) - kStrip - kGap - 2.0);

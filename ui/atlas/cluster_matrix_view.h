@@ -23,6 +23,7 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     int64_t headAt(const QPoint& at, int64_t* other) const override;
 
 private:

@@ -8,6 +8,7 @@
 #include "mechanisms/line_plot.h"
 #include "mechanisms/matrix_snapshot.h"
 #include "plots/heatmap_view.h"
+#include "widgets/noted_view.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -171,7 +172,8 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
     layout->addWidget(m_status);
-    layout->addWidget(split, 1);
+    m_views = new NotedView(split);
+    layout->addWidget(m_views, 1);
 
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
         setStatus(tr("Error: %1").arg(message));
@@ -201,8 +203,14 @@ void InterventionPanel::setModel(std::shared_ptr<const ModelSummary> summary)
         w->setEnabled(m_summary != nullptr && (w != m_factor || m_mode->currentIndex() == 2));
     m_ablate->setEnabled(m_summary != nullptr);
     updateList();
-    setStatus(m_summary ? tr("Run an input, then ablate a head: here, or right-click it in All heads.")
-                        : tr("Ablation needs a model that predicts the next token (a decoder): open one."));
+    // Without a decoder the note in the views' place says why (`summary`, not moved from then, names the model's
+    // kind); the status line would repeat it.
+    if (m_summary)
+        m_views->showContent();
+    else
+        m_views->showNote(needsDecoderNote(tr("Ablating heads"), summary.get()));
+    m_status->setVisible(m_summary != nullptr);
+    setStatus(m_summary ? tr("Run an input, then ablate a head: here, or right-click it in All heads.") : QString());
 }
 
 void InterventionPanel::setRun(std::shared_ptr<const RunResult> run)

@@ -31,6 +31,7 @@ class EngineController;
 class HeatmapView;
 class InterventionRunner;
 class LinePlot;
+class NotedView;
 struct RunResult;
 
 class InterventionPanel : public QWidget {
@@ -69,6 +70,7 @@ public:
     QListWidget* list() const { return m_list; }
     QTableWidget* topTable() const { return m_table; }
     LinePlot* klPlot() const { return m_kl; }
+    NotedView* views() const { return m_views; }
     HeatmapView* differenceView() const { return m_difference; }
     /// Every head's attention change at once (layers x heads, InterventionDiff::headChange).
     HeatmapView* headChangeView() const { return m_headChange; }
@@ -124,6 +126,7 @@ private:
     HeatmapView* m_difference = nullptr;
     HeatmapView* m_headChange = nullptr;
     QLabel* m_status = nullptr;
+    NotedView* m_views = nullptr; ///< the lists, plots and maps, or why there are none
     QLabel* m_continuation = nullptr;
     QAction* m_ablate = nullptr;
     QAction* m_undo = nullptr;

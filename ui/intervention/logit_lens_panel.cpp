@@ -6,6 +6,7 @@
 #include "intervention/intervention_runner.h"
 #include "intervention/lens_table.h"
 #include "mechanisms/line_plot.h"
+#include "widgets/noted_view.h"
 
 #include <qcustomplot.h>
 
@@ -67,7 +68,8 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
-    layout->addWidget(figure, 1);
+    m_views = new NotedView(figure);
+    layout->addWidget(m_views, 1);
 
     connect(m_position, &QSpinBox::valueChanged, this, &LogitLensPanel::showPosition);
     connect(m_runner, &InterventionRunner::failed, this, [this](const QString& message) {
@@ -88,8 +90,13 @@ void LogitLensPanel::setModel(std::shared_ptr<const ModelSummary> summary)
     fitTableHeight();
     m_plot->setSeries({});
     m_position->setEnabled(m_summary != nullptr);
-    m_status->setText(m_summary ? tr("Run an input to read each layer's prediction.")
-                                : tr("The logit lens needs a model that predicts the next token (a decoder)."));
+    // Without a decoder the note in the views' place says why (`summary`, not moved from then, names the model's
+    // kind).
+    if (m_summary)
+        m_views->showContent();
+    else
+        m_views->showNote(needsDecoderNote(tr("The logit lens"), summary.get()));
+    m_status->setText(m_summary ? tr("Run an input to read each layer's prediction.") : QString());
 }
 
 void LogitLensPanel::setRun(std::shared_ptr<const RunResult> run)

@@ -24,6 +24,7 @@ namespace attn::ui {
 class EngineController;
 class InterventionRunner;
 class LinePlot;
+class NotedView;
 struct RunResult;
 
 class LogitLensPanel : public QWidget {
@@ -47,6 +48,7 @@ public:
     InterventionRunner* runner() const { return m_runner; }
     QTableWidget* table() const { return m_table; }
     LinePlot* chosenPlot() const { return m_plot; }
+    NotedView* views() const { return m_views; }
     QString status() const;
 
 signals:
@@ -72,6 +74,7 @@ private:
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     LinePlot* m_plot = nullptr;
+    NotedView* m_views = nullptr; ///< the table and the plot, or why there are none
 };
 
 } // namespace attn::ui

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace attn::ui {
 
@@ -22,6 +23,19 @@ namespace {
 HeadStats pendingStats() {
     const double nan = std::nan("");
     return { nan, nan, nan, nan, nan, nan, 0 };
+}
+
+/// A column header on two lines, broken at the space or after the hyphen nearest its middle: on one line the ten
+/// columns scrolled sideways in a 1024 px window ("first-token mass" is much wider than its numbers).
+QString twoLines(const QString& name)
+{
+    qsizetype best = -1; // the break: a space (dropped) or the character after a hyphen
+    for (qsizetype i = 1; i < name.size(); ++i)
+        if ((name[i] == ' ' || name[i - 1] == '-')
+            && (best < 0 || std::abs(2 * i - name.size()) < std::abs(2 * best - name.size())))
+            best = i;
+    if (best < 0) return name;
+    return name.left(best) + '\n' + name.mid(name[best] == ' ' ? best + 1 : best);
 }
 } // namespace
 
@@ -98,6 +112,9 @@ StatsView::StatsView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
+    // The columns share the table's width (the roles as wide as their text): sized to their contents the ten of
+    // them scrolled sideways at 1024 px.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Metric:"), this));
@@ -153,9 +170,9 @@ double StatsView::plottedValue(int64_t layer, int64_t head) const {
 
 void StatsView::fillTable() {
     m_model->clear();
-    QStringList headers { tr("layer"), tr("head"), tr("kv head") };
+    QStringList headers { tr("layer"), tr("head"), twoLines(tr("kv head")) };
     for (int m = 0; m < MetricCount; ++m)
-        headers << metricName(static_cast<Metric>(m));
+        headers << twoLines(metricName(static_cast<Metric>(m)));
     headers << tr("roles");
     m_model->setHorizontalHeaderLabels(headers);
     if (!m_snapshot) return;
@@ -182,7 +199,7 @@ void StatsView::fillTable() {
                 ready ? QString::fromStdString(headRoleNames(classifyHead(s))) : tr("computing…"));
             m_model->appendRow(row);
         }
-    m_table->resizeColumnsToContents();
+    m_table->horizontalHeader()->setSectionResizeMode(m_model->columnCount() - 1, QHeaderView::ResizeToContents);
 }
 
 void StatsView::fillPlot() {

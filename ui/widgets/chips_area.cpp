@@ -9,10 +9,10 @@
 
 namespace attn::ui {
 
-ChipsArea::ChipsArea(TokenChipsView* chips, int maxHeight, QWidget* parent)
+ChipsArea::ChipsArea(TokenChipsView* chips, int maxRows, QWidget* parent)
     : QScrollArea(parent)
     , m_chips(chips)
-    , m_maxHeight(maxHeight)
+    , m_maxRows(maxRows)
 {
     setWidget(chips);
     setWidgetResizable(true);
@@ -37,8 +37,9 @@ void ChipsArea::resizeEvent(QResizeEvent* event)
 
 void ChipsArea::fit()
 {
-    const int rows = m_chips->heightForWidth(viewport()->width());
-    const int height = std::clamp(rows, m_chips->minimumSizeHint().height(), m_maxHeight) + 2 * frameWidth();
+    const int needed = m_chips->heightForWidth(viewport()->width());
+    const int height
+        = std::clamp(needed, m_chips->minimumSizeHint().height(), m_chips->rowsHeight(m_maxRows)) + 2 * frameWidth();
     if (height != minimumHeight() || height != maximumHeight()) setFixedHeight(height);
 }
 

@@ -71,9 +71,14 @@ const std::vector<int>& TokenChipsView::chipWidths() const
     return m_widths;
 }
 
+int TokenChipsView::rowsHeight(int rows) const
+{
+    return rows * (fontMetrics().height() + 4) + (rows - 1) * kLineGap;
+}
+
 int TokenChipsView::layoutChips(int width, std::vector<QRect>* rects) const
 {
-    const int h = fontMetrics().height() + 4;
+    const int h = rowsHeight(1);
     const std::vector<int>& widths = chipWidths();
     const int slotCount = static_cast<int>(widths.size());
     if (rects) rects->assign(static_cast<size_t>(slotCount), QRect());

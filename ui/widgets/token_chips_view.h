@@ -36,6 +36,9 @@ public:
     /// Whether token `index` is highlighted because it is hovered here or in a linked view.
     bool isHighlighted(int index) const;
 
+    /// The height of `rows` rows of chips (what a scroll area around them shows of a long input).
+    int rowsHeight(int rows) const;
+
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
     QSize sizeHint() const override;
