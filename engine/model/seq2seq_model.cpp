@@ -2,6 +2,7 @@
 #include "model/seq2seq_model.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "session/sampler.h"
 
 #include <cstring>
@@ -12,6 +13,35 @@ EncoderDecoderModel::EncoderDecoderModel(ModelConfig config, int64_t decoderHead
     : Model(std::move(config))
     , m_decoderHeadDim(decoderHeadDim)
 {
+}
+
+std::string Seq2SeqHeadRows::rowName(int64_t row) const
+{
+    if (row < encoderLayers) return "enc L" + std::to_string(row);
+    if (row < encoderLayers + decoderLayers) return "dec L" + std::to_string(row - encoderLayers);
+    return "cross L" + std::to_string(row - encoderLayers - decoderLayers);
+}
+
+Seq2SeqHeadRows seq2seqHeadRows(const ModelConfig& config)
+{
+    return { config.numLayers, config.numDecoderLayers, config.numDecoderHeads };
+}
+
+Seq2SeqHeadRows EncoderDecoderModel::headRows() const
+{
+    return seq2seqHeadRows(m_config);
+}
+
+void EncoderDecoderModel::checkHeadMask(const ForwardOptions& options) const
+{
+    if (!options.intervention) return;
+    if (m_config.numLayers > 0 && m_config.numHeads != m_config.numDecoderHeads)
+        throw Error(m_config.source,
+            "head masks of an encoder-decoder need one head count for both stacks; the encoder has "
+                + std::to_string(m_config.numHeads) + " heads, the decoder "
+                + std::to_string(m_config.numDecoderHeads));
+    const Seq2SeqHeadRows rows = headRows();
+    checkIntervention(options, rows.rows(), rows.heads, false);
 }
 
 KvCache EncoderDecoderModel::newDecoderCache() const
