@@ -10,6 +10,8 @@
 #include "model/encdec_transformer.h"
 #include "model/model_loader.h"
 
+#include <algorithm>
+
 namespace attn::test {
 namespace {
 
@@ -141,6 +143,47 @@ TEST_P(EncDecHeadMask, AMaskOfTheWrongShapeOrWithEditsIsRefused)
     edits.keyMasks.push_back({ { 0 }, {} });
     options.intervention = &edits;
     EXPECT_THROW(model->encode(source(), options), Error);
+}
+
+std::string joined(const std::vector<int64_t>& ids)
+{
+    std::string out;
+    for (const int64_t id : ids)
+        out += (out.empty() ? "" : ",") + std::to_string(id);
+    return out;
+}
+
+TEST(EncDecHeadMaskCli, TheAttentionCommandTakesTheStackedMaskAndNamesAFileThatDoesNotFit)
+{
+    const test::Fixture fx("marian");
+    const auto model
+        = std::dynamic_pointer_cast<const EncoderDecoderModel>(std::shared_ptr<const Model>(loadModel(fx.dir)));
+    ASSERT_NE(model, nullptr);
+    const Seq2SeqHeadRows rows = model->headRows();
+    Intervention removal;
+    removal.headMask = seq2seqHeadMaskWith(*model, { { rows.crossRow(1), 1 } }, 0.0f);
+    const std::string dir = makeTempDir("encdec-head-mask-cli");
+    writeNpy(dir + "/mask.npy", removal.headMask);
+    const std::string source = joined(fx.ids("input_ids.npy")), target = joined(fx.ids("decoder_input_ids.npy"));
+    runCli("attention " + fx.dir + " --tokens " + source + " --decoder-tokens " + target + " --head-mask " + dir
+        + "/mask.npy --backend cpu --out " + dir);
+    ForwardOptions options;
+    options.intervention = &removal;
+    const auto encoding = model->encode({ fx.ids("input_ids.npy"), {} }, options);
+    KvCache cache = model->newDecoderCache();
+    const Seq2SeqStepResult r = model->decode(*encoding, cache, fx.ids("decoder_input_ids.npy"), options);
+    // The same passes, through --backend cpu rather than the bare CPU attention core.
+    EXPECT_LE(maxAbsDiff(readNpy(dir + "/logits.npy"), r.logits), 1e-6);
+    const Tensor cross = readNpy(dir + "/cross.L1.npy");
+    const int64_t per = cross.numel() / cross.dim(0);
+    EXPECT_EQ(*std::max_element(cross.data() + per, cross.data() + 2 * per), 0.0f) << "cross L1 head 1 is removed";
+
+    writeNpy(dir + "/short.npy", Tensor({ rows.encoderLayers, rows.heads }));
+    const std::string out = runCli(
+        "attention " + fx.dir + " --tokens " + source + " --head-mask " + dir + "/short.npy --backend cpu --out " + dir,
+        1);
+    EXPECT_NE(out.find(dir + "/short.npy"), std::string::npos) << out;
+    EXPECT_NE(out.find("does not fit the model's [6, 4]"), std::string::npos) << out;
 }
 
 INSTANTIATE_TEST_SUITE_P(HfTiny, EncDecHeadMask, ::testing::Values("marian", "bart", "t5", "whisper"));
