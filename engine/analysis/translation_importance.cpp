@@ -100,7 +100,7 @@ private:
     const EncoderDecoderModel& m_model;
     const std::vector<SentencePair>& m_pairs;
     const ForwardOptions m_options;
-    const RerunHooks& m_hooks;
+    const RerunHooks m_hooks;
     int64_t m_tokens = 0;
     std::vector<std::shared_ptr<const EncoderOutput>> m_encodings; ///< unmodified, once a pass needs them
 };

@@ -50,12 +50,12 @@ KvCache EncoderDecoderModel::newDecoderCache() const
     return KvCache(m_config.numDecoderLayers, heads, heads, m_decoderHeadDim, m_decoderHeadDim);
 }
 
-std::vector<int64_t> greedyDecode(
-    const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps, bool stopAtEos, Tensor* stepLogits)
+std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps,
+    bool stopAtEos, Tensor* stepLogits, const ForwardOptions& base)
 {
     if (model.decoderStartToken() < 0)
         throw Error(model.config().source, "no decoder_start_token_id: cannot start decoding");
-    ForwardOptions options;
+    ForwardOptions options = base;
     options.wantAttention = false;
     KvCache cache = model.newDecoderCache();
     const int64_t vocab = model.config().vocabSize;

@@ -9,6 +9,7 @@
 #include "intervention/intervention.h"
 #include "model/encdec_transformer.h"
 #include "model/model_loader.h"
+#include "quant/packed_matrix.h"
 
 #include <algorithm>
 
@@ -57,7 +58,11 @@ protected:
 /// `w` with input columns [head * dim, (head + 1) * dim) of the output projection zeroed.
 void zeroHeadColumns(Tensor& w, int64_t head, int64_t dim)
 {
-    ASSERT_EQ(w.packed(), nullptr) << "the fixture's projection is packed";
+    if (const PackedMatrix* packed = w.packed()) { // float32 weights read in place from the file: edit a copy
+        Tensor dense({ w.dim(0), w.dim(1) });
+        packed->dequantizeRows(0, w.dim(0), dense.data());
+        w = std::move(dense);
+    }
     const int64_t cols = w.dim(1);
     for (int64_t r = 0; r < w.dim(0); ++r)
         for (int64_t j = head * dim; j < (head + 1) * dim; ++j)
