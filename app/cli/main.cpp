@@ -99,7 +99,10 @@ const std::vector<Command>& commands()
         { "atlas-merge", "atlas-merge DIR... --out DIR", "merge the atlases of corpus shards into one", runAtlasMerge },
         { "prune", "prune MODEL --corpus FILE [--backend cpu|vulkan|auto] --out DIR",
             "head importance (importance.npy [layers, heads]) and the greedy pruning curve (curve.json); for an image "
-            "classifier FILE lists image files whose names name their true class",
+            "classifier FILE lists image files whose names name their true class; for a transformer translator it "
+            "holds SOURCE<TAB>REFERENCE lines, the rows are encoder, decoder and cross-attention layers and the "
+            "curve's "
+            "accuracy is exact match of greedy translations",
             runPrune },
         { "lens", "lens MODEL (--prompt TEXT | --tokens IDS) [--top-k K] [--backend cpu|vulkan|auto] --out DIR",
             "logit lens: per layer and position the top tokens of the residual stream through the final norm and "

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/npy.h"
 #include "model/model.h"
+#include "model/seq2seq_model.h"
 #include "tokenizer/tokenizer_loader.h"
 
 #include <iostream>
@@ -28,7 +29,11 @@ std::optional<Intervention> headMaskOption(const Args& args, const ModelConfig& 
     ForwardOptions options;
     options.intervention = &intervention;
     try {
-        checkIntervention(options, config.numLayers, config.numHeads);
+        // An encoder-decoder's mask stacks its encoder, decoder and cross-attention layers (Seq2SeqHeadRows).
+        if (config.numDecoderLayers > 0)
+            checkIntervention(options, seq2seqHeadRows(config).rows(), seq2seqHeadRows(config).heads, false);
+        else
+            checkIntervention(options, config.numLayers, config.numHeads);
     } catch (const Error& e) {
         throw Error(*path, e.what());
     }

@@ -26,8 +26,9 @@ Backend* modelBackend(const Args& args);
 /// `required` is false.
 std::unique_ptr<Tokenizer> modelTokenizer(const Args& args, const ModelSource& source, bool required, std::string* why);
 
-/// --head-mask FILE.npy ([layers, heads] float32, HF head_mask semantics) as an intervention, checked against the
-/// model's shape; nullopt without the option. Errors name the file.
+/// --head-mask FILE.npy ([layers, heads] float32, HF head_mask semantics; for an encoder-decoder [encoder + 2 x
+/// decoder layers, heads], Seq2SeqHeadRows) as an intervention, checked against the model's shape; nullopt without the
+/// option. Errors name the file.
 std::optional<Intervention> headMaskOption(const Args& args, const ModelConfig& config);
 
 /// Input ids and segment ids from --prompt [--text-pair] (through the tokenizer) or --tokens [--token-types].

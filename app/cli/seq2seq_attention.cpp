@@ -3,7 +3,8 @@
 // --pixel-values FILE.npy) [--decoder-tokens TGT_IDS] --out DIR [--backend B] writes enc_attn.L{l}.npy [heads, S, S],
 // dec_attn.L{l}.npy [heads, T, T], cross.L{l}.npy [heads, T, S] and logits.npy [T, V]. Without --decoder-tokens the
 // decoder sees its start token. Image-to-text models take the image (S = [CLS] + patches), the others tokens or
-// features.
+// features. --head-mask FILE.npy [encoder + 2 x decoder layers, heads] (Seq2SeqHeadRows: encoder, decoder and
+// cross-attention rows) runs text and speech models with HF head_mask semantics.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
@@ -22,7 +23,7 @@ namespace attn::cli {
 int runSeq2SeqAttention(const std::vector<std::string>& words)
 {
     const Args args(words, {});
-    args.allowOnly({ "tokens", "features", "image", "pixel-values", "decoder-tokens", "out", "backend" });
+    args.allowOnly({ "tokens", "features", "image", "pixel-values", "decoder-tokens", "out", "backend", "head-mask" });
     const std::string path = args.positional(0, "MODEL");
     const auto model = std::dynamic_pointer_cast<const EncoderDecoderModel>(loadModel(path));
     if (!model) throw Error(path, "not an encoder-decoder model");
@@ -31,6 +32,7 @@ int runSeq2SeqAttention(const std::vector<std::string>& words)
     if (const auto captioner = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(model)) {
         if (args.has("tokens") || args.has("features"))
             throw UsageError("an image-to-text model takes --image FILE or --pixel-values FILE.npy");
+        if (args.has("head-mask")) throw UsageError("--head-mask is for text and speech encoder-decoders");
         input.pixels = pixelInput(args, captioner->imageEncoder());
     } else {
         if (args.has("image") || args.has("pixel-values"))
@@ -53,8 +55,10 @@ int runSeq2SeqAttention(const std::vector<std::string>& words)
     std::vector<int64_t> target = args.getIds("decoder-tokens");
     if (target.empty()) target = { model->decoderStartToken() };
 
+    const std::optional<Intervention> headMask = headMaskOption(args, model->config());
     ForwardOptions options;
     options.backend = modelBackend(args);
+    options.intervention = headMask ? &*headMask : nullptr;
     const auto encoding = model->encode(input, options);
     KvCache cache = model->newDecoderCache();
     const Seq2SeqStepResult r = model->decode(*encoding, cache, target, options);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/head_importance_classes.h"
 
+#include "analysis/row_log_prob.h"
 #include "core/error.h"
 #include "intervention/head_ablation.h"
 #include "intervention/intervention.h"
@@ -19,17 +20,13 @@ struct ClassSum {
     int64_t correct = 0;
 };
 
-/// The log-probability of `label` in one row of logits (log-softmax in double, max-subtracted) and whether it is the
-/// row's first largest entry.
+/// The log-probability of `label` in one row of logits and whether it is the row's first largest entry.
 ClassSum scoreLogits(const Tensor& logits, int64_t label)
 {
     const float* row = logits.data();
     const int64_t n = logits.numel();
     const int64_t best = std::max_element(row, row + n) - row;
-    double sum = 0.0;
-    for (int64_t j = 0; j < n; ++j)
-        sum += std::exp(static_cast<double>(row[j]) - static_cast<double>(row[best]));
-    return { static_cast<double>(row[label]) - static_cast<double>(row[best]) - std::log(sum), best == label ? 1 : 0 };
+    return { rowLogProb(row, n, label), best == label ? 1 : 0 };
 }
 
 void expectImages(const VisionModel& model, const std::vector<LabelledImage>& images)

@@ -35,11 +35,6 @@ void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t he
         if (!std::isfinite(m)) throw Error("head mask has a non-finite entry");
 }
 
-void expectNoIntervention(const ForwardOptions& options, const std::string& family)
-{
-    if (options.intervention) throw Error("head masks and interventions are not supported for " + family + " yet");
-}
-
 std::span<const float> headScaleRow(const ForwardOptions& options, int64_t layer)
 {
     if (!options.intervention || options.intervention->headMask.empty()) return {};

@@ -34,7 +34,8 @@ struct KeyMask {
 struct Intervention {
     /// Empty, or [layers, heads] with HF head_mask semantics: entry (l, h) multiplies the post-softmax probabilities
     /// of query head h in layer l (1 keeps, 0 removes, other values scale), so it scales that head's output before
-    /// the output projection (whose bias stays) and the captured attention is the multiplied one.
+    /// the output projection (whose bias stays) and the captured attention is the multiplied one. Encoder-decoders
+    /// stack their encoder, decoder and cross-attention layers as its rows (Seq2SeqHeadRows).
     Tensor headMask;
     /// Changes the merged head outputs [n, heads * value_dim] of `layer` in place, after the head mask and before
     /// the output projection (mean ablation, head patching). Decoders only.
@@ -50,9 +51,6 @@ struct Intervention {
 /// Throws Error unless the head mask of `options` is empty or [layers, heads] with finite entries, and when it has
 /// edits for a family that does not apply them (`edits` false).
 void checkIntervention(const ForwardOptions& options, int64_t layers, int64_t heads, bool edits = true);
-
-/// Throws Error when `options` carries an intervention: for the families that do not apply them yet.
-void expectNoIntervention(const ForwardOptions& options, const std::string& family);
 
 /// The head mask's row of `layer` (empty without one): what the attention ops take as their head scale.
 std::span<const float> headScaleRow(const ForwardOptions& options, int64_t layer);

@@ -112,7 +112,7 @@ std::shared_ptr<const EncoderOutput> TransformerSeq2Seq::encode(
         : m_w.audio.present()     ? audioEmbeddings(input)
                                   : tokenEmbeddings(m_w.encoder, input.tokens, 0, "source");
     const int64_t S = embedded.dim(0);
-    expectNoIntervention(options, "encoder-decoder models");
+    checkHeadMask(options);
     AttentionOptions attn;
     attn.scale = m_w.attentionScale;
     Tensor bias;
@@ -148,7 +148,8 @@ std::shared_ptr<const EncoderOutput> TransformerSeq2Seq::encode(
                     s.read(k, &out->keys[l]);
                     s.read(v, &out->values[l]);
                 }
-                const Value heads = s.attention(q, k, v, attn, options.wantAttention ? &out->attention[l] : nullptr);
+                const Value heads = s.attention(q, k, v, withHeadScale(attn, options, static_cast<int64_t>(l)),
+                    options.wantAttention ? &out->attention[l] : nullptr);
                 return project(s, heads, p.oW, p.oB);
             });
             residual(s, x, w.ffNorm, m_w.preNorm, c.normEps,
@@ -185,7 +186,8 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
     const Tensor selfBias = relative
         ? t5PositionBias(m_w.decoder.relativeBias, n, past + n, past, false, c.relativeBuckets, c.relativeMaxDistance)
         : Tensor();
-    expectNoIntervention(options, "encoder-decoder models");
+    checkHeadMask(options);
+    const Seq2SeqHeadRows rows = headRows();
     CachedAttentionSpec selfSpec;
     if (relative) {
         selfSpec.scale = m_w.attentionScale;
@@ -213,10 +215,12 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
                 const DecoderLayerWeights& w = m_w.decoderLayers[l];
                 residual(s, x, w.selfNorm, m_w.preNorm, c.normEps, [&](const Value& h) {
                     const ProjectionWeights& p = w.self;
+                    CachedAttentionSpec layerSpec = selfSpec;
+                    layerSpec.headScale = headScaleRow(options, rows.decoderSelfRow(static_cast<int64_t>(l)));
                     const Value heads = s.cachedSelfAttention(cache, static_cast<int64_t>(l),
                         s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0),
                         s.splitHeads(project(s, h, p.kW, p.kB), H, dh, 0),
-                        s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0), selfSpec,
+                        s.splitHeads(project(s, h, p.vW, p.vB), H, dh, 0), layerSpec,
                         options.wantAttention ? &result.attention[l] : nullptr);
                     return project(s, heads, p.oW, p.oB);
                 });
@@ -225,7 +229,8 @@ Seq2SeqStepResult TransformerSeq2Seq::decode(const EncoderOutput& encoding, KvCa
                     const Value q = s.splitHeads(project(s, h, p.qW, p.qB), H, dh, 0);
                     if (options.wantQueryKeys) s.read(q, &result.crossQueries[l]);
                     const Value heads = s.attention(q, s.constant(encoding.crossKeys[l], encoding.lifetime),
-                        s.constant(encoding.crossValues[l], encoding.lifetime), crossOptions,
+                        s.constant(encoding.crossValues[l], encoding.lifetime),
+                        withHeadScale(crossOptions, options, rows.crossRow(static_cast<int64_t>(l))),
                         options.wantAttention ? &result.crossAttention[l] : nullptr);
                     return project(s, heads, p.oW, p.oB);
                 });

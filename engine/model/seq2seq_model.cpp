@@ -2,6 +2,7 @@
 #include "model/seq2seq_model.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "session/sampler.h"
 
 #include <cstring>
@@ -14,18 +15,47 @@ EncoderDecoderModel::EncoderDecoderModel(ModelConfig config, int64_t decoderHead
 {
 }
 
+std::string Seq2SeqHeadRows::rowName(int64_t row) const
+{
+    if (row < encoderLayers) return "enc L" + std::to_string(row);
+    if (row < encoderLayers + decoderLayers) return "dec L" + std::to_string(row - encoderLayers);
+    return "cross L" + std::to_string(row - encoderLayers - decoderLayers);
+}
+
+Seq2SeqHeadRows seq2seqHeadRows(const ModelConfig& config)
+{
+    return { config.numLayers, config.numDecoderLayers, config.numDecoderHeads };
+}
+
+Seq2SeqHeadRows EncoderDecoderModel::headRows() const
+{
+    return seq2seqHeadRows(m_config);
+}
+
+void EncoderDecoderModel::checkHeadMask(const ForwardOptions& options) const
+{
+    if (!options.intervention) return;
+    if (m_config.numLayers > 0 && m_config.numHeads != m_config.numDecoderHeads)
+        throw Error(m_config.source,
+            "head masks of an encoder-decoder need one head count for both stacks; the encoder has "
+                + std::to_string(m_config.numHeads) + " heads, the decoder "
+                + std::to_string(m_config.numDecoderHeads));
+    const Seq2SeqHeadRows rows = headRows();
+    checkIntervention(options, rows.rows(), rows.heads, false);
+}
+
 KvCache EncoderDecoderModel::newDecoderCache() const
 {
     const int64_t heads = m_config.numDecoderHeads;
     return KvCache(m_config.numDecoderLayers, heads, heads, m_decoderHeadDim, m_decoderHeadDim);
 }
 
-std::vector<int64_t> greedyDecode(
-    const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps, bool stopAtEos, Tensor* stepLogits)
+std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps,
+    bool stopAtEos, Tensor* stepLogits, const ForwardOptions& base)
 {
     if (model.decoderStartToken() < 0)
         throw Error(model.config().source, "no decoder_start_token_id: cannot start decoding");
-    ForwardOptions options;
+    ForwardOptions options = base;
     options.wantAttention = false;
     KvCache cache = model.newDecoderCache();
     const int64_t vocab = model.config().vocabSize;

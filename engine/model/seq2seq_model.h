@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace attn {
@@ -49,6 +50,26 @@ struct Seq2SeqStepResult : StepResult {
     std::vector<Tensor> crossQueries;
 };
 
+/// How an encoder-decoder's head mask (Intervention::headMask, HF head_mask semantics in every attention: each
+/// head's probabilities multiplied after the softmax, the output projection's bias kept) addresses its heads: one
+/// [rows, heads] mask stacks HF's head_mask, decoder_head_mask and cross_attn_head_mask. Rows 0 .. E - 1 are the
+/// encoder's self-attention layers, E .. E + D - 1 the decoder's self-attention layers and E + D .. E + 2D - 1 its
+/// cross-attention layers (E encoder, D decoder layers). encode() reads the first E rows and decode() the others, so
+/// one mask serves a whole translation; importance maps and `prune` use the same rows.
+struct Seq2SeqHeadRows {
+    int64_t encoderLayers = 0;
+    int64_t decoderLayers = 0;
+    int64_t heads = 0;
+    int64_t rows() const { return encoderLayers + 2 * decoderLayers; }
+    int64_t decoderSelfRow(int64_t layer) const { return encoderLayers + layer; }
+    int64_t crossRow(int64_t layer) const { return encoderLayers + decoderLayers + layer; }
+    /// "enc L1", "dec L0", "cross L1": the attention kind and its own layer index of mask row `row`.
+    std::string rowName(int64_t row) const;
+};
+
+/// The head-mask rows of the encoder-decoder `config` describes (encoder layers, decoder layers, decoder heads).
+Seq2SeqHeadRows seq2seqHeadRows(const ModelConfig& config);
+
 class EncoderDecoderModel : public Model {
 public:
     /// Throws Error for an empty input, ids out of range, a source longer than the model allows, or features of the
@@ -69,15 +90,21 @@ public:
     int64_t decoderLayers() const { return m_config.numDecoderLayers; }
     int64_t decoderHeads() const { return m_config.numDecoderHeads; }
     int64_t decoderHeadDim() const { return m_decoderHeadDim; }
+    /// The rows of this model's head mask (Seq2SeqHeadRows).
+    Seq2SeqHeadRows headRows() const;
 
 protected:
     EncoderDecoderModel(ModelConfig config, int64_t decoderHeadDim);
+    /// Throws Error unless `options` carries no intervention or only a head mask of headRows() shape (one head count
+    /// for encoder and decoder, finite entries): key masks and head-output or residual edits are decoders' only.
+    void checkHeadMask(const ForwardOptions& options) const;
     int64_t m_decoderHeadDim;
 };
 
 /// Plain greedy decoding from decoder_start_token_id with the KV cache: `steps` argmax tokens, stopping early at
 /// EOS only when stopAtEos. Returns the generated ids and, if asked, each step's last-position logits [steps, V].
+/// Every step runs with `base` (its intervention and cancel poll) without attention.
 std::vector<int64_t> greedyDecode(const EncoderDecoderModel& model, const EncoderOutput& encoding, int64_t steps,
-    bool stopAtEos, Tensor* stepLogits = nullptr);
+    bool stopAtEos, Tensor* stepLogits = nullptr, const ForwardOptions& base = {});
 
 } // namespace attn

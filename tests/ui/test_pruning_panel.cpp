@@ -2,7 +2,8 @@
 // The Pruning tab on the demo decoder: its importance and curve equal what `attnscope-cli prune` writes for the same
 // input, a click on a head selects it in the main views and its Ablate button removes it on the Intervene tab,
 // Cancel stops a run, and the Mechanisms tab's entropy page opens the tab. On the demo ViT it prunes over labelled
-// sample images with their true classes as the ground truth.
+// sample images with their true classes as the ground truth; on the demo translator over sentence pairs, with exact
+// match of greedy translations. Before a result the curve's place says what it will show.
 #include "analysis/head_importance_classes.h"
 #include "core/npy.h"
 #include "demo_models.h"
@@ -27,6 +28,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -115,6 +117,122 @@ TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
     EXPECT_EQ(window.interventionPanel()->ablations()[0].heads, (std::vector<HeadRef> { { 2, 0 } }));
 }
 
+/// The placeholder that stands in for the curve before a result, or a test failure.
+QLabel* curvePlaceholder(PruningPanel* pruning)
+{
+    auto* label = pruning->findChild<QLabel*>("pruningCurvePlaceholder");
+    EXPECT_NE(label, nullptr) << "no placeholder for the empty curve";
+    return label;
+}
+
+TEST(PruningPanel, TheCurveShowsAPlaceholderUntilAResultInsteadOfBareAxes)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, test::demoDecoderPath(), kStory));
+    auto* pruning = window.findChild<PruningPanel*>();
+    window.tabs()->setCurrentWidget(pruning);
+    QLabel* placeholder = curvePlaceholder(pruning);
+    ASSERT_NE(placeholder, nullptr);
+    EXPECT_TRUE(placeholder->isVisible());
+    EXPECT_TRUE(placeholder->text().startsWith("No pruning curve yet")) << placeholder->text().toStdString();
+    EXPECT_FALSE(pruning->curvePlot()->isVisible()) << "the empty plot's bare axes are shown";
+    test::saveScreenshots(window, "pruning-empty");
+    QSignalSpy shown(pruning, &PruningPanel::resultShown);
+    pruning->pruneInput();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, kTimeoutMs);
+    ASSERT_NE(pruning->result(), nullptr) << pruning->status().toStdString();
+    EXPECT_TRUE(pruning->curvePlot()->isVisible());
+    EXPECT_FALSE(placeholder->isVisible());
+    pruning->setModel(nullptr); // a model that cannot be pruned: the result goes, the placeholder returns
+    EXPECT_TRUE(placeholder->isVisible());
+    EXPECT_FALSE(pruning->curvePlot()->isVisible());
+}
+
+TEST(PruningPanel, PrunesTheTranslatorOverSentencePairsWithExactMatchAsThePruneCommandDoes)
+{
+    const QString marian = QStringLiteral(AS_SOURCE_DIR "/resources/models/demo-translate-marian");
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, marian));
+    auto* pruning = window.findChild<PruningPanel*>();
+    window.tabs()->setCurrentWidget(pruning);
+    auto* pairsButton = pruning->findChild<QPushButton*>("pruneCorpus");
+    QTRY_VERIFY_WITH_TIMEOUT(pairsButton->isEnabled(), kTimeoutMs);
+    EXPECT_EQ(pairsButton->text(), QString::fromUtf8("Prune sentence pairs…"));
+    EXPECT_FALSE(pruning->findChild<QPushButton*>("pruneInput")->isVisible()) << "a translator needs references";
+    QLabel* placeholder = curvePlaceholder(pruning);
+    ASSERT_NE(placeholder, nullptr);
+    EXPECT_TRUE(placeholder->isVisible());
+    EXPECT_TRUE(placeholder->text().contains("exact greedy translations")) << placeholder->text().toStdString();
+
+    // The first 12 held-out pairs, source and reference separated by a tab.
+    QTemporaryDir dir;
+    const std::string out = dir.path().toStdString();
+    {
+        std::ifstream en(marian.toStdString() + "/heldout.en"), fr(marian.toStdString() + "/heldout.fr");
+        std::ofstream pairs(out + "/pairs.tsv");
+        std::string source, reference;
+        for (int i = 0; i < 12 && std::getline(en, source) && std::getline(fr, reference); ++i)
+            pairs << source << "\t" << reference << "\n";
+    }
+    QSignalSpy shown(pruning, &PruningPanel::resultShown);
+    pruning->pruneCorpus(QString::fromStdString(out + "/pairs.tsv"));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() > 0, kTimeoutMs);
+    const PruningResultPtr result = pruning->result();
+    ASSERT_NE(result, nullptr) << pruning->status().toStdString();
+    EXPECT_EQ(result->target, PruningTarget::Translations);
+    EXPECT_EQ(result->inputs, 12);
+    ASSERT_EQ(result->importance.shape(), (Shape { 6, 4 })) << "2 encoder, 2 decoder and 2 cross-attention layers";
+
+    std::string log;
+    ASSERT_EQ(test::runCommand(test::cliPath() + " prune " + marian.toStdString() + " --corpus " + out
+                      + "/pairs.tsv --backend cpu --out " + out,
+                  &log),
+        0)
+        << log;
+    const Tensor expected = readNpy(out + "/importance.npy");
+    ASSERT_EQ(result->importance.shape(), expected.shape());
+    double worst = 0.0, spread = 0.0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+        worst = std::max(worst, double(std::fabs(result->importance.data()[i] - expected.data()[i])));
+        spread = std::max(spread, double(std::fabs(expected.data()[i])));
+    }
+    EXPECT_LT(worst, kTolerance);
+    EXPECT_GT(spread, 100 * kTolerance) << "importances this small would make the comparison empty";
+    nlohmann::json curve;
+    std::ifstream(out + "/curve.json") >> curve;
+    ASSERT_EQ(curve["accuracy"].size(), result->curve.accuracy.size());
+    for (size_t k = 0; k < result->curve.loss.size(); ++k) {
+        EXPECT_NEAR(result->curve.loss[k], curve["loss"][k].get<double>(), kTolerance) << k;
+        EXPECT_EQ(result->curve.accuracy[k], curve["accuracy"][k].get<double>()) << k;
+    }
+    EXPECT_EQ(result->curve.accuracy.front(), 1.0) << "every held-out pair is translated exactly";
+    ASSERT_EQ(pruning->curvePlot()->series().size(), 2u);
+    EXPECT_EQ(pruning->curvePlot()->series()[1].y, result->curve.accuracy);
+    EXPECT_TRUE(pruning->curvePlot()->series()[1].name.startsWith("exact match"));
+    EXPECT_TRUE(pruning->curvePlot()->isVisible());
+    EXPECT_FALSE(placeholder->isVisible());
+    const QString status = pruning->status();
+    EXPECT_TRUE(status.contains("12 sentence pairs") && status.contains("exact match")) << status.toStdString();
+    EXPECT_TRUE(status.contains(" L")) << "heads are named by their attention kind: " << status.toStdString();
+    test::saveScreenshots(window, "pruning-translator");
+
+    // A click selects a head without moving the main views: a row here is not one of their layers.
+    QSignalSpy selected(pruning, &PruningPanel::headSelected);
+    pruning->selectHead(5, 2);
+    EXPECT_EQ(selected.count(), 0);
+    EXPECT_TRUE(pruning->findChild<QLabel*>("pruningSelected")->text().contains("cross L1.H2"));
+}
+
+TEST(PruningPanel, TheRnnTranslatorSaysItHasNoHeadsToRemove)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(
+        test::openAndRun(window, QStringLiteral(AS_SOURCE_DIR "/resources/models/demo-translate-gru")));
+    auto* pruning = window.findChild<PruningPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(pruning->status().contains("no heads to remove"), kTimeoutMs);
+    EXPECT_FALSE(pruning->findChild<QPushButton*>("pruneCorpus")->isEnabled());
+}
+
 TEST(PruningPanel, CancelStopsARun)
 {
     MainWindow window;
@@ -190,7 +308,7 @@ TEST(PruningPanel, PrunesTheVitOverLabelledImagesAgainstTheirTrueClasses)
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2, kTimeoutMs);
     const PruningResultPtr result = pruning->result();
     ASSERT_NE(result, nullptr) << pruning->status().toStdString();
-    EXPECT_TRUE(result->classes);
+    EXPECT_EQ(result->target, PruningTarget::Classes);
     EXPECT_EQ(result->inputs, 8);
 
     const auto model = std::dynamic_pointer_cast<const VisionModel>(

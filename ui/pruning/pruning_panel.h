@@ -5,7 +5,9 @@
 // heads removed, least important first), for the main input or a text file of inputs. The same engine code as
 // `attnscope-cli prune`, on the one engine thread with progress and Cancel. A click on a head selects it and offers
 // ablating it on the Intervene tab. For an image classifier the same over labelled images: the drop in the
-// log-probability of each image's true class (its file name names it), and classification accuracy on the curve.
+// log-probability of each image's true class (its file name names it), and classification accuracy on the curve. For a
+// transformer translator over a file of sentence pairs: the drop in the teacher-forced log-probability of the
+// reference translations, every encoder, decoder and cross-attention head, and exact-match accuracy on the curve.
 #include "model/model_summary.h"
 #include "pruning/pruning_result.h"
 
@@ -18,6 +20,7 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 
 namespace attn::ui {
 
@@ -32,7 +35,8 @@ class PruningPanel : public QWidget {
 public:
     /// Computes on `engine`'s thread (its own session key: nothing is kept between requests).
     explicit PruningPanel(EngineController* engine, QWidget* parent = nullptr);
-    /// A model was opened (null, or neither a decoder nor an image classifier: nothing can be pruned).
+    /// A model was opened (null, or neither a decoder, an image classifier nor a transformer translator: nothing can
+    /// be pruned).
     void setModel(std::shared_ptr<const ModelSummary> summary);
     /// The image classifier at `path` was opened (the Vision tab's model: it has no ModelSummary).
     void setImageModel(const QString& path);
@@ -42,7 +46,8 @@ public:
     void setRun(std::shared_ptr<const RunResult> run);
     /// Importance and curve of the main input.
     void pruneInput();
-    /// Importance and curve over the non-empty lines of the text file at `path`.
+    /// Importance and curve over the non-empty lines of the text file at `path` (a translator's: sentence pairs, the
+    /// source and its reference translation separated by a tab).
     void pruneCorpus(const QString& path);
     /// Image classifiers: importance and curve over the image files `paths`, labelled by their file names.
     void pruneImages(const QStringList& paths);
@@ -69,6 +74,10 @@ private:
     void showResult(PruningResultPtr result);
     void chooseCorpus();
     bool classifier() const;
+    /// A transformer translator: its heads are the rows of Seq2SeqHeadRows, its corpus sentence pairs.
+    bool translator() const;
+    /// "L2.H0", or for a translator "cross L1.H2".
+    QString headName(int64_t layer, int64_t head) const;
     /// The head whose cell contains `at` (the importance plot's coordinates), or false.
     bool headAt(const QPoint& at, int64_t* layer, int64_t* head) const;
 
@@ -85,6 +94,8 @@ private:
     QLabel* m_status = nullptr;
     HeatmapView* m_importance = nullptr;
     LinePlot* m_curve = nullptr;
+    QLabel* m_curvePlaceholder = nullptr;
+    QStackedWidget* m_curveShown = nullptr; ///< the placeholder until a result, then the curve
     QLabel* m_selected = nullptr;
     QPushButton* m_ablate = nullptr;
 };

@@ -3,8 +3,11 @@
 
 #include "analysis/corpus_lines.h"
 #include "analysis/head_importance_classes.h"
+#include "analysis/sentence_pairs.h"
+#include "analysis/translation_importance.h"
 #include "core/error.h"
 #include "model/model_source.h"
+#include "session/translator.h"
 #include "tokenizer/tokenizer_loader.h"
 #include "vision/image_conversion.h"
 
@@ -16,10 +19,10 @@ namespace {
 /// Importance, then the curve over it, with one progress range over both stages: importance (1 + heads passes per
 /// input), then the curve (heads + 1).
 template <typename Importance, typename Curve>
-void runStages(PruningResult& result, const ModelConfig& c, const RerunHooks& hooks, const Importance& importance,
-    const Curve& curve)
+void runStages(
+    PruningResult& result, int64_t heads, const RerunHooks& hooks, const Importance& importance, const Curve& curve)
 {
-    const int64_t stage = result.inputs * (1 + c.numLayers * c.numHeads);
+    const int64_t stage = result.inputs * (1 + heads);
     const auto staged = [&hooks, stage](int64_t offset) {
         RerunHooks h = hooks;
         if (hooks.layerDone)
@@ -59,14 +62,14 @@ PruningResultPtr pruneClassifier(
 {
     if (inputs.images.empty()) throw Error(model.config().source, "no image to prune over");
     auto result = std::make_shared<PruningResult>();
-    result->classes = true;
+    result->target = PruningTarget::Classes;
     const std::vector<LabelledImage> images = labelledImages(model, inputs.images);
     result->inputs = static_cast<int64_t>(images.size());
     result->basis = images.size() == 1 ? "the image " + std::filesystem::path(inputs.images.front()).filename().string()
                                        : std::to_string(images.size()) + " labelled images";
     const ForwardOptions options = context.forwardOptions();
     runStages(
-        *result, model.config(), hooks,
+        *result, model.config().numLayers * model.config().numHeads, hooks,
         [&](double* unmodified, const RerunHooks& h) {
             return classHeadImportance(model, images, options, unmodified, h);
         },
@@ -92,10 +95,37 @@ PruningResultPtr pruneDecoder(EngineContext& context, const ModelSource& source,
     result->inputs = static_cast<int64_t>(lines.size());
     const ForwardOptions options = context.forwardOptions();
     runStages(
-        *result, decoder.config(), hooks,
+        *result, decoder.config().numLayers * decoder.config().numHeads, hooks,
         [&](double* unmodified, const RerunHooks& h) { return headImportance(decoder, lines, options, unmodified, h); },
         [&](const Tensor& importance, const RerunHooks& h) {
             return greedyPruning(decoder, lines, importance, options, h);
+        });
+    return result;
+}
+
+PruningResultPtr pruneTranslator(
+    EngineContext& context, const std::string& modelPath, const PruningInputs& inputs, const RerunHooks& hooks)
+{
+    if (inputs.corpusPath.empty())
+        throw Error(modelPath, "a translator is pruned over a file of sentence pairs with reference translations");
+    const Translator translator(modelPath, context.models()); // the main views' copy
+    if (!translator.transformer())
+        throw Error(modelPath, "head pruning needs a transformer translator: an RNN's one attention has no heads");
+    const EncoderDecoderModel& model = *translator.transformer();
+    const std::vector<SentencePair> pairs = readSentencePairs(inputs.corpusPath, translator);
+    auto result = std::make_shared<PruningResult>();
+    result->target = PruningTarget::Translations;
+    result->rows = model.headRows();
+    result->inputs = static_cast<int64_t>(pairs.size());
+    result->basis = std::to_string(pairs.size()) + " sentence pairs of " + inputs.corpusPath;
+    const ForwardOptions options = context.forwardOptions();
+    runStages(
+        *result, result->rows.rows() * result->rows.heads, hooks,
+        [&](double* unmodified, const RerunHooks& h) {
+            return translationHeadImportance(model, pairs, options, unmodified, h);
+        },
+        [&](const Tensor& importance, const RerunHooks& h) {
+            return translationPruning(model, pairs, importance, options, h);
         });
     return result;
 }
@@ -106,9 +136,11 @@ PruningResultPtr pruneHeads(
     EngineContext& context, const std::string& modelPath, const PruningInputs& inputs, const RerunHooks& hooks)
 {
     const ModelSource source = probeModel(modelPath);
+    if (source.config.capabilities & kTranslate) return pruneTranslator(context, modelPath, inputs, hooks);
     if (source.config.kind != ModelKind::Decoder && source.config.kind != ModelKind::Vision)
         throw Error(modelPath,
-            "pruning needs a decoder (a model that predicts the next token) or an image classifier, not "
+            "pruning needs a decoder (a model that predicts the next token), an image classifier or a transformer "
+            "translator, not "
                 + modelKindName(source.config.kind));
     const std::shared_ptr<const Model> model = context.models().model(source); // the main views' copy
     if (const auto* vision = dynamic_cast<const VisionModel*>(model.get()))
