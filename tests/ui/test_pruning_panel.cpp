@@ -52,6 +52,39 @@ const char* kStory = "Ben went to the park. Ben said the magic words: gold wind 
 // of log-softmax values, each off by at most about twice the logits' error.
 constexpr double kTolerance = 1e-4;
 
+/// `attnscope-cli prune MODEL --corpus CORPUS --out OUT` run on the CPU; its curve.json (null when it failed).
+nlohmann::json pruneCommandResult(const std::string& model, const std::string& corpus, const std::string& out)
+{
+    std::string log;
+    const int status = test::runCommand(
+        test::cliPath() + " prune " + model + " --corpus " + corpus + " --backend cpu --out " + out, &log);
+    EXPECT_EQ(status, 0) << log;
+    nlohmann::json curve;
+    if (status == 0) std::ifstream(out + "/curve.json") >> curve;
+    return curve;
+}
+
+/// The tab's importances and curve equal what the prune command wrote to `out` (curve.json read as `curve`).
+void expectEqualsTheCommand(const PruningResult& result, const std::string& out, const nlohmann::json& curve)
+{
+    ASSERT_FALSE(curve.is_null());
+    const Tensor expected = readNpy(out + "/importance.npy");
+    ASSERT_EQ(result.importance.shape(), expected.shape());
+    double worst = 0.0, spread = 0.0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+        worst = std::max(worst, double(std::fabs(result.importance.data()[i] - expected.data()[i])));
+        spread = std::max(spread, double(std::fabs(expected.data()[i])));
+    }
+    EXPECT_LT(worst, kTolerance);
+    EXPECT_GT(spread, 100 * kTolerance) << "importances this small would make the comparison empty";
+    ASSERT_EQ(curve["loss"].size(), result.curve.loss.size());
+    ASSERT_EQ(curve["accuracy"].size(), result.curve.accuracy.size());
+    for (size_t k = 0; k < result.curve.loss.size(); ++k) {
+        EXPECT_NEAR(result.curve.loss[k], curve["loss"][k].get<double>(), kTolerance) << k;
+        EXPECT_NEAR(result.curve.accuracy[k], curve["accuracy"][k].get<double>(), 1e-9) << k;
+    }
+}
+
 TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
 {
     MainWindow window;
@@ -68,29 +101,8 @@ TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
     QTemporaryDir dir;
     const std::string out = dir.path().toStdString();
     std::ofstream(out + "/corpus.txt") << kStory << "\n";
-    std::string log;
-    ASSERT_EQ(test::runCommand(test::cliPath() + " prune " + test::demoDecoderPath().toStdString() + " --corpus " + out
-                      + "/corpus.txt --backend cpu --out " + out,
-                  &log),
-        0)
-        << log;
-    const Tensor expected = readNpy(out + "/importance.npy");
-    ASSERT_EQ(result->importance.shape(), expected.shape());
-    double worst = 0.0, spread = 0.0;
-    for (int64_t i = 0; i < expected.numel(); ++i) {
-        worst = std::max(worst, double(std::fabs(result->importance.data()[i] - expected.data()[i])));
-        spread = std::max(spread, double(std::fabs(expected.data()[i])));
-    }
-    EXPECT_LT(worst, kTolerance);
-    EXPECT_GT(spread, 100 * kTolerance) << "importances this small would make the comparison empty";
-    nlohmann::json curve;
-    std::ifstream(out + "/curve.json") >> curve;
-    ASSERT_EQ(curve["loss"].size(), result->curve.loss.size());
-    ASSERT_EQ(curve["accuracy"].size(), result->curve.accuracy.size());
-    for (size_t k = 0; k < result->curve.loss.size(); ++k) {
-        EXPECT_NEAR(result->curve.loss[k], curve["loss"][k].get<double>(), kTolerance) << k;
-        EXPECT_NEAR(result->curve.accuracy[k], curve["accuracy"][k].get<double>(), 1e-9) << k;
-    }
+    const nlohmann::json curve = pruneCommandResult(test::demoDecoderPath().toStdString(), out + "/corpus.txt", out);
+    expectEqualsTheCommand(*result, out, curve);
     EXPECT_NEAR(result->unmodifiedLoss, curve["unmodified_loss"].get<double>(), kTolerance);
     // The story repeats "gold wind frog lamp": the copy task's accuracy is the CLI's, step by step.
     ASSERT_GT(result->curve.copyPositions, 0);
@@ -183,28 +195,8 @@ TEST(PruningPanel, PrunesTheTranslatorOverSentencePairsWithExactMatchAsThePruneC
     EXPECT_EQ(result->inputs, 12);
     ASSERT_EQ(result->importance.shape(), (Shape { 6, 4 })) << "2 encoder, 2 decoder and 2 cross-attention layers";
 
-    std::string log;
-    ASSERT_EQ(test::runCommand(test::cliPath() + " prune " + marian.toStdString() + " --corpus " + out
-                      + "/pairs.tsv --backend cpu --out " + out,
-                  &log),
-        0)
-        << log;
-    const Tensor expected = readNpy(out + "/importance.npy");
-    ASSERT_EQ(result->importance.shape(), expected.shape());
-    double worst = 0.0, spread = 0.0;
-    for (int64_t i = 0; i < expected.numel(); ++i) {
-        worst = std::max(worst, double(std::fabs(result->importance.data()[i] - expected.data()[i])));
-        spread = std::max(spread, double(std::fabs(expected.data()[i])));
-    }
-    EXPECT_LT(worst, kTolerance);
-    EXPECT_GT(spread, 100 * kTolerance) << "importances this small would make the comparison empty";
-    nlohmann::json curve;
-    std::ifstream(out + "/curve.json") >> curve;
-    ASSERT_EQ(curve["accuracy"].size(), result->curve.accuracy.size());
-    for (size_t k = 0; k < result->curve.loss.size(); ++k) {
-        EXPECT_NEAR(result->curve.loss[k], curve["loss"][k].get<double>(), kTolerance) << k;
-        EXPECT_EQ(result->curve.accuracy[k], curve["accuracy"][k].get<double>()) << k;
-    }
+    const nlohmann::json curve = pruneCommandResult(marian.toStdString(), out + "/pairs.tsv", out);
+    expectEqualsTheCommand(*result, out, curve);
     EXPECT_EQ(result->curve.accuracy.front(), 1.0) << "every held-out pair is translated exactly";
     ASSERT_EQ(pruning->curvePlot()->series().size(), 2u);
     EXPECT_EQ(pruning->curvePlot()->series()[1].y, result->curve.accuracy);
