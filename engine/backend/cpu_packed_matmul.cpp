@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 namespace attn {
@@ -38,8 +39,10 @@ void widenedProduct(const Tensor& x, const PackedMatrix& w, Tensor& y)
     const int64_t n = x.dim(0), in = w.cols(), out = w.rows();
     const int64_t fit = kChunkFloats / std::max<int64_t>(in, 1) / kChunkAlign * kChunkAlign;
     const int64_t chunk = std::min({ out, std::clamp(fit, kChunkAlign, kChunkMaxRows), std::max(kWidenRows, 2 * n) });
-    std::vector<float> scratch(static_cast<size_t>(chunk * in));
-    float* wide = scratch.data();
+    // Not zero-filled (up to 6 MiB written per product only to be overwritten): each chunk's rows are widened before
+    // the product reads them, and it reads no others (QuantPacked.PrefillNeverReadsScratchLeftByAnotherProduct).
+    const auto scratch = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(chunk * in));
+    float* wide = scratch.get();
     for (int64_t r0 = 0; r0 < out; r0 += chunk) {
         const int64_t rows = std::min(chunk, out - r0);
         parallelFor((rows + kWidenRows - 1) / kWidenRows, [&](int64_t b) {

@@ -47,6 +47,15 @@ struct Lanes8 {
         else
             return _mm256_cvtph_ps(bits);
     }
+    /// out[0 .. 7] = d times the 8 bytes of scales, out[8 .. 15] = dmin times those of mins (d, dmin: lanes 0, 1 of
+    /// dd), each moved from a general register (store forwarding does not pass 8 bytes stored to a wider load).
+    static void widenScales(long long scales, long long mins, __m256 dd, float* out)
+    {
+        _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_broadcastss_ps(_mm256_castps256_ps128(dd)), widen8(scales)));
+        _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_permutevar8x32_ps(dd, _mm256_set1_epi32(1)), widen8(mins)));
+    }
+    /// The 8 bytes of v as float32.
+    static __m256 widen8(long long v) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(v))); }
     /// u - a * b, fused, in lanes 0 .. 7 (register 0's lanes).
     static Reg subtractFromFirst8(Reg u, const float* a, const float* b)
     {

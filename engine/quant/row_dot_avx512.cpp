@@ -41,7 +41,10 @@ struct Lanes16 {
     static void nibbles(const uint8_t* p, Reg& low, Reg& high)
     {
         const __m512i b = _mm512_cvtepu8_epi32(bytes16(p));
-        low = _mm512_cvtepi32_ps(_mm512_and_si512(b, _mm512_set1_epi32(0xF)));
+        // vpermps reads the low 4 bits of each lane's index: the low nibble's value is looked up, not masked and
+        // converted (one instruction fewer per 16 weights on the two ports a 512-bit instruction can take).
+        low = _mm512_permutexvar_ps(
+            b, _mm512_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f, 11.f, 12.f, 13.f, 14.f, 15.f));
         high = _mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4));
     }
     /// The 16 bfloat16 (bits << 16) or IEEE halves (vcvtph2ps) at p.
@@ -52,6 +55,15 @@ struct Lanes16 {
             return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
         else
             return _mm512_cvtph_ps(bits);
+    }
+    /// out[0 .. 7] = d times the 8 bytes of scales, out[8 .. 15] = dmin times those of mins (d, dmin: lanes 0, 1 of
+    /// dd): the 16 bytes moved from general registers, widened and multiplied 16 at a time.
+    static void widenScales(long long scales, long long mins, __m256 dd, float* out)
+    {
+        const __m512 d = _mm512_permutexvar_ps(
+            _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps256_ps512(dd));
+        const __m128i bytes = _mm_insert_epi64(_mm_cvtsi64_si128(scales), mins, 1);
+        _mm512_storeu_ps(out, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes))));
     }
     /// u - a * b, fused, in lanes 0 .. 7; lanes 8 .. 15 as they are (masked: not computed).
     static Reg subtractFromFirst8(Reg u, const float* a, const float* b)

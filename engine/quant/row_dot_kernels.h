@@ -7,7 +7,8 @@
 // The order of every sum is defined over 16 lanes. Lane l (0 .. 15) of an activation row's sum takes the products
 // named below, in the order named; an AVX-512 register holds lanes 0 .. 15, AVX2 two registers, lanes 0 .. 7 and
 // 8 .. 15, side by side in one pass over the row (each block's scales widened once for both), or for Q4_K with 3 or
-// 4 activation rows in a pass each, the second reading the row from L1 (Format::kOnePassRows). The 16 lanes are then
+// 4 activation rows in a pass each over every 16 blocks, the second reading their bytes and the scales the first
+// widened from L1 (Q4_K::kOnePassRows). The 16 lanes are then
 // added as (l + (l + 8)) for l < 8 and those 8 pairwise ((0 + 4) + (2 + 6)) + ((1 + 5) + (3 + 7)). Every step is one
 // IEEE float32 multiply, add or fused multiply-add, so both instruction sets give the same bits, and so does a scalar
 // transcription (tests: RowDotIsas). Per format, with x the activations and [a, b) element ranges:
@@ -31,8 +32,10 @@ namespace attn::row_dot {
 
 /// How far ahead of the block being multiplied its row's bytes are prefetched: the rows of a product lie one after
 /// the other and a decode step reads each byte once, so without it every block waits for its cache lines (a quarter
-/// of the time in the loads, perf, Q4_K and Q8_0 at Llama-3.2-1B's shape). About a microsecond of reading.
-constexpr int64_t kPrefetchBytes = 1024;
+/// of the time in the loads, perf, Q4_K and Q8_0 at Llama-3.2-1B's shape). A few microseconds of reading: one thread
+/// over 512 MiB read 20-26 % more per second than 1 KiB ahead (Q4_K, Q8_0 on AVX-512), BF16 33 % more than with none;
+/// 8 KiB ahead was no better.
+constexpr int64_t kPrefetchBytes = 4096;
 
 template <class V> struct Kernels {
     using Reg = typename V::Reg;
@@ -59,7 +62,6 @@ template <class V> struct Kernels {
 
     struct Q8_0 {
         static constexpr int64_t kElements = 32, kBytes = 34;
-        static constexpr int kOnePassRows = 4;
 
         /// Block b's two halves of quants in the lanes [lane0, lane0 + V::kWidth).
         struct Quants {
@@ -72,17 +74,15 @@ template <class V> struct Kernels {
             Reg sum(const float* x) const { return V::fma(q1, V::load(x + 16), V::mul(q0, V::load(x))); }
         };
 
-        template <int N, int H0, int H1> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        template <int N> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
         {
             const int64_t blocks = in.cols / kElements;
             int64_t at = 0;
             for (int64_t k = 0; k + 2 <= blocks; k += 2, at += 2 * kElements, b += 2 * kBytes) {
-                if constexpr (H0 == 0) { // a second pass reads the row from L1
-                    prefetch(b + kPrefetchBytes);
-                    prefetch(b + kBytes + kPrefetchBytes);
-                }
+                prefetch(b + kPrefetchBytes);
+                prefetch(b + kBytes + kPrefetchBytes);
                 const Reg d0 = V::broadcast(halfScale(b)), d1 = V::broadcast(halfScale(b + kBytes));
-                for (int h = H0; h < H1; ++h) {
+                for (int h = 0; h < kHalves; ++h) {
                     const Quants b0(b, kLanes * h), b1(b + kBytes, kLanes * h);
                     for (int j = 0; j < N; ++j) {
                         const float* x = activations(in, j, at, kLanes * h);
@@ -92,7 +92,7 @@ template <class V> struct Kernels {
             }
             if (blocks % 2 != 0) {
                 const Reg d0 = V::broadcast(halfScale(b));
-                for (int h = H0; h < H1; ++h) {
+                for (int h = 0; h < kHalves; ++h) {
                     const Quants b0(b, kLanes * h);
                     for (int j = 0; j < N; ++j)
                         acc[j][h] = V::add(acc[j][h], V::mul(d0, b0.sum(activations(in, j, at, kLanes * h))));
@@ -103,34 +103,36 @@ template <class V> struct Kernels {
 
     struct Q4_K {
         static constexpr int64_t kElements = 256, kBytes = 144;
+        /// The most activation rows whose even and odd sums of both AVX2 registers fit its 16 with the quants (3 or 4
+        /// side by side spill: 411 and 504 instructions per block, callgrind, against 362 and 435 in two passes).
         static constexpr int kOnePassRows = 2;
 
-        /// The 8 bytes of v as float32, moved from a general register: from memory, two 4-byte stores read by one
-        /// 8-byte load miss the store forwarding (a fifth of a block's time, perf annotate).
-        static __m256 widen8(uint64_t v)
-        {
-            return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(v))));
-        }
-
-        /// The 8 scales (d * sc) and 8 minimums (dmin * m) of the block at b, as ggml_blocks::groupScale gives them one
-        /// by one, unpacked with ggml's word masks (ggml-quants.c, the AVX2 q4_K dot) and widened 8 at a time: the
-        /// scalar unpacking took a third of a block's time.
-        static void scalesAndMinimums(const uint8_t* b, float* scale, float* min)
+        /// The 8 scales (d * sc) at scales[0 .. 7] and the 8 minimums (dmin * m) at scales[8 .. 15] of the block at b,
+        /// as ggml_blocks::groupScale gives them one by one: unpacked with ggml's word masks (ggml-quants.c, the AVX2
+        /// q4_K dot) in general registers (the scalar unpacking by bytes took a third of a block's time), moved to the
+        /// vector unit as 16 bytes (from memory, 4-byte stores read by a wider load miss the store forwarding: a fifth
+        /// of a block's time, perf annotate) and widened there (V::widenScales; d and dmin by one vcvtph2ps).
+        static void scalesAndMinimums(const uint8_t* b, float* scales)
         {
             constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
-            uint32_t u[3];
-            std::memcpy(u, b + 4, 12);
-            const uint32_t scales03 = u[0] & kLow6, mins03 = u[1] & kLow6;
-            const uint32_t scales47 = (u[2] & kLow4) | (((u[0] >> 6) & kLow2) << 4);
-            const uint32_t mins47 = ((u[2] >> 4) & kLow4) | (((u[1] >> 6) & kLow2) << 4);
-            const auto bytes = [](uint32_t low, uint32_t high) { return low | (static_cast<uint64_t>(high) << 32); };
-            _mm256_storeu_ps(scale, _mm256_mul_ps(_mm256_set1_ps(halfScale(b)), widen8(bytes(scales03, scales47))));
-            _mm256_storeu_ps(min, _mm256_mul_ps(_mm256_set1_ps(halfScale(b + 2)), widen8(bytes(mins03, mins47))));
-            // The compiler no longer knows what the arrays hold, so each scale reaches its register by a broadcast
+            uint64_t u01; // the 12 bytes by two loads (into an array they were copied to the stack as well)
+            uint32_t u2;
+            std::memcpy(&u01, b + 4, 8);
+            std::memcpy(&u2, b + 12, 4);
+            const auto u0 = static_cast<uint32_t>(u01), u1 = static_cast<uint32_t>(u01 >> 32);
+            const uint32_t scales03 = u0 & kLow6, mins03 = u1 & kLow6;
+            const uint32_t scales47 = (u2 & kLow4) | (((u0 >> 6) & kLow2) << 4);
+            const uint32_t mins47 = ((u2 >> 4) & kLow4) | (((u1 >> 6) & kLow2) << 4);
+            auto scaleBytes = static_cast<long long>(scales03 | (static_cast<uint64_t>(scales47) << 32));
+            auto minBytes = static_cast<long long>(mins03 | (static_cast<uint64_t>(mins47) << 32));
+            asm("" : "+r"(scaleBytes), "+r"(minBytes)); // GCC 12 otherwise masks in 13 vector instructions
+            V::widenScales(
+                scaleBytes, minBytes, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b))), scales);
+            // The compiler no longer knows what the array holds, so each scale reaches its register by a broadcast
             // load (a load port) instead of shuffles of the vector it was stored from: GCC 12 otherwise makes 16 (AVX2)
             // or 14 (AVX-512) per block on the port the quant widening needs (objdump; llvm-mca: 12 % of an AVX2
             // block's cycles, 15 % of an AVX-512 one's).
-            asm("" : "+m"(*reinterpret_cast<float(*)[8]>(scale)), "+m"(*reinterpret_cast<float(*)[8]>(min)));
+            asm("" : "+m"(*reinterpret_cast<float(*)[16]>(scales)));
         }
 
         /// Groups 2 p (low nibbles) and 2 p + 1 (high nibbles) of the 32 quant bytes at q into even and odd.
@@ -151,24 +153,49 @@ template <class V> struct Kernels {
             }
         }
 
-        template <int N, int H0, int H1> static void pass(const uint8_t* b, const Activations& in, Sums<N>& acc)
+        /// Blocks [at, end) of the row (b: the first) into the sums of halves [H0, H1), block k's scales at
+        /// scales + Stride * k: widened here (Widen) or read as an earlier pass widened them.
+        template <int N, int H0, int H1, bool Widen, int Stride>
+        static void blocks(
+            const uint8_t* b, const Activations& in, Sums<N>& acc, int64_t at, int64_t end, float* scales)
         {
-            for (int64_t at = 0; at < in.cols; at += kElements, b += kBytes) {
+            for (; at < end; at += kElements, b += kBytes, scales += Stride) {
                 if constexpr (H0 == 0)
                     for (int64_t line = 0; line < kBytes; line += 64)
                         prefetch(b + kPrefetchBytes + line);
-                alignas(32) float scale[8], min[8];
-                scalesAndMinimums(b, scale, min);
+                if constexpr (Widen) scalesAndMinimums(b, scales);
                 for (int h = H0; h < H1; ++h) {
                     Reg even[N], odd[N];
-                    pairOfGroups<N, true>(b + 16, scale, in, at, kLanes * h, even, odd);
+                    pairOfGroups<N, true>(b + 16, scales, in, at, kLanes * h, even, odd);
+#pragma GCC unroll 3
                     for (int p = 1; p < 4; ++p)
-                        pairOfGroups<N, false>(b + 16 + 32 * p, scale + 2 * p, in, at + 64 * p, kLanes * h, even, odd);
+                        pairOfGroups<N, false>(b + 16 + 32 * p, scales + 2 * p, in, at + 64 * p, kLanes * h, even, odd);
                     for (int j = 0; j < N; ++j) {
                         Reg u = V::add(even[j], odd[j]);
-                        if (h == 0) u = V::subtractFromFirst8(u, min, in.groupSums + j * (in.cols / 32) + at / 32);
+                        if (h == 0)
+                            u = V::subtractFromFirst8(u, scales + 8, in.groupSums + j * (in.cols / 32) + at / 32);
                         acc[j][h] = V::add(acc[j][h], u);
                     }
+                }
+            }
+        }
+
+        /// Blocks of the row per segment, for the two-pass case: 16 blocks' bytes (2.3 KiB) and scales (1 KiB) stay in
+        /// L1 from the first pass to the second.
+        static constexpr int64_t kSegmentBlocks = 16;
+
+        template <int N> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
+        {
+            if constexpr (kHalves == 1 || N <= kOnePassRows) {
+                alignas(64) float scales[16]; // 8 scales, then 8 minimums; each block's in turn
+                blocks<N, 0, kHalves, true, 0>(row, in, acc, 0, in.cols, scales);
+            } else { // a pass per register over each segment, the second reading the scales the first widened
+                alignas(64) float scales[kSegmentBlocks * 16];
+                for (int64_t at = 0; at < in.cols; at += kSegmentBlocks * kElements, row += kSegmentBlocks * kBytes) {
+                    const int64_t end
+                        = at + kSegmentBlocks * kElements < in.cols ? at + kSegmentBlocks * kElements : in.cols;
+                    blocks<N, 0, 1, true, 16>(row, in, acc, at, end, scales);
+                    blocks<N, 1, 2, false, 16>(row, in, acc, at, end, scales);
                 }
             }
         }
@@ -176,13 +203,13 @@ template <class V> struct Kernels {
 
     template <bool Bf16> struct Half {
         static constexpr int64_t kChunk = 16;
-        static constexpr int kOnePassRows = 4;
 
-        template <int N, int H0, int H1> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
+        template <int N> static void pass(const uint8_t* row, const Activations& in, Sums<N>& acc)
         {
             int64_t at = 0;
-            for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk)
-                for (int h = H0; h < H1; ++h) {
+            for (; at + 2 * kChunk <= in.cols; at += 2 * kChunk) {
+                prefetch(row + 2 * at + kPrefetchBytes);
+                for (int h = 0; h < kHalves; ++h) {
                     const Reg w0 = V::template halves<Bf16>(row + 2 * (at + kLanes * h));
                     const Reg w1 = V::template halves<Bf16>(row + 2 * (at + kChunk + kLanes * h));
                     for (int j = 0; j < N; ++j) {
@@ -190,8 +217,9 @@ template <class V> struct Kernels {
                         acc[j][h] = V::add(acc[j][h], V::fma(w1, V::load(x + kChunk), V::mul(w0, V::load(x))));
                     }
                 }
+            }
             if (at + kChunk <= in.cols)
-                for (int h = H0; h < H1; ++h) {
+                for (int h = 0; h < kHalves; ++h) {
                     const Reg w0 = V::template halves<Bf16>(row + 2 * (at + kLanes * h));
                     for (int j = 0; j < N; ++j)
                         acc[j][h] = V::fma(w0, V::load(activations(in, j, at, kLanes * h)), acc[j][h]);
@@ -228,11 +256,10 @@ template <class V> struct Kernels {
         return _mm_cvtss_f32(s);
     }
 
-    /// Each activation row's 16 lanes: one pass over the row with registers h = 0 .. kHalves - 1 side by side, or
-    /// (more than Format::kOnePassRows activation rows) a pass per register, which needs half the registers: Q4_K's
-    /// even and odd sums of 4 rows side by side would not fit AVX2's 16 (spills, 8 % more instructions, callgrind).
-    /// Halves are compile-time indices, so the sums stay in registers (an array indexed by a run-time pass kept them
-    /// on the stack: a store-forwarding round trip in the chain carried from block to block).
+    /// Each activation row's 16 lanes, registers h = 0 .. kHalves - 1 side by side (Q4_K on AVX2 with more than
+    /// Q4_K::kOnePassRows activation rows: a pass per register). Halves are compile-time indices, so the sums stay in
+    /// registers (an array indexed by a run-time pass kept them on the stack: a store-forwarding round trip in the
+    /// chain carried from block to block).
     template <class Format, int N>
     static void dots(const uint8_t* row, const Activations& in, float* out, int64_t outStride)
     {
@@ -240,12 +267,7 @@ template <class V> struct Kernels {
         for (int j = 0; j < N; ++j)
             for (int h = 0; h < kHalves; ++h)
                 acc[j][h] = V::zero();
-        if constexpr (N <= Format::kOnePassRows)
-            Format::template pass<N, 0, kHalves>(row, in, acc);
-        else {
-            Format::template pass<N, 0, 1>(row, in, acc);
-            if constexpr (kHalves == 2) Format::template pass<N, 1, 2>(row, in, acc);
-        }
+        Format::template pass<N>(row, in, acc);
         for (int j = 0; j < N; ++j)
             out[j * outStride] = total(V::foldHalves(acc[j][0], acc[j][kHalves - 1]));
         if constexpr (requires { Format::tail(row, in, out, outStride, N); }) Format::tail(row, in, out, outStride, N);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Packed weights (kept in their file's block format): products and look-ups against the same weights widened to
 // float32, and GGUF weights staying in place in the file's mapping.
+#include "backend/cpu_packed_matmul.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/npy.h"
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace attn {
@@ -82,6 +84,32 @@ TEST(QuantPacked, ProductOverSeveralRowBlocksEqualsTheDenseProduct)
         EXPECT_LE(maxAbsDiff(linear(x, w, &bias), linear(x, m.widened, &bias)), 1e-4) << n;
         EXPECT_LE(maxAbsDiff(linear(x, w, nullptr), linear(x, m.widened, nullptr)), 1e-4) << n;
     }
+}
+
+TEST(QuantPacked, PrefillNeverReadsScratchLeftByAnotherProduct)
+{
+    // A prefill widens its packed weight into a scratch buffer that is not cleared, a chunk of rows at a time (16 rows
+    // here: 6 rows of x). A product whose weights are all NaN leaves its freed scratch full of NaN; the next product of
+    // the same chunk size (which the allocator hands the same memory) must give the bits it gave before, finite,
+    // with its last chunk partial (40 rows: 16 + 16 + 8).
+    const HalfMatrix m = randomHalfMatrix(40, 64, 5);
+    const PackedMatrix w(GgmlType::F16, 40, 64, reinterpret_cast<const uint8_t*>(m.bits.data()), nullptr);
+    const std::vector<uint16_t> nanBits(48 * 64, 0x7e00);
+    const PackedMatrix nans(GgmlType::F16, 48, 64, reinterpret_cast<const uint8_t*>(nanBits.data()), nullptr);
+    const Tensor x = randomTensor({ 6, 64 }, 2);
+    const Tensor fresh = packedLinear(x, w, nullptr);
+    for (int round = 0; round < 3; ++round) {
+        const Tensor poisoned = packedLinear(x, nans, nullptr);
+        EXPECT_TRUE(std::isnan(poisoned.data()[0]));
+        const Tensor again = packedLinear(x, w, nullptr);
+        for (int64_t i = 0; i < fresh.numel(); ++i) {
+            ASSERT_TRUE(std::isfinite(again.data()[i])) << "element " << i << ", round " << round;
+            ASSERT_EQ(std::memcmp(&again.data()[i], &fresh.data()[i], sizeof(float)), 0)
+                << "element " << i << ", round " << round;
+        }
+    }
+    // And the product is the dense one's (fresh has not read stale memory either).
+    EXPECT_LE(maxAbsDiff(fresh, linear(x, m.widened, nullptr)), 1e-4);
 }
 
 TEST(QuantPacked, RowOrderAndLookUpsAreExact)
