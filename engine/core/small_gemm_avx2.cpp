@@ -30,35 +30,47 @@ __attribute__((target("avx2,fma"))) void storeScaled(float* c, __m256 v, float a
     _mm256_maskstore_ps(c, lanes, v);
 }
 
-/// C = alpha * A B^T: eight rows of B at a time, each a chain of fused multiply-adds over k, summed across lanes
-/// together. A last block of fewer rows repeats B's last row (in bounds, and never stored), so the eight chains
-/// stay in registers.
+/// The dot products of row `ai` of A with the eight rows of B at `rows`: a chain of fused multiply-adds over k each,
+/// summed across lanes together.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 eightDots(
+    const float* ai, const float* const* rows, int64_t whole, int64_t k, __m256i tail)
+{
+    __m256 s[8];
+    for (int64_t j = 0; j < 8; ++j)
+        s[j] = _mm256_setzero_ps();
+    for (int64_t p = 0; p < whole; p += 8) {
+        const __m256 x = _mm256_loadu_ps(ai + p);
+        for (int64_t j = 0; j < 8; ++j)
+            s[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(rows[j] + p), s[j]);
+    }
+    if (whole < k) {
+        const __m256 x = _mm256_maskload_ps(ai + whole, tail);
+        for (int64_t j = 0; j < 8; ++j)
+            s[j] = _mm256_fmadd_ps(x, _mm256_maskload_ps(rows[j] + whole, tail), s[j]);
+    }
+    return sumsOfEight(s);
+}
+
+/// C = alpha * A B^T: eight rows of B at a time. A last block of fewer rows repeats B's last row (in bounds, and never
+/// stored), so the eight chains stay in registers. Every row of A runs against a block before the next is set up (a
+/// decode step's scores are two query rows against every key); one row (the projections) takes a loop of its own, as
+/// the compiler would otherwise prepare the masked tail of every block for rows that have none.
 __attribute__((target("avx2,fma"))) void productTransposed(int64_t m, int64_t n, int64_t k, float alpha, const float* a,
     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
 {
     const int64_t whole = k / 8 * 8;
     const __m256i tail = firstLanes(k - whole);
-    for (int64_t i = 0; i < m; ++i) {
-        const float* ai = a + i * lda;
-        for (int64_t j0 = 0; j0 < n; j0 += 8) {
-            const float* rows[8];
-            for (int64_t j = 0; j < 8; ++j)
-                rows[j] = b + (j0 + j < n ? j0 + j : n - 1) * ldb;
-            __m256 s[8];
-            for (int64_t j = 0; j < 8; ++j)
-                s[j] = _mm256_setzero_ps();
-            for (int64_t p = 0; p < whole; p += 8) {
-                const __m256 x = _mm256_loadu_ps(ai + p);
-                for (int64_t j = 0; j < 8; ++j)
-                    s[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(rows[j] + p), s[j]);
-            }
-            if (whole < k) {
-                const __m256 x = _mm256_maskload_ps(ai + whole, tail);
-                for (int64_t j = 0; j < 8; ++j)
-                    s[j] = _mm256_fmadd_ps(x, _mm256_maskload_ps(rows[j] + whole, tail), s[j]);
-            }
-            storeScaled(c + i * ldc + j0, sumsOfEight(s), alpha, n - j0 < 8 ? n - j0 : 8, accumulate);
+    for (int64_t j0 = 0; j0 < n; j0 += 8) {
+        const float* rows[8];
+        for (int64_t j = 0; j < 8; ++j)
+            rows[j] = b + (j0 + j < n ? j0 + j : n - 1) * ldb;
+        const int64_t count = n - j0 < 8 ? n - j0 : 8;
+        if (m == 1) {
+            storeScaled(c + j0, eightDots(a, rows, whole, k, tail), alpha, count, accumulate);
+            continue;
         }
+        for (int64_t i = 0; i < m; ++i)
+            storeScaled(c + i * ldc + j0, eightDots(a + i * lda, rows, whole, k, tail), alpha, count, accumulate);
     }
 }
 
