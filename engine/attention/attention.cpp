@@ -77,11 +77,12 @@ void checkStructure(const MaskSpec& spec, int64_t numKeys) {
 }
 
 /// The checks of one call on its shapes: q [hq, nq, d]; hkv kv heads of nk keys of dim d (and values of dim dv, 0 for
-/// none), described by `kv` for the error messages.
-Dims checkDims(const Tensor& q, Dims dims, const std::string& kv, const AttentionOptions& options)
+/// none), described by `kv()` for the error messages (built only for one: a decode step makes a call per layer).
+template <class Describe>
+Dims checkDims(const Tensor& q, Dims dims, const Describe& kv, const AttentionOptions& options)
 {
     if (dims.d < 1 || q.dim(2) != dims.d)
-        throw Error("attention: head dims differ or are empty: q " + shapeToString(q.shape()) + ", " + kv);
+        throw Error("attention: head dims differ or are empty: q " + shapeToString(q.shape()) + ", " + kv());
     if (dims.hkv < 1 || dims.hq < 1 || dims.hq % dims.hkv != 0)
         throw Error("attention: " + std::to_string(dims.hq) + " query heads cannot share " + std::to_string(dims.hkv)
             + " key/value heads");
@@ -104,8 +105,9 @@ Dims checkShapes(const Tensor& q, const Tensor& k, const Tensor* v, const Attent
             + shapeToString(k.shape()) + (v ? ", v " + shapeToString(v->shape()) : std::string()));
     if (v && (v->dim(0) != k.dim(0) || v->dim(1) != k.dim(1) || v->dim(2) < 1))
         throw Error("attention: v " + shapeToString(v->shape()) + " does not match k " + shapeToString(k.shape()));
-    return checkDims(q, { q.dim(0), k.dim(0), q.dim(1), k.dim(1), k.dim(2), v ? v->dim(2) : 0 },
-        "k " + shapeToString(k.shape()), options);
+    return checkDims(
+        q, { q.dim(0), k.dim(0), q.dim(1), k.dim(1), k.dim(2), v ? v->dim(2) : 0 },
+        [&] { return "k " + shapeToString(k.shape()); }, options);
 }
 
 /// The base of each kv head's rows in a [hkv, t, dim] tensor.
@@ -366,15 +368,20 @@ void multiHeadAttentionInto(const Tensor& q, std::span<const Tensor* const> keys
             throw Error("attention: kv head " + std::to_string(h) + " has k " + shapeToString(keys[h]->shape()) + ", v "
                 + shapeToString(values[h]->shape()) + "; expected [1, t, d] like head 0's k " + shapeToString(kShape)
                 + " and v " + shapeToString(vShape));
-    const Dims dims
-        = checkDims(q, { q.dim(0), static_cast<int64_t>(keys.size()), q.dim(1), kShape[1], kShape[2], vShape[2] },
-            "k " + shapeToString(kShape), options);
-    std::vector<const float*> k(keys.size()), v(values.size());
+    const Dims dims = checkDims(
+        q, { q.dim(0), static_cast<int64_t>(keys.size()), q.dim(1), kShape[1], kShape[2], vShape[2] },
+        [&] { return "k " + shapeToString(kShape); }, options);
+    // The heads' rows: on the stack up to 64 kv heads (a decode step makes this call per layer).
+    constexpr size_t kStackHeads = 64;
+    const float* stackRows[2 * kStackHeads];
+    std::vector<const float*> heapRows(keys.size() > kStackHeads ? 2 * keys.size() : 0);
+    const float** k = heapRows.empty() ? stackRows : heapRows.data();
+    const float** v = k + keys.size();
     for (size_t h = 0; h < keys.size(); ++h) {
         k[h] = keys[h]->data();
         v[h] = values[h]->data();
     }
-    attend(q, k.data(), v.data(), options, dims, probs, output);
+    attend(q, k, v, options, dims, probs, output);
 }
 
 Tensor attentionProbabilities(const Tensor& q, const Tensor& k, const AttentionOptions& options) {

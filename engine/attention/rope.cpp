@@ -40,18 +40,20 @@ void applyRope(Tensor& x, int64_t positionOffset, const RotaryEmbedding& rope) {
             + " rotary dims");
     if (positionOffset < 0) throw Error("applyRope: negative position offset " + std::to_string(positionOffset));
 
-    // cos/sin per (row, frequency) once per call; float32 angle as HF and llama2.c compute it.
+    // cos/sin per (row, frequency) once per call; float32 angle as HF and llama2.c compute it. A decode step's tables
+    // (one row) stay on the stack: this runs twice per layer at every step.
     const int64_t half = rotaryDims / 2;
-    std::vector<float> cosTable(static_cast<size_t>(t * half));
-    std::vector<float> sinTable(cosTable.size());
+    constexpr int64_t kStackFloats = 512;
+    float stackTables[kStackFloats];
+    std::vector<float> heapTables(2 * t * half > kStackFloats ? static_cast<size_t>(2 * t * half) : 0);
+    float* const cosTable = heapTables.empty() ? stackTables : heapTables.data();
+    float* const sinTable = cosTable + t * half;
     for (int64_t i = 0; i < half; ++i) {
         const float invFreq = rope.invFreq[static_cast<size_t>(i)];
         for (int64_t r = 0; r < t; ++r) {
             const float angle = static_cast<float>(positionOffset + r) * invFreq;
-            cosTable[static_cast<size_t>(r * half + i)]
-                = static_cast<float>(std::cos(static_cast<double>(angle))) * rope.cosSinScale;
-            sinTable[static_cast<size_t>(r * half + i)]
-                = static_cast<float>(std::sin(static_cast<double>(angle))) * rope.cosSinScale;
+            cosTable[r * half + i] = static_cast<float>(std::cos(static_cast<double>(angle))) * rope.cosSinScale;
+            sinTable[r * half + i] = static_cast<float>(std::sin(static_cast<double>(angle))) * rope.cosSinScale;
         }
     }
 
@@ -61,8 +63,8 @@ void applyRope(Tensor& x, int64_t positionOffset, const RotaryEmbedding& rope) {
     for (int64_t h = 0; h < heads; ++h)
         for (int64_t r = 0; r < t; ++r) {
             float* row = x.data() + (h * t + r) * d;
-            const float* c = cosTable.data() + r * half;
-            const float* s = sinTable.data() + r * half;
+            const float* c = cosTable + r * half;
+            const float* s = sinTable + r * half;
             for (int64_t i = 0; i < half; ++i) {
                 float& a = row[i * stride];
                 float& b = row[i * stride + partner];

@@ -30,60 +30,91 @@ __attribute__((target("avx2,fma"))) void storeScaled(float* c, __m256 v, float a
     _mm256_maskstore_ps(c, lanes, v);
 }
 
-/// C = alpha * A B^T: eight rows of B at a time, each a chain of fused multiply-adds over k, summed across lanes
-/// together. A last block of fewer rows repeats B's last row (in bounds, and never stored), so the eight chains
-/// stay in registers.
+/// The dot products of row `ai` of A with the eight rows of B at `rows`: a chain of fused multiply-adds over k each,
+/// summed across lanes together.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 eightDots(
+    const float* ai, const float* const* rows, int64_t whole, int64_t k, __m256i tail)
+{
+    __m256 s[8];
+    for (int64_t j = 0; j < 8; ++j)
+        s[j] = _mm256_setzero_ps();
+    for (int64_t p = 0; p < whole; p += 8) {
+        const __m256 x = _mm256_loadu_ps(ai + p);
+        for (int64_t j = 0; j < 8; ++j)
+            s[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(rows[j] + p), s[j]);
+    }
+    if (whole < k) {
+        const __m256 x = _mm256_maskload_ps(ai + whole, tail);
+        for (int64_t j = 0; j < 8; ++j)
+            s[j] = _mm256_fmadd_ps(x, _mm256_maskload_ps(rows[j] + whole, tail), s[j]);
+    }
+    return sumsOfEight(s);
+}
+
+/// C = alpha * A B^T: eight rows of B at a time. A last block of fewer rows repeats B's last row (in bounds, and never
+/// stored), so the eight chains stay in registers. Every row of A runs against a block before the next is set up (a
+/// decode step's scores are two query rows against every key); one row (the projections) takes a loop of its own, as
+/// the compiler would otherwise prepare the masked tail of every block for rows that have none.
 __attribute__((target("avx2,fma"))) void productTransposed(int64_t m, int64_t n, int64_t k, float alpha, const float* a,
     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
 {
     const int64_t whole = k / 8 * 8;
     const __m256i tail = firstLanes(k - whole);
-    for (int64_t i = 0; i < m; ++i) {
-        const float* ai = a + i * lda;
-        for (int64_t j0 = 0; j0 < n; j0 += 8) {
-            const float* rows[8];
-            for (int64_t j = 0; j < 8; ++j)
-                rows[j] = b + (j0 + j < n ? j0 + j : n - 1) * ldb;
-            __m256 s[8];
-            for (int64_t j = 0; j < 8; ++j)
-                s[j] = _mm256_setzero_ps();
-            for (int64_t p = 0; p < whole; p += 8) {
-                const __m256 x = _mm256_loadu_ps(ai + p);
-                for (int64_t j = 0; j < 8; ++j)
-                    s[j] = _mm256_fmadd_ps(x, _mm256_loadu_ps(rows[j] + p), s[j]);
-            }
-            if (whole < k) {
-                const __m256 x = _mm256_maskload_ps(ai + whole, tail);
-                for (int64_t j = 0; j < 8; ++j)
-                    s[j] = _mm256_fmadd_ps(x, _mm256_maskload_ps(rows[j] + whole, tail), s[j]);
-            }
-            storeScaled(c + i * ldc + j0, sumsOfEight(s), alpha, n - j0 < 8 ? n - j0 : 8, accumulate);
+    for (int64_t j0 = 0; j0 < n; j0 += 8) {
+        const float* rows[8];
+        for (int64_t j = 0; j < 8; ++j)
+            rows[j] = b + (j0 + j < n ? j0 + j : n - 1) * ldb;
+        const int64_t count = n - j0 < 8 ? n - j0 : 8;
+        if (m == 1) {
+            storeScaled(c + j0, eightDots(a, rows, whole, k, tail), alpha, count, accumulate);
+            continue;
         }
+        for (int64_t i = 0; i < m; ++i)
+            storeScaled(c + i * ldc + j0, eightDots(a + i * lda, rows, whole, k, tail), alpha, count, accumulate);
     }
 }
 
-/// C = alpha * A B: eight columns of C at a time, B's rows weighted by A's entries over four independent chains
-/// (one chain would wait on every fused multiply-add's latency through hundreds of keys).
+/// Rows [i, i + R) of C = alpha * A B: eight columns at a time, B's rows weighted by A's entries over four
+/// independent chains per row (one chain would wait on every fused multiply-add's latency through hundreds of keys).
+/// The R rows share each load of B (a decode step's weighted values are two query rows over every key).
+template <int R>
+__attribute__((target("avx2,fma"))) void plainRows(int64_t i, int64_t n, int64_t k, float alpha, const float* a,
+    int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
+{
+    for (int64_t j0 = 0; j0 < n; j0 += 8) {
+        const int64_t count = n - j0 < 8 ? n - j0 : 8;
+        const __m256i lanes = firstLanes(count);
+        __m256 s[R][4];
+        for (int r = 0; r < R; ++r)
+            for (int u = 0; u < 4; ++u)
+                s[r][u] = _mm256_setzero_ps();
+        int64_t p = 0;
+        for (; p + 4 <= k; p += 4)
+            for (int64_t u = 0; u < 4; ++u) {
+                const __m256 row = _mm256_maskload_ps(b + (p + u) * ldb + j0, lanes);
+                for (int r = 0; r < R; ++r)
+                    s[r][u] = _mm256_fmadd_ps(_mm256_set1_ps(a[(i + r) * lda + p + u]), row, s[r][u]);
+            }
+        for (; p < k; ++p) {
+            const __m256 row = _mm256_maskload_ps(b + p * ldb + j0, lanes);
+            for (int r = 0; r < R; ++r)
+                s[r][0] = _mm256_fmadd_ps(_mm256_set1_ps(a[(i + r) * lda + p]), row, s[r][0]);
+        }
+        for (int r = 0; r < R; ++r)
+            storeScaled(c + (i + r) * ldc + j0,
+                _mm256_add_ps(_mm256_add_ps(s[r][0], s[r][1]), _mm256_add_ps(s[r][2], s[r][3])), alpha, count,
+                accumulate);
+    }
+}
+
+/// C = alpha * A B, two rows of A at a time.
 __attribute__((target("avx2,fma"))) void productPlain(int64_t m, int64_t n, int64_t k, float alpha, const float* a,
     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate)
 {
-    for (int64_t i = 0; i < m; ++i) {
-        const float* ai = a + i * lda;
-        for (int64_t j0 = 0; j0 < n; j0 += 8) {
-            const int64_t count = n - j0 < 8 ? n - j0 : 8;
-            const __m256i lanes = firstLanes(count);
-            __m256 s[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-            int64_t p = 0;
-            for (; p + 4 <= k; p += 4)
-                for (int64_t u = 0; u < 4; ++u)
-                    s[u] = _mm256_fmadd_ps(
-                        _mm256_set1_ps(ai[p + u]), _mm256_maskload_ps(b + (p + u) * ldb + j0, lanes), s[u]);
-            for (; p < k; ++p)
-                s[0] = _mm256_fmadd_ps(_mm256_set1_ps(ai[p]), _mm256_maskload_ps(b + p * ldb + j0, lanes), s[0]);
-            storeScaled(c + i * ldc + j0, _mm256_add_ps(_mm256_add_ps(s[0], s[1]), _mm256_add_ps(s[2], s[3])), alpha,
-                count, accumulate);
-        }
-    }
+    int64_t i = 0;
+    for (; i + 2 <= m; i += 2)
+        plainRows<2>(i, n, k, alpha, a, lda, b, ldb, c, ldc, accumulate);
+    if (i < m) plainRows<1>(i, n, k, alpha, a, lda, b, ldb, c, ldc, accumulate);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "model/kv_cache.h"
 #include "model/layers.h"
 
+#include <span>
 #include <vector>
 
 namespace attn {
@@ -45,18 +46,23 @@ Tensor cachedSelfAttention(KvCache& cache, int64_t layer, const Tensor& q, const
 
     // The cache keeps one [1, T, d] tensor per KV head: one core call reads them all in place, and writes the
     // probabilities straight into the result (a decode step made a call, a copy of its queries and of its results per
-    // KV head before).
-    std::vector<const Tensor*> keys(static_cast<size_t>(hkv)), values(static_cast<size_t>(hkv));
+    // KV head before). They are listed on the stack up to 64 kv heads: this runs per layer at every decode step.
+    constexpr size_t kStackHeads = 64;
+    const Tensor* stackHeads[2 * kStackHeads];
+    std::vector<const Tensor*> heapHeads(static_cast<size_t>(hkv) > kStackHeads ? static_cast<size_t>(2 * hkv) : 0);
+    const Tensor** kv = heapHeads.empty() ? stackHeads : heapHeads.data();
     for (int64_t g = 0; g < hkv; ++g) {
-        keys[static_cast<size_t>(g)] = &cache.keys(layer, g);
-        values[static_cast<size_t>(g)] = &cache.values(layer, g);
+        kv[g] = &cache.keys(layer, g);
+        kv[hkv + g] = &cache.values(layer, g);
     }
     if (probs) *probs = Tensor({ hq, n, total });
     poll();
-    Tensor heads({ hq, n, dv });
-    multiHeadAttentionInto(q, keys, values, options, probs ? probs->data() : nullptr, heads.data());
-    // [hq, n, dv] is already [n, hq * dv] for one new position.
-    return n == 1 ? std::move(heads).reshaped({ 1, hq * dv }) : mergeHeads(heads);
+    // [hq, n, dv] is already [n, hq * dv] for one new position: the result is written in its final shape.
+    Tensor heads(n == 1 ? Shape { 1, hq * dv } : Shape { hq, n, dv });
+    const auto kvHeads = static_cast<size_t>(hkv);
+    multiHeadAttentionInto(q, std::span(kv, kvHeads), std::span(kv + hkv, kvHeads), options,
+        probs ? probs->data() : nullptr, heads.data());
+    return n == 1 ? std::move(heads) : mergeHeads(heads);
 }
 
 } // namespace attn

@@ -10,7 +10,7 @@ namespace {
 
 /// Appends rows [n, dim] (block `head` of a head-major [heads, n, dim] tensor) to a [1, T, dim] tensor.
 void appendRows(Tensor& dst, const Tensor& src, int64_t head) {
-    const int64_t n = src.dim(1), dim = src.dim(2);
+    const int64_t n = src.shape()[1], dim = src.shape()[2]; // checked [heads, n, dim] by checkRows
     const float* begin = src.data() + head * n * dim;
     auto& storage = dst.storage();
     storage.insert(storage.end(), begin, begin + n * dim);

@@ -64,8 +64,9 @@ void applyActivation(Tensor& x, Activation activation) {
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor* bias) {
     expectRank2(x, "linear input");
     expectRank2(w, "linear weight");
-    const int64_t n = x.dim(0), in = x.dim(1), out = w.dim(0);
-    if (w.dim(1) != in)
+    // Both are 2-D: their shapes are read in place (dim() checks its index out of line, four calls per product).
+    const int64_t n = x.shape()[0], in = x.shape()[1], out = w.shape()[0];
+    if (w.shape()[1] != in)
         throw Error("linear: input " + shapeToString(x.shape()) + " does not fit weight " + shapeToString(w.shape()));
     if (bias && bias->numel() != out)
         throw Error("linear: bias " + shapeToString(bias->shape()) + " does not fit " + std::to_string(out) + " outputs");

@@ -292,6 +292,7 @@ DecodeStepPtr DecodeTimeline::record(int64_t token, TokenOrigin origin, const fl
     s->probability = s->entropyBits = std::numeric_limits<float>::quiet_NaN();
     if (previousLogits) {
         const NextTokenDistribution d = nextTokenDistribution(previousLogits, r.logits.dim(1), kCandidates);
+        s->candidates.reserve(d.topIds.size());
         for (int64_t id : d.topIds)
             s->candidates.push_back({ chip(id), d.probabilities[static_cast<size_t>(id)] });
         if (token >= 0 && token < static_cast<int64_t>(d.probabilities.size()))
@@ -303,6 +304,7 @@ DecodeStepPtr DecodeTimeline::record(int64_t token, TokenOrigin origin, const fl
     s->backend = backend ? backend->name() : "cpu";
     s->samplerState = m_sampler->state();
     const int64_t keys = s->position + 1;
+    s->attention.reserve(r.attention.size());
     for (const Tensor& layer : r.attention) { // [heads, rows, every key so far]; none where the rows are derived
         const int64_t heads = layer.dim(0), all = layer.dim(2);
         Tensor rows({ heads, keys });
@@ -311,6 +313,8 @@ DecodeStepPtr DecodeTimeline::record(int64_t token, TokenOrigin origin, const fl
         s->attention.push_back(std::move(rows));
     }
     const KvCache& cache = *m_session->cache();
+    s->keyNorms.reserve(static_cast<size_t>(m_info.numLayers));
+    s->valueNorms.reserve(static_cast<size_t>(m_info.numLayers));
     for (int64_t l = 0; l < m_info.numLayers; ++l) {
         s->keyNorms.push_back(rowNorm(cache, l, s->position, true));
         s->valueNorms.push_back(rowNorm(cache, l, s->position, false));

@@ -75,6 +75,39 @@ TEST(SmallGemm, MatchesDoublePrecisionAtEveryTailAndWritesOnlyItsBlock)
     EXPECT_EQ(cases, 2 * 2 * 3 * 10 * 6);
 }
 
+TEST(SmallGemm, EveryRowHasTheBitsOfItsOwnOneRowProduct)
+{
+    // Rows of A share B's loads in blocks; each row's sums must still run as they do alone (a decode step's two query
+    // rows of a kv head, or one, round alike), at every tail of the lanes and with an odd last row.
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2 and FMA";
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (const bool transposed : { true, false })
+        for (const bool accumulate : { false, true })
+            for (int64_t m = 2; m <= kSmallGemmMaxRows; ++m)
+                for (const int64_t n : { 1, 7, 8, 9, 23 })
+                    for (const int64_t k : { 1, 3, 8, 13, 64, 173 }) {
+                        const int64_t lda = k + 1, ldb = (transposed ? k : n) + 2, ldc = n + 1;
+                        std::vector<float> a(static_cast<size_t>(m * lda)),
+                            b(static_cast<size_t>((transposed ? n : k) * ldb)), c(static_cast<size_t>(m * ldc));
+                        for (auto* v : { &a, &b, &c })
+                            for (float& x : *v)
+                                x = value(rng);
+                        std::vector<float> alone = c;
+                        ASSERT_TRUE(smallGemmAvx2(
+                            m, n, k, 0.5f, a.data(), lda, b.data(), ldb, transposed, c.data(), ldc, accumulate));
+                        for (int64_t i = 0; i < m; ++i) {
+                            ASSERT_TRUE(smallGemmAvx2(1, n, k, 0.5f, a.data() + i * lda, lda, b.data(), ldb, transposed,
+                                alone.data() + i * ldc, ldc, accumulate));
+                            for (int64_t j = 0; j < n; ++j) {
+                                const auto at = static_cast<size_t>(i * ldc + j);
+                                ASSERT_EQ(c[at], alone[at]) << "row " << i << " of " << m << ", n " << n << " k " << k
+                                                            << (transposed ? " (B^T)" : " (B)");
+                            }
+                        }
+                    }
+}
+
 TEST(SmallGemm, LeavesMoreRowsToThePortableProduct)
 {
     std::vector<float> a(static_cast<size_t>(9 * 4), 1.0f), c(9, -1.0f);
