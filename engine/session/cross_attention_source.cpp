@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "session/cross_attention_source.h"
 
+#include "attention_source/backend_source.h"
 #include "core/error.h"
 #include "model/seq2seq_model.h"
 
@@ -10,7 +11,7 @@
 namespace attn {
 
 std::shared_ptr<const AttentionSource> crossAttentionSource(
-    const CrossKeys& keys, const std::vector<Tensor>& stepQueries)
+    const CrossKeys& keys, const std::vector<Tensor>& stepQueries, std::shared_ptr<Backend> backend)
 {
     if (stepQueries.empty()) return nullptr;
     if (!keys.encoding) throw Error("cross-attention: no encoding");
@@ -35,8 +36,8 @@ std::shared_ptr<const AttentionSource> crossAttentionSource(
     }
     AttentionOptions options; // every source key is visible to every step: no mask
     options.scale = keys.scale;
-    return std::make_shared<const AttentionSource>(
-        std::make_shared<const OwnedQueryKeys>(queries, crossKeys), std::move(options));
+    return attentionSourceOn(
+        std::move(backend), std::make_shared<const OwnedQueryKeys>(queries, crossKeys), std::move(options));
 }
 
 } // namespace attn

@@ -231,13 +231,14 @@ void DecodeTimeline::truncate(int64_t positions)
     m_nextLogits.assign(r->logits.data(), r->logits.data() + r->logits.numel());
 }
 
-std::shared_ptr<const AttentionSource> DecodeTimeline::derivedAttention(int64_t positions) const
+std::shared_ptr<const AttentionSource> DecodeTimeline::derivedAttention(
+    int64_t positions, std::shared_ptr<Backend> backend) const
 {
     if (positions < 1 || positions > length())
         throw Error("decode timeline: attention of " + std::to_string(positions) + " positions asked, "
             + std::to_string(length()) + " decoded");
     if (!derivesAttention(m_session->options())) return nullptr;
-    return m_session->attentionSourceCopy(positions);
+    return m_session->attentionSourceCopy(positions, std::move(backend));
 }
 
 DecodeStepPtr DecodeTimeline::append(int64_t token, TokenOrigin origin)

@@ -69,8 +69,10 @@ public:
     /// any thread may read while decoding goes on), so that no view needs every step's rows assembled into
     /// matrices. Null when derived rows would differ from the captured ones (Session::canDeriveAttention, or an
     /// intervention in the forward options): only then do the steps capture their `attention` rows, which are then
-    /// the attention. Throws Error for positions outside 1 .. length().
-    std::shared_ptr<const AttentionSource> derivedAttention(int64_t positions) const;
+    /// the attention. Tiles are computed on `backend` (kept alive by the source; null: the CPU attention core).
+    /// Throws Error for positions outside 1 .. length().
+    std::shared_ptr<const AttentionSource> derivedAttention(
+        int64_t positions, std::shared_ptr<Backend> backend = nullptr) const;
 
     int64_t length() const { return static_cast<int64_t>(m_steps.size()); }
     const std::vector<DecodeStepPtr>& steps() const { return m_steps; }

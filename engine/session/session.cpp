@@ -2,6 +2,7 @@
 #include "session/session.h"
 
 #include "attention/attention.h"
+#include "attention_source/backend_source.h"
 #include "backend/backend.h"
 #include "core/error.h"
 #include "intervention/intervention.h"
@@ -133,11 +134,13 @@ MaskSpec Session::decoderMask(const ModelConfig& config) {
     return mask;
 }
 
-std::shared_ptr<const AttentionSource> Session::attentionSourceCopy(int64_t positions) const {
+std::shared_ptr<const AttentionSource> Session::attentionSourceCopy(
+    int64_t positions, std::shared_ptr<Backend> backend) const
+{
     if (!m_cache) throw Error("attention request: only a decoder's positions can be copied");
     requireDerivable();
-    return std::make_shared<const AttentionSource>(
-        OwnedQueryKeys::copyOf(CachedQueryKeys(*m_cache), positions), decoderDerivation());
+    return attentionSourceOn(
+        std::move(backend), OwnedQueryKeys::copyOf(CachedQueryKeys(*m_cache), positions), decoderDerivation());
 }
 
 } // namespace attn

@@ -51,9 +51,11 @@ public:
     /// (ForwardOptions::wantQueryKeys). Throws Error when there is nothing to derive from.
     std::shared_ptr<const AttentionSource> attentionSource(std::shared_ptr<const void> owner = {}) const;
     /// Decoders: the self-attention of the first `positions` positions, derived from a copy of their queries and keys
-    /// on the CPU attention core: an immutable value that any thread may read while the session goes on (the Decode
-    /// tab's heatmap). Throws Error as attentionSource() does, and for more positions than the session holds.
-    std::shared_ptr<const AttentionSource> attentionSourceCopy(int64_t positions) const;
+    /// on `backend` (kept alive by the source; null: the CPU attention core): an immutable value that any thread may
+    /// read while the session goes on (the Decode tab's heatmap). Throws Error as attentionSource() does, and for more
+    /// positions than the session holds.
+    std::shared_ptr<const AttentionSource> attentionSourceCopy(
+        int64_t positions, std::shared_ptr<Backend> backend = nullptr) const;
     /// Whether attentionSource() can give this model's probabilities exactly; `why` says what it cannot follow
     /// (soft-capped scores, windows on some layers only, a RoPE base that depends on the sequence length).
     static bool canDeriveAttention(const ModelConfig& config, std::string* why = nullptr);

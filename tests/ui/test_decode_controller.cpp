@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Step-by-step decoding through the GUI's DecodeController matches `attnscope-cli generate` token for token (greedy
 // and seeded sampling), and the attention of every step equals an independent engine Session's.
+#include "backend/backend.h"
+#include "controller/engine_controller.h"
 #include "decode/decode_controller.h"
 #include "model/model_loader.h"
 #include "session/session.h"
@@ -16,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 
 namespace attn::ui {
 namespace {
@@ -188,6 +191,57 @@ TEST(DecodeController, AttentionOfEveryStepEqualsTheEngine)
                 }
         }
     }
+}
+
+/// Submissions of the engine's backend so far, read on the engine thread.
+uint64_t engineSubmits(EngineController& engine, QObject* client)
+{
+    std::optional<uint64_t> submits;
+    engine.post<uint64_t>(
+        client,
+        [](EngineContext& context) { return context.backend() ? context.backend()->traffic().submits : uint64_t(0); },
+        [&](uint64_t n) { submits = n; }, {});
+    EXPECT_TRUE(QTest::qWaitFor([&] { return submits.has_value(); }, 10000));
+    return submits.value_or(0);
+}
+
+TEST(DecodeController, TheHeatmapsAttentionIsDerivedOnTheChosenBackendAndOutlivesASwitch)
+{
+    EngineController engine;
+    QSignalSpy backend(&engine, &EngineController::backendChanged);
+    engine.setBackend(BackendChoice::Vulkan);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return backend.count() == 1; }, 30000));
+    ASSERT_TRUE(engine.backendDescription().startsWith("vulkan"))
+        << "CI has lavapipe; got " << engine.backendDescription().toStdString();
+    DecodeController c(&engine);
+    const std::string path = stories();
+    openModel(c, path);
+    SamplerOptions o;
+    o.seed = 1;
+    const std::vector<int64_t> ids = guiTokens(c, { 1 }, 12, o);
+    const auto positions = static_cast<int64_t>(ids.size());
+    Session reference(loadModel(path));
+    for (int64_t id : ids)
+        reference.step(id);
+    QSignalSpy ready(&c, &DecodeController::snapshotReady);
+    c.requestSnapshot(positions);
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 10000);
+    const auto snapshot = ready.at(0).at(1).value<SnapshotPtr>();
+    ASSERT_FALSE(snapshot->holdsMatrices());
+    // The heatmap reads a head: the device computes it (CPU parity bound).
+    const uint64_t before = engineSubmits(engine, &c);
+    const auto onDevice = snapshot->rows(1, 2, 0, positions);
+    EXPECT_GT(engineSubmits(engine, &c), before) << "derived on the CPU, not on the backend chosen";
+    EXPECT_LE(test::maxAbsDiff(onDevice->data(), reference.attentionRows(1, 2, 0, positions).data(), onDevice->numel()),
+        1e-5);
+    // View > Compute backend > CPU while that snapshot is shown: it goes on deriving on the device it was made with,
+    // which it keeps alive.
+    engine.setBackend(BackendChoice::Cpu);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return backend.count() == 2; }, 30000));
+    ASSERT_TRUE(engine.backendDescription().startsWith("cpu")) << engine.backendDescription().toStdString();
+    const auto later = snapshot->rows(0, 3, 0, positions);
+    EXPECT_LE(
+        test::maxAbsDiff(later->data(), reference.attentionRows(0, 3, 0, positions).data(), later->numel()), 1e-5);
 }
 
 TEST(DecodeController, ASnapshotOfStepsTheTimelineRewoundMeanwhileIsDropped)

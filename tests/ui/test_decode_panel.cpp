@@ -355,6 +355,46 @@ TEST_F(DecodePanelTest, ARefusedPromptKeepsTheBranchesAndAnAcceptedOneDropsThem)
     EXPECT_FALSE(m_panel->branchTree()->isVisible());
 }
 
+/// A step at position 5 whose candidates are `texts` with `probabilities`, the chosen one `chosen`.
+DecodeStepPtr candidatesStep(
+    const std::vector<std::string>& texts, const std::vector<float>& probabilities, size_t chosen)
+{
+    auto step = std::make_shared<DecodeStep>();
+    step->position = 5;
+    for (size_t i = 0; i < texts.size(); ++i)
+        step->candidates.push_back({ { texts[i], static_cast<int64_t>(100 + i), false }, probabilities[i] });
+    step->token = step->candidates.at(chosen).token;
+    return step;
+}
+
+TEST(ProbabilityChart, KeepsItsLabelsAndRangeWhileTheCandidatesStayAndRedrawsNothingShownAlready)
+{
+    ProbabilityChart chart;
+    chart.resize(240, 200);
+    const DecodeStepPtr first = candidatesStep({ "the", "a", "one" }, { 0.5f, 0.3f, 0.1f }, 0);
+    chart.setStep(first);
+    const auto ticker = chart.plot()->yAxis->ticker();
+    const int labels = chart.labelChanges(), replots = chart.replots();
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().upper, 0.6); // the tenth above 1.1 x the largest bar
+    chart.setStep(first); // a redraw of the step shown
+    EXPECT_EQ(chart.replots(), replots);
+    // The next step with the same candidates: new bars, the same ticker, labels and probability axis.
+    chart.setStep(candidatesStep({ "the", "a", "one" }, { 0.52f, 0.28f, 0.1f }, 1));
+    EXPECT_EQ(chart.replots(), replots + 1);
+    EXPECT_EQ(chart.plot()->yAxis->ticker(), ticker);
+    EXPECT_EQ(chart.labelChanges(), labels);
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().upper, 0.6);
+    EXPECT_EQ(chart.chosenIndex(), 1);
+    // Other candidates: the same ticker, its labels replaced.
+    chart.setStep(candidatesStep({ "dog", "cat" }, { 0.9f, 0.05f }, 0));
+    EXPECT_EQ(chart.plot()->yAxis->ticker(), ticker);
+    EXPECT_EQ(chart.labelChanges(), labels + 1);
+    const auto text = qSharedPointerDynamicCast<QCPAxisTickerText>(chart.plot()->yAxis->ticker());
+    ASSERT_TRUE(text);
+    EXPECT_EQ(text->ticks().values(), QList<QString>({ "dog", "cat" }));
+    EXPECT_DOUBLE_EQ(chart.plot()->xAxis->range().upper, 1.0);
+}
+
 TEST(DecodePanelEmpty, TheHeatmapSaysWhatToDoAndWhyAPromptWasRefused)
 {
     DecodePanel panel;

@@ -55,6 +55,43 @@ TEST(TokenChipsView, CapShowsTheNewestTokensAndCountsTheRest)
     EXPECT_EQ(view.chipRect(0).left(), 0);
 }
 
+TEST(TokenChipsView, MeasuresEachTextOnceAndLaysOutOnlyWhenTheChipsChange)
+{
+    // As the Decode tab sets them during Run: the newest 96 of a growing sequence, ~10 times a second.
+    TokenChipsView view;
+    view.setMaxShown(96);
+    view.resize(300, 200);
+    std::vector<TokenChip> tokens = numbered(200);
+    view.setTokens(tokens);
+    const QRect last = view.chipRect(199);
+    EXPECT_EQ(view.measurements(), 97); // 96 chips and the note
+    EXPECT_EQ(view.layouts(), 1);
+    tokens.push_back({ "t200", 200, false }); // a step: one new text, the note counts one more
+    view.setTokens(tokens);
+    EXPECT_FALSE(view.chipRect(200).isEmpty());
+    EXPECT_EQ(view.measurements(), 99);
+    EXPECT_EQ(view.layouts(), 2);
+    tokens.pop_back(); // Back: every text was measured before, only the note is new
+    view.setTokens(tokens);
+    EXPECT_EQ(view.chipRect(199), last);
+    EXPECT_EQ(view.measurements(), 100);
+    tokens.push_back({ "t150", 150, false }); // a text shown before: measured then
+    view.setTokens(tokens);
+    EXPECT_EQ(view.chipRect(200).width(), view.chipRect(150).width());
+    EXPECT_EQ(view.measurements(), 101);
+    // The same chips again (a redraw of the step shown): no layout, and painting measures nothing either.
+    const int layouts = view.layouts();
+    view.setTokens(tokens);
+    view.grab();
+    view.chipRect(200);
+    EXPECT_EQ(view.layouts(), layouts);
+    EXPECT_EQ(view.measurements(), 101);
+    view.resize(500, 200); // another width lays them out again, from the widths at hand
+    view.chipRect(200);
+    EXPECT_EQ(view.layouts(), layouts + 1);
+    EXPECT_EQ(view.measurements(), 101);
+}
+
 TEST(ChipsArea, AsTallAsItsRowsUpToItsMaximumThenItScrolls)
 {
     auto* chips = new TokenChipsView;

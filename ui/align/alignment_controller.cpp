@@ -119,9 +119,9 @@ void AlignmentController::align(const QString& source, const QString& reference,
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
         [src = source.toStdString(), ref = reference.trimmed().toStdString(), beamWidth](
-            EngineContext&, Models& models) -> AlignmentRunPtr {
+            EngineContext& context, Models& models) -> AlignmentRunPtr {
             if (!models.translator) throw Error("no translation model is open");
-            AlignmentRunPtr run = runAlignment(*models.translator, src, ref, beamWidth);
+            AlignmentRunPtr run = runAlignment(*models.translator, src, ref, beamWidth, context.backend());
             if (!models.reverse) return run;
             auto withReverse = std::make_shared<AlignmentRun>(*run);
             addReverseLinks(*withReverse, *models.reverse);
@@ -205,7 +205,7 @@ void AlignmentController::decode(const QString& source, Move move)
     m_decodingSource = source;
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [src = source.toStdString(), move, restart](EngineContext&, Models& models) -> AlignmentRunPtr {
+        [src = source.toStdString(), move, restart](EngineContext& context, Models& models) -> AlignmentRunPtr {
             const Translator* translator = models.translator.get();
             if (!translator) throw Error("no translation model is open");
             if (restart || !models.translation) {
@@ -217,7 +217,8 @@ void AlignmentController::decode(const QString& source, Move move)
             if (move == Move::Step && !translation.finished()) translation.step();
             if (move == Move::Back) translation.back();
             if (move == Move::Reset) translation.reset();
-            auto run = std::make_shared<AlignmentRun>(stepwiseRun(*translator, models.source, translation));
+            auto run = std::make_shared<AlignmentRun>(
+                stepwiseRun(*translator, models.source, translation, context.backend()));
             if (models.reverse && translation.finished()) addReverseLinks(*run, *models.reverse);
             return run;
         },

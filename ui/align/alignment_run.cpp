@@ -69,17 +69,18 @@ namespace {
 /// The steps' attention as a hypothesis keeps it: derived from their queries when the decoder has cross keys, else
 /// the rows themselves.
 void keepAttention(AlignmentHypothesis& hyp, const std::shared_ptr<const CrossKeys>& keys,
-    const std::vector<Tensor>& queries, std::vector<Tensor> rows)
+    const std::vector<Tensor>& queries, std::vector<Tensor> rows, const std::shared_ptr<Backend>& backend)
 {
     if (keys && !queries.empty() && !queries.front().empty())
-        hyp.cross = crossAttentionSource(*keys, queries);
+        hyp.cross = crossAttentionSource(*keys, queries, backend);
     else
         hyp.steps = std::move(rows);
 }
 
 /// Teacher-forces `target` after `source`; the attention row of target piece j is the one of the step that predicts
 /// it (fed the piece before). The score is the reference's log-probability.
-AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSide& source, AlignedSide target)
+AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSide& source, AlignedSide target,
+    const std::shared_ptr<Backend>& backend)
 {
     AlignmentHypothesis forced;
     forced.label = "reference";
@@ -100,7 +101,7 @@ AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSid
         (keys ? queries : rows).push_back(std::move(keys ? out.crossQueries : out.crossAttention));
         next = id;
     }
-    keepAttention(forced, keys, queries, std::move(rows));
+    keepAttention(forced, keys, queries, std::move(rows), backend);
     return forced;
 }
 
@@ -114,12 +115,13 @@ std::string joinWords(const std::vector<std::string>& words)
 
 } // namespace
 
-AlignmentRunPtr runAlignment(
-    const Translator& translator, const std::string& sourceText, const std::string& reference, int64_t beamWidth)
+AlignmentRunPtr runAlignment(const Translator& translator, const std::string& sourceText, const std::string& reference,
+    int64_t beamWidth, const std::shared_ptr<Backend>& backend)
 {
     auto run = std::make_shared<AlignmentRun>();
     run->source = translator.source(sourceText);
-    if (!reference.empty()) run->hypotheses.push_back(teacherForced(translator, run->source, translator.target(reference)));
+    if (!reference.empty())
+        run->hypotheses.push_back(teacherForced(translator, run->source, translator.target(reference), backend));
     if (beamWidth > 0) {
         const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids);
         BeamOptions options;
@@ -135,7 +137,7 @@ AlignmentRunPtr runAlignment(
             hyp.score = beam.score;
             hyp.finished = beam.finished;
             hyp.target = translator.generated(beam.tokens);
-            keepAttention(hyp, start->crossKeys(), beam.crossQueries, std::move(beam.crossAttention));
+            keepAttention(hyp, start->crossKeys(), beam.crossQueries, std::move(beam.crossAttention), backend);
             run->hypotheses.push_back(std::move(hyp));
         }
     }
@@ -143,7 +145,8 @@ AlignmentRunPtr runAlignment(
     return run;
 }
 
-AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding)
+AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding,
+    const std::shared_ptr<Backend>& backend)
 {
     AlignmentRun run;
     run.source = std::move(source);
@@ -154,7 +157,7 @@ AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const
     greedy.score = decoding.logProb();
     greedy.finished = decoding.finished();
     greedy.target = translator.generated(decoding.tokens());
-    keepAttention(greedy, decoding.crossKeys(), decoding.crossQueries(), decoding.crossAttention());
+    keepAttention(greedy, decoding.crossKeys(), decoding.crossQueries(), decoding.crossAttention(), backend);
     run.hypotheses.push_back(std::move(greedy));
     return run;
 }
@@ -166,8 +169,9 @@ void addReverseLinks(AlignmentRun& run, const Translator& reverse)
         const int64_t targetWords = static_cast<int64_t>(hyp.target.words.size());
         // The words, not the text: a generated text may carry markers (the RNN's "<EOS>") that are no words.
         const AlignedSide reverseSource = reverse.source(joinWords(hyp.target.words));
+        // Read once, here: on the CPU attention core.
         const AlignmentHypothesis back
-            = teacherForced(reverse, reverseSource, reverse.target(joinWords(run.source.words)));
+            = teacherForced(reverse, reverseSource, reverse.target(joinWords(run.source.words)), nullptr);
         AlignmentAggregation lastLayerMean;
         lastLayerMean.layer = std::max<int64_t>(back.layers() - 1, 0);
         const Tensor m = wordMatrix(back, reverseSource, lastLayerMean); // [source words, target words]

@@ -66,12 +66,15 @@ Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, con
     const std::function<bool()>& stop = {});
 
 /// Runs `translator` on `sourceText`: with a non-empty `reference` it is teacher-forced (first hypothesis), and
-/// beam search of `beamWidth` adds its beams (none when beamWidth is 0).
-AlignmentRunPtr runAlignment(
-    const Translator& translator, const std::string& sourceText, const std::string& reference, int64_t beamWidth);
+/// beam search of `beamWidth` adds its beams (none when beamWidth is 0). A transformer's cross-attention is derived on
+/// `backend` (null: the CPU attention core).
+AlignmentRunPtr runAlignment(const Translator& translator, const std::string& sourceText, const std::string& reference,
+    int64_t beamWidth, const std::shared_ptr<Backend>& backend = nullptr);
 
-/// The state of step-by-step decoding as a run: `source` and one "greedy" hypothesis with the steps so far.
-AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding);
+/// The state of step-by-step decoding as a run: `source` and one "greedy" hypothesis with the steps so far, its
+/// cross-attention derived on `backend` as runAlignment's.
+AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const StepwiseTranslation& decoding,
+    const std::shared_ptr<Backend>& backend = nullptr);
 
 /// Fills every hypothesis' reverseLinks: `reverse` (translating target -> source) teacher-forces the source words
 /// after the hypothesis' target words. Throws Error when it splits the sentences into other words than `run`'s model.

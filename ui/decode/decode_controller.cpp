@@ -46,7 +46,7 @@ std::shared_ptr<const AttentionSource> derivedAttention(
     if (!timeline || timeline->length() < positions
         || !std::equal(steps.begin(), steps.begin() + positions, timeline->steps().begin()))
         return nullptr;
-    return timeline->derivedAttention(positions);
+    return timeline->derivedAttention(positions, context.backend()); // the backend chosen under View
 }
 
 } // namespace

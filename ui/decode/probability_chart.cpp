@@ -15,6 +15,7 @@ namespace attn::ui {
 ProbabilityChart::ProbabilityChart(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_ticker(new QCPAxisTickerText)
 {
     setObjectName("probabilityChart");
     m_plot->setObjectName(kFigureObjectName); // what Export > figure draws of the decode panel
@@ -30,6 +31,7 @@ ProbabilityChart::ProbabilityChart(QWidget* parent)
     m_chosen->setBrush(QColor(230, 120, 30));
     m_chosen->setPen(Qt::NoPen);
     m_chosen->setWidth(0.7);
+    m_plot->yAxis->setTicker(m_ticker);
     m_plot->yAxis->setRangeReversed(true);
     m_plot->xAxis->setLabel(tr("probability"));
     m_plot->xAxis->setRange(0, 1);
@@ -43,9 +45,10 @@ ProbabilityChart::ProbabilityChart(QWidget* parent)
 
 void ProbabilityChart::setStep(DecodeStepPtr step)
 {
+    if (step == m_step && m_replots > 0) return; // the step shown: drawn already
     m_step = std::move(step);
     QVector<double> keys, values, chosenKeys, chosenValues;
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    QMap<double, QString> labels;
     double maxValue = 0.0;
     if (m_step) {
         for (size_t i = 0; i < m_step->candidates.size(); ++i) {
@@ -53,16 +56,23 @@ void ProbabilityChart::setStep(DecodeStepPtr step)
             const bool chosen = c.token.id == m_step->token.id;
             (chosen ? chosenKeys : keys).push_back(static_cast<double>(i));
             (chosen ? chosenValues : values).push_back(c.probability);
-            ticker->addTick(static_cast<double>(i), elidedToken(c.token, 14));
+            labels.insert(static_cast<double>(i), elidedToken(c.token, 14));
             maxValue = std::max(maxValue, static_cast<double>(c.probability));
         }
     }
     m_bars->setData(keys, values, true);
     m_chosen->setData(chosenKeys, chosenValues, true);
-    m_plot->yAxis->setTicker(ticker);
+    if (labels != m_ticker->ticks()) {
+        m_ticker->setTicks(labels);
+        ++m_labelChanges;
+    }
     const auto n = m_step ? static_cast<double>(m_step->candidates.size()) : 1.0;
     m_plot->yAxis->setRange(-0.5, std::max(1.0, n) - 0.5);
-    m_plot->xAxis->setRange(0, maxValue > 0 ? std::min(1.0, maxValue * 1.1) : 1.0);
+    // The probability axis ends at the next tenth above the largest bar (with a margin): from step to step it mostly
+    // stays, and with it the axis' ticks and labels.
+    const double upper = maxValue > 0 ? std::min(1.0, std::ceil(maxValue * 1.1 * 10.0) / 10.0) : 1.0;
+    m_plot->xAxis->setRange(0, upper);
+    ++m_replots;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

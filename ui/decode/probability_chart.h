@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPAxisTickerText;
 class QCPBars;
 class QMouseEvent;
 
@@ -24,6 +25,10 @@ public:
     /// Centre of bar i in plot() coordinates (tests click there).
     QPoint barCenter(int i) const;
     QCustomPlot* plot() const { return m_plot; }
+    /// Times the plot was asked to redraw, and times its token labels changed (tests: a step with the same
+    /// candidates keeps the labels, one shown again redraws nothing).
+    int replots() const { return m_replots; }
+    int labelChanges() const { return m_labelChanges; }
 
 signals:
     void candidateClicked(qint64 position, qint64 token);
@@ -34,7 +39,11 @@ private:
     QCustomPlot* m_plot = nullptr;
     QCPBars* m_bars = nullptr;
     QCPBars* m_chosen = nullptr;
+    /// The token labels: one ticker for every step, its ticks replaced only when the candidates change.
+    QSharedPointer<QCPAxisTickerText> m_ticker;
     DecodeStepPtr m_step;
+    int m_replots = 0;
+    int m_labelChanges = 0;
 };
 
 } // namespace attn::ui

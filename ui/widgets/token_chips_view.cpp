@@ -16,6 +16,8 @@ namespace {
 constexpr int kPad = 4; // inside a chip, left and right
 constexpr int kGap = 4; // between chips
 constexpr int kLineGap = 3;
+/// Measured texts kept (a vocabulary's worth): beyond it the cache starts over rather than grow without bound.
+constexpr size_t kMaxTexts = size_t(1) << 17;
 const QColor kPlain(0xd8, 0xe6, 0xf7), kPlainText(0x10, 0x32, 0x5a);
 const QColor kSpecial(0xf4, 0xc2, 0x7a), kSpecialText(0x5a, 0x33, 0x00);
 } // namespace
@@ -33,11 +35,20 @@ TokenChipsView::TokenChipsView(QWidget* parent)
 
 void TokenChipsView::setTokens(const std::vector<TokenChip>& tokens)
 {
+    const auto n = static_cast<int>(tokens.size());
+    const int first = m_maxShown > 0 && n > m_maxShown ? n - m_maxShown : 0;
+    const auto same = [](const TokenChip& a, const TokenChip& b) {
+        return a.id == b.id && a.special == b.special && a.text == b.text;
+    };
+    // The same chips again (a redraw of the step shown): nothing to lay out or paint.
+    if (m_tokenized && first == m_first
+        && std::equal(tokens.begin(), tokens.end(), m_tokens.begin(), m_tokens.end(), same))
+        return;
     m_tokens = tokens;
     m_tokenized = true;
     m_special
         = static_cast<int>(std::count_if(tokens.begin(), tokens.end(), [](const TokenChip& t) { return t.special; }));
-    m_first = m_maxShown > 0 && count() > m_maxShown ? count() - m_maxShown : 0;
+    m_first = first;
     m_widths.clear();
     m_rectsWidth = -1;
     updateGeometry();
@@ -51,22 +62,35 @@ void TokenChipsView::setLink(TokenLink* link, Side side)
     connect(link, &TokenLink::hoveredChanged, this, qOverload<>(&QWidget::update));
 }
 
-QString TokenChipsView::label(int slot) const
+QString TokenChipsView::note() const
 {
     if (m_tokens.empty()) return m_tokenized ? tr("(no tokens)") : tr("Tokens appear here as you type.");
-    if (m_first > 0 && slot == 0) return tr("… %n earlier token(s)", nullptr, m_first);
-    return displayToken(m_tokens[static_cast<size_t>(m_first + slot - (m_first > 0 ? 1 : 0))]);
+    return tr("… %n earlier token(s)", nullptr, m_first);
+}
+
+int TokenChipsView::measure(const QString& text) const
+{
+    ++m_measurements;
+    // +2: horizontalAdvance rounds, and a text a fraction wider than its chip would be elided
+    return fontMetrics().horizontalAdvance(text) + 2 * kPad + 2;
+}
+
+const TokenChipsView::ChipText& TokenChipsView::chipText(const TokenChip& token) const
+{
+    auto it = m_texts.find(token.text);
+    if (it != m_texts.end()) return it->second;
+    if (m_texts.size() >= kMaxTexts) m_texts.clear();
+    ChipText text { displayToken(token), 0 };
+    text.width = measure(text.shown);
+    return m_texts.emplace(token.text, std::move(text)).first->second;
 }
 
 const std::vector<int>& TokenChipsView::chipWidths() const
 {
     if (m_widths.empty()) {
-        const QFontMetrics fm = fontMetrics();
-        const int slotCount = m_tokens.empty() ? 1 : shownCount() + (m_first > 0 ? 1 : 0);
-        m_widths.reserve(static_cast<size_t>(slotCount));
-        // +2: horizontalAdvance rounds, and a text a fraction wider than its chip would be elided
-        for (int s = 0; s < slotCount; ++s)
-            m_widths.push_back(fm.horizontalAdvance(label(s)) + 2 * kPad + 2);
+        if (m_tokens.empty() || m_first > 0) m_widths.push_back(measure(note()));
+        for (int i = m_first; i < count(); ++i)
+            m_widths.push_back(chipText(m_tokens[static_cast<size_t>(i)]).width);
     }
     return m_widths;
 }
@@ -120,6 +144,7 @@ QSize TokenChipsView::minimumSizeHint() const
 const std::vector<QRect>& TokenChipsView::rects() const
 {
     if (m_rectsWidth != width()) {
+        ++m_layouts;
         layoutChips(width(), &m_rects);
         m_rectsWidth = width();
     }
@@ -156,7 +181,7 @@ void TokenChipsView::paintEvent(QPaintEvent* event)
         italic.setItalic(true);
         p.setFont(italic);
         p.setPen(palette().text().color());
-        p.drawText(rects().front().adjusted(kPad, 0, 0, 0), Qt::AlignVCenter, label(0));
+        p.drawText(rects().front().adjusted(kPad, 0, 0, 0), Qt::AlignVCenter, note());
         p.setFont(font());
     }
     for (int i = m_first; i < count(); ++i) {
@@ -166,14 +191,18 @@ void TokenChipsView::paintEvent(QPaintEvent* event)
         const bool lit = isHighlighted(i);
         p.fillRect(r, lit ? palette().highlight().color() : t.special ? kSpecial : kPlain);
         p.setPen(lit ? palette().highlightedText().color() : t.special ? kSpecialText : kPlainText);
+        // Elided only in a chip narrower than its text (a token wider than the whole row).
+        const ChipText& text = chipText(t);
         p.drawText(r.adjusted(kPad, 0, -kPad, 0), Qt::AlignCenter,
-            fontMetrics().elidedText(displayToken(t), Qt::ElideRight, r.width() - 2 * kPad));
+            r.width() >= text.width ? text.shown
+                                    : fontMetrics().elidedText(text.shown, Qt::ElideRight, r.width() - 2 * kPad));
     }
 }
 
 bool TokenChipsView::event(QEvent* event)
 {
     if (event->type() == QEvent::FontChange) {
+        m_texts.clear();
         m_widths.clear();
         m_rectsWidth = -1;
     }

@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace attn::ui {
@@ -39,6 +41,12 @@ public:
     /// The height of `rows` rows of chips (what a scroll area around them shows of a long input).
     int rowsHeight(int rows) const;
 
+    /// Texts measured so far: each token text once (and the note once per setTokens that has one), however often
+    /// the chips are set again (tests).
+    int measurements() const { return m_measurements; }
+    /// Times the chips were laid out for painting: once per change of tokens or width (tests).
+    int layouts() const { return m_layouts; }
+
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int width) const override;
     QSize sizeHint() const override;
@@ -52,13 +60,25 @@ protected:
     void leaveEvent(QEvent* event) override;
 
 private:
+    /// A token's text as drawn and the width of its chip.
+    struct ChipText {
+        QString shown;
+        int width = 0;
+    };
+
     /// Chip rectangles for `width` (the note first when there is one); returns the height used.
     int layoutChips(int width, std::vector<QRect>* rects) const;
-    /// Each slot's chip width at any row width (measured once per setTokens: a layout asks for it many times).
+    /// Each slot's chip width at any row width (computed once per setTokens: a layout asks for it many times).
     const std::vector<int>& chipWidths() const;
+    /// The text and chip width of `token`, measured the first time its text is asked for: the Decode tab sets the
+    /// newest tokens ~10 times a second during Run, mostly tokens it has shown before.
+    const ChipText& chipText(const TokenChip& token) const;
+    /// The chip width of `text` as drawn.
+    int measure(const QString& text) const;
     /// The layout for the current width (computed again after a resize).
     const std::vector<QRect>& rects() const;
-    QString label(int slot) const;
+    /// The first slot's text when it is no token: the hint, "(no tokens)" or the note of the tokens folded away.
+    QString note() const;
     int chipAt(const QPoint& pos) const;
 
     std::vector<TokenChip> m_tokens;
@@ -66,7 +86,10 @@ private:
     int m_first = 0;
     int m_maxShown = 0;
     int m_special = 0;
-    mutable std::vector<int> m_widths; ///< per slot, empty until chipWidths() measures them
+    mutable std::vector<int> m_widths; ///< per slot, empty until chipWidths() asks for them
+    mutable std::unordered_map<std::string, ChipText> m_texts; ///< by TokenChip::text, until the font changes
+    mutable int m_measurements = 0;
+    mutable int m_layouts = 0;
     mutable std::vector<QRect> m_rects; ///< per slot: [note,] then one per shown token
     mutable int m_rectsWidth = -1;
     TokenLink* m_link = nullptr;
