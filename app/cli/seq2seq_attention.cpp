@@ -4,7 +4,8 @@
 // dec_attn.L{l}.npy [heads, T, T], cross.L{l}.npy [heads, T, S] and logits.npy [T, V]. Without --decoder-tokens the
 // decoder sees its start token. Image-to-text models take the image (S = [CLS] + patches), the others tokens or
 // features. --head-mask FILE.npy [encoder + 2 x decoder layers, heads] (Seq2SeqHeadRows: encoder, decoder and
-// cross-attention rows) runs text and speech models with HF head_mask semantics.
+// cross-attention rows; an image-to-text model's encoder rows are its vision encoder's layers) runs the model with HF
+// head_mask semantics.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/model_args.h"
@@ -32,7 +33,6 @@ int runSeq2SeqAttention(const std::vector<std::string>& words)
     if (const auto captioner = std::dynamic_pointer_cast<const VisionEncoderDecoderModel>(model)) {
         if (args.has("tokens") || args.has("features"))
             throw UsageError("an image-to-text model takes --image FILE or --pixel-values FILE.npy");
-        if (args.has("head-mask")) throw UsageError("--head-mask is for text and speech encoder-decoders");
         input.pixels = pixelInput(args, captioner->imageEncoder());
     } else {
         if (args.has("image") || args.has("pixel-values"))

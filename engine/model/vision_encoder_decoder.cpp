@@ -2,6 +2,7 @@
 #include "model/vision_encoder_decoder.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/encdec_transformer.h"
 #include "model/gpt2_model.h"
 #include "model/vision_encoder_decoder_config.h"
@@ -76,6 +77,21 @@ TransformerSeq2SeqWeights gpt2CrossDecoder(WeightReader& r, const ModelConfig& c
     return w;
 }
 
+/// `options` whose head mask is rows [begin, begin + count) of the one in `options` (kept in `part`), for one of the
+/// two models this class joins; `options` itself when it has no head mask. checkHeadMask refused everything else an
+/// intervention may carry.
+ForwardOptions withMaskRows(const ForwardOptions& options, int64_t begin, int64_t count, Intervention& part)
+{
+    if (!options.intervention || options.intervention->headMask.empty()) return options;
+    const Tensor& mask = options.intervention->headMask;
+    const int64_t heads = mask.dim(1);
+    part.headMask = Tensor(
+        { count, heads }, std::vector<float>(mask.data() + begin * heads, mask.data() + (begin + count) * heads));
+    ForwardOptions out = options;
+    out.intervention = &part;
+    return out;
+}
+
 } // namespace
 
 VisionEncoderDecoderModel::VisionEncoderDecoderModel(
@@ -92,12 +108,17 @@ std::shared_ptr<const EncoderOutput> VisionEncoderDecoderModel::encode(
     if (input.pixels.empty() || !input.tokens.empty() || !input.features.empty())
         throw Error(
             m_config.source, "an image-to-text model encodes pixel values [channels, H, W], not tokens or features");
+    checkHeadMask(options);
     auto out = std::make_shared<EncoderOutput>();
-    StepResult image = m_encoder->encodeImage(input.pixels, options, &out->hidden);
+    const Seq2SeqHeadRows rows = headRows();
+    Intervention encoderRows;
+    StepResult image
+        = m_encoder->encodeImage(input.pixels, withMaskRows(options, 0, rows.encoderLayers, encoderRows), &out->hidden);
     EncoderInput states;
     states.states = out->hidden;
     ForwardOptions projectOnly = options;
     projectOnly.wantAttention = projectOnly.wantHiddenStates = false;
+    projectOnly.intervention = nullptr; // the text side only projects the states to cross-attention keys and values
     const auto projected = m_decoder->encode(states, projectOnly);
     out->attention = std::move(image.attention);
     out->hiddenStates = std::move(image.hiddenStates);
@@ -113,7 +134,12 @@ std::shared_ptr<const EncoderOutput> VisionEncoderDecoderModel::encode(
 Seq2SeqStepResult VisionEncoderDecoderModel::decode(const EncoderOutput& encoding, KvCache& cache,
     const std::vector<int64_t>& tokens, const ForwardOptions& options) const
 {
-    return m_decoder->decode(encoding, cache, tokens, options);
+    checkHeadMask(options);
+    // The text side's own mask rows are its decoder and cross-attention rows: this model's rows after the encoder's.
+    const Seq2SeqHeadRows rows = headRows();
+    Intervention decoderRows;
+    return m_decoder->decode(
+        encoding, cache, tokens, withMaskRows(options, rows.encoderLayers, 2 * rows.decoderLayers, decoderRows));
 }
 
 std::shared_ptr<VisionEncoderDecoderModel> loadVisionEncoderDecoder(const ModelSource& source)

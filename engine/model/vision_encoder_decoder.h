@@ -2,7 +2,10 @@
 #pragma once
 // Image captioning (HF VisionEncoderDecoderModel): a ViT / DeiT encoder whose final states a GPT-2 decoder reads
 // through cross-attention. The encoder is the vision family's model, the decoder the encoder-decoder transformer's
-// decoder half; this class only joins them, so every op runs on the stream of the backend in use.
+// decoder half; this class only joins them, so every op runs on the stream of the backend in use. A head mask has the
+// rows of every encoder-decoder (Seq2SeqHeadRows: the ViT's layers, then the decoder's self- and cross-attention
+// layers), with HF head_mask semantics in each; encode() hands the first rows to the ViT, decode() the others to the
+// decoder.
 #include "model/model_source.h"
 #include "model/seq2seq_model.h"
 #include "model/vision_model.h"

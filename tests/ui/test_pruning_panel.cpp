@@ -85,6 +85,30 @@ void expectEqualsTheCommand(const PruningResult& result, const std::string& out,
     }
 }
 
+/// At 1024x700 and 1280x800 the importance map's title is whole and every one of its `heads` columns has a label: at
+/// 1024 px the map had the tab's half, its title read "ead importance (nat" and only heads 0 and 2 were labelled.
+void expectTheMapReadsWhole(MainWindow& window, PruningPanel* pruning, int64_t heads)
+{
+    for (const QSize size : { QSize(1024, 700), QSize(1280, 800) }) {
+        const std::string where = std::to_string(size.width()) + "x" + std::to_string(size.height());
+        window.resize(size);
+        QTest::qWait(300); // layouts and the map's label spacing (a queued replot after the layout) settle
+        HeatmapView* map = pruning->importanceView();
+        map->flushRedraw();
+        QTest::qWait(100);
+        QCustomPlot* plot = map->plot();
+        int titles = 0;
+        for (QCPLayoutElement* element : plot->plotLayout()->elements(true))
+            if (const auto* text = qobject_cast<QCPTextElement*>(element); text && text->visible()) {
+                ++titles;
+                EXPECT_LE(QFontMetrics(text->font()).horizontalAdvance(text->text()), text->outerRect().width())
+                    << where << ": the title '" << text->text().toStdString() << "' is cut";
+            }
+        EXPECT_EQ(titles, 1) << where;
+        EXPECT_EQ(plot->xAxis->tickVector().size(), heads) << where << ": not every head is labelled";
+    }
+}
+
 TEST(PruningPanel, EqualsThePruneCommandAndAClickedHeadGoesToTheInterveneTab)
 {
     MainWindow window;
@@ -206,6 +230,7 @@ TEST(PruningPanel, PrunesTheTranslatorOverSentencePairsWithExactMatchAsThePruneC
     const QString status = pruning->status();
     EXPECT_TRUE(status.contains("12 sentence pairs") && status.contains("exact match")) << status.toStdString();
     EXPECT_TRUE(status.contains(" L")) << "heads are named by their attention kind: " << status.toStdString();
+    expectTheMapReadsWhole(window, pruning, 4);
     test::saveScreenshots(window, "pruning-translator");
 
     // A click selects a head without moving the main views: a row here is not one of their layers.

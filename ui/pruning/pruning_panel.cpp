@@ -32,6 +32,10 @@ namespace {
 
 constexpr const char* kSessionKey = "pruning"; // nothing is kept under it: each request loads nothing but the model
 constexpr int kClickSlopPx = 4; // a press and release further apart is a pan of the map, not a click
+// The importance map's least width: its bold title over the cells, its row labels ("cross L1") and axis name, the
+// colour bar, and a flat label for each of a few heads. With the 260 px of the curve it had at 1024 px its title read
+// "ead importance (nat" and every other head was labelled.
+constexpr int kMapMinWidth = 380;
 
 /// A transformer encoder-decoder (not an RNN, whose one attention has no heads to remove).
 bool transformerTranslator(const ModelConfig& c)
@@ -65,7 +69,7 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     m_importance = new HeatmapView;
     m_importance->setObjectName("headImportance");
     m_importance->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
-    m_importance->setMinimumSize(260, 200);
+    m_importance->setMinimumSize(kMapMinWidth, 200);
     m_curve = new LinePlot;
     m_curve->setObjectName("pruningCurve");
     m_curve->setMinimumSize(260, 200);
@@ -99,6 +103,8 @@ PruningPanel::PruningPanel(EngineController* engine, QWidget* parent)
     split->addWidget(m_importance);
     split->addWidget(m_curveShown);
     split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 1); // the room beyond both minimums goes to both figures alike
+    split->setStretchFactor(1, 1);
     split->setObjectName("exportFigure"); // what File > Export figure draws for this tab: both figures
     auto* selection = new QHBoxLayout;
     selection->addWidget(m_selected, 1);
