@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms/attention_math.h"
 
+#include "attention/attention.h"
+
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attn {
 
@@ -54,6 +57,34 @@ Mat exactScores(const HeadInputs& inputs)
 Mat exactProbabilities(const HeadInputs& inputs)
 {
     return maskedSoftmax(exactScores(inputs), modelKeepMask(inputs));
+}
+
+ModelAttention modelAttention(const HeadInputs& inputs)
+{
+    if (inputs.learned.kind != LearnedScoreKind::None) {
+        Mat probs = exactProbabilities(inputs);
+        Mat out = probs * inputs.v;
+        return { std::move(probs), std::move(out) };
+    }
+    // The inputs hold float32 values (the model's q, k, v and T5 bias, or float32 draws): exact as float.
+    auto tensor = [](const Mat& m) {
+        Tensor t({ 1, m.rows(), m.cols() });
+        Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data(), m.rows(), m.cols())
+            = m.cast<float>();
+        return t;
+    };
+    AttentionOptions options;
+    options.scale = static_cast<float>(inputs.scale);
+    options.mask.causal = inputs.causal;
+    options.mask.slidingWindow = inputs.slidingWindow;
+    Tensor bias;
+    if (inputs.bias.size()) {
+        bias = tensor(inputs.bias);
+        options.mask.bias = &bias;
+    }
+    const AttentionResult a = multiHeadAttention(tensor(inputs.q), tensor(inputs.k), tensor(inputs.v), options);
+    return { matrixOf(a.probs.data(), inputs.tokens(), inputs.keyCount()),
+        matrixOf(a.output.data(), inputs.tokens(), inputs.v.cols()) };
 }
 
 KeepMask fullKeepMask(int64_t tokens)

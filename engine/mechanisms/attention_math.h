@@ -20,8 +20,17 @@ Mat dotScores(const HeadInputs& inputs, const Mat& q, const Mat& k, double scale
 /// seq2seq).
 Mat exactScores(const HeadInputs& inputs);
 
-/// The head as the model runs it: softmax of exactScores under the model's mask.
+/// The head as the model runs it: softmax of exactScores under the model's mask, in float64 (the sampled rows'
+/// curves and sweeps compare float64 mechanisms with it at 1e-12).
 Mat exactProbabilities(const HeadInputs& inputs);
+
+/// The head's attention and output as the engine's float32 kernel computes them (multiHeadAttention: the model's
+/// own attention, which `attnscope-cli attention` writes), as float64 matrices: probs [T, keys], out [T, dv]. A head
+/// with a learned score function (RNN seq2seq) has no such kernel: exactProbabilities and its product with v.
+struct ModelAttention {
+    Mat probs, out;
+};
+ModelAttention modelAttention(const HeadInputs& inputs);
 
 /// Every key visible to every query (for mechanisms that ignore the mask by design).
 KeepMask fullKeepMask(int64_t tokens);

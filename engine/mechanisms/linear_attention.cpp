@@ -6,7 +6,10 @@
 #include "mechanisms/mechanism.h"
 #include "mechanisms/random_stream.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace attn {
 
@@ -31,20 +34,61 @@ void orthonormalizeRows(Mat& block)
     }
 }
 
+/// linformerProduct's tile: rows z[0 .. kRows - 1] times the columns c0 .. c0 + kCols - 1 of x, for t in [t0, t1),
+/// added to acc (kRows rows of `stride` values). Inlined into both targets below: AVX2 (four doubles a lane group) and
+/// the baseline (two), the same products and sums per entry in the same order, so the same bits on either.
+constexpr int64_t kRows = 4, kCols = 8;
+
+[[gnu::always_inline]] inline void productTile(
+    const float* const* z, const double* x, int64_t stride, int64_t t0, int64_t t1, int64_t c0, double* acc)
+{
+    double a[kRows][kCols];
+    for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t c = 0; c < kCols; ++c)
+            a[r][c] = acc[r * stride + c0 + c];
+    for (int64_t t = t0; t < t1; ++t) {
+        const double* xt = x + t * stride + c0;
+        for (int64_t r = 0; r < kRows; ++r) {
+            const double zr = z[r][t];
+            for (int64_t c = 0; c < kCols; ++c)
+                a[r][c] += zr * xt[c];
+        }
+    }
+    for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t c = 0; c < kCols; ++c)
+            acc[r * stride + c0 + c] = a[r][c];
+}
+
+/// One block of kRows rows over the keys t0 .. t1 - 1, every column tile.
+void productBlock(const float* const* z, const double* x, int64_t stride, int64_t t0, int64_t t1, double* acc)
+{
+    for (int64_t c0 = 0; c0 < stride; c0 += kCols)
+        productTile(z, x, stride, t0, t1, c0, acc);
+}
+
+__attribute__((target("avx2"))) void productBlockAvx2(
+    const float* const* z, const double* x, int64_t stride, int64_t t0, int64_t t1, double* acc)
+{
+    for (int64_t c0 = 0; c0 < stride; c0 += kCols)
+        productTile(z, x, stride, t0, t1, c0, acc);
+}
+
 MechanismResult runLinformer(const HeadInputs& in, const MechanismSpec& spec)
 {
     const int64_t k = spec.numbers[0], T = in.tokens();
     if (k < 1 || k > 4096) throw Error("variant '" + spec.text + "': the projection size K must lie in [1, 4096]");
     const uint64_t seed = static_cast<uint64_t>(spec.numbers[1]);
-    const auto [e, f] = linformerProjections(k, T, seed);
+    const LinformerNormals ze = linformerNormals(k, T, subSeed(seed, 1)), zf = linformerNormals(k, T, subSeed(seed, 2));
     MechanismResult r;
-    r.probs = linformerProbs(in.q, e * in.k, in.scale);
-    r.out = r.probs * (f * in.v);
+    r.probs = linformerProbs(in.q, linformerProjected(linformerProduct(ze, in.k), k), in.scale);
+    r.out = r.probs * linformerProjected(linformerProduct(zf, in.v), k);
     r.probsOverKeys = false;
     r.unmaskedReference = true;
-    r.arrays.push_back({ "E", e, {} });
-    r.arrays.push_back({ "F", f, {} });
-    r.notes["formula"] = "probs = softmax(q (E k)^T * scale) [T, K], out = probs (F v); E, F [K, T] N(0, 1/K)";
+    const double root = std::sqrt(static_cast<double>(k));
+    r.arrays.push_back({ "E", ze.cast<double>() / root, {} });
+    r.arrays.push_back({ "F", zf.cast<double>() / root, {} });
+    r.notes["formula"] = "probs = softmax(q (E k)^T * scale) [T, K], out = probs (F v); E, F [K, T] N(0, 1/K): "
+                         "float32 N(0, 1) draws divided by sqrt(K) (E.npy, F.npy: rounded to float32)";
     r.notes["reference"] = "Linformer mixes every position, so it is compared with the head's unmasked attention "
                            "softmax(q k^T * scale) (no causal mask), not with exact.npy";
     if (in.bias.size())
@@ -73,25 +117,60 @@ MechanismResult runPerformer(const HeadInputs& in, const MechanismSpec& spec)
 
 } // namespace
 
-Mat linformerNormals(int64_t rows, int64_t tokens, uint64_t seed)
+void drawLinformerNormals(float* out, int64_t first, int64_t rows, int64_t tokens, uint64_t seed)
 {
     RandomStream rng(seed);
-    return gaussian(rows, tokens, 1.0, rng);
+    rng.skip(static_cast<uint64_t>(2 * first * tokens)); // normal() takes two numbers
+    for (int64_t i = 0; i < rows * tokens; ++i)
+        out[i] = static_cast<float>(rng.normal());
 }
 
-Mat linformerProjectionOf(const Mat& normals, int64_t k)
+LinformerNormals linformerNormals(int64_t rows, int64_t tokens, uint64_t seed)
 {
-    return roundedToFloat(normals.topRows(k) * (1.0 / std::sqrt(static_cast<double>(k))));
+    LinformerNormals z(rows, tokens);
+    drawLinformerNormals(z.data(), 0, rows, tokens, seed);
+    return z;
 }
 
-Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed)
+Mat linformerProduct(const LinformerNormals& z, const Mat& x)
 {
-    return linformerProjectionOf(linformerNormals(k, tokens, seed), k);
+    // Keys in blocks of 256 (a block of x stays in cache across the row blocks); each entry's running sum is kept in
+    // `acc` between them, so its terms are still added in key order.
+    constexpr int64_t kKeyBlock = 256;
+    const int64_t rows = z.rows(), T = z.cols(), d = x.cols();
+    if (x.rows() != T)
+        throw Error("linformerProduct: draws over " + std::to_string(T) + " tokens, x has " + std::to_string(x.rows())
+            + " rows");
+    const int64_t stride = (d + kCols - 1) / kCols * kCols, blocks = (rows + kRows - 1) / kRows, full = rows / kRows;
+    std::vector<double> xr(static_cast<size_t>(T * stride), 0.0); // x row-major, zero-padded to whole tiles
+    for (int64_t c = 0; c < d; ++c)
+        for (int64_t t = 0; t < T; ++t)
+            xr[static_cast<size_t>(t * stride + c)] = x(t, c);
+    std::vector<float> tail(static_cast<size_t>(kRows * T), 0.0f); // the last rows, padded with zero rows
+    for (int64_t i = full * kRows; i < rows; ++i)
+        std::copy_n(z.data() + i * T, T, tail.data() + (i - full * kRows) * T);
+    std::vector<double> acc(static_cast<size_t>(blocks * kRows * stride), 0.0);
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    for (int64_t t0 = 0; t0 < T; t0 += kKeyBlock)
+        for (int64_t b = 0; b < blocks; ++b) {
+            const float* base = b < full ? z.data() + b * kRows * T : tail.data();
+            const float* zr[kRows];
+            for (int64_t r = 0; r < kRows; ++r)
+                zr[r] = base + r * T;
+            double* out = acc.data() + b * kRows * stride;
+            const int64_t t1 = std::min(T, t0 + kKeyBlock);
+            (avx2 ? productBlockAvx2 : productBlock)(zr, xr.data(), stride, t0, t1, out);
+        }
+    Mat out(rows, d);
+    for (int64_t c = 0; c < d; ++c)
+        for (int64_t i = 0; i < rows; ++i)
+            out(i, c) = acc[static_cast<size_t>(i * stride + c)];
+    return out;
 }
 
-LinformerProjections linformerProjections(int64_t k, int64_t tokens, uint64_t seed)
+Mat linformerProjected(const Mat& product, int64_t k)
 {
-    return { linformerProjection(k, tokens, subSeed(seed, 1)), linformerProjection(k, tokens, subSeed(seed, 2)) };
+    return product.topRows(k) * (1.0 / std::sqrt(static_cast<double>(k)));
 }
 
 Mat linformerProbs(const Mat& q, const Mat& projectedKeys, double scale)

@@ -5,20 +5,25 @@
 
 namespace attn {
 
-/// A Linformer projection [k, T] with N(0, 1/k) entries (the Johnson-Lindenstrauss scale of Wang et al. 2020).
-Mat linformerProjection(int64_t k, int64_t tokens, uint64_t seed);
+/// Linformer's N(0, 1) draws rounded to float32, [rows, T] row-major: RandomStream(seed)'s normals row by row.
+using LinformerNormals = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// The N(0, 1) draws behind linformerProjection(k, tokens, seed) for every k <= rows: [rows, tokens], the stream's
-/// normals row by row. A projection of size k is its first k rows times 1/sqrt(k) rounded to float32
-/// (linformerProjectionOf), so one draw at the largest size holds every smaller size's.
-Mat linformerNormals(int64_t rows, int64_t tokens, uint64_t seed);
-Mat linformerProjectionOf(const Mat& normals, int64_t k);
+/// Rows first .. first + rows - 1 of the draws of a stream seed, written to `out` ([rows, tokens] row-major). The
+/// stream is a counter, so row r is the same numbers whichever rows are drawn with it (it starts 2 r T numbers in:
+/// each normal takes two).
+void drawLinformerNormals(float* out, int64_t first, int64_t rows, int64_t tokens, uint64_t seed);
+LinformerNormals linformerNormals(int64_t rows, int64_t tokens, uint64_t seed);
 
-/// E and F of linformer:K:SEED (independent sub-seeds of SEED).
-struct LinformerProjections {
-    Mat e, f; ///< [k, T] each
-};
-LinformerProjections linformerProjections(int64_t k, int64_t tokens, uint64_t seed);
+/// z x for the draws z [R, T] and keys or values x [T, d]: [R, d]. Each entry adds its T terms z(i, t) x(t, c) in the
+/// order t = 0, 1, ... into one running sum (a product, then a sum: no fused multiply-add), and every block of rows
+/// runs the same instructions (the last block padded with zero rows), so row i's values are the same bits whatever
+/// R is: a product at the largest projection size holds every smaller size's (linformerProjected).
+Mat linformerProduct(const LinformerNormals& z, const Mat& x);
+
+/// E x (or F x) of linformer:k:SEED from a product of its draws with at least k rows: the first k rows times
+/// 1/sqrt(k). E = Z / sqrt(k) for the first k rows Z of the draws has the paper's N(0, 1/k) entries (Wang et al.
+/// 2020, the Johnson-Lindenstrauss scale); E, F of one SEED come from the streams subSeed(SEED, 1) and (SEED, 2).
+Mat linformerProjected(const Mat& product, int64_t k);
 
 /// Linformer's attention of query rows `q` [R, d] over the projected keys E k [K, d]: softmax(q (E k)^T * scale), [R,
 /// K] (no mask: every projected key mixes every position).

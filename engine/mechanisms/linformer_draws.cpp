@@ -17,40 +17,36 @@ std::vector<LinformerProducts> LinformerDraws::products(const std::vector<int64_
         m_tokens = tokens;
     }
     std::vector<LinformerProducts> out(sizes.size());
-    std::vector<size_t> missing;
-    int64_t largest = 0;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-        if (const auto it = m_kept.find({ sizes[i], seed }); it != m_kept.end()) {
-            out[i] = { it->second.first.cast<double>() * keys, it->second.second.cast<double>() * values };
-            continue;
-        }
-        missing.push_back(i);
-        largest = std::max(largest, sizes[i]);
-    }
-    if (missing.empty()) return out;
-    ++m_draws;
-    // The sizes the budget has room for, kept once both E and F are drawn.
-    std::map<size_t, std::pair<MatF, MatF>> keep;
-    int64_t room = m_budget - m_bytes;
-    for (const size_t i : missing)
-        if (const int64_t bytes = 2 * sizes[i] * tokens * static_cast<int64_t>(sizeof(float)); bytes <= room) {
-            keep[i];
-            room -= bytes;
-        }
-    // E's sizes, then F's: one [largest, T] block of normals in memory at a time (128 MiB at 4,096 tokens).
+    if (sizes.empty()) return out;
+    const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+    auto& kept = m_kept[seed];
+    const int64_t have = std::min(largest, kept.first.rows());
+    // Rows drawn at a time between two checkpoints (at 4,096 tokens 1 M normals, about 30 ms).
+    constexpr int64_t kDrawRows = 256;
+    const int64_t rowBytes = 2 * tokens * static_cast<int64_t>(sizeof(float)); // a row of E's draw and of F's
+    const int64_t keep = std::min(largest, kept.first.rows() + std::max<int64_t>(0, m_budget - m_bytes) / rowBytes);
+    if (have < largest) ++m_draws;
+    LinformerNormals z(largest, tokens);
+    std::pair<LinformerNormals, LinformerNormals> grown; // kept once both are drawn
     for (const uint64_t side : { 1u, 2u }) {
-        const Mat normals = linformerNormals(largest, tokens, subSeed(seed, side));
-        for (const size_t i : missing) {
+        const LinformerNormals& from = side == 1 ? kept.first : kept.second;
+        std::copy_n(from.data(), have * tokens, z.data());
+        for (int64_t row = have; row < largest; row += kDrawRows) {
             if (checkpoint) checkpoint();
-            const Mat projection = linformerProjectionOf(normals, sizes[i]);
-            (side == 1 ? out[i].ek : out[i].fv) = projection * (side == 1 ? keys : values);
-            if (const auto kept = keep.find(i); kept != keep.end())
-                (side == 1 ? kept->second.first : kept->second.second) = projection.cast<float>();
+            drawLinformerNormals(
+                z.data() + row * tokens, row, std::min(kDrawRows, largest - row), tokens, subSeed(seed, side));
         }
+        if (checkpoint) checkpoint();
+        const Mat product = linformerProduct(z, side == 1 ? keys : values);
+        ++m_multiplies;
+        for (size_t i = 0; i < sizes.size(); ++i)
+            (side == 1 ? out[i].ek : out[i].fv) = linformerProjected(product, sizes[i]);
+        if (keep > from.rows()) (side == 1 ? grown.first : grown.second) = z.topRows(keep);
     }
-    for (auto& [i, projections] : keep)
-        if (m_kept.emplace(std::make_pair(sizes[i], seed), std::move(projections)).second)
-            m_bytes += 2 * sizes[i] * tokens * static_cast<int64_t>(sizeof(float));
+    if (keep > kept.first.rows()) {
+        m_bytes += (keep - kept.first.rows()) * rowBytes;
+        kept = std::move(grown);
+    }
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attn {
 
@@ -48,8 +49,11 @@ MechanismMetrics compareAttention(const Mat& reference, const Mat& referenceOut,
 MechanismReport analyzeMechanism(const HeadInputs& inputs, const MechanismSpec& spec)
 {
     MechanismReport r;
-    r.exact = exactProbabilities(inputs);
-    r.exactOut = r.exact * inputs.v;
+    // The model's own float32 attention (what the Exact map shows and exact.npy holds, equal to `attention`'s); the
+    // metrics below sum logs and products of it in float64, where T float32 terms of a row would lose digits.
+    ModelAttention model = modelAttention(inputs);
+    r.exact = std::move(model.probs);
+    r.exactOut = std::move(model.out);
     r.variant = runMechanism(inputs, spec);
     if (r.variant.unmaskedReference) {
         r.reference = maskedSoftmax(exactScores(inputs), fullKeepMask(inputs.tokens()));

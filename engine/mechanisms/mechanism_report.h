@@ -20,8 +20,10 @@ struct MechanismMetrics {
 };
 
 struct MechanismReport {
-    Mat exact; ///< [T, T] the head's probabilities under the model's mask (exact.npy)
-    Mat exactOut; ///< [T, d] exact @ v (exact_out.npy)
+    /// [T, T] the head's probabilities under the model's mask, as the model's float32 kernel computes them
+    /// (modelAttention; exact.npy)
+    Mat exact;
+    Mat exactOut; ///< [T, d] the kernel's output, exact @ v (exact_out.npy)
     /// What the metrics compare with: exact / exactOut, or for an unmasked mechanism the unmasked head.
     Mat reference, referenceOut;
     MechanismResult variant;

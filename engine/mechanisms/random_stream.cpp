@@ -8,7 +8,7 @@ namespace attn {
 
 uint64_t RandomStream::nextU64()
 {
-    uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (m_state += kGamma);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

@@ -20,8 +20,11 @@ public:
     double normal();
     /// Uniform integer in [0, n) as nextU64() % n (n > 0; the bias is below 2^-40 for the sizes used here).
     uint64_t below(uint64_t n) { return nextU64() % n; }
+    /// Moves the stream on by `count` numbers at once, as `count` calls of nextU64 would: the state is a counter.
+    void skip(uint64_t count) { m_state += count * kGamma; }
 
 private:
+    static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull; ///< SplitMix64's increment
     uint64_t m_state;
 };
 

@@ -11,6 +11,7 @@
 #include <Eigen/QR>
 
 #include <cmath>
+#include <utility>
 
 namespace attn {
 
@@ -70,20 +71,23 @@ bool useLearned(const HeadInputs& in, LearnedScoreKind kind, MechanismResult& r)
 
 MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec)
 {
+    const bool learned = in.learned.kind != LearnedScoreKind::None;
+    MechanismResult r;
+    if (spec.kind == MechanismKind::Exact) {
+        r.notes["scores"] = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " score"
+                                    : "q k^T * scale (the model's own, by the model's float32 attention kernel)";
+        useLearned(in, in.learned.kind, r);
+        ModelAttention model = modelAttention(in); // exact.npy's numbers
+        r.probs = std::move(model.probs);
+        r.out = std::move(model.out);
+        return r;
+    }
     const KeepMask keep = modelKeepMask(in);
     const Mat own = exactScores(in);
-    const bool learned = in.learned.kind != LearnedScoreKind::None;
     const std::string target
         = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " scores" : "the model's scaled scores";
-    MechanismResult r;
     Mat scores;
     switch (spec.kind) {
-    case MechanismKind::Exact:
-        scores = own;
-        r.notes["scores"] = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " score"
-                                    : "q k^T * scale (the model's own)";
-        useLearned(in, in.learned.kind, r);
-        break;
     case MechanismKind::Unscaled:
         if (in.q.cols() != in.k.cols())
             throw Error("variant 'unscaled' needs queries and keys of one width; this head's are "
