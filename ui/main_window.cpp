@@ -72,7 +72,10 @@ namespace attn::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 constexpr int kInputDebounceMs = 250;
-constexpr int kChipRows = 2; // what the Input dock shows of a long input's chips before they scroll
+// What the Input dock shows of a long input's chips before they scroll: two rows, or on a tall screen as many as fit
+// in this share of the window's height (two rows are ~7 % of a 700 px window, four ~7 % of a 1440 px one).
+constexpr int kChipRows = 2;
+constexpr double kChipShare = 0.08;
 const char* kRecentKey = "recentModels";
 
 /// The toolbar's range edits the current tab's sequence: the decoded text's on the Decode tab (its own positions),
@@ -432,13 +435,13 @@ void MainWindow::buildDocks() {
     auto* inputLayout = new QVBoxLayout(inputPanel);
     inputLayout->addLayout(row);
     inputLayout->addWidget(m_inputNotice);
-    // A long input's chips would push the views off the window: their area keeps two rows and scrolls (five rows
+    // A long input's chips would push the views off the window: their area keeps a few rows and scrolls (five rows
     // took ~130 px of a 700 px window from every plot). The target's too: a long reference did the same.
-    auto* chipsArea = new ChipsArea(m_chips, kChipRows);
-    chipsArea->setObjectName("sourceChipsArea");
-    m_targetChipsArea = new ChipsArea(m_targetChips, kChipRows);
+    m_chipsArea = new ChipsArea(m_chips, kChipRows, kChipShare);
+    m_chipsArea->setObjectName("sourceChipsArea");
+    m_targetChipsArea = new ChipsArea(m_targetChips, kChipRows, kChipShare);
     m_targetChipsArea->setObjectName("targetChipsArea");
-    inputLayout->addWidget(chipsArea);
+    inputLayout->addWidget(m_chipsArea);
     inputLayout->addWidget(m_targetRow);
     inputLayout->addWidget(m_targetChipsArea);
     setTwoSided(false);
@@ -798,6 +801,13 @@ void MainWindow::updateRecentMenu() {
     for (const QString& path : recent)
         m_recentMenu->addAction(path, this, [this, path] { openPath(path); });
     m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    for (ChipsArea* area : { m_chipsArea, m_targetChipsArea })
+        area->setWindowHeight(height());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -105,6 +105,8 @@ signals:
     void errorShown(const QString& message);
 
 protected:
+    /// The chips' areas grow with the window's height.
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -162,6 +164,7 @@ private:
     AtlasPanel* m_atlas = nullptr;
     TokenChipsView* m_chips = nullptr;
     TokenChipsView* m_targetChips = nullptr;
+    ChipsArea* m_chipsArea = nullptr;
     ChipsArea* m_targetChipsArea = nullptr; ///< shown with the target row
     QWidget* m_targetRow = nullptr;
     QLineEdit* m_target = nullptr;

@@ -68,8 +68,10 @@ constexpr int kMinPlotHeight = 140;
 constexpr int kMinDataHeight = 60;
 // A curve whose values matter (Intervene's KL per position) keeps this much between its axes.
 constexpr int kMinCurveHeight = 95;
-// The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window.
+// The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window, so
+// two there, and on a taller window as many as fit in 8 % of its height.
 constexpr int kChipRows = 2;
+constexpr double kChipShare = 0.08;
 
 const char* kLongInput = "Mia and Ben went to the beach. Ben found a red kite. He gave it to Mia. She was happy. Ben "
                          "said the magic words: gold wind frog lamp. Then he said again: gold wind frog lamp. The sun "
@@ -208,8 +210,18 @@ void expectMapTitlesRead(QWidget& tab, const std::string& where)
     }
 }
 
-/// The Input dock's chip areas keep at most kChipRows rows of a long input, the rest scrolls: every tab's views
-/// get the height (with five rows Compare's maps kept ~85 px of cells at 1024x700).
+/// The rows the Input dock's chip areas show of a long input in a window `height` px high before they scroll.
+int chipRowsLimit(const TokenChipsView& chips, int height)
+{
+    int rows = kChipRows;
+    while (chips.rowsHeight(rows + 1) <= kChipShare * height)
+        ++rows;
+    return rows;
+}
+
+/// The Input dock's chip areas keep at most chipRowsLimit() rows of a long input, the rest scrolls: every tab's views
+/// get the height (with five rows Compare's maps kept ~85 px of cells at 1024x700). An input that needs more rows
+/// shows all of the limit: a 1440 px window showed two rows of a long input, as a 700 px one does.
 void expectChipsBounded(MainWindow& window, const std::string& where)
 {
     for (const char* name : { "sourceChipsArea", "targetChipsArea" }) {
@@ -217,8 +229,13 @@ void expectChipsBounded(MainWindow& window, const std::string& where)
         if (!area || !area->isVisible()) continue;
         const auto* chips = qobject_cast<const TokenChipsView*>(area->widget());
         ASSERT_NE(chips, nullptr) << where << " " << name;
-        EXPECT_LE(area->height(), chips->rowsHeight(kChipRows) + 2 * area->frameWidth())
+        const int rows = chipRowsLimit(*chips, window.height());
+        EXPECT_LE(area->height(), chips->rowsHeight(rows) + 2 * area->frameWidth())
             << where << ": " << name << " is " << area->height() << " px high";
+        if (chips->heightForWidth(area->viewport()->width()) > chips->rowsHeight(rows)) {
+            EXPECT_EQ(area->height(), chips->rowsHeight(rows) + 2 * area->frameWidth())
+                << where << ": " << name << " shows fewer than " << rows << " rows of a longer input";
+        }
     }
 }
 

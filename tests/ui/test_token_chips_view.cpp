@@ -95,7 +95,7 @@ TEST(TokenChipsView, MeasuresEachTextOnceAndLaysOutOnlyWhenTheChipsChange)
 TEST(ChipsArea, AsTallAsItsRowsUpToItsMaximumThenItScrolls)
 {
     auto* chips = new TokenChipsView;
-    ChipsArea area(chips, 2);
+    ChipsArea area(chips, 2, 0.1);
     area.resize(400, 200);
     area.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&area));
@@ -106,6 +106,13 @@ TEST(ChipsArea, AsTallAsItsRowsUpToItsMaximumThenItScrolls)
     QTRY_COMPARE(area.height(), chips->rowsHeight(2));
     EXPECT_GT(chips->height(), chips->rowsHeight(2));
     QTRY_VERIFY(area.verticalScrollBar()->maximum() > 0); // the rest scrolls
+    // In a tall window the limit is as many rows as fit in a tenth of its height.
+    area.setWindowHeight(10 * chips->rowsHeight(4));
+    EXPECT_EQ(area.maxRows(), 4);
+    QTRY_COMPARE(area.height(), chips->rowsHeight(4));
+    area.setWindowHeight(10 * chips->rowsHeight(2) - 1); // a short one keeps two rows
+    EXPECT_EQ(area.maxRows(), 2);
+    QTRY_COMPARE(area.height(), chips->rowsHeight(2));
     chips->setTokens(numbered(3)); // and it shrinks again
     QTRY_VERIFY(area.height() < 2 * area.fontMetrics().height());
 }

@@ -240,6 +240,40 @@ TEST(HeatmapView, TokenLabelsOfANarrowMapDoNotOverlapAndFollowResizes)
     EXPECT_EQ(plot->xAxis->tickVector().size(), narrow);
 }
 
+// Compare's maps at one size shown a short input, a long one, then the short one again: the short one's layout (flat
+// key labels, every row labelled) must come back, not keep the long one's turned-label margin.
+TEST(HeatmapView, AShortMapAfterALongOneGetsItsOwnLayoutBack)
+{
+    HeatmapView view;
+    view.setControlsVisible(false);
+    view.resize(420, 332);
+    const SnapshotPtr small = matrixSnapshot(Mat::Random(15, 4).cwiseAbs(), indexChips("q", 15), indexChips("k", 4));
+    const SnapshotPtr wide
+        = matrixSnapshot(Mat::Random(15, 60).cwiseAbs(), indexChips("q", 15), indexChips("keyword", 60));
+    view.setSnapshot(small);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.flushRedraw();
+    QCustomPlot* plot = settledPlot(view);
+    ASSERT_EQ(plot->xAxis->tickLabelRotation(), 0) << "the case this test is about: flat key labels";
+    ASSERT_EQ(plot->yAxis->tickVector().size(), 15) << "the case this test is about: every row labelled";
+    const int height = plot->axisRect()->height();
+
+    view.setSnapshot(wide);
+    view.flushRedraw();
+    plot = settledPlot(view);
+    ASSERT_NE(plot->xAxis->tickLabelRotation(), 0) << "the case this test is about: turned key labels";
+    ASSERT_LT(plot->axisRect()->height(), height) << "the case this test is about: a taller bottom margin";
+
+    view.setSnapshot(small);
+    view.flushRedraw();
+    plot = settledPlot(view);
+    EXPECT_EQ(plot->xAxis->tickLabelRotation(), 0);
+    EXPECT_EQ(plot->axisRect()->height(), height) << "the long map's margin kept";
+    EXPECT_EQ(plot->yAxis->tickVector().size(), 15) << "rows thinned for the long map's smaller data area";
+    expectLabelsApart(plot->yAxis, "short again");
+}
+
 TEST(HeatmapView, IndexLabelsOfANarrowMapAreNotRepeated)
 {
     // The Intervene tab's layers x heads map: labels "0".."7" thinned to every second one read "2", not "2 2".

@@ -101,6 +101,18 @@ QCPRange spanAround(double centre, double span, int64_t n)
     return { lower, lower + span };
 }
 
+/// The colour bar, its top and bottom aligned with the axis rect's by a margin group. QCustomPlot's own colour scale
+/// reports the margin it was last given as the one it needs, so the group's margin could grow (a long input's turned
+/// key labels) but never shrink back: a short input shown next kept the long one's bottom margin, a smaller data area
+/// and thinned row labels. The bar needs no margin of its own; the axis rect's labels set the group's.
+class AlignedColorScale : public QCPColorScale {
+public:
+    using QCPColorScale::QCPColorScale;
+
+protected:
+    int calculateAutoMargin(QCP::MarginSide side) override { return QCP::getMarginValue(minimumMargins(), side); }
+};
+
 } // namespace
 
 HeatmapView::HeatmapView(QWidget* parent)
@@ -137,7 +149,7 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_map->setTightBoundary(false);
-    m_scale = new QCPColorScale(m_plot);
+    m_scale = new AlignedColorScale(m_plot);
     m_plot->plotLayout()->addElement(1, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
     m_map->setColorScale(m_scale);

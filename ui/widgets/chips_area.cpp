@@ -9,10 +9,11 @@
 
 namespace attn::ui {
 
-ChipsArea::ChipsArea(TokenChipsView* chips, int maxRows, QWidget* parent)
+ChipsArea::ChipsArea(TokenChipsView* chips, int minRows, double share, QWidget* parent)
     : QScrollArea(parent)
     , m_chips(chips)
-    , m_maxRows(maxRows)
+    , m_minRows(minRows)
+    , m_share(share)
 {
     setWidget(chips);
     setWidgetResizable(true);
@@ -35,11 +36,27 @@ void ChipsArea::resizeEvent(QResizeEvent* event)
     fit(); // another width wraps the chips into other rows
 }
 
+void ChipsArea::setWindowHeight(int height)
+{
+    if (height == m_windowHeight) return;
+    m_windowHeight = height;
+    fit();
+}
+
+int ChipsArea::maxRows() const
+{
+    const double room = m_share * m_windowHeight;
+    int rows = m_minRows;
+    while (m_chips->rowsHeight(rows + 1) <= room)
+        ++rows;
+    return rows;
+}
+
 void ChipsArea::fit()
 {
     const int needed = m_chips->heightForWidth(viewport()->width());
     const int height
-        = std::clamp(needed, m_chips->minimumSizeHint().height(), m_chips->rowsHeight(m_maxRows)) + 2 * frameWidth();
+        = std::clamp(needed, m_chips->minimumSizeHint().height(), m_chips->rowsHeight(maxRows())) + 2 * frameWidth();
     if (height != minimumHeight() || height != maximumHeight()) setFixedHeight(height);
 }
 
