@@ -46,6 +46,17 @@ MechanismMetrics compareAttention(const Mat& reference, const Mat& referenceOut,
     return m;
 }
 
+namespace {
+
+/// Whether the variant puts weight on a key whose weight in `exact` rounded to zero.
+bool referenceUnderflows(const Mat& exact, const MechanismResult& variant)
+{
+    if (!variant.probsOverKeys) return false;
+    return ((variant.probs.array() > 0.0) && (exact.array() == 0.0)).any();
+}
+
+} // namespace
+
 MechanismReport analyzeMechanism(const HeadInputs& inputs, const MechanismSpec& spec)
 {
     MechanismReport r;
@@ -57,6 +68,11 @@ MechanismReport analyzeMechanism(const HeadInputs& inputs, const MechanismSpec& 
     r.variant = runMechanism(inputs, spec);
     if (r.variant.unmaskedReference) {
         r.reference = maskedSoftmax(exactScores(inputs), fullKeepMask(inputs.tokens()));
+        r.referenceOut = r.reference * inputs.v;
+    } else if (referenceUnderflows(r.exact, r.variant)) {
+        // A score gap beyond float32's exp range (~104) makes the float32 weight 0 where the variant keeps weight:
+        // KL against it would read infinity, so this head's metrics take the float64 probabilities instead.
+        r.reference = exactProbabilities(inputs);
         r.referenceOut = r.reference * inputs.v;
     } else {
         r.reference = r.exact;
