@@ -9,25 +9,18 @@
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/mechanisms_maps.h"
 #include "mechanisms/mechanisms_request.h"
+#include "mechanisms_load_average.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 using namespace attn;
-
-std::string loadAverage()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string one, five, fifteen;
-    f >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
-}
+using bench::loadAverage;
 
 double threadCpuSeconds()
 {
