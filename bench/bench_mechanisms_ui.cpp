@@ -15,6 +15,7 @@
 #include "mechanisms/mechanism_report.h"
 #include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_request.h"
+#include "mechanisms_load_average.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "service/model_registry.h"
@@ -26,7 +27,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
@@ -35,14 +35,7 @@
 namespace {
 
 using namespace attn;
-
-std::string loadAverage()
-{
-    std::ifstream f("/proc/loadavg");
-    std::string one, five, fifteen;
-    f >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
-}
+using bench::loadAverage;
 
 template <class F> double seconds(F&& f)
 {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+#include <vector>
 
 namespace attn {
 
@@ -87,6 +88,46 @@ ModelAttention modelAttention(const HeadInputs& inputs)
         matrixOf(a.output.data(), inputs.tokens(), inputs.v.cols()) };
 }
 
+KeptAttention keptAttention(const HeadInputs& inputs, const KeepMask& keep)
+{
+    constexpr double minusInf = -std::numeric_limits<double>::infinity();
+    const Eigen::Index rows = keep.rows(), keys = keep.cols();
+    // Each query's visible keys in order, gathered down the columns of the column-major mask.
+    std::vector<std::vector<Eigen::Index>> kept(static_cast<size_t>(rows));
+    for (Eigen::Index j = 0; j < keys; ++j)
+        for (Eigen::Index i = 0; i < rows; ++i)
+            if (keep(i, j)) kept[static_cast<size_t>(i)].push_back(j);
+    // One query at a time, so every operand is read along contiguous memory: each query's, key's and value's entries
+    // are columns here.
+    const Mat qT = inputs.q.transpose(), kT = inputs.k.transpose(), vT = inputs.v.transpose();
+    KeptAttention r { Mat::Zero(rows, keys), Mat() };
+    Mat outT = Mat::Zero(vT.rows(), rows);
+    std::vector<double> scores;
+    for (Eigen::Index i = 0; i < rows; ++i) {
+        const std::vector<Eigen::Index>& row = kept[static_cast<size_t>(i)];
+        scores.clear();
+        double top = minusInf;
+        for (const Eigen::Index j : row) {
+            double s = qT.col(i).dot(kT.col(j)) * inputs.scale;
+            if (inputs.bias.size()) s += inputs.bias(i, j);
+            scores.push_back(s);
+            top = std::max(top, s);
+        }
+        if (top == minusInf) continue; // no key visible: the row stays zero
+        double sum = 0.0;
+        for (const double s : scores)
+            sum += std::exp(s - top);
+        const double lse = top + std::log(sum);
+        for (size_t n = 0; n < row.size(); ++n) {
+            const double p = std::exp(scores[n] - lse);
+            r.probs(i, row[n]) = p;
+            outT.col(i) += p * vT.col(row[n]);
+        }
+    }
+    r.out = outT.transpose();
+    return r;
+}
+
 KeepMask fullKeepMask(int64_t tokens)
 {
     return KeepMask::Ones(tokens, tokens);
@@ -131,7 +172,11 @@ double meanRowEntropy(const Mat& probs)
 double meanRowMax(const Mat& probs)
 {
     const Eigen::VectorXd weight = rowSums(probs);
-    const Eigen::VectorXd top = probs.rowwise().maxCoeff(); // a maximum does not depend on the order
+    // Down the columns, as rowSums (a maximum does not depend on the order; Eigen's rowwise() strode the columns).
+    if (probs.cols() == 0) return 0.0;
+    Eigen::VectorXd top = probs.col(0);
+    for (Eigen::Index j = 1; j < probs.cols(); ++j)
+        top = top.cwiseMax(probs.col(j));
     double total = 0.0;
     int64_t rows = 0;
     for (Eigen::Index i = 0; i < probs.rows(); ++i) {

@@ -32,6 +32,16 @@ struct ModelAttention {
 };
 ModelAttention modelAttention(const HeadInputs& inputs);
 
+/// The row softmax of the head's scores over the entries `keep` allows and its output: maskedSoftmax(exactScores(
+/// inputs), keep) and that times v, with each score and each product term computed only where `keep` allows (a
+/// sparsity pattern keeps a few keys per row; the dense [T, T] score and output products took most of a 4,096-token
+/// head switch). probs [T, keys] (0 where masked; a row with no visible key is all zeros), out [T, dv]. For heads that
+/// score q k^T * scale (+ bias), not a learned score function.
+struct KeptAttention {
+    Mat probs, out;
+};
+KeptAttention keptAttention(const HeadInputs& inputs, const KeepMask& keep);
+
 /// Every key visible to every query (for mechanisms that ignore the mask by design).
 KeepMask fullKeepMask(int64_t tokens);
 

@@ -7,6 +7,7 @@
 #include "model/kv_cache.h"
 #include "session/session.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -14,8 +15,16 @@ namespace attn {
 
 Mat matrixOf(const float* data, int64_t rows, int64_t cols)
 {
-    using RowMajorF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    return Eigen::Map<const RowMajorF>(data, rows, cols).cast<double>();
+    // Row-major in, column-major out: tile by tile, so that neither side is read or written a whole row or column
+    // apart at every entry (the plain cast took 16 % of a 4,096-token head switch in cache misses on [T, T]).
+    constexpr int64_t kTile = 64;
+    Mat out(rows, cols);
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+        for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+            for (int64_t j = j0; j < std::min(cols, j0 + kTile); ++j)
+                for (int64_t i = i0; i < std::min(rows, i0 + kTile); ++i)
+                    out(i, j) = static_cast<double>(data[i * cols + j]);
+    return out;
 }
 
 namespace {

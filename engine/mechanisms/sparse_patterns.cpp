@@ -241,8 +241,9 @@ MechanismResult runSparsePattern(const HeadInputs& in, const MechanismSpec& spec
         throw Error("variant '" + spec.text + "' is not a sparsity pattern");
     }
     const KeepMask keep = (pattern.array() * modelKeepMask(in).array()).matrix();
-    r.probs = maskedSoftmax(exactScores(in), keep);
-    r.out = r.probs * in.v;
+    KeptAttention kept = keptAttention(in, keep);
+    r.probs = std::move(kept.probs);
+    r.out = std::move(kept.out);
     r.arrays.push_back({ "mask", keepMaskValues(keep), {} });
     r.notes["mask"] = "mask.npy: the pattern and the model's own mask (causality, sliding window) together";
     return r;

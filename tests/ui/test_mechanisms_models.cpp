@@ -368,8 +368,9 @@ TEST(MechanismsModels, PositionsPageShowsBartAndT5LearnedPositions)
         };
         const CliRun cli = runCli(path + " --tokens " + ids(c.source) + " --decoder-tokens " + ids(c.target)
             + " --block " + c.blockName + " --layer 1 --head 2 --variant exact");
-        ASSERT_FALSE(page.learnedView()->isHidden());
+        ASSERT_TRUE(page.tables()->isTabVisible(page.tables()->indexOf(page.learnedView())));
         expectViewNear(*page.learnedView(), cli.npy(c.npy), kTolerance);
+        page.tables()->setCurrentWidget(page.learnedView()); // for the screenshots
         const QString dir = qEnvironmentVariable("ATTN_MECHANISMS_SCREENSHOTS");
         for (const QSize size : { QSize(1280, 800), QSize(1024, 700) })
             if (!dir.isEmpty()) {

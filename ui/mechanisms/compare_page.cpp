@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -44,20 +45,15 @@ ComparePage::ComparePage(QWidget* parent)
     m_variant = new HeatmapView;
     m_difference = new HeatmapView;
     m_difference->setColormap(Colormap::Diverging);
-    auto* maps = new QWidget;
-    auto* mapsLayout = new QHBoxLayout(maps);
-    mapsLayout->setContentsMargins(0, 0, 0, 0);
     for (HeatmapView* v : { m_exact, m_variant, m_difference }) {
         v->setControlsVisible(false); // one bar above sets the colours of exact and variant together
         // The plot's title would otherwise set the width (and, once painted, the height) of the whole tab.
         v->setMinimumSize(200, 160);
-        mapsLayout->addWidget(v, 1);
     }
-    // Short titles before the first result: the generic placeholder is too long for a third of the page.
+    // Short titles before the first result: the generic placeholder is too long for half of the page.
     m_exact->setCaption({ .title = tr("exact") });
     m_variant->setCaption({ .title = tr("variant") });
     m_difference->setCaption({ .title = tr("variant − exact"), .value = tr("difference") });
-    maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
 
     auto* colormap = new QComboBox;
     for (Colormap map : allColormaps())
@@ -93,21 +89,34 @@ ComparePage::ComparePage(QWidget* parent)
     m_metrics->horizontalHeader()->setStretchLastSection(true);
     m_metrics->verticalHeader()->hide();
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_metrics->setFixedWidth(230);
-    m_metrics->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // the names fit; a bar only hid the last row
     m_notes = new QLabel;
     m_notes->setWordWrap(true);
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_notes->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    auto* numbers = new QWidget;
+    auto* numbersLayout = new QVBoxLayout(numbers);
+    numbersLayout->setContentsMargins(4, 4, 4, 4);
+    numbersLayout->addWidget(m_metrics, 1);
+    numbersLayout->addWidget(m_notes);
 
-    auto* middle = new QHBoxLayout;
-    middle->addWidget(maps, 1);
-    middle->addWidget(m_metrics);
+    // Exact beside one of: the variant's map, the difference, the numbers. Side by side with the numbers, three
+    // maps at 1024x700 kept about 65 px of cells each.
+    m_variantTabs = new QTabWidget;
+    m_variantTabs->setObjectName("mechanismVariantTabs");
+    m_variantTabs->addTab(m_variant, tr("variant"));
+    m_variantTabs->addTab(m_difference, tr("variant − exact"));
+    m_variantTabs->addTab(numbers, tr("numbers"));
+    auto* maps = new QWidget;
+    auto* mapsLayout = new QHBoxLayout(maps);
+    mapsLayout->setContentsMargins(0, 0, 0, 0);
+    mapsLayout->addWidget(m_exact, 1);
+    mapsLayout->addWidget(m_variantTabs, 1);
+    maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
-    layout->addLayout(middle, 1);
-    layout->addWidget(m_notes);
+    layout->addWidget(maps, 1);
 }
 
 void ComparePage::showResult(const MechanismsResult& r)
@@ -131,6 +140,8 @@ void ComparePage::showResult(const MechanismsResult& r)
             .y = tr("query"),
             .value = tr("difference") });
     }
+    m_variantTabs->setTabText(0, variant);
+    m_variantTabs->setTabText(1, m_difference->caption().title);
     const MechanismMetrics& m = rep.metrics;
     std::vector<std::pair<QString, double>> rows = { { "kl_mean", m.klMean }, { "mass_kept", m.massKept },
         { "out_rel_err", m.outRelErr }, { "entropy_mean", m.entropyMean }, { "exact_entropy_mean", m.exactEntropyMean },

@@ -6,13 +6,15 @@
 #include <QWidget>
 
 class QLabel;
+class QTabWidget;
 class QTableWidget;
 
 namespace attn::ui {
 
 class HeatmapView;
 
-/// Exact | variant | difference heatmaps of the head and the numbers that say what the variant keeps and loses.
+/// The head's exact heatmap beside the variant's or the difference's (two tabs: three maps side by side left each
+/// about 65 px of cells at 1024 px), over the numbers that say what the variant keeps and loses.
 class ComparePage : public QWidget {
     Q_OBJECT
 public:
@@ -23,6 +25,8 @@ public:
     HeatmapView* exactView() const { return m_exact; }
     HeatmapView* variantView() const { return m_variant; }
     HeatmapView* differenceView() const { return m_difference; }
+    /// The tabs of the variant's map and the difference's, beside the exact map.
+    QTabWidget* variantTabs() const { return m_variantTabs; }
     QTableWidget* metricsTable() const { return m_metrics; }
     QLabel* notes() const { return m_notes; }
 
@@ -30,6 +34,7 @@ private:
     HeatmapView* m_exact = nullptr;
     HeatmapView* m_variant = nullptr;
     HeatmapView* m_difference = nullptr;
+    QTabWidget* m_variantTabs = nullptr;
     QTableWidget* m_metrics = nullptr;
     QLabel* m_notes = nullptr;
 };

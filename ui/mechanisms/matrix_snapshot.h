@@ -16,6 +16,11 @@ namespace attn::ui {
 SnapshotPtr matrixSnapshot(
     const Mat& values, std::vector<TokenChip> rows, std::vector<TokenChip> cols = {}, MaskSpec mask = {});
 
+/// matrixSnapshot(a - b, ...) without the [T, T] double difference in between (at 4,096 tokens, 128 MiB written and
+/// read again for each result).
+SnapshotPtr differenceSnapshot(
+    const Mat& a, const Mat& b, std::vector<TokenChip> rows, std::vector<TokenChip> cols = {}, MaskSpec mask = {});
+
 /// "prefix0", "prefix1", ... (dimension or projection labels).
 std::vector<TokenChip> indexChips(const QString& prefix, int64_t count);
 

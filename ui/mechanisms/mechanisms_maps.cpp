@@ -55,12 +55,12 @@ MechanismsMaps labelledMaps(const MechanismsResult& r, const MechanismsMaps* sam
     if (rep.variant.probsOverKeys) {
         const MaskSpec variantMask = rep.variant.unmaskedReference ? MaskSpec {} : mask;
         m.variant = matrixSnapshot(rep.variant.probs, m.queries, m.keys, variantMask);
-        m.difference = matrixSnapshot(rep.variant.probs - rep.reference, m.queries, m.keys, variantMask);
+        m.difference = differenceSnapshot(rep.variant.probs, rep.reference, m.queries, m.keys, variantMask);
     } else {
         // Linformer: rows are queries, columns the k projected positions; its difference is taken on the outputs.
         m.variant = matrixSnapshot(rep.variant.probs, m.queries, indexChips("E", rep.variant.probs.cols()));
         m.difference
-            = matrixSnapshot(rep.variant.out - rep.referenceOut, m.queries, indexChips("d", rep.variant.out.cols()));
+            = differenceSnapshot(rep.variant.out, rep.referenceOut, m.queries, indexChips("d", rep.variant.out.cols()));
     }
     if (!(r.parts & kPositionsPart)) return m;
     if (samePositions) {

@@ -4,8 +4,10 @@
 #include "mechanisms/line_plot.h"
 #include "plots/heatmap_view.h"
 
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QTabWidget>
+#include <QVBoxLayout>
 
 namespace attn::ui {
 
@@ -29,17 +31,20 @@ PositionsPage::PositionsPage(QWidget* parent)
     m_decay->setLegendVisible(false); // one series, named by the title
     m_note = new QLabel;
     m_note->setWordWrap(true);
-    auto* layout = new QGridLayout(this);
+    m_tables = new QTabWidget;
+    m_tables->setObjectName("positionTables");
+    m_tables->addTab(m_sinusoid, tr("sinusoidal"));
+    m_tables->addTab(m_rope, tr("RoPE angles"));
+    m_tables->addTab(m_t5, tr("T5 buckets"));
+    m_tables->addTab(m_alibi, tr("ALiBi"));
+    m_tables->addTab(m_learned, tr("learned"));
+    auto* panels = new QHBoxLayout;
+    panels->addWidget(m_tables, 1);
+    panels->addWidget(m_decay, 1);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(m_sinusoid, 0, 0);
-    layout->addWidget(m_rope, 0, 1);
-    layout->addWidget(m_decay, 0, 2);
-    layout->addWidget(m_t5, 1, 0);
-    layout->addWidget(m_alibi, 1, 1);
-    layout->addWidget(m_learned, 1, 2);
-    layout->addWidget(m_note, 2, 0, 1, 3);
-    for (int c = 0; c < 3; ++c)
-        layout->setColumnStretch(c, 1);
+    layout->addLayout(panels, 1);
+    layout->addWidget(m_note);
 }
 
 void PositionsPage::showResult(const MechanismsResult& r)
@@ -64,7 +69,7 @@ void PositionsPage::showResult(const MechanismsResult& r)
             .value = tr("bias") });
     // One slot for the model's own learned positions: an absolute table's row similarity (GPT-2, BERT, ViT / DeiT,
     // BART), or T5's relative bias per bucket and head (null: the note below says why).
-    m_learned->setVisible(r.maps.learned != nullptr); // empty axes would only look broken
+    m_tables->setTabVisible(m_tables->indexOf(m_learned), r.maps.learned != nullptr); // empty axes look broken
     m_learned->setSnapshot(r.maps.learned);
     if (p.learned.size())
         m_learned->setCaption({ .title = tr("Learned: cos(p_i, p_j)"),

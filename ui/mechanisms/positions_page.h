@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QLabel;
+class QTabWidget;
 
 namespace attn::ui {
 
@@ -13,7 +14,8 @@ class HeatmapView;
 class LinePlot;
 
 /// Positional encodings at the head's size: sinusoidal table, RoPE angles and relative-distance decay, T5 relative
-/// buckets and the ALiBi bias (applied to the head on the Compare page with the `alibi` variant).
+/// buckets and the ALiBi bias (applied to the head on the Compare page with the `alibi` variant); the tables are tabs
+/// beside the decay curve (six panels in a grid kept under 100 px of cells each at 1024x700).
 class PositionsPage : public QWidget {
     Q_OBJECT
 public:
@@ -25,6 +27,8 @@ public:
     HeatmapView* alibiView() const { return m_alibi; }
     HeatmapView* learnedView() const { return m_learned; }
     LinePlot* decayPlot() const { return m_decay; }
+    /// The tables' tabs; the learned table's tab shows only where the model has one.
+    QTabWidget* tables() const { return m_tables; }
 
 private:
     HeatmapView* m_sinusoid = nullptr;
@@ -33,6 +37,7 @@ private:
     HeatmapView* m_alibi = nullptr;
     HeatmapView* m_learned = nullptr;
     LinePlot* m_decay = nullptr;
+    QTabWidget* m_tables = nullptr;
     QLabel* m_note = nullptr;
 };
 
