@@ -134,6 +134,7 @@ int runGenerate(const std::vector<std::string>& words) {
     DecodeTimeline timeline(source, model, sharedTokenizer, options);
     timeline.setSampling(so);
     timeline.reserve(steps);
+    timeline.setRecordsDistribution(false); // only the tokens are printed
     const int64_t stop = timeline.info().stopToken;
 
     // run.c runs `steps` positions and prints the token chosen after each: the prompt's next token while the prompt

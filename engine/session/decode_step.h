@@ -25,10 +25,11 @@ struct DecodeStep {
     TokenChip token;
     TokenOrigin origin = TokenOrigin::Prompt;
     /// The most likely tokens at this position under softmax(logits of the previous position) (temperature 1, before
-    /// any top-k/top-p filtering), most likely first; empty at position 0.
+    /// any top-k/top-p filtering), most likely first; empty at position 0 and where the timeline records no
+    /// distribution (DecodeTimeline::setRecordsDistribution).
     std::vector<TokenCandidate> candidates;
-    float probability = 0.0f; ///< of `token` under that distribution (NaN at position 0)
-    float entropyBits = 0.0f; ///< of that distribution (NaN at position 0)
+    float probability = 0.0f; ///< of `token` under that distribution (NaN where `candidates` is empty)
+    float entropyBits = 0.0f; ///< of that distribution (NaN where `candidates` is empty)
     /// Per layer [heads, position + 1]: this position's attention row of every query head, captured only for models
     /// whose rows cannot be derived from the queries and keys (DecodeTimeline::derivedAttention is null); empty
     /// otherwise (views derive them, ARCHITECTURE.md decision 2).

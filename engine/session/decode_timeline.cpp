@@ -291,7 +291,7 @@ DecodeStepPtr DecodeTimeline::record(int64_t token, TokenOrigin origin, const fl
     s->token = chip(token);
     s->origin = origin;
     s->probability = s->entropyBits = std::numeric_limits<float>::quiet_NaN();
-    if (previousLogits) {
+    if (previousLogits && m_recordsDistribution) {
         const NextTokenDistribution d = nextTokenDistribution(previousLogits, r.logits.dim(1), kCandidates);
         s->candidates.reserve(d.topIds.size());
         for (int64_t id : d.topIds)

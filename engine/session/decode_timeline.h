@@ -39,6 +39,11 @@ public:
     void setForwardOptions(const ForwardOptions& options);
     /// Room in the KV cache for `positions` positions, so that decoding does not reallocate it.
     void reserve(int64_t positions);
+    /// Whether the steps recorded from now on hold their next-token distribution (candidates, probability, entropy;
+    /// the Decode panel shows it). On by default. `generate` prints only the tokens and turns it off: the softmax,
+    /// entropy and top 10 over the vocabulary (libm's exp per entry, as the sampler's) were a tenth of a small model's
+    /// decode step, and run.c computes none at temperature 0.
+    void setRecordsDistribution(bool on) { m_recordsDistribution = on; }
     const std::shared_ptr<const Model>& model() const { return m_model; }
 
     /// Tokenizes `text` (BOS added as the tokenizer does; empty text = just BOS). Throws Error without a tokenizer.
@@ -108,6 +113,7 @@ private:
     DecodeModelInfo m_info;
     std::vector<DecodeStepPtr> m_steps;
     std::vector<float> m_nextLogits; ///< logits after the last position
+    bool m_recordsDistribution = true;
 };
 
 /// A timeline for the decoder at `path` (anything probeModel accepts), its weights from `models` when given (the
