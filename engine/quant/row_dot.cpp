@@ -23,8 +23,9 @@ bool cpuHasAvx2Set()
 bool cpuHasAvx512()
 {
 #if defined(__x86_64__)
-    static const bool available = cpuHasAvx2Set() && __builtin_cpu_supports("avx512f")
-        && rowDotIsaCap(std::getenv(kMaxIsaVariable)) != RowDotIsa::Avx2;
+    // The cap first: a misspelt value is an error on every CPU, not only on those with AVX-512.
+    static const bool available = rowDotIsaCap(std::getenv(kMaxIsaVariable)) != RowDotIsa::Avx2 && cpuHasAvx2Set()
+        && __builtin_cpu_supports("avx512f");
     return available;
 #else
     return false;
