@@ -100,14 +100,16 @@ def bench(folder, tokens, runs, threads):
     print(f'loaded {folder} in {time.perf_counter() - t0:.1f} s ({next(iter(w.values())).dtype}), '
           f'{threads} threads, {tokens} tokens')
     ids = [int(i) for i in np.random.default_rng(0).integers(0, cfg['vocab_size'], tokens)]
-    times = []
+    times, cpus = [], []  # wall and this process's CPU (every thread's user + sys) per prefill
     with torch.no_grad():
         for _ in range(runs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             logits, probs = forward(cfg, w, ids)
             times.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
     print(f'eager PyTorch prefill, all attention returned: median {statistics.median(times):.2f} s over {runs} runs '
-          f'({", ".join(f"{x:.2f}" for x in times)}); {len(probs)} layers of {tuple(probs[0].shape)}')
+          f'({", ".join(f"{x:.2f}" for x in times)}), CPU {", ".join(f"{x:.2f}" for x in cpus)} s; '
+          f'{len(probs)} layers of {tuple(probs[0].shape)}; load {os.getloadavg()[0]:.1f}')
 
 
 def main():

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "quant/dequantize.h"
 
+#include <cstdlib>
 #include <string>
 
 namespace attn {
@@ -22,7 +23,9 @@ bool cpuHasAvx2Set()
 bool cpuHasAvx512()
 {
 #if defined(__x86_64__)
-    static const bool available = cpuHasAvx2Set() && __builtin_cpu_supports("avx512f");
+    // The cap first: a misspelt value is an error on every CPU, not only on those with AVX-512.
+    static const bool available = rowDotIsaCap(std::getenv(kMaxIsaVariable)) != RowDotIsa::Avx2 && cpuHasAvx2Set()
+        && __builtin_cpu_supports("avx512f");
     return available;
 #else
     return false;
@@ -30,6 +33,16 @@ bool cpuHasAvx512()
 }
 
 } // namespace
+
+RowDotIsa rowDotIsaCap(const char* value)
+{
+    const std::string v = value ? value : "";
+    if (v.empty()) return RowDotIsa::Widest;
+    if (v == "avx2") return RowDotIsa::Avx2;
+    if (v == "avx512") return RowDotIsa::Avx512;
+    throw Error(
+        std::string(kMaxIsaVariable) + "=" + v + ": expected avx2 or avx512 (or unset: the widest the CPU has)");
+}
 
 bool hasRowDots(GgmlType type)
 {

@@ -26,8 +26,17 @@ bool hasRowDots(GgmlType type);
 /// The instruction set rowDots() runs on: the widest this CPU has, or one chosen (tests compare them).
 enum class RowDotIsa { Widest, Avx2, Avx512 };
 
-/// Whether this CPU runs rowDots() on `isa` (Widest: hasRowDots of some type).
+/// Whether this CPU runs rowDots() on `isa` (Widest: hasRowDots of some type). With the environment variable
+/// ATTNSCOPE_MAX_ISA=avx2 at the first call, this process acts as a CPU without AVX-512: Avx512 is false and Widest
+/// runs the AVX2 kernels, so that the whole engine (tests, CLI) can be run on the AVX2 path on an AVX-512 machine.
 bool hasRowDotIsa(RowDotIsa isa);
+
+/// The environment variable read once by hasRowDotIsa() and RowDotInput.
+constexpr const char* kMaxIsaVariable = "ATTNSCOPE_MAX_ISA";
+
+/// The cap a value of kMaxIsaVariable sets: null or empty Widest (none), "avx2" Avx2, "avx512" Avx512 (none on
+/// today's kernels); throws Error for anything else, so that a misspelt value does not silently test the wide path.
+RowDotIsa rowDotIsaCap(const char* value);
 
 /// A decode step's activation rows x [n, cols] (n in 1 .. kRowDotsMaxRows) prepared once for every weight row of
 /// `type` they meet: for Q4_K also each row's sums over its 32-element groups, and the kernel. Throws Error where

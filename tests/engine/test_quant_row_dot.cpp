@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -265,6 +266,27 @@ TEST(RowDots, OtherTypesAndRowCountsAreRefused)
     if (!hasRowDotIsa(RowDotIsa::Avx512)) {
         EXPECT_THROW(RowDotInput(GgmlType::Q8_0, x.data(), 32, 1, RowDotIsa::Avx512), Error);
     }
+}
+
+TEST(RowDots, TheMaxIsaVariableCapsTheKernelsAtAvx2)
+{
+    EXPECT_EQ(rowDotIsaCap(nullptr), RowDotIsa::Widest);
+    EXPECT_EQ(rowDotIsaCap(""), RowDotIsa::Widest);
+    EXPECT_EQ(rowDotIsaCap("avx2"), RowDotIsa::Avx2);
+    EXPECT_EQ(rowDotIsaCap("avx512"), RowDotIsa::Avx512);
+    EXPECT_THROW(rowDotIsaCap("AVX2"), Error); // a misspelling must not quietly leave the wide path on
+    EXPECT_THROW(rowDotIsaCap("sse2"), Error);
+    // This process as it was started: capped (ctest's engine_quant_avx2 run), the widest kernel is the AVX2 one
+    // and AVX-512 is refused; otherwise the widest is AVX-512 where the CPU has it.
+    const std::vector<float> x(256, 1.0f);
+    const bool capped = rowDotIsaCap(std::getenv(kMaxIsaVariable)) == RowDotIsa::Avx2;
+    const bool wide = !capped && __builtin_cpu_supports("avx512f");
+    EXPECT_EQ(hasRowDotIsa(RowDotIsa::Avx512), wide);
+    for (const GgmlType type : { GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::BF16, GgmlType::F16 })
+        for (int64_t n = 1; n <= kRowDotsMaxRows; ++n)
+            EXPECT_EQ(RowDotInput(type, x.data(), 256, n).kernel(),
+                wide ? row_dot::avx512Dots(type, n) : row_dot::avx2Dots(type, n))
+                << ggmlTypeTraits(type).name << " x" << n << (capped ? " capped at AVX2" : "");
 }
 
 TEST(RowDots, DecodeStepProductMatchesThePrefillPath)
