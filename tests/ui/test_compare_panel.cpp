@@ -287,3 +287,41 @@ TEST(ComparePanel, TwoModelsRunTheSameTokenIds)
 
 } // namespace
 } // namespace attn::ui
+
+namespace attn::ui {
+namespace {
+
+// Two models on the same input as the issue asks for them: a float32 GGUF and its quantized GGUF (llama.cpp's
+// genuine stories260K and ggml's Q4_0 of it; ../shared has no float32 sibling of its Q4_K file, kq256). Each side is
+// its own file's prefill of the main input's ids, and the 4-bit weights move the attention visibly.
+TEST(ComparePanel, AFloat32GgufAndItsQuantizedGgufRunTheSameTokenIds)
+{
+    const std::string f32 = test::sharedPath("fixtures/gguf/stories260K/stories260K.gguf"),
+                      q4 = test::sharedPath("fixtures/gguf/stories260K/stories260K-Q4_0.gguf");
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(test::openAndRun(window, QString::fromStdString(f32), "Once upon a time, there was a cat"));
+    ComparePanel* panel = window.comparePanel();
+    window.tabs()->setCurrentWidget(panel);
+    QSignalSpy compared(panel, &ComparePanel::compared);
+    panel->setMode(ComparePanel::Mode::Models);
+    panel->setSide(false, 1, 2);
+    panel->setSide(true, 1, 2);
+    panel->setModelB(QString::fromStdString(q4));
+    compared.clear();
+    panel->compare();
+    QTRY_VERIFY_WITH_TIMEOUT(compared.count() >= 1, kTimeoutMs);
+    ASSERT_FALSE(panel->status().startsWith("Error")) << panel->status().toStdString();
+    std::vector<int64_t> ids;
+    for (const TokenChip& chip : window.runResult()->source)
+        ids.push_back(chip.id);
+    const auto attentionOn = [&](const std::string& path) { return Session(loadModel(path)).prefill(ids)->attention; };
+    const auto n = static_cast<int64_t>(ids.size());
+    expectShows(*panel->viewA(), headOf(attentionOn(f32)[1], 2), n);
+    expectShows(*panel->viewB(), headOf(attentionOn(q4)[1], 2), n);
+    const double worst = *std::max_element(panel->jsPerRow().begin(), panel->jsPerRow().end());
+    EXPECT_GT(worst, 1e-6) << "4-bit weights are not the float32 ones";
+    EXPECT_LT(worst, std::numbers::ln2) << "Jensen-Shannon divergence is at most ln 2";
+}
+
+} // namespace
+} // namespace attn::ui

@@ -321,6 +321,12 @@ void CaptionPanel::maskHead(CaptionAttention kind, int64_t layer, int64_t head, 
         const int64_t row = captionMaskRow(m_state->headRows, kind, layer);
         if (head < 0 || head >= m_state->headRows.heads)
             throw Error("the captioner has no head " + std::to_string(head));
+        // The bar shows the head last changed, so that Apply after a call from elsewhere changes the same head.
+        m_maskKind->setCurrentIndex(m_maskKind->findData(static_cast<int>(kind)));
+        showMask();
+        m_maskLayer->setValue(static_cast<int>(layer));
+        m_maskHead->setValue(static_cast<int>(head));
+        m_maskFactor->setValue(factor);
         setMask(withEntry(m_mask, { row, head, factor }));
     } catch (const Error& e) {
         emit errorShown(QString::fromStdString(e.what()));
