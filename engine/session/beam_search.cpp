@@ -2,6 +2,7 @@
 #include "session/beam_search.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/encdec_transformer.h"
 #include "model/rnn_seq2seq.h"
 #include "model/seq2seq_model.h"
@@ -15,9 +16,11 @@ namespace {
 
 class TransformerBeamDecoder final : public BeamDecoder {
 public:
-    TransformerBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> enc)
+    TransformerBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> enc,
+        const Tensor& headMask)
         : m_model(std::move(model))
         , m_encoding(std::move(enc))
+        , m_intervention(maskOnly(headMask))
         , m_cache(m_model->newDecoderCache())
         , m_crossKeys(std::make_shared<const CrossKeys>(CrossKeys { m_encoding, crossScale(*m_model) }))
     {
@@ -27,6 +30,7 @@ public:
     {
         ForwardOptions options;
         options.wantQueryKeys = true;
+        options.intervention = m_intervention.get();
         const Seq2SeqStepResult r = m_model->decode(*m_encoding, m_cache, { token }, options);
         BeamStepOutput out;
         out.logits = r.logits.storage();
@@ -44,6 +48,13 @@ public:
     std::shared_ptr<const CrossKeys> crossKeys() const override { return m_crossKeys; }
 
 private:
+    static std::shared_ptr<const Intervention> maskOnly(const Tensor& headMask)
+    {
+        if (headMask.empty()) return nullptr;
+        auto intervention = std::make_shared<Intervention>();
+        intervention->headMask = headMask;
+        return intervention;
+    }
     /// The transformer's attention scale (T5: 1); another encoder-decoder scales by 1 / sqrt(head dim).
     static float crossScale(const EncoderDecoderModel& model)
     {
@@ -53,6 +64,7 @@ private:
 
     std::shared_ptr<const EncoderDecoderModel> m_model;
     std::shared_ptr<const EncoderOutput> m_encoding;
+    std::shared_ptr<const Intervention> m_intervention; ///< null: the unmodified model (shared by the clones)
     KvCache m_cache;
     std::shared_ptr<const CrossKeys> m_crossKeys;
 };
@@ -180,10 +192,10 @@ std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptio
     return finished;
 }
 
-std::unique_ptr<BeamDecoder> makeBeamDecoder(
-    std::shared_ptr<const EncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> encoding)
+std::unique_ptr<BeamDecoder> makeBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model,
+    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask)
 {
-    return std::make_unique<TransformerBeamDecoder>(std::move(model), std::move(encoding));
+    return std::make_unique<TransformerBeamDecoder>(std::move(model), std::move(encoding), headMask);
 }
 
 std::unique_ptr<BeamDecoder> makeBeamDecoder(

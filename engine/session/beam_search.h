@@ -62,8 +62,10 @@ struct BeamHypothesis {
 /// Up to `width` hypotheses, best score first. Width 1 is greedy decoding. Throws Error for width < 1.
 std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptions& options);
 
-std::unique_ptr<BeamDecoder> makeBeamDecoder(
-    std::shared_ptr<const EncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> encoding);
+/// `headMask`: empty, or the model's [rows, heads] mask (Seq2SeqHeadRows) that every step's decode() applies; the
+/// encoding should have been made under the same mask (its encoder rows).
+std::unique_ptr<BeamDecoder> makeBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model,
+    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask = {});
 std::unique_ptr<BeamDecoder> makeBeamDecoder(
     std::shared_ptr<const RnnSeq2SeqModel> model, std::shared_ptr<const RnnEncoding> encoding);
 

@@ -2,6 +2,7 @@
 #include "session/caption_run.h"
 
 #include "core/error.h"
+#include "intervention/intervention.h"
 #include "model/model_loader.h"
 #include "tokenizer/tokenizer_loader.h"
 
@@ -45,6 +46,17 @@ SamplerOptions seeded(SamplerOptions s)
 
 } // namespace
 
+std::shared_ptr<const EncoderOutput> encodeImage(
+    const VisionEncoderDecoderModel& model, const Tensor& pixels, const Tensor& headMask, ForwardOptions options)
+{
+    Intervention intervention;
+    intervention.headMask = headMask;
+    if (!headMask.empty()) options.intervention = &intervention;
+    EncoderInput input;
+    input.pixels = pixels;
+    return model.encode(input, options);
+}
+
 CaptionRun::CaptionRun(std::shared_ptr<const VisionEncoderDecoderModel> model,
     std::shared_ptr<const EncoderOutput> encoding, const CaptionOptions& options)
     : m_model(std::move(model))
@@ -55,7 +67,7 @@ CaptionRun::CaptionRun(std::shared_ptr<const VisionEncoderDecoderModel> model,
     if (m_options.maxNewTokens < 1) throw Error("the caption needs a token limit of at least 1");
     if (m_model->decoderStartToken() < 0)
         throw Error(m_model->config().source, "no decoder_start_token_id: cannot start a caption");
-    m_states.push_back(makeBeamDecoder(m_model, m_encoding));
+    m_states.push_back(makeBeamDecoder(m_model, m_encoding, m_options.headMask));
     if (m_options.strategy == CaptionStrategy::Beam) {
         BeamOptions beam;
         beam.width = m_options.beamWidth;

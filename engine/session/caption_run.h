@@ -36,6 +36,9 @@ struct CaptionOptions {
     int64_t beamWidth = 4; ///< Beam: hypotheses kept (HF-style length-normalised scores)
     int64_t maxNewTokens = 20;
     SamplerOptions sampling; ///< Sample: temperature, top-p, top-k, seed (run.c's sampler)
+    /// Empty, or the model's [E + 2D, heads] head mask (Seq2SeqHeadRows, HF head_mask semantics) that every decoder
+    /// step applies; the encoding the run reads must come from encodeImage() under the same mask.
+    Tensor headMask;
 };
 
 /// One generated word.
@@ -44,6 +47,11 @@ struct CaptionWord {
     float probability = 0.0f; ///< the model's softmax probability of this token at its step
     Tensor crossAttention; ///< [decoder layers, heads, S]: the step's query over the encoder tokens
 };
+
+/// The encoding of preprocessed `pixels` [channels, H, W] with the encoder rows of `headMask` applied (empty: the
+/// unmodified encoder), on `options`' backend and with its progress. Throws Error for a mask of another shape.
+std::shared_ptr<const EncoderOutput> encodeImage(
+    const VisionEncoderDecoderModel& model, const Tensor& pixels, const Tensor& headMask, ForwardOptions options);
 
 class CaptionRun {
 public:

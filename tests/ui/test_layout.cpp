@@ -491,6 +491,9 @@ TEST_P(Layout, CaptionTabHoldsAtThisSize)
         caption->step();
         QTRY_VERIFY_WITH_TIMEOUT(caption->state()->words.size() >= words || caption->state()->finished, 60000);
     }
+    // A head masked, the tallest state of the tab: the mask's list and both whole captions under the caption.
+    caption->maskHead(CaptionAttention::Cross, 1, 0, 0.0f);
+    QTRY_VERIFY_WITH_TIMEOUT(caption->state()->comparison.has_value(), 60000);
     EXPECT_TRUE(window.lastError().isEmpty()) << "an error banner over the tab: " << window.lastError().toStdString();
     checkEveryTab(window, "caption");
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "caption/caption_panel.h"
 
+#include "caption/caption_diff.h"
 #include "caption/caption_figure_export.h"
 #include "caption/caption_strip.h"
 #include "controller/engine_controller.h"
@@ -19,6 +20,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolButton>
@@ -52,7 +54,16 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     , m_colormap(new QComboBox)
     , m_opacity(new QSlider(Qt::Horizontal))
     , m_smooth(new QCheckBox(tr("S&mooth")))
+    , m_maskKind(new QComboBox)
+    , m_maskLayer(new QSpinBox)
+    , m_maskHead(new QSpinBox)
+    , m_maskFactor(new QDoubleSpinBox)
+    , m_maskApply(new QPushButton(tr("Apply")))
+    , m_maskUndo(new QPushButton(tr("Undo")))
+    , m_maskClear(new QPushButton(tr("Clear")))
+    , m_maskText(new QLabel)
     , m_caption(new QLabel)
+    , m_diff(new QLabel)
     , m_map(new PatchMapView)
     , m_strip(new CaptionStrip)
 {
@@ -63,6 +74,9 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     QFont big = m_caption->font();
     big.setPointSizeF(big.pointSizeF() * 1.4);
     m_caption->setFont(big);
+    m_diff->setObjectName("captionDiff");
+    m_diff->setTextFormat(Qt::RichText);
+    m_diff->setWordWrap(true);
     m_map->setStyle(m_style);
     m_map->setMinimumSize(240, 240);
     m_strip->setStyle(m_style, false);
@@ -76,7 +90,9 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(buildControls());
     layout->addWidget(buildViewBar());
+    layout->addWidget(buildMaskBar());
     layout->addWidget(m_caption);
+    layout->addWidget(m_diff);
     layout->addWidget(m_map, 1);
     layout->addWidget(new QLabel(tr("Every word so far with its cross-attention (click one to show it large):")));
     layout->addWidget(stripArea);
@@ -104,6 +120,17 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     connect(m_colormap, &QComboBox::currentIndexChanged, this, applyStyle);
     connect(m_opacity, &QSlider::valueChanged, this, applyStyle);
     connect(m_smooth, &QCheckBox::toggled, this, applyStyle);
+
+    connect(m_maskKind, &QComboBox::activated, this, &CaptionPanel::showMask);
+    connect(m_maskApply, &QPushButton::clicked, this, [this] {
+        maskHead(static_cast<CaptionAttention>(m_maskKind->currentData().toInt()), m_maskLayer->value(),
+            m_maskHead->value(), static_cast<float>(m_maskFactor->value()));
+    });
+    connect(m_maskUndo, &QPushButton::clicked, this, &CaptionPanel::undoMask);
+    connect(m_maskClear, &QPushButton::clicked, this, &CaptionPanel::clearMask);
+    // Ctrl+Z only while the tab has the focus: the Intervene tab's Undo has the same keys.
+    auto* undo = new QShortcut(QKeySequence::Undo, this, this, &CaptionPanel::undoMask);
+    undo->setContext(Qt::WidgetWithChildrenShortcut);
 
     connect(m_engine, &EngineController::captionReady, this, &CaptionPanel::show);
     connect(m_engine, &EngineController::failed, this, &CaptionPanel::pause);
@@ -200,6 +227,47 @@ QWidget* CaptionPanel::buildViewBar()
     return bar;
 }
 
+QWidget* CaptionPanel::buildMaskBar()
+{
+    m_maskKind->setObjectName("captionMaskKind");
+    m_maskLayer->setObjectName("captionMaskLayer");
+    m_maskHead->setObjectName("captionMaskHead");
+    m_maskFactor->setObjectName("captionMaskFactor");
+    m_maskApply->setObjectName("captionMaskApply");
+    m_maskUndo->setObjectName("captionMaskUndo");
+    m_maskKind->addItem(tr("encoder"), static_cast<int>(CaptionAttention::Encoder));
+    m_maskKind->addItem(tr("decoder self"), static_cast<int>(CaptionAttention::DecoderSelf));
+    m_maskKind->addItem(tr("cross"), static_cast<int>(CaptionAttention::Cross));
+    m_maskKind->setCurrentIndex(2);
+    m_maskLayer->setPrefix(tr("layer "));
+    m_maskHead->setPrefix(tr("head "));
+    m_maskFactor->setRange(0.0, 4.0);
+    m_maskFactor->setSingleStep(0.25);
+    m_maskFactor->setValue(0.0);
+    m_maskFactor->setPrefix(tr("× "));
+    m_maskKind->setToolTip(tr("Which attention the head belongs to: the image encoder's, the decoder's own or its "
+                              "cross-attention over the image"));
+    m_maskLayer->setToolTip(tr("The layer of that attention"));
+    m_maskHead->setToolTip(tr("The head"));
+    m_maskFactor->setToolTip(tr("0 removes the head, other values scale its attention weights (HF head_mask); 1 "
+                                "takes it out of the mask"));
+    m_maskApply->setToolTip(tr("Re-run the caption with this head changed"));
+    m_maskUndo->setToolTip(tr("Back to the mask before its last change (Ctrl+Z)"));
+    m_maskClear->setToolTip(tr("No head masked: the unmodified model"));
+    m_maskText->setToolTip(tr("The heads masked now"));
+    // A long mask must not widen the window: the label gives up width and its tooltip has the whole list.
+    m_maskText->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* bar = new QWidget;
+    auto* h = new QHBoxLayout(bar);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(new QLabel(tr("Head mask:")));
+    for (QWidget* w : std::initializer_list<QWidget*> {
+             m_maskKind, m_maskLayer, m_maskHead, m_maskFactor, m_maskApply, m_maskUndo, m_maskClear })
+        h->addWidget(w);
+    h->addWidget(m_maskText, 1);
+    return bar;
+}
+
 void CaptionPanel::modelReady(const QString& folder)
 {
     m_samples->clear();
@@ -207,6 +275,8 @@ void CaptionPanel::modelReady(const QString& folder)
     for (const QFileInfo& f : dir.entryInfoList({ "*.png", "*.jpg", "*.jpeg" }, QDir::Files, QDir::Name))
         if (!f.fileName().contains("_mask")) m_samples->addItem(f.fileName(), f.absoluteFilePath());
     m_samples->setEnabled(m_samples->count() > 0);
+    m_mask.clear(); // another model's heads
+    m_maskHistory.clear();
     if (m_samples->count() > 0) openImage(m_samples->itemData(0).toString());
 }
 
@@ -244,6 +314,73 @@ void CaptionPanel::restart()
     m_engine->caption({ CaptionRequest::Action::Restart, {}, options() });
 }
 
+void CaptionPanel::maskHead(CaptionAttention kind, int64_t layer, int64_t head, float factor)
+{
+    if (!m_state) return;
+    try {
+        const int64_t row = captionMaskRow(m_state->headRows, kind, layer);
+        if (head < 0 || head >= m_state->headRows.heads)
+            throw Error("the captioner has no head " + std::to_string(head));
+        // The bar shows the head last changed, so that Apply after a call from elsewhere changes the same head.
+        m_maskKind->setCurrentIndex(m_maskKind->findData(static_cast<int>(kind)));
+        showMask();
+        m_maskLayer->setValue(static_cast<int>(layer));
+        m_maskHead->setValue(static_cast<int>(head));
+        m_maskFactor->setValue(factor);
+        setMask(withEntry(m_mask, { row, head, factor }));
+    } catch (const Error& e) {
+        emit errorShown(QString::fromStdString(e.what()));
+    }
+}
+
+void CaptionPanel::clearMask()
+{
+    setMask({});
+}
+
+void CaptionPanel::setMask(std::vector<CaptionMaskEntry> mask)
+{
+    if (mask == m_mask) return;
+    m_maskHistory.push_back(std::move(m_mask));
+    m_mask = std::move(mask);
+    rerunMasked();
+}
+
+void CaptionPanel::undoMask()
+{
+    if (m_maskHistory.empty()) return;
+    m_mask = std::move(m_maskHistory.back());
+    m_maskHistory.pop_back();
+    rerunMasked();
+}
+
+void CaptionPanel::rerunMasked()
+{
+    showMask();
+    if (!m_state) return;
+    pause();
+    CaptionRequest request { CaptionRequest::Action::Restart, {}, options() };
+    request.replay = static_cast<int64_t>(m_state->words.size());
+    m_engine->caption(request);
+}
+
+void CaptionPanel::showMask()
+{
+    const Seq2SeqHeadRows rows = m_state ? m_state->headRows : Seq2SeqHeadRows {};
+    const bool encoder = static_cast<CaptionAttention>(m_maskKind->currentData().toInt()) == CaptionAttention::Encoder;
+    m_maskLayer->setRange(
+        0, static_cast<int>(std::max<int64_t>(0, (encoder ? rows.encoderLayers : rows.decoderLayers) - 1)));
+    m_maskHead->setRange(0, static_cast<int>(std::max<int64_t>(0, rows.heads - 1)));
+    for (QWidget* w :
+        std::initializer_list<QWidget*> { m_maskKind, m_maskLayer, m_maskHead, m_maskFactor, m_maskApply })
+        w->setEnabled(m_state != nullptr);
+    m_maskUndo->setEnabled(!m_maskHistory.empty());
+    m_maskClear->setEnabled(!m_mask.empty());
+    const QString text = m_mask.empty() ? tr("none (the unmodified model)") : captionMaskText(m_mask, rows);
+    m_maskText->setText(text);
+    m_maskText->setToolTip(tr("The heads masked now: %1").arg(text));
+}
+
 void CaptionPanel::toggleRun()
 {
     m_running = !m_running;
@@ -269,6 +406,7 @@ CaptionOptions CaptionPanel::options() const
     o.maxNewTokens = m_maxWords->value();
     o.sampling.temperature = static_cast<float>(m_temperature->value());
     o.sampling.seed = static_cast<uint64_t>(m_seed->value());
+    if (m_state) o.headMask = captionHeadMask(m_mask, m_state->headRows);
     return o;
 }
 
@@ -323,6 +461,7 @@ void CaptionPanel::show(CaptionPtr state)
         b->setEnabled(m_state && !m_state->finished);
     m_backButton->setEnabled(n > 0);
     m_resetButton->setEnabled(m_state != nullptr);
+    showMask();
     redraw();
     if (m_running && m_state && !m_state->finished)
         step();
@@ -337,8 +476,10 @@ void CaptionPanel::redraw()
         m_caption->setText(tr("Open an image-to-text model (File > Demo models > Captioner), then an image."));
         m_map->setMessage(QString(), tr("No image yet"));
         m_strip->setState(nullptr, 0, -1);
+        m_diff->hide();
         return;
     }
+    showComparison();
     QStringList words;
     for (size_t w = 0; w < m_state->wordTexts.size(); ++w) {
         const QString text = m_state->wordTexts[w].toHtmlEscaped();
@@ -366,6 +507,33 @@ void CaptionPanel::redraw()
     }
     m_strip->setState(m_state, layer(), head());
     m_strip->setSelected(m_selected);
+}
+
+namespace {
+
+/// `words` joined by spaces, those `changed` marked in `style`.
+QString markedWords(const std::vector<QString>& words, const std::vector<bool>& changed, const QString& style)
+{
+    QStringList out;
+    for (size_t w = 0; w < words.size(); ++w) {
+        const QString text = words[w].toHtmlEscaped();
+        out << (changed[w] ? QStringLiteral("<span style='%1'>%2</span>").arg(style, text) : text);
+    }
+    return out.isEmpty() ? QStringLiteral("<i>(nothing)</i>") : out.join(' ');
+}
+
+} // namespace
+
+void CaptionPanel::showComparison()
+{
+    m_diff->setVisible(m_state->comparison.has_value());
+    if (!m_state->comparison) return;
+    const CaptionComparison& c = *m_state->comparison;
+    const CaptionDiff d = diffCaptions(c.unmasked.ids, c.masked.ids);
+    m_diff->setText(tr("Whole caption without the mask: %1<br>With the mask: %2%3")
+                        .arg(markedWords(c.unmasked.words, d.removed, "color:#b03a2e; text-decoration:line-through"),
+                            markedWords(c.masked.words, d.added, "color:#1e7d3c; font-weight:bold"),
+                            d.same() ? tr(" <i>(unchanged)</i>") : QString()));
 }
 
 void CaptionPanel::chooseImage()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include "caption/caption_mask.h"
 #include "caption/caption_state.h"
 #include "vision/patch_overlay.h"
 
@@ -23,6 +24,9 @@ class PatchMapView;
 /// Reset (Right, Space, Left) with greedy, beam or sampled decoding. The selected word's cross-attention over the
 /// image is shown large (a decoder layer, one head or the mean of the heads; opacity and smoothing as in the Vision
 /// tab), and the strip below holds every word so far with its own small map; click a word to show it large.
+/// A head mask removes or scales heads of the encoder, the decoder's self-attention or its cross-attention (HF
+/// head_mask): the caption re-runs under it at the same length, and the whole caption with and without it is shown
+/// word by word; Undo steps back through the mask's changes.
 /// Every request goes through the one engine controller (its caption request kind): no thread or model here.
 class CaptionPanel : public QWidget {
     Q_OBJECT
@@ -43,6 +47,15 @@ public:
     void setOptions(const CaptionOptions& options);
     CaptionOptions options() const;
     void setHead(int64_t layer, int64_t head);
+    /// Sets one head's factor in the mask (0 removes it, 1 takes it out of the mask) and re-runs the caption.
+    void maskHead(CaptionAttention kind, int64_t layer, int64_t head, float factor);
+    /// Back to the mask before its last change (Ctrl+Z in the tab).
+    void undoMask();
+    /// No head masked (undoable).
+    void clearMask();
+    const std::vector<CaptionMaskEntry>& headMask() const { return m_mask; }
+    /// The whole caption without and with the mask, changed words marked; hidden without a mask.
+    const QLabel* diffText() const { return m_diff; }
 
     CaptionPtr state() const { return m_state; }
     int selectedWord() const { return m_selected; }
@@ -61,6 +74,11 @@ signals:
 private:
     QWidget* buildControls();
     QWidget* buildViewBar();
+    QWidget* buildMaskBar();
+    void setMask(std::vector<CaptionMaskEntry> mask);
+    void rerunMasked();
+    void showMask();
+    void showComparison();
     void show(CaptionPtr state);
     void redraw();
     void chooseImage();
@@ -74,6 +92,8 @@ private:
     bool m_followNewest = true;
     bool m_running = false;
     OverlayStyle m_style;
+    std::vector<CaptionMaskEntry> m_mask;
+    std::vector<std::vector<CaptionMaskEntry>> m_maskHistory; ///< the masks before each change, oldest first
 
     QComboBox* m_samples;
     QComboBox* m_strategy;
@@ -90,7 +110,16 @@ private:
     QComboBox* m_colormap;
     QSlider* m_opacity;
     QCheckBox* m_smooth;
+    QComboBox* m_maskKind;
+    QSpinBox* m_maskLayer;
+    QSpinBox* m_maskHead;
+    QDoubleSpinBox* m_maskFactor;
+    QPushButton* m_maskApply;
+    QPushButton* m_maskUndo;
+    QPushButton* m_maskClear;
+    QLabel* m_maskText;
     QLabel* m_caption;
+    QLabel* m_diff;
     PatchMapView* m_map;
     CaptionStrip* m_strip;
 };

@@ -5,6 +5,8 @@
 #include "service/model_registry.h"
 #include "tokenizer/tokenizer_loader.h"
 
+#include <algorithm>
+
 namespace attn::ui {
 
 namespace {
@@ -39,12 +41,12 @@ public:
         if (request.action == Action::Open) open(request.image, progress);
         if (!m_encoding) throw Error("open an image to caption first");
         if (request.action == Action::Open || request.action == Action::Restart)
-            m_run = std::make_unique<CaptionRun>(m_captioner.model, m_encoding, request.options);
+            start(request.options, request.replay, progress);
         else if (request.action == Action::Step)
             m_run->step();
         else
             m_run->back();
-        return captionState(m_captioner, *m_run, m_image);
+        return captionState(m_captioner, *m_run, m_image, m_comparison);
     }
 
 private:
@@ -54,21 +56,65 @@ private:
     void open(const QString& path, const ProgressFn& progress)
     {
         CaptionImage image = loadCaptionImage(m_captioner.model->imageEncoder(), path);
+        m_encoding = encode(image.pixels, {}, progress);
+        m_masked = {};
+        m_image = std::move(image);
+    }
+
+    std::shared_ptr<const EncoderOutput> encode(
+        const Tensor& pixels, const Tensor& headMask, const ProgressFn& progress)
+    {
         const int total = static_cast<int>(m_captioner.model->config().numLayers) + 1;
         if (!progress(0, total)) throw Cancelled();
         ForwardOptions options;
         options.backend = backend();
         options.layerDone = layerProgress(progress, 0, total);
-        EncoderInput input;
-        input.pixels = image.pixels;
-        m_encoding = m_captioner.model->encode(input, options);
-        m_image = std::move(image);
+        return encodeImage(*m_captioner.model, pixels, headMask, options);
     }
+
+    /// A fresh run under `options` (its head mask on the encoder too), stepped to `replay` words; with a mask also
+    /// both whole captions, for the difference view.
+    void start(const CaptionOptions& options, int64_t replay, const ProgressFn& progress)
+    {
+        m_comparison.reset();
+        if (options.headMask.empty()) {
+            m_run = std::make_unique<CaptionRun>(m_captioner.model, m_encoding, options);
+        } else {
+            if (!m_masked.encoding || m_masked.mask.storage() != options.headMask.storage()
+                || m_masked.mask.shape() != options.headMask.shape())
+                m_masked = { options.headMask, encode(m_image.pixels, options.headMask, progress) };
+            m_run = std::make_unique<CaptionRun>(m_captioner.model, m_masked.encoding, options);
+            CaptionOptions unmasked = options;
+            unmasked.headMask = {};
+            m_comparison = CaptionComparison { wholeCaption(m_encoding, unmasked, progress),
+                wholeCaption(m_masked.encoding, options, progress) };
+        }
+        for (int64_t i = 0; i < replay; ++i)
+            if (!m_run->step()) break;
+    }
+
+    CaptionText wholeCaption(
+        std::shared_ptr<const EncoderOutput> encoding, const CaptionOptions& options, const ProgressFn& progress)
+    {
+        CaptionRun run(m_captioner.model, std::move(encoding), options);
+        const auto total = static_cast<int>(options.maxNewTokens);
+        for (int i = 0; run.step(); ++i)
+            if (!progress(std::min(i + 1, total), total)) throw Cancelled();
+        return captionText(m_captioner, run);
+    }
+
+    /// The encoding under the last head mask asked for (stepping and undo ask for the same one again).
+    struct MaskedEncoding {
+        Tensor mask;
+        std::shared_ptr<const EncoderOutput> encoding;
+    };
 
     Captioner m_captioner;
     ModelSummary m_summary;
     std::shared_ptr<const EncoderOutput> m_encoding;
+    MaskedEncoding m_masked;
     std::unique_ptr<CaptionRun> m_run;
+    std::optional<CaptionComparison> m_comparison;
     CaptionImage m_image;
 };
 

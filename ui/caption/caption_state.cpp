@@ -33,7 +33,20 @@ CaptionImage loadCaptionImage(const VisionModel& encoder, const QString& path)
     return c;
 }
 
-CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const CaptionImage& image)
+CaptionText captionText(const Captioner& captioner, const CaptionRun& run)
+{
+    CaptionText t;
+    for (int64_t id : run.ids())
+        if (!captioner.tokenizer->isSpecial(id)) {
+            t.ids.push_back(id);
+            t.words.push_back(QString::fromStdString(captioner.word(id)));
+        }
+    t.text = QString::fromStdString(captioner.text(t.ids));
+    return t;
+}
+
+CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const CaptionImage& image,
+    std::optional<CaptionComparison> comparison)
 {
     auto s = std::make_shared<CaptionState>();
     s->source = image.source;
@@ -42,12 +55,14 @@ CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const
     s->prefixTokens = captioner.model->imageEncoder().prefixTokens();
     s->layers = captioner.model->decoderLayers();
     s->heads = captioner.model->decoderHeads();
+    s->headRows = captioner.model->headRows();
     s->options = run.options();
     s->words = run.words();
     for (const CaptionWord& w : s->words)
         s->wordTexts.push_back(QString::fromStdString(captioner.word(w.token)));
     s->caption = QString::fromStdString(captioner.text(run.ids()));
     s->finished = run.finished();
+    s->comparison = std::move(comparison);
     return s;
 }
 

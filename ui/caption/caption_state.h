@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace attn::ui {
@@ -23,7 +24,21 @@ struct CaptionRequest {
     };
     Action action = Action::Step;
     QString image; ///< Open: an image file
-    CaptionOptions options;
+    CaptionOptions options; ///< its headMask applies to the encoder and every decoder step
+    int64_t replay = 0; ///< Restart: step again to this many words (a changed head mask keeps the caption's length)
+};
+
+/// A whole caption (to EOS or the word limit), special tokens (EOS) left out.
+struct CaptionText {
+    std::vector<int64_t> ids;
+    std::vector<QString> words; ///< as the strip labels them
+    QString text;
+};
+
+/// With a head mask: the whole caption of the same image and options without and with the mask.
+struct CaptionComparison {
+    CaptionText unmasked;
+    CaptionText masked;
 };
 
 /// The caption as it stands after a request; immutable, shared with the GUI thread.
@@ -34,11 +49,13 @@ struct CaptionState {
     int64_t prefixTokens = 1; ///< encoder tokens before the patches ([CLS], DeiT's distillation token)
     int64_t layers = 0; ///< decoder layers
     int64_t heads = 0; ///< decoder heads
+    Seq2SeqHeadRows headRows; ///< the rows of the captioner's head mask
     CaptionOptions options;
     std::vector<CaptionWord> words;
     std::vector<QString> wordTexts; ///< one per word, as the strip labels it
     QString caption; ///< the words as text, special tokens left out
     bool finished = false;
+    std::optional<CaptionComparison> comparison; ///< only with a head mask
 
     /// Word w's cross-attention over the patches in `layer`: head h, or the mean of the heads for h < 0.
     /// Throws Error for a word, layer or head outside the state.
@@ -58,7 +75,11 @@ struct CaptionImage {
 CaptionImage loadCaptionImage(const VisionModel& encoder, const QString& path);
 
 /// The state of `run` over `image` (word texts from the captioner's tokenizer).
-CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const CaptionImage& image);
+CaptionPtr captionState(const Captioner& captioner, const CaptionRun& run, const CaptionImage& image,
+    std::optional<CaptionComparison> comparison = std::nullopt);
+
+/// `run`'s words as the strip labels them and its caption text, special tokens left out.
+CaptionText captionText(const Captioner& captioner, const CaptionRun& run);
 
 } // namespace attn::ui
 
