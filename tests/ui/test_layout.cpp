@@ -40,6 +40,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -275,11 +276,28 @@ void expectViewsUseTheirRoom(QWidget& tab, const std::string& where)
     }
 }
 
+/// The widest the watched window has been made since the last reset: a window laid out past the screen stays that
+/// wide when its minimum shrinks back.
+class WidthWatch : public QObject {
+public:
+    explicit WidthWatch(QWidget* window) { window->installEventFilter(this); }
+    int widest = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize)
+            widest = std::max(widest, static_cast<QResizeEvent*>(event)->size().width());
+        return false;
+    }
+};
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
     const QString dir = qEnvironmentVariable("AS_LAYOUT_SCREENSHOTS");
     QTabWidget* tabs = window.tabs();
+    WidthWatch watch(&window);
     for (int i = 0; i < tabs->count(); ++i) {
         if (!tabs->isTabEnabled(i)) continue;
         tabs->setCurrentIndex(i);
@@ -306,7 +324,11 @@ void checkEveryTab(MainWindow& window, const QString& model)
                     && intervene->differenceView()->snapshot(),
                 60000);
         }
-        // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
+        // The tab's docks and layouts did not lay the window out wider than asked, not even for a moment: a window
+        // manager would let it grow off a 1024 px screen, and it stays that wide when its minimum shrinks back (the
+        // Model dock came back beside the previous tab's minimum). The resize below would hide that growth.
+        EXPECT_LE(watch.widest, window.property("requestedSize").toSize().width())
+            << "showing tab " << tabName(*tabs, i).toStdString() << " grew the window";
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
         window.resize(requested);
@@ -371,6 +393,7 @@ void checkEveryTab(MainWindow& window, const QString& model)
                 }
             }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
+        watch.widest = 0; // the next tab's own
     }
 }
 
