@@ -18,7 +18,6 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -140,10 +139,10 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_showMask->setToolTip(tr("Show where the structural mask (causal, padding, window) lets a query see a key"));
     for (QAction* option : { m_excludeFirst, m_showMask })
         option->setCheckable(true);
-    m_optionsButton = new QToolButton(this);
+    // A push button: it keeps room for its menu arrow, which a tool button drew over the text's last letter.
+    m_optionsButton = new QPushButton(this);
     m_optionsButton->setObjectName("heatmapOptions");
     m_optionsButton->setMenu(options);
-    m_optionsButton->setPopupMode(QToolButton::InstantPopup);
     m_optionsButton->setToolTip(tr("Exclude the first token, show the mask"));
     showOptionsOn();
     auto* reset = new QPushButton(tr("&Reset zoom"), this);

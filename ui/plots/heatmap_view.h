@@ -19,7 +19,7 @@ class QAction;
 class QComboBox;
 class QMouseEvent;
 class QSpinBox;
-class QToolButton;
+class QPushButton;
 
 namespace attn::ui {
 
@@ -143,7 +143,7 @@ private:
     QComboBox* m_scaleBox = nullptr;
     QAction* m_excludeFirst = nullptr; ///< in the options button's menu
     QAction* m_showMask = nullptr;
-    QToolButton* m_optionsButton = nullptr;
+    QPushButton* m_optionsButton = nullptr;
     RedrawCoalescer* m_redraw = nullptr;
     QWidget* m_side = nullptr;
     HeatmapMinimap* m_minimap = nullptr;
