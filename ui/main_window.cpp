@@ -839,23 +839,37 @@ void MainWindow::setVisionMode(bool vision) {
 }
 
 void MainWindow::fitDocksToTab() {
+    // The new tab's docks go first, the previous tab's come back last, once the new tab's minimum is in place: each
+    // shown or hidden dock lays the window out at once, and a dock shown beside a minimum that was not yet the new
+    // tab's grew the window past 1024 px (the Model dock beside the Decode tab's 979 px, once even after the layout
+    // test's resize).
+    const QWidget* tab = m_tabs->currentWidget();
+    std::vector<std::pair<QDockWidget*, bool>> previous = std::move(m_collapsedDocks);
+    m_collapsedDocks.clear();
+    for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
+        if (auto* dock = findChild<QDockWidget*>(name)) {
+            // A dock the previous tab hid too keeps what it was before that tab.
+            const auto kept
+                = std::find_if(previous.begin(), previous.end(), [dock](const auto& p) { return p.first == dock; });
+            const bool shown = kept != previous.end()
+                ? kept->second
+                : !dock->isHidden(); // isHidden: also right before the window shows
+            if (kept != previous.end()) previous.erase(kept);
+            m_collapsedDocks.emplace_back(dock, shown);
+            dock->hide();
+        }
     // Only the current tab's minimum size counts: QStackedWidget otherwise asks for the widest of all tabs, and
     // the Model dock beside the widest one pushed the window past 1024 px.
     for (int i = 0; i < m_tabs->count(); ++i)
         m_tabs->widget(i)->setSizePolicy(i == m_tabs->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored,
             i == m_tabs->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
-    for (const auto& [dock, shown] : m_collapsedDocks)
+    // The policies reach the tab widget's minimum through posted layout requests: delivered now, before a dock shows.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    for (const auto& [dock, shown] : previous)
         dock->setVisible(shown);
-    m_collapsedDocks.clear();
-    const QWidget* tab = m_tabs->currentWidget();
     addressRangeBar(*m_rangeBar, tab && tab == m_decode, *m_decode, m_link, m_snapshot);
     m_rangeBar->setApplies(
         tab && (tab == m_heatmap || tab == m_decode || tab->isAncestorOf(m_lines) || tab->isAncestorOf(m_model)));
-    for (const QString& name : tab ? tab->property("collapsesDocks").toStringList() : QStringList())
-        if (auto* dock = findChild<QDockWidget*>(name)) {
-            m_collapsedDocks.emplace_back(dock, !dock->isHidden()); // isHidden: also right before the window shows
-            dock->hide();
-        }
 }
 
 void MainWindow::setCaptionMode(bool caption) {

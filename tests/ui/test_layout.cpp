@@ -37,8 +37,10 @@
 #include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -47,6 +49,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 
 #include <qcustomplot.h>
 
@@ -68,6 +71,11 @@ constexpr int kMinPlotHeight = 140;
 constexpr int kMinDataHeight = 60;
 // A curve whose values matter (Intervene's KL per position) keeps this much between its axes.
 constexpr int kMinCurveHeight = 95;
+// Intervene's difference map keeps at least this much of cells: at 1024x700 it had 51 x 86 px beside the all-heads
+// map, a sliver where the pattern of a long input's change could not be read. (The height is what a 700 px window
+// leaves under the Input dock and the KL curve.)
+constexpr int kMinDifferenceCellsWidth = 150;
+constexpr int kMinDifferenceCellsHeight = 100;
 // The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window, so
 // two there, and on a taller window as many as fit in 8 % of its height.
 constexpr int kChipRows = 2;
@@ -120,6 +128,16 @@ void checkTab(QWidget& tab, const std::string& where)
         }
         EXPECT_GE(plot->axisRect()->rect().height(), kMinDataHeight)
             << where << " plot " << plot->objectName().toStdString() << ": data area";
+    }
+    // A heatmap's find box shows its whole placeholder beside its clear button: a 16 px minimum hid from the check
+    // below that it was a sliver beside the Decode tab's plots at 1024 px.
+    for (const QLineEdit* find : tab.findChildren<QLineEdit*>("heatmapFind")) {
+        if (!find->isVisibleTo(&tab)) continue;
+        const auto* clear = find->findChild<QToolButton*>();
+        ASSERT_NE(clear, nullptr) << where << ": the find box has no clear button";
+        const int need = QFontMetrics(find->font()).horizontalAdvance(find->placeholderText()) + clear->width()
+            + 2 * find->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, find);
+        EXPECT_GE(find->width(), need) << where << ": the find box is " << find->width() << " px wide";
     }
     std::vector<QAbstractButton*> buttons;
     for (QAbstractButton* b : tab.findChildren<QAbstractButton*>())
@@ -258,11 +276,28 @@ void expectViewsUseTheirRoom(QWidget& tab, const std::string& where)
     }
 }
 
+/// The widest the watched window has been made since the last reset: a window laid out past the screen stays that
+/// wide when its minimum shrinks back.
+class WidthWatch : public QObject {
+public:
+    explicit WidthWatch(QWidget* window) { window->installEventFilter(this); }
+    int widest = 0;
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize)
+            widest = std::max(widest, static_cast<QResizeEvent*>(event)->size().width());
+        return false;
+    }
+};
+
 /// Visits every enabled tab of `window`, checking and (with AS_LAYOUT_SCREENSHOTS) saving each.
 void checkEveryTab(MainWindow& window, const QString& model)
 {
     const QString dir = qEnvironmentVariable("AS_LAYOUT_SCREENSHOTS");
     QTabWidget* tabs = window.tabs();
+    WidthWatch watch(&window);
     for (int i = 0; i < tabs->count(); ++i) {
         if (!tabs->isTabEnabled(i)) continue;
         tabs->setCurrentIndex(i);
@@ -289,7 +324,11 @@ void checkEveryTab(MainWindow& window, const QString& model)
                     && intervene->differenceView()->snapshot(),
                 60000);
         }
-        // A window manager keeps the window on a 1024 px screen; here Qt may have grown it while docks toggled.
+        // The tab's docks and layouts did not lay the window out wider than asked, not even for a moment: a window
+        // manager would let it grow off a 1024 px screen, and it stays that wide when its minimum shrinks back (the
+        // Model dock came back beside the previous tab's minimum). The resize below would hide that growth.
+        EXPECT_LE(watch.widest, window.property("requestedSize").toSize().width())
+            << "showing tab " << tabName(*tabs, i).toStdString() << " grew the window";
         const QSize requested = window.property("requestedSize").toSize();
         QTest::qWait(50); // the new tab's layout requests first
         window.resize(requested);
@@ -324,6 +363,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
         if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
             intervene && !intervene->views()->showsNote()) {
             expectKlPlotReads(*intervene, name.toStdString());
+            const QCPAxisRect* cells = intervene->differenceView()->findChild<QCustomPlot*>("heatmapPlot")->axisRect();
+            EXPECT_GE(cells->width(), kMinDifferenceCellsWidth) << name.toStdString() << ": the difference map's cells";
+            EXPECT_GE(cells->height(), kMinDifferenceCellsHeight)
+                << name.toStdString() << ": the difference map's cells";
             // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
             for (const int column : { kTopClean, kTopChanged })
                 expectCellsRead(*intervene->topTable(), column, name.toStdString() + " top-k table");
@@ -350,6 +393,7 @@ void checkEveryTab(MainWindow& window, const QString& model)
                 }
             }
         if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath(name + ".png"));
+        watch.widest = 0; // the next tab's own
     }
 }
 

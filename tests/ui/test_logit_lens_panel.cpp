@@ -19,7 +19,10 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTableWidgetItem>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +91,17 @@ TEST(LogitLensPanel, LastLayerIsTheModelsPredictionAndPositionsSwitch)
         for (int64_t r = 0; r <= layers; ++r)
             EXPECT_DOUBLE_EQ(plotted[static_cast<size_t>(r)], l.chosenProbability.data()[r * n + at]);
         EXPECT_NEAR(plotted.back(), top[static_cast<size_t>(at)][0].probability, kProbTolerance);
+        // The x axis names each readout as the table's row does: numbered "layers applied" 0..L, the plot's 1 was
+        // the table's "layer 0".
+        QCustomPlot* plot = lens->chosenPlot()->plot();
+        plot->replot();
+        ASSERT_EQ(plot->xAxis->tickVector().size(), layers + 1);
+        for (int64_t r = 0; r <= layers; ++r) {
+            EXPECT_EQ(plot->xAxis->tickVector()[r], static_cast<double>(r));
+            EXPECT_EQ(plot->xAxis->tickVectorLabels()[r].toStdString(),
+                lens->table()->item(static_cast<int>(r), 0)->text().toStdString());
+        }
+        EXPECT_EQ(plot->xAxis->label(), lens->table()->horizontalHeaderItem(0)->text());
         for (size_t r = 0; r < 5; ++r)
             EXPECT_NEAR(l.top.back()[static_cast<size_t>(at)][r].probability,
                 top[static_cast<size_t>(at)][r].probability, kProbTolerance);

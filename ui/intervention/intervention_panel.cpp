@@ -30,6 +30,10 @@ namespace attn::ui {
 
 namespace {
 constexpr int kKlPlotHeight = 175;
+constexpr int kDifferenceWidth = 300;
+constexpr int kDifferenceHeight = 230;
+constexpr int kShare = 1000; ///< a unit of the splitters' initial shares
+constexpr int kHeadChangeHeight = 180; ///< a layer's row of cells ~20 px high on a model of six layers
 } // namespace
 
 InterventionPanel::InterventionPanel(EngineController* engine, const std::string& sessionKey, QWidget* parent)
@@ -87,7 +91,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_list = new QListWidget;
     m_list->setObjectName("activeInterventions");
     m_list->setToolTip(tr("The interventions applied together, oldest first"));
-    m_list->setFixedHeight(4 * fontMetrics().height() + 12); // a few entries; the table below takes the rest
     connect(m_removeButton, &QPushButton::clicked, this, [this] {
         if (m_list->currentRow() >= 0) removeAt(m_list->currentRow());
     });
@@ -106,14 +109,15 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     HeatmapOptions signedRange;
     signedRange.symmetric = true; // zero (no change) is the middle colour, also for a head the ablation leaves alone
     m_difference->setOptions(signedRange);
-    m_difference->setMinimumSize(240, 180);
+    // Room for 150 x 100 px of cells inside its token labels, title and colour bar (Sizes/Layout asserts the cells).
+    m_difference->setMinimumSize(kDifferenceWidth, kDifferenceHeight);
     m_difference->setDeriver(std::bind_front(&EngineController::derive, engine)); // a long input's overview
     m_difference->setCaption({ .title = tr("difference"), .value = tr("difference") });
     m_difference->setToolTip(tr("The selected head's attention ablated minus unmodified (red: more, blue: less)"));
     m_headChange = new HeatmapView;
     m_headChange->setObjectName("headChange");
     m_headChange->setControlsVisible(false);
-    m_headChange->setMinimumSize(240, 180); // as the difference: the plot inside keeps its 220 px
+    m_headChange->setMinimumSize(240, kHeadChangeHeight); // the plot inside keeps its 220 px
     m_headChange->setCaption(
         { .title = tr("all heads"), .x = tr("head"), .y = tr("layer"), .value = tr("total variation") });
     m_headChange->setToolTip(tr("Per head, the mean over query rows of half the summed absolute difference of its "
@@ -143,28 +147,36 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
+    // Every head's change beside the list of interventions, where the list's short lines left most of the row empty:
+    // beside the selected head's difference map, under the curve, it left that map ~50 x 90 px of cells at 1024x700.
+    // The continuation over the list, not across the tab: its two lines went from the plots' height at 1024x700.
+    auto* continuationAndList = new QVBoxLayout;
+    continuationAndList->addWidget(m_continuation);
+    continuationAndList->addWidget(m_list, 1);
+    auto* top = new QWidget;
+    auto* topLayout = new QHBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addLayout(continuationAndList, 1);
+    topLayout->addWidget(m_headChange);
+    top->setFixedHeight(kHeadChangeHeight); // the table below takes the rest
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    // Over the list and the table, not across the tab: its two lines went from the plots' height at 1024x700.
-    leftLayout->addWidget(m_continuation);
-    leftLayout->addWidget(m_list);
+    leftLayout->addWidget(top);
     leftLayout->addWidget(m_table, 1);
-    auto* heads = new QSplitter(Qt::Horizontal); // every head's change beside the selected head's difference
-    heads->addWidget(m_headChange);
-    heads->addWidget(m_difference);
-    heads->setChildrenCollapsible(false);
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(m_kl);
-    right->addWidget(heads);
-    // The maps are about as wide as they are tall at their minimum: height beyond that is empty, the curve reads
-    // better.
-    right->setStretchFactor(0, 1);
-    right->setStretchFactor(1, 1);
+    right->addWidget(m_difference);
+    right->setChildrenCollapsible(false);
+    // Shares, not pixels (setSizes scales them to the splitter): the map's cells need the height more than the curve,
+    // which reads at its minimum (the map gets all but the curve's minimum at 1024x700).
+    right->setSizes({ 2 * kShare, 3 * kShare });
     right->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(right);
+    // 3:2 from the start: left to their size hints, the table's wide columns took all but the maps' minimum.
+    split->setSizes({ 3 * kShare, 2 * kShare });
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);

@@ -41,6 +41,14 @@ void nameLensTableRows(QTableWidget* table, bool compact)
     table->horizontalHeaderItem(0)->setText(compact ? QObject::tr("layer") : QObject::tr("read after"));
 }
 
+QString lensReadoutName(int64_t readout, int64_t layers, bool compact)
+{
+    if (compact) return readout == 0 ? QObject::tr("embed") : QObject::tr("L%1").arg(readout - 1);
+    return readout == 0     ? QObject::tr("embeddings")
+        : readout == layers ? QObject::tr("layer %1 (output)").arg(readout - 1)
+                            : QObject::tr("layer %1").arg(readout - 1);
+}
+
 void fillLensTable(QTableWidget* table, const LensResult& result, int64_t position, bool compact)
 {
     const LogitLens& lens = result.lens;
@@ -58,15 +66,8 @@ void fillLensTable(QTableWidget* table, const LensResult& result, int64_t positi
                 tokens << QStringLiteral("%1\u00A0%2").arg(token).arg(top[r].probability, 0, 'f', compact ? 2 : 3);
             every << QStringLiteral("%1  %2").arg(top[r].probability, 0, 'f', 3).arg(token);
         }
-        QString name;
-        if (compact)
-            name = l == 0 ? QObject::tr("embed") : QObject::tr("L%1").arg(l - 1);
-        else
-            name = l == 0     ? QObject::tr("embeddings")
-                : l == layers ? QObject::tr("layer %1 (output)").arg(l - 1)
-                              : QObject::tr("layer %1").arg(l - 1);
         const int row = static_cast<int>(l);
-        table->setItem(row, 0, new QTableWidgetItem(name));
+        table->setItem(row, 0, new QTableWidgetItem(lensReadoutName(l, layers, compact)));
         table->setItem(
             row, 1, new QTableWidgetItem(QString::number(lens.chosenProbability.data()[l * n + position], 'g', 4)));
         auto* topItem = new QTableWidgetItem(tokens.join(", "));

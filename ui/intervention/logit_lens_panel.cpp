@@ -10,6 +10,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -46,7 +47,9 @@ LogitLensPanel::LogitLensPanel(EngineController* engine, const std::string& sess
     m_table->setObjectName("lensTable");
     m_plot = new LinePlot;
     m_plot->setObjectName("lensPlot");
-    m_plot->setIntegerX(tr("p(finally chosen token) by layer"), tr("layers applied"), tr("probability"));
+    // The x axis names the table's rows ("embeddings", "layer 0", ...) under the table's header: numbered "layers
+    // applied" 0..L, its ticks read one more than the table's layer on the same readout.
+    m_plot->setIntegerX(tr("p(finally chosen token) by layer"), tr("read after"), tr("probability"));
     m_plot->setLegendVisible(false);
     m_plot->setMinimumSize(240, 160);
     m_plot->plot()->yAxis->setRange(0.0, 1.05);
@@ -180,6 +183,7 @@ void LogitLensPanel::showPosition()
         series.y.push_back(lens.chosenProbability.data()[l * n + at]);
     }
     m_plot->setSeries({ series });
+    nameReadouts();
     m_plot->plot()->yAxis->setRange(0.0, 1.05); // a probability: the whole scale, so layers compare across positions
     m_plot->plot()->replot(QCustomPlot::rpQueuedReplot);
     m_status->setText(tr("After \"%1\" (position %2 of %3) the model predicts \"%4\"; rows: what the residual "
@@ -187,6 +191,32 @@ void LogitLensPanel::showPosition()
                           .arg(shownToken(m_result->text, m_result->tokens[static_cast<size_t>(at)]))
                           .arg(at)
                           .arg(m_origin, shownToken(m_result->text, chosen)));
+}
+
+void LogitLensPanel::nameReadouts()
+{
+    if (!m_result) return;
+    const int64_t layers = m_result->lens.chosenProbability.dim(0) - 1;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QCPAxis* axis = m_plot->plot()->xAxis;
+    int widest = 0;
+    for (int64_t r = 0; r <= layers; ++r) {
+        const QString name = lensReadoutName(r, layers, false);
+        ticker->addTick(static_cast<double>(r), name);
+        widest = std::max(widest, QFontMetrics(axis->tickLabelFont()).horizontalAdvance(name));
+    }
+    axis->setTicker(ticker);
+    // Turned where the names side by side would run together (a deep model in a narrow window); the axis width does
+    // not depend on the turn, so the last layout's width decides.
+    const QCPAxisRect* rect = m_plot->plot()->axisRect();
+    const int room = m_plot->plot()->width() - rect->margins().left() - rect->margins().right();
+    axis->setTickLabelRotation(room > 0 && (layers + 1) * (widest + 8) > room ? -60.0 : 0.0);
+}
+
+void LogitLensPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    nameReadouts();
 }
 
 } // namespace attn::ui

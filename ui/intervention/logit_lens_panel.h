@@ -56,10 +56,13 @@ signals:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void compute();
     void showPosition();
+    /// The plot's x ticks name the readouts as the table's rows do.
+    void nameReadouts();
     /// The table as tall as its rows, no taller: the plot below takes the rest.
     void fitTableHeight();
 

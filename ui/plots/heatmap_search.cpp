@@ -12,6 +12,13 @@
 #include <QShortcut>
 
 namespace attn::ui {
+namespace {
+/// The line edit's frame, text margins and clear button around its text (Sizes/Layout checks the placeholder fits).
+constexpr int kBoxPadding = 36;
+/// Room for this many more characters where the controls row has it.
+constexpr int kExtraCharacters = 8;
+} // namespace
+
 std::vector<int64_t> tokenMatches(const std::vector<TokenChip>& tokens, const QString& needle)
 {
     const QString wanted = needle.trimmed();
@@ -36,10 +43,12 @@ HeatmapSearch::HeatmapSearch(
     m_box->setPlaceholderText(tr("Find token (Ctrl+F)"));
     m_box->setClearButtonEnabled(true);
     m_box->setToolTip(tr("Find tokens by their text (Ctrl+F); Enter or F3 goes to the next, Shift+F3 to the previous"));
-    // As wide as its placeholder, which names it, where the controls row has room; narrower rather than widening the
-    // window past 1024 px (the Decode tab's row is full there; Ctrl+F still reaches the box).
-    m_box->setMinimumWidth(16);
-    m_box->setMaximumWidth(m_box->fontMetrics().horizontalAdvance(m_box->placeholderText()) + 36);
+    // Never narrower than its placeholder, which names it, with the clear button beside (a 16 px minimum let the
+    // Decode tab's full controls row squeeze it to a sliver at 1024 px); wider where the row has room, for a longer
+    // token.
+    const int placeholder = m_box->fontMetrics().horizontalAdvance(m_box->placeholderText()) + kBoxPadding;
+    m_box->setMinimumWidth(placeholder);
+    m_box->setMaximumWidth(placeholder + m_box->fontMetrics().horizontalAdvance(QLatin1Char('x')) * kExtraCharacters);
     m_box->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_count = new QLabel(view);
     m_count->setObjectName("heatmapFindCount");

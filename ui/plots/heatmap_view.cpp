@@ -12,10 +12,10 @@
 
 #include <qcustomplot.h>
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QToolTip>
@@ -129,10 +129,22 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_scaleBox->addItem(tr("linear"), static_cast<int>(ScaleMode::Linear));
     m_scaleBox->addItem(tr("log10"), static_cast<int>(ScaleMode::Log));
     m_scaleBox->addItem(tr("per-row normalized"), static_cast<int>(ScaleMode::RowNormalized));
-    m_excludeFirst = new QCheckBox(tr("E&xclude first token"), this);
+    // The two switches in a menu: as check boxes in the controls row they took the width that the find box needed
+    // beside the Decode tab's plots at 1024 px.
+    auto* options = new QMenu(this);
+    options->setToolTipsVisible(true);
+    m_excludeFirst = options->addAction(tr("E&xclude first token"));
     m_excludeFirst->setToolTip(tr("Hide key 0 (often an attention sink) and renormalize the other keys"));
-    m_showMask = new QCheckBox(tr("Show &mask"), this);
+    m_showMask = options->addAction(tr("Show &mask"));
     m_showMask->setToolTip(tr("Show where the structural mask (causal, padding, window) lets a query see a key"));
+    for (QAction* option : { m_excludeFirst, m_showMask })
+        option->setCheckable(true);
+    // A push button: it keeps room for its menu arrow, which a tool button drew over the text's last letter.
+    m_optionsButton = new QPushButton(this);
+    m_optionsButton->setObjectName("heatmapOptions");
+    m_optionsButton->setMenu(options);
+    m_optionsButton->setToolTip(tr("Exclude the first token, show the mask"));
+    showOptionsOn();
     auto* reset = new QPushButton(tr("&Reset zoom"), this);
     reset->setToolTip(tr("Show the whole matrix again (the wheel zooms, dragging pans)"));
 
@@ -191,8 +203,7 @@ HeatmapView::HeatmapView(QWidget* parent)
     controls->addWidget(m_colormapBox);
     controls->addWidget(new QLabel(tr("Scale:"), this));
     controls->addWidget(m_scaleBox);
-    controls->addWidget(m_excludeFirst);
-    controls->addWidget(m_showMask);
+    controls->addWidget(m_optionsButton);
     controls->addStretch(1);
     controls->addWidget(m_search->box());
     controls->addWidget(m_search->countLabel());
@@ -225,8 +236,8 @@ HeatmapView::HeatmapView(QWidget* parent)
         setOptions(o);
     };
     connect(m_scaleBox, &QComboBox::currentIndexChanged, this, optionsChanged);
-    connect(m_excludeFirst, &QCheckBox::toggled, this, optionsChanged);
-    connect(m_showMask, &QCheckBox::toggled, this, optionsChanged);
+    connect(m_excludeFirst, &QAction::toggled, this, optionsChanged);
+    connect(m_showMask, &QAction::toggled, this, optionsChanged);
     connect(reset, &QPushButton::clicked, this, [this] {
         resetZoom();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -273,7 +284,15 @@ void HeatmapView::setOptions(const HeatmapOptions& options) {
     m_scaleBox->setCurrentIndex(m_scaleBox->findData(static_cast<int>(options.scale)));
     m_excludeFirst->setChecked(options.excludeFirstToken);
     m_showMask->setChecked(options.showMask);
+    showOptionsOn();
     m_redraw->schedule();
+}
+
+void HeatmapView::showOptionsOn()
+{
+    // The button says how many are on: hidden in the menu, a switched-on option would otherwise go unseen.
+    const int on = int(m_excludeFirst->isChecked()) + int(m_showMask->isChecked());
+    m_optionsButton->setText(on == 0 ? tr("Options") : tr("Options (%1 on)").arg(on));
 }
 
 void HeatmapView::setLink(TokenLink* link)

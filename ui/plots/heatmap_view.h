@@ -15,10 +15,11 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
 class QCPTextElement;
+class QAction;
 class QComboBox;
-class QCheckBox;
 class QMouseEvent;
 class QSpinBox;
+class QPushButton;
 
 namespace attn::ui {
 
@@ -129,6 +130,8 @@ private:
     void updateAxisLabels();
     void labelsAfterLayout();
     void resetZoom();
+    /// The options button's text counts the options switched on.
+    void showOptionsOn();
     void onMouseMove(QMouseEvent* event);
     QString maskReason(int64_t row, int64_t col) const;
 
@@ -138,8 +141,9 @@ private:
     QCPTextElement* m_title = nullptr;
     QComboBox* m_colormapBox = nullptr;
     QComboBox* m_scaleBox = nullptr;
-    QCheckBox* m_excludeFirst = nullptr;
-    QCheckBox* m_showMask = nullptr;
+    QAction* m_excludeFirst = nullptr; ///< in the options button's menu
+    QAction* m_showMask = nullptr;
+    QPushButton* m_optionsButton = nullptr;
     RedrawCoalescer* m_redraw = nullptr;
     QWidget* m_side = nullptr;
     HeatmapMinimap* m_minimap = nullptr;

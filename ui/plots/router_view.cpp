@@ -43,6 +43,9 @@ RouterView::RouterView(QWidget* parent)
     m_map->setInterpolate(false);
     scale->setDataRange(QCPRange(0, 1));
     scale->axis()->setLabel(tr("gate weight"));
+    // No zero lines: across the map the y axis's ran through the middle of expert 0's row.
+    for (QCPAxis* axis : { m_gates->xAxis, m_gates->yAxis })
+        axis->grid()->setZeroLinePen(Qt::NoPen);
     m_gates->xAxis->setLabel(tr("token"));
     m_gates->yAxis->setLabel(tr("expert"));
     m_bars = new QCPBars(m_load->xAxis, m_load->yAxis);

@@ -55,10 +55,15 @@ void HeadGridCells::paint(QPainter& painter, const QRect& exposed,
                 painter.drawRect(cell.adjusted(1, 1, -1, -1));
             }
             if (!roles.isEmpty()) {
-                const QRect tag(cell.left(), cell.bottom() - 14, cell.width(), 15);
+                // Wrapped onto a second line where a cell is narrower than the tag (at 1024 px "previous-token" read
+                // "previous-tok…"), over at most the cell's lower half.
+                const int flags = Qt::AlignCenter | Qt::TextWordWrap;
+                const int lines = metrics.boundingRect(QRect(0, 0, cell.width(), cell.height()), flags, roles).height();
+                const int height = std::min(lines + 1, cell.height() / 2);
+                const QRect tag(cell.left(), cell.bottom() - height + 1, cell.width(), height);
                 painter.fillRect(tag, marked.isEmpty() ? QColor(0, 0, 0, 150) : QColor(180, 20, 20, 210));
                 painter.setPen(Qt::white);
-                painter.drawText(tag, Qt::AlignCenter, metrics.elidedText(roles, Qt::ElideRight, cell.width()));
+                painter.drawText(tag, flags, roles);
             }
         }
     const QRect current = kGrid.cellRect(this->cell, layer, head).adjusted(-3, -3, 2, 2);
