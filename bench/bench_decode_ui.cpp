@@ -6,12 +6,15 @@
 //     PreciseTimer records every gap in the GUI event loop; a stall is a gap beyond 1 ms.
 // Options: --seconds S (default 5), --run-only (skip part 1, e.g. to profile the GUI thread alone),
 // --views none (Run with another tab in front, so none of the Decode tab's views is shown; default: all shown),
+// --views both (rounds of --seconds each, the tab in front and not by turns, --rounds N of each; per round the CPU
+// time of the engine and GUI threads per step, then their medians: what the views cost, whatever the load),
 // --screenshot FILE (the window after 30 greedy steps, 1280x800, then quit).
 #include "bench_data.h"
-#include "session/decode_timeline.h"
+#include "controller/engine_controller.h"
 #include "decode/decode_panel.h"
 #include "main_window.h"
 #include "model/model_loader.h"
+#include "session/decode_timeline.h"
 #include "session/sampler.h"
 #include "session/session.h"
 
@@ -21,11 +24,19 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -88,6 +99,29 @@ double threadCpuMs()
     return cpuMs(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/// The engine thread's CPU clock and kernel task id, read on that thread.
+struct ThreadIds {
+    clockid_t clock {};
+    long tid = 0;
+};
+
+/// Milliseconds task `tid` of this process has waited on a run queue for a core (/proc schedstat's second field): the
+/// share of a round the machine's load, not the views, took from the engine thread.
+double runQueueWaitMs(long tid)
+{
+    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/schedstat");
+    double cpu = 0, wait = 0;
+    in >> cpu >> wait;
+    return wait / 1e6;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n == 0 ? 0.0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double loadAverage()
 {
     double load[1] = { 0.0 };
@@ -146,6 +180,83 @@ private:
     std::vector<double> m_cpuGaps;
 };
 
+/// Rounds of Run with the Decode tab's views shown and hidden by turns, in one process: per round the steps, the wall
+/// time and the CPU time of the engine thread (the decoding, and whatever the views ask of it) and of the GUI thread
+/// (the views' redraws) per step. CPU per step does not depend on how many other processes share the cores, and
+/// alternating rounds puts shown and hidden under the same load, so their medians compare where wall figures cannot.
+class Rounds {
+public:
+    Rounds(ThreadIds engine, int rounds)
+        : m_engine(engine)
+        , m_rounds(rounds)
+    {
+    }
+    bool shown() const { return m_done.size() % 2 == 0; }
+    bool finished() const { return static_cast<int>(m_done.size()) >= 2 * m_rounds; }
+    void start(uint64_t steps) { m_start = sample(steps); }
+    /// Ends the round at `steps` steps started so far.
+    void end(uint64_t steps)
+    {
+        const Sample now = sample(steps), d = difference(now, m_start);
+        std::printf("  round %2zu, views %-6s %6.0f steps/s; per step CPU: engine %5.1f us, GUI %5.1f us; engine "
+                    "waited for a core %3.0f %%, idle (no work queued) %3.0f %% of the round; load %.1f\n",
+            m_done.size() / 2 + 1, shown() ? "shown:" : "hidden:", d.steps / d.wallMs * 1e3, d.engineMs / d.steps * 1e3,
+            d.guiMs / d.steps * 1e3, 100.0 * d.waitMs / d.wallMs,
+            100.0 * std::max(0.0, d.wallMs - d.engineMs - d.waitMs) / d.wallMs, loadAverage());
+        m_done.push_back(d);
+    }
+    void report() const
+    {
+        const auto of = [&](bool views, auto value) {
+            std::vector<double> v;
+            for (size_t i = views ? 0 : 1; i < m_done.size(); i += 2)
+                v.push_back(value(m_done[i]));
+            return median(v);
+        };
+        const auto rate = [](const Sample& d) { return d.steps / d.wallMs * 1e3; };
+        const auto engine = [](const Sample& d) { return d.engineMs / d.steps * 1e3; };
+        const auto gui = [](const Sample& d) { return d.guiMs / d.steps * 1e3; };
+        const auto both = [&](const Sample& d) { return engine(d) + gui(d); };
+        std::printf("medians of %d rounds each (us of CPU per step; shown / hidden):\n", m_rounds);
+        std::printf("  engine thread          %6.1f  %6.1f  %.3f\n", of(true, engine), of(false, engine),
+            of(true, engine) / of(false, engine));
+        std::printf("  GUI thread             %6.1f  %6.1f  %.3f\n", of(true, gui), of(false, gui),
+            of(true, gui) / of(false, gui));
+        std::printf("  both (one shared core) %6.1f  %6.1f  %.3f\n", of(true, both), of(false, both),
+            of(true, both) / of(false, both));
+        std::printf("  steps/s (wall)         %6.0f  %6.0f  %.3f\n", of(true, rate), of(false, rate),
+            of(true, rate) / of(false, rate));
+        std::printf("  steps/s on a core per thread, max(engine, GUI) per step: %.0f shown, %.0f hidden (%.3f)\n",
+            1e6 / std::max(of(true, engine), of(true, gui)), 1e6 / std::max(of(false, engine), of(false, gui)),
+            std::max(of(false, engine), of(false, gui)) / std::max(of(true, engine), of(true, gui)));
+    }
+
+private:
+    struct Sample {
+        double steps = 0, wallMs = 0, engineMs = 0, guiMs = 0, waitMs = 0;
+    };
+    Sample sample(uint64_t steps) const
+    {
+        return { static_cast<double>(steps), static_cast<double>(m_clock.nsecsElapsed()) / 1e6, cpuMs(m_engine.clock),
+            threadCpuMs(), runQueueWaitMs(m_engine.tid) };
+    }
+    static Sample difference(const Sample& a, const Sample& b)
+    {
+        return { a.steps - b.steps, a.wallMs - b.wallMs, a.engineMs - b.engineMs, a.guiMs - b.guiMs,
+            a.waitMs - b.waitMs };
+    }
+
+    ThreadIds m_engine;
+    int m_rounds;
+    QElapsedTimer m_clock = [] {
+        QElapsedTimer t;
+        t.start();
+        return t;
+    }();
+    Sample m_start;
+    std::vector<Sample> m_done;
+};
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -154,7 +265,8 @@ int main(int argc, char** argv)
     double runSeconds = 5.0;
     QString screenshot;
     bool runOnly = false;
-    bool viewsShown = true;
+    bool viewsShown = true, alternate = false;
+    int roundsEach = 8;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--run-only")
             runOnly = true;
@@ -164,8 +276,13 @@ int main(int argc, char** argv)
             runSeconds = std::atof(argv[++i]);
         else if (std::string(argv[i]) == "--screenshot")
             screenshot = argv[++i];
-        else if (std::string(argv[i]) == "--views")
-            viewsShown = std::string(argv[++i]) != "none";
+        else if (std::string(argv[i]) == "--rounds")
+            roundsEach = std::max(1, std::atoi(argv[++i]));
+        else if (std::string(argv[i]) == "--views") {
+            const std::string views = argv[++i];
+            viewsShown = views != "none";
+            alternate = views == "both";
+        }
     }
     if (screenshot.isEmpty() && !runOnly) captureCost(256, 20);
 
@@ -191,9 +308,28 @@ int main(int argc, char** argv)
     // that restart a run (stories260K reaches the end of its text ~10 times a second).
     QElapsedTimer runClock;
     qint64 runningNs = 0;
+    std::unique_ptr<Rounds> rounds; // --views both
+    QElapsedTimer roundClock;
+    const auto showViews = [&](bool shown) {
+        if (shown)
+            window.tabs()->setCurrentWidget(panel);
+        else
+            window.tabs()->setCurrentIndex(0);
+    };
     // Restart from the prompt whenever a run ends (the story ends or the context is full) until time is up.
     const auto restart = [&] {
-        if (clock.elapsed() > runSeconds * 1000) {
+        if (rounds && roundClock.elapsed() > runSeconds * 1000) {
+            rounds->end(decode->stepsStarted());
+            if (rounds->finished()) {
+                rounds->report();
+                QApplication::quit();
+                return;
+            }
+            showViews(rounds->shown());
+            roundClock.start();
+            rounds->start(decode->stepsStarted());
+        }
+        if (!rounds && clock.elapsed() > runSeconds * 1000) {
             stalls.stop();
             std::printf("responsiveness during Run, Decode views %s (%d runs, %lld steps in %.1f s: %.0f steps/s):\n",
                 viewsShown ? "shown" : "hidden", runs, static_cast<long long>(decoded),
@@ -232,13 +368,35 @@ int main(int argc, char** argv)
     QObject::connect(decode, &attn::ui::DecodeController::opened, [&] {
         // Once the model is open (opening it may bring another tab to the front): the Decode tab, or the main
         // heatmap, which hides the Decode tab's views.
-        if (viewsShown)
-            window.tabs()->setCurrentWidget(panel);
-        else
-            window.tabs()->setCurrentIndex(0);
+        showViews(viewsShown);
         panel->stepButton()->click(); // prompt + first step
         if (!screenshot.isEmpty()) {
             panel->runButton()->click();
+            return;
+        }
+        if (alternate) {
+            std::printf("Run with the Decode views shown and hidden by turns, %d rounds of %.1f s each:\n",
+                2 * roundsEach, runSeconds);
+            window.controller()->post<ThreadIds>(
+                &window,
+                [](attn::EngineContext&) {
+                    ThreadIds ids;
+                    pthread_getcpuclockid(pthread_self(), &ids.clock);
+                    ids.tid = syscall(SYS_gettid);
+                    return ids;
+                },
+                [&](ThreadIds engine) {
+                    rounds = std::make_unique<Rounds>(engine, roundsEach);
+                    clock.start();
+                    roundClock.start();
+                    showViews(rounds->shown());
+                    rounds->start(decode->stepsStarted());
+                    restart();
+                },
+                [](const QString& message) {
+                    std::fprintf(stderr, "engine: %s\n", message.toUtf8().constData());
+                    QApplication::exit(1);
+                });
             return;
         }
         clock.start();

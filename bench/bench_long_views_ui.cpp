@@ -2,7 +2,9 @@
 // A long input in the main window, as a user meets it (not a test; bench/README.md has the numbers): the time until
 // the forward's views arrive, until the first head is drawn in full, until every head of the all-heads grid and the
 // statistics is summarized, and what a head switch costs afterwards (the GUI thread's own work, and the time until
-// the switched-to head's overview is drawn), with the process's peak RSS.
+// the switched-to head's overview is drawn), with the process's peak RSS. Each milestone also prints the CPU time the
+// process (every thread) and the GUI thread had used by then: unlike the wall times, that does not grow with the
+// machine's load.
 //
 // usage: bench_long_views_ui MODEL_DIR TEXT_FILE [--switches N] [--shots DIR]   (bench/long_input_bench.sh writes
 // both files). --shots saves the window as the views arrive (heatmap, then the all-heads grid still being
@@ -26,6 +28,7 @@
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -56,6 +59,15 @@ void whenDrawn(attn::ui::HeatmapView* view, std::function<void()> then)
         if (!view->isDeriving()) return then(); // drawing asked for nothing more
     }
     QTimer::singleShot(1, view, [view, then = std::move(then)] { whenDrawn(view, then); });
+}
+
+/// "(CPU: process P s, GUI thread G s)" since the start of the run.
+std::string cpuSince(double process0, double gui0)
+{
+    char text[96];
+    std::snprintf(text, sizeof text, "(CPU: process %.1f s, GUI thread %.2f s)",
+        (cpuMs(CLOCK_PROCESS_CPUTIME_ID) - process0) / 1e3, (cpuMs(CLOCK_THREAD_CPUTIME_ID) - gui0) / 1e3);
+    return text;
 }
 
 } // namespace
@@ -94,6 +106,7 @@ int main(int argc, char** argv)
         QApplication::exit(1);
     });
     QElapsedTimer clock;
+    double startProcessCpu = 0, startGuiCpu = 0; // at clock.start()
     bool statsDone = false, firstDrawn = false;
     double arrived = 0; // ns on `clock`
     std::vector<double> guiMs, drawnMs;
@@ -132,8 +145,9 @@ int main(int argc, char** argv)
     };
     QObject::connect(&window, &attn::ui::MainWindow::snapshotShown, &window, [&] {
         if (firstDrawn) return;
-        std::printf("views arrive (tokenize + forward of %lld tokens) %.1f s\n",
-            static_cast<long long>(window.snapshot()->numKeys()), static_cast<double>(clock.elapsed()) / 1e3);
+        std::printf("views arrive (tokenize + forward of %lld tokens) %.1f s %s\n",
+            static_cast<long long>(window.snapshot()->numKeys()), static_cast<double>(clock.elapsed()) / 1e3,
+            cpuSince(startProcessCpu, startGuiCpu).c_str());
         arrived = static_cast<double>(clock.nsecsElapsed());
         const auto sinceArrival = [&] { return (static_cast<double>(clock.nsecsElapsed()) - arrived) / 1e6; };
         heatmap->flushRedraw();
@@ -143,14 +157,15 @@ int main(int argc, char** argv)
         whenDrawn(heatmap, [&, sinceArrival] {
             firstDrawn = true;
             shoot("first-head-drawn");
-            std::printf("first head drawn %.1f s (%.0f ms after the views arrived)\n",
-                static_cast<double>(clock.elapsed()) / 1e3, sinceArrival());
+            std::printf("first head drawn %.1f s (%.0f ms after the views arrived) %s\n",
+                static_cast<double>(clock.elapsed()) / 1e3, sinceArrival(),
+                cpuSince(startProcessCpu, startGuiCpu).c_str());
             const double before = sinceArrival();
             window.tabs()->setCurrentIndex(3); // the all-heads grid
             QApplication::processEvents();
             window.tabs()->currentWidget()->repaint(); // its 144 thumbnails drawn
-            std::printf("all-heads grid drawn %.0f ms after the views arrived (%.0f ms to show and draw it)\n",
-                sinceArrival(), sinceArrival() - before);
+            std::printf("all-heads grid drawn %.0f ms after the views arrived (%.0f ms to show and draw it) %s\n",
+                sinceArrival(), sinceArrival() - before, cpuSince(startProcessCpu, startGuiCpu).c_str());
             shoot("arrived-grid");
             window.tabs()->setCurrentIndex(0);
             if (statsDone) switchHead(switches);
@@ -159,11 +174,13 @@ int main(int argc, char** argv)
     QObject::connect(window.controller(), &attn::ui::EngineController::statsProgress, &window, [&](int done, int total) {
         if (done != total || statsDone) return;
         statsDone = true;
-        std::printf("all %d heads summarized (grid, statistics) %.1f s\n", total,
-            static_cast<double>(clock.elapsed()) / 1e3);
+        std::printf("all %d heads summarized (grid, statistics) %.1f s %s\n", total,
+            static_cast<double>(clock.elapsed()) / 1e3, cpuSince(startProcessCpu, startGuiCpu).c_str());
         if (firstDrawn) switchHead(switches);
     });
     clock.start();
+    startProcessCpu = cpuMs(CLOCK_PROCESS_CPUTIME_ID);
+    startGuiCpu = cpuMs(CLOCK_THREAD_CPUTIME_ID);
     window.openPath(QString::fromLocal8Bit(argv[1]));
     window.setInputText(text);
     return app.exec();

@@ -103,28 +103,7 @@ TEST(AttentionSource, OverviewPyramidsEqualBlockMaxAndMeanOfTheFullMatrix)
         ASSERT_FALSE(overview->levels.empty());
         EXPECT_EQ(overview->levels.front().block, side == AttentionSource::kThumbnailSide ? 8 : 1);
         EXPECT_EQ(overview->levels.back().rows * overview->levels.back().cols, 1);
-        for (const OverviewLevel& level : overview->levels) {
-            SCOPED_TRACE("side " + std::to_string(side) + " block " + std::to_string(level.block));
-            ASSERT_EQ(level.rows, (c.nq + level.block - 1) / level.block);
-            ASSERT_EQ(level.cols, (c.nk + level.block - 1) / level.block);
-            double maxErr = 0, meanErr = 0;
-            for (int64_t r = 0; r < level.rows; ++r)
-                for (int64_t col = 0; col < level.cols; ++col) {
-                    double sum = 0, count = 0;
-                    float max = 0;
-                    for (int64_t i = r * level.block; i < std::min(c.nq, (r + 1) * level.block); ++i)
-                        for (int64_t j = col * level.block; j < std::min(c.nk, (col + 1) * level.block); ++j) {
-                            const float p = m.probs[0].at({ 3, i, j });
-                            sum += p;
-                            ++count;
-                            max = std::max(max, p);
-                        }
-                    maxErr = std::max(maxErr, std::fabs(double(level.maxAt(r, col)) - max));
-                    meanErr = std::max(meanErr, std::fabs(double(level.meanAt(r, col)) - sum / count));
-                }
-            EXPECT_LE(maxErr, kTileTolerance);
-            EXPECT_LE(meanErr, kTileTolerance);
-        }
+        EXPECT_LE(test::pyramidError(*overview, m.probs[0], 3), kTileTolerance) << "side " << side;
     }
     // The coarsest level's mean is the whole matrix's: every row sums to 1 over 304 keys.
     EXPECT_NEAR(source.overview(0, 3)->levels.back().meanAt(0, 0), 1.0 / 304.0, 1e-7);

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The mask kinds the attention source must reproduce (causal, padding, sliding window, cross, GQA), each with tiles
-// that cross the mask's edges; shared by the CPU and the Vulkan attention source tests.
+// that cross the mask's edges, and the check of an overview pyramid against the full matrix; shared by the CPU and the
+// Vulkan attention source tests.
 #include "attention/attention.h"
+#include "attention_source/overview.h"
 #include "backend/backend.h"
 #include "core/tensor.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -71,6 +75,34 @@ inline Tensor sliceTile(const Tensor& full, const TileRange& r)
         for (int64_t j = r.k0; j < r.k1; ++j)
             out.at({ i - r.q0, j - r.k0 }) = full.at({ r.head, i, j });
     return out;
+}
+
+/// The largest difference of any cell of any level of `overview` from the block max or block mean (masked entries
+/// counting as 0) of head `head` of a materialized [heads, q, k] tensor; infinity when a level's shape is not the
+/// blocks' of [q, k].
+inline double pyramidError(const Overview& overview, const Tensor& full, int64_t head)
+{
+    const int64_t nq = full.dim(1), nk = full.dim(2);
+    double err = 0;
+    for (const OverviewLevel& level : overview.levels) {
+        if (level.rows != (nq + level.block - 1) / level.block || level.cols != (nk + level.block - 1) / level.block)
+            return INFINITY;
+        for (int64_t r = 0; r < level.rows; ++r)
+            for (int64_t c = 0; c < level.cols; ++c) {
+                double sum = 0, count = 0;
+                float max = 0;
+                for (int64_t i = r * level.block; i < std::min(nq, (r + 1) * level.block); ++i)
+                    for (int64_t j = c * level.block; j < std::min(nk, (c + 1) * level.block); ++j) {
+                        const float p = full.at({ head, i, j });
+                        sum += p;
+                        ++count;
+                        max = std::max(max, p);
+                    }
+                err = std::max(err, std::fabs(double(level.maxAt(r, c)) - max));
+                err = std::max(err, std::fabs(double(level.meanAt(r, c)) - sum / count));
+            }
+    }
+    return err;
 }
 
 inline std::string describeTile(const TileRange& r)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Step-by-step decoding through the GUI's DecodeController matches `attnscope-cli generate` token for token (greedy
 // and seeded sampling), and the attention of every step equals an independent engine Session's.
-#include "backend/backend.h"
 #include "controller/engine_controller.h"
 #include "decode/decode_controller.h"
+#include "engine_test_support.h"
 #include "model/model_loader.h"
 #include "session/session.h"
 #include "support/shared_data.h"
@@ -18,7 +18,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <optional>
 
 namespace attn::ui {
 namespace {
@@ -193,18 +192,6 @@ TEST(DecodeController, AttentionOfEveryStepEqualsTheEngine)
     }
 }
 
-/// Submissions of the engine's backend so far, read on the engine thread.
-uint64_t engineSubmits(EngineController& engine, QObject* client)
-{
-    std::optional<uint64_t> submits;
-    engine.post<uint64_t>(
-        client,
-        [](EngineContext& context) { return context.backend() ? context.backend()->traffic().submits : uint64_t(0); },
-        [&](uint64_t n) { submits = n; }, {});
-    EXPECT_TRUE(QTest::qWaitFor([&] { return submits.has_value(); }, 10000));
-    return submits.value_or(0);
-}
-
 TEST(DecodeController, TheHeatmapsAttentionIsDerivedOnTheChosenBackendAndOutlivesASwitch)
 {
     EngineController engine;
@@ -229,9 +216,9 @@ TEST(DecodeController, TheHeatmapsAttentionIsDerivedOnTheChosenBackendAndOutlive
     const auto snapshot = ready.at(0).at(1).value<SnapshotPtr>();
     ASSERT_FALSE(snapshot->holdsMatrices());
     // The heatmap reads a head: the device computes it (CPU parity bound).
-    const uint64_t before = engineSubmits(engine, &c);
+    const uint64_t before = test::engineSubmits(engine, &c);
     const auto onDevice = snapshot->rows(1, 2, 0, positions);
-    EXPECT_GT(engineSubmits(engine, &c), before) << "derived on the CPU, not on the backend chosen";
+    EXPECT_GT(test::engineSubmits(engine, &c), before) << "derived on the CPU, not on the backend chosen";
     EXPECT_LE(test::maxAbsDiff(onDevice->data(), reference.attentionRows(1, 2, 0, positions).data(), onDevice->numel()),
         1e-5);
     // View > Compute backend > CPU while that snapshot is shown: it goes on deriving on the device it was made with,

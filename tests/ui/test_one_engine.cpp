@@ -3,16 +3,22 @@
 // shares its one copy of the model and its backend, and no tab keeps showing or stepping a model that is no longer
 // the open one.
 #include "align/alignment_controller.h"
+#include "align/alignment_panel.h"
+#include "align/alignment_view.h"
+#include "align_test_support.h"
 #include "controller/engine_controller.h"
 #include "decode/decode_controller.h"
 #include "decode/decode_panel.h"
 #include "demo_models.h"
+#include "engine_test_support.h"
 #include "main_window.h"
 #include "model/model_loader.h"
 #include "model/model_source.h"
 #include "support/long_context_model.h"
 #include "support/shared_data.h"
+#include "ui_test_support.h"
 #include "vision/class_bar_chart.h"
+#include "vision/image_conversion.h"
 #include "vision/vision_controller.h"
 #include "vision/vision_view.h"
 
@@ -206,6 +212,99 @@ TEST(OneEngine, TheBackendChoiceReachesTheDecodeTab)
     window.decodePanel()->controller()->step();
     ASSERT_TRUE(QTest::qWaitFor([&] { return steps.size() == 4; }, kTimeoutMs));
     EXPECT_EQ(steps.back()->backend.find("vulkan"), std::string::npos) << steps.back()->backend;
+}
+
+/// Chooses `choice` on `engine` as View > Compute backend does and waits until the engine thread has it.
+void chooseBackend(EngineController& engine, BackendChoice choice, const char* expected)
+{
+    QSignalSpy changed(&engine, &EngineController::backendChanged);
+    engine.setBackend(choice);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return changed.count() == 1; }, kTimeoutMs));
+    ASSERT_TRUE(engine.backendDescription().startsWith(expected))
+        << "CI has lavapipe; got " << engine.backendDescription().toStdString();
+}
+
+/// CPU and Vulkan agree to 1e-5 on probabilities (fp32, README "Compute backends"); a word matrix averages them.
+constexpr double kBackendTolerance = 1e-5;
+
+TEST(OneEngine, TheAlignmentTabDerivesItsCrossAttentionOnTheChosenBackend)
+{
+    // The tab on the app's engine with View > Compute backend > Vulkan: the run's cross-attention is derived on the
+    // device (its submissions rise; a tab deriving on the CPU core leaves them where they were), and the matrices
+    // shown equal the same sentence aligned on the CPU outside the app.
+    EngineController engine;
+    chooseBackend(engine, BackendChoice::Vulkan, "vulkan");
+    AlignmentPanel panel(&engine);
+    const QString demo = demoPath("demo-translate-marian");
+    QSignalSpy available(&panel, &AlignmentPanel::availableChanged);
+    panel.openModel(demo);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return available.count() == 1; }, kTimeoutMs));
+    ASSERT_TRUE(available.at(0).at(0).toBool()) << panel.lastError().toStdString();
+    const std::string source = "the white tree follows a car .", reference = "le arbre blanc suit une voiture .";
+    panel.setSourceText(QString::fromStdString(source));
+    panel.setReferenceText(QString::fromStdString(reference));
+    panel.setBeamWidth(0); // the reference alone
+    const uint64_t before = test::engineSubmits(engine, &panel);
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.align(); }, kTimeoutMs));
+    ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
+    EXPECT_GT(test::engineSubmits(engine, &panel), before) << "the alignment was derived on the CPU, not on Vulkan";
+
+    const Translator translator(demo.toStdString());
+    const AlignmentRunPtr cpu = runAlignment(translator, source, reference, 0);
+    const auto expectShown = [&](const AlignmentAggregation& aggregation) {
+        const Tensor expected = wordMatrix(cpu->hypotheses.at(0), cpu->source, aggregation);
+        const Tensor& shown = panel.view()->matrix();
+        ASSERT_EQ(shown.shape(), expected.shape());
+        EXPECT_LE(test::maxAbsDiff(shown.data(), expected.data(), shown.numel()), kBackendTolerance);
+    };
+    AlignmentAggregation lastLayer; // the tab starts on the mean of the last layer's heads
+    lastLayer.layer = cpu->layers() - 1;
+    expectShown(lastLayer);
+    AlignmentAggregation head;
+    head.heads = AlignmentAggregation::Heads::One;
+    head.layer = 1;
+    head.head = 2;
+    ASSERT_TRUE(test::showAndWait(
+        panel, [&] { panel.setAggregation(head); }, kTimeoutMs));
+    expectShown(head);
+}
+
+TEST(OneEngine, TheVisionTabClassifiesOnTheChosenBackend)
+{
+    // The same for the Vision tab: its forward runs on the device, and the classes, attention and rollout it shows
+    // equal the image classified on the CPU.
+    EngineController engine;
+    chooseBackend(engine, BackendChoice::Vulkan, "vulkan");
+    VisionView view(&engine);
+    QSignalSpy opened(view.controller(), &VisionController::modelOpened);
+    QSignalSpy shown(&view, &VisionView::resultShown);
+    const QString demo = demoPath("demo-vit-shapes"), image = demo + "/samples/sample_0_circle.png";
+    view.controller()->openModel(demo);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return opened.count() == 1; }, kTimeoutMs));
+    const uint64_t before = test::engineSubmits(engine, &view);
+    view.openImage(image);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return shown.count() >= 1; }, kTimeoutMs));
+    EXPECT_GT(test::engineSubmits(engine, &view), before) << "the image was classified on the CPU, not on Vulkan";
+
+    const auto model = std::dynamic_pointer_cast<const VisionModel>(loadModel(demo.toStdString()));
+    ASSERT_NE(model, nullptr);
+    const VisionResultPtr cpu = classifyImage(*model, loadImageFile(image));
+    const VisionResult& device = *view.result();
+    ASSERT_EQ(device.topClasses.size(), cpu->topClasses.size());
+    for (size_t i = 0; i < cpu->topClasses.size(); ++i) {
+        EXPECT_EQ(device.topClasses[i].label, cpu->topClasses[i].label) << "rank " << i;
+        EXPECT_NEAR(device.topClasses[i].probability, cpu->topClasses[i].probability, kBackendTolerance);
+    }
+    for (int64_t l = 0; l < cpu->numLayers(); ++l)
+        for (int64_t h = 0; h < cpu->numHeads(); ++h) {
+            const std::vector<float> a = device.patchAttention(l, h, 0), b = cpu->patchAttention(l, h, 0);
+            ASSERT_EQ(a.size(), b.size());
+            EXPECT_LE(test::maxAbsDiff(a.data(), b.data(), static_cast<int64_t>(a.size())), kBackendTolerance)
+                << "layer " << l << " head " << h;
+        }
+    ASSERT_EQ(device.rollout.shape(), cpu->rollout.shape());
+    EXPECT_LE(test::maxAbsDiff(device.rollout.data(), cpu->rollout.data(), cpu->rollout.numel()), kBackendTolerance);
 }
 
 } // namespace

@@ -74,14 +74,14 @@ void VisionController::openModel(const QString& path)
         [this](const QString& message) { emit failed(message); });
 }
 
-void VisionController::classifyOnEngine(std::function<VisionResultPtr(const VisionModel&)> classifyJob)
+void VisionController::classifyOnEngine(std::function<VisionResultPtr(const VisionModel&, Backend*)> classifyJob)
 {
     if (!m_hasModel) return emit failed(tr("Open a vision model first (File > Open model)."));
     runJob<VisionResultPtr>(
         [key = sessionKey(), classifyJob = std::move(classifyJob)](EngineContext& context) {
             const auto model = context.session<const VisionModel>(key);
             if (!model) throw Error("no vision model is open");
-            return classifyJob(*model);
+            return classifyJob(*model, context.backend().get()); // View > Compute backend's choice
         },
         [this](VisionResultPtr result) { emit resultReady(std::move(result)); },
         [this](const QString& message) { emit failed(message); });
@@ -89,14 +89,16 @@ void VisionController::classifyOnEngine(std::function<VisionResultPtr(const Visi
 
 void VisionController::classify(const QImage& image, const QString& source)
 {
-    classifyOnEngine(
-        [image, file = source.toStdString()](const VisionModel& model) { return classifyImage(model, image, file); });
+    classifyOnEngine([image, file = source.toStdString()](const VisionModel& model, Backend* backend) {
+        return classifyImage(model, image, file, backend);
+    });
 }
 
 void VisionController::classifyPixels(const Tensor& pixels, const QString& source)
 {
-    classifyOnEngine([pixels, file = source.toStdString()](
-                         const VisionModel& model) { return attn::ui::classifyPixels(model, pixels, file); });
+    classifyOnEngine([pixels, file = source.toStdString()](const VisionModel& model, Backend* backend) {
+        return attn::ui::classifyPixels(model, pixels, file, backend);
+    });
 }
 
 void VisionController::requestRollout(VisionResultPtr result, const RolloutOptions& options)

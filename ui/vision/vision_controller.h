@@ -57,8 +57,9 @@ private:
     template <typename T>
     void runJob(std::function<T(EngineContext&)> job, std::function<void(T)> done, std::function<void(QString)> error);
 
-    /// Runs `classifyJob(model)` on the open model as an engine job: resultReady or failed.
-    void classifyOnEngine(std::function<VisionResultPtr(const VisionModel&)> classifyJob);
+    /// Runs `classifyJob(model, backend)` on the open model and the engine's backend as an engine job: resultReady or
+    /// failed.
+    void classifyOnEngine(std::function<VisionResultPtr(const VisionModel&, Backend*)> classifyJob);
     /// The key of this controller's model among the engine thread's sessions.
     std::string sessionKey() const;
 

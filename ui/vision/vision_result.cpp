@@ -80,7 +80,8 @@ std::vector<float> VisionResult::rowPatches(const Tensor& matrix, int64_t query)
 }
 
 namespace {
-VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage image, const std::string& source)
+VisionResultPtr classify(
+    const VisionModel& model, const Tensor& pixels, QImage image, const std::string& source, Backend* backend)
 {
     auto result = std::make_shared<VisionResult>();
     result->image = std::move(image);
@@ -89,6 +90,7 @@ VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage 
     ForwardOptions options;
     options.wantAttention = false; // derived from the queries and keys instead
     options.wantQueryKeys = true;
+    options.backend = backend;
     StepResult step = model.classify(pixels, options);
     result->grid = model.patchGrid(pixels.dim(1), pixels.dim(2));
     result->prefixTokens = model.prefixTokens();
@@ -102,14 +104,16 @@ VisionResultPtr classify(const VisionModel& model, const Tensor& pixels, QImage 
 }
 } // namespace
 
-VisionResultPtr classifyImage(const VisionModel& model, const QImage& image, const std::string& source)
+VisionResultPtr classifyImage(
+    const VisionModel& model, const QImage& image, const std::string& source, Backend* backend)
 {
-    return classify(model, model.preprocess(imageBufferFromQImage(image)), image, source);
+    return classify(model, model.preprocess(imageBufferFromQImage(image)), image, source, backend);
 }
 
-VisionResultPtr classifyPixels(const VisionModel& model, const Tensor& pixels, const std::string& source)
+VisionResultPtr classifyPixels(
+    const VisionModel& model, const Tensor& pixels, const std::string& source, Backend* backend)
 {
-    return classify(model, pixels, imageFromPixelValues(pixels, model.preprocessConfig()), source);
+    return classify(model, pixels, imageFromPixelValues(pixels, model.preprocessConfig()), source, backend);
 }
 
 std::vector<float> flowPatches(const VisionResult& result, int64_t query, const RolloutOptions& options)

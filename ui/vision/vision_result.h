@@ -54,11 +54,15 @@ struct VisionResult {
 
 using VisionResultPtr = std::shared_ptr<const VisionResult>;
 
-/// Preprocesses `image` for `model`, classifies it and computes the rollout. Throws Error on failure.
-VisionResultPtr classifyImage(const VisionModel& model, const QImage& image, const std::string& source = {});
-/// Classifies already preprocessed pixels [channels, H, W] (e.g. a stored pixel_values.npy); the image shown under
-/// the overlays is the pixels with the normalization undone. Throws Error on failure.
-VisionResultPtr classifyPixels(const VisionModel& model, const Tensor& pixels, const std::string& source = {});
+/// Preprocesses `image` for `model`, classifies it and computes the rollout. The forward runs on `backend` (null: the
+/// CPU); the attention it keeps is derived on the CPU attention core, since the views read it on the GUI thread, as
+/// the main views' is. Throws Error on failure.
+VisionResultPtr classifyImage(
+    const VisionModel& model, const QImage& image, const std::string& source = {}, Backend* backend = nullptr);
+/// Classifies already preprocessed pixels [channels, H, W] (e.g. a stored pixel_values.npy) as classifyImage does;
+/// the image shown under the overlays is the pixels with the normalization undone. Throws Error on failure.
+VisionResultPtr classifyPixels(
+    const VisionModel& model, const Tensor& pixels, const std::string& source = {}, Backend* backend = nullptr);
 
 /// Attention flow into `query` under `options`, restricted to the patches. Throws Error beyond
 /// kAttentionFlowMaxTokens tokens.
