@@ -277,8 +277,9 @@ TEST(RowDots, TheMaxIsaVariableCapsTheKernelsAtAvx2)
     EXPECT_THROW(rowDotIsaCap("AVX2"), Error); // a misspelling must not quietly leave the wide path on
     EXPECT_THROW(rowDotIsaCap("sse2"), Error);
     // This process as it was started: capped (ctest's engine_quant_avx2 run), the widest kernel is the AVX2 one
-    // and AVX-512 is refused; otherwise the widest is AVX-512 where the CPU has it.
-    const std::vector<float> x(256, 1.0f);
+    // and AVX-512 is refused; otherwise the widest is AVX-512 where the CPU has it. x holds every row the
+    // widest input reads (Q4_K sums each row's groups when the input is built).
+    const std::vector<float> x(static_cast<size_t>(256 * kRowDotsMaxRows), 1.0f);
     const bool capped = rowDotIsaCap(std::getenv(kMaxIsaVariable)) == RowDotIsa::Avx2;
     const bool wide = !capped && __builtin_cpu_supports("avx512f");
     EXPECT_EQ(hasRowDotIsa(RowDotIsa::Avx512), wide);
