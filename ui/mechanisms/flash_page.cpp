@@ -36,6 +36,10 @@ FlashPage::FlashPage(QWidget* parent)
     m_running = new LinePlot;
     m_running->setObjectName("exportFigure");
     m_bytes = new LinePlot;
+    // The running max and sum wander with the head, and the byte curves end in the top right corner where the
+    // legend would sit: both legends go under the axes, off the data.
+    m_running->setLegendBelow(2);
+    m_bytes->setLegendBelow(2);
     connect(m_step, &QSlider::valueChanged, this, &FlashPage::setStep);
 
     auto* controls = new QHBoxLayout;
