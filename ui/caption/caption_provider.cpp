@@ -11,6 +11,14 @@ namespace attn::ui {
 
 namespace {
 
+/// Whether two runs' captions can differ only through their head masks (the unmasked caption of one is the other's).
+bool sameButMask(const CaptionOptions& a, const CaptionOptions& b)
+{
+    return a.strategy == b.strategy && a.beamWidth == b.beamWidth && a.maxNewTokens == b.maxNewTokens
+        && a.sampling.temperature == b.sampling.temperature && a.sampling.topP == b.sampling.topP
+        && a.sampling.topK == b.sampling.topK && a.sampling.seed == b.sampling.seed;
+}
+
 /// The model from the engine's registry (the Mechanisms tab's heads read the same copy) and its tokenizer.
 Captioner registryCaptioner(const ModelSource& source, ModelRegistry& models)
 {
@@ -58,6 +66,7 @@ private:
         CaptionImage image = loadCaptionImage(m_captioner.model->imageEncoder(), path);
         m_encoding = encode(image.pixels, {}, progress);
         m_masked = {};
+        m_unmasked.reset();
         m_image = std::move(image);
     }
 
@@ -84,10 +93,13 @@ private:
                 || m_masked.mask.shape() != options.headMask.shape())
                 m_masked = { options.headMask, encode(m_image.pixels, options.headMask, progress) };
             m_run = std::make_unique<CaptionRun>(m_captioner.model, m_masked.encoding, options);
-            CaptionOptions unmasked = options;
-            unmasked.headMask = {};
-            m_comparison = CaptionComparison { wholeCaption(m_encoding, unmasked, progress),
-                wholeCaption(m_masked.encoding, options, progress) };
+            // Each Apply and Undo changes only the mask: the unmasked caption of this image stays what it was.
+            if (!m_unmasked || !sameButMask(m_unmasked->options, options)) {
+                CaptionOptions unmasked = options;
+                unmasked.headMask = {};
+                m_unmasked = UnmaskedCaption { unmasked, wholeCaption(m_encoding, unmasked, progress) };
+            }
+            m_comparison = CaptionComparison { m_unmasked->text, wholeCaption(m_masked.encoding, options, progress) };
         }
         for (int64_t i = 0; i < replay; ++i)
             if (!m_run->step()) break;
@@ -109,10 +121,17 @@ private:
         std::shared_ptr<const EncoderOutput> encoding;
     };
 
+    /// The whole caption without a mask, and the options it was run with.
+    struct UnmaskedCaption {
+        CaptionOptions options;
+        CaptionText text;
+    };
+
     Captioner m_captioner;
     ModelSummary m_summary;
     std::shared_ptr<const EncoderOutput> m_encoding;
     MaskedEncoding m_masked;
+    std::optional<UnmaskedCaption> m_unmasked;
     std::unique_ptr<CaptionRun> m_run;
     std::optional<CaptionComparison> m_comparison;
     CaptionImage m_image;
