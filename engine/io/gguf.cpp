@@ -336,7 +336,9 @@ void GgufFile::parse()
                     + std::to_string(traits->blockSize) + "-element blocks of " + traits->name);
         const uint64_t blocks = static_cast<uint64_t>(t.ne[0] / traits->blockSize);
         const uint64_t rows = t.ne[0] == 0 ? 0 : numel / static_cast<uint64_t>(t.ne[0]);
-        const uint64_t rowBytes = blocks * static_cast<uint64_t>(traits->blockBytes); // < numel * 4: no overflow
+        // Checked: a row of 2^62 float32 elements is 2^64 bytes, which would wrap to a small size that fits the file.
+        const uint64_t rowBytes
+            = checkedMul(blocks, static_cast<uint64_t>(traits->blockBytes), file, "the row size of " + about);
         t.bytes = checkedMul(rowBytes, rows, file, "the size of " + about);
         t.fileOffset = in.read<uint64_t>("the data offset of " + about); // relative until the data section is known
         if (t.fileOffset % m_alignment != 0)

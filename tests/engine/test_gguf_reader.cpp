@@ -208,8 +208,15 @@ TEST_F(GgufDefects, ShapesAndOffsetsAreChecked)
     const size_t dimsAt = info + 8 + name.size();
     EXPECT_NE(errorOf(with<uint32_t>(dimsAt, 9)).find("has 9 dimensions"), std::string::npos);
     EXPECT_NE(errorOf(with<uint64_t>(dimsAt + 4, uint64_t(1) << 62)).find("overflows"), std::string::npos);
+    // One float32 row of 2^62 + 32 elements: its 2^64 + 128 bytes would wrap to 128, which fit in the file, and a
+    // reader of that row would then allocate 2^62 floats (found by fuzz_gguf).
+    std::string wide = with<uint64_t>(dimsAt + 4, (uint64_t(1) << 62) + 32);
+    const uint64_t oneRow = 1;
+    std::memcpy(wide.data() + dimsAt + 12, &oneRow, sizeof oneRow);
+    std::string e = errorOf(wide);
+    EXPECT_NE(e.find("the row size of tensor 'token_embd.weight' overflows 64 bits"), std::string::npos) << e;
     const size_t offsetAt = dimsAt + 4 + 2 * 8 + 4;
-    std::string e = errorOf(with<uint64_t>(offsetAt, uint64_t(1) << 30));
+    e = errorOf(with<uint64_t>(offsetAt, uint64_t(1) << 30));
     EXPECT_NE(e.find("tensor 'token_embd.weight': its data"), std::string::npos) << e;
     EXPECT_NE(e.find("past the end of the file"), std::string::npos) << e;
     e = errorOf(with<uint64_t>(offsetAt, UINT64_MAX - 31));
