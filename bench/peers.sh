@@ -19,7 +19,8 @@
 # alone as each side times it); the load average before and after.
 # Usage: LLAMA2C_SRC=/path/to/llama2.c/run.c bench/peers.sh [BUILD_DIR] [ROUNDS] [decode|forward|views|all]
 #        STEPS (512), TOKENS ("512 2048"); without LLAMA2C_SRC the decode part runs attnscope-cli alone;
-#        BASELINE_CLI=path/to/another/attnscope-cli adds it to the decode rounds as cli-baseline (a before/after).
+#        BASELINE_CLI=path/to/another/attnscope-cli adds it to the decode rounds as cli-baseline (a before/after);
+#        RUNC_CFLAGS is added to each run.c build (-mno-avx512f: an AVX2-only CPU's code, with ATTNSCOPE_MAX_ISA=avx2).
 set -euo pipefail
 build=${1:-build/ci}
 rounds=${2:-5}
@@ -62,7 +63,7 @@ rotate() {
     echo "${a[@]:n}" "${a[@]:0:n}"
 }
 
-echo "CPU: $cpu_name; OpenBLAS core $OPENBLAS_CORETYPE for every tool; $(date -u '+%F %H:%M UTC')"
+echo "CPU: $cpu_name; OpenBLAS core $OPENBLAS_CORETYPE for every tool${ATTNSCOPE_MAX_ISA:+, engine kernels capped at $ATTNSCOPE_MAX_ISA}; $(date -u '+%F %H:%M UTC')"
 
 decode() {
     local cli=$build/app/attnscope-cli names=(cli-auto cli-cpu) ref=
@@ -77,7 +78,7 @@ decode() {
         local flags name
         for flags in "-O3" "-Ofast" "-Ofast -march=native"; do
             name=run.c${flags// /}
-            gcc $flags -o "$tmp/$name" "$LLAMA2C_SRC" -lm
+            gcc $flags ${RUNC_CFLAGS:-} -o "$tmp/$name" "$LLAMA2C_SRC" -lm
             "$tmp/$name" "$model/stories260K.bin" -z "$model/tok512.bin" -t 0 -n 256 2>/dev/null >"$tmp/check"
             cmp -s "$tmp/check" "$model/expected_greedy_t0.0_n256.txt" \
                 || { echo "$name: 256-step text differs from the stored run.c output" >&2; exit 1; }
@@ -85,7 +86,7 @@ decode() {
             names+=("$name")
         done
         ref=run.c-O3
-        echo "run.c: $LLAMA2C_SRC (sha256 $(sha256sum "$LLAMA2C_SRC" | cut -c1-16)), $(gcc --version | head -1)"
+        echo "run.c: $LLAMA2C_SRC (sha256 $(sha256sum "$LLAMA2C_SRC" | cut -c1-16)), $(gcc --version | head -1)${RUNC_CFLAGS:+, each build with $RUNC_CFLAGS}"
     fi
     echo "decode: stories260K greedy, $steps positions, $rounds rounds; load before: $(load)"
     for ((r = 0; r < rounds; r++)); do
