@@ -76,6 +76,9 @@ constexpr int kMinCurveHeight = 95;
 // leaves under the Input dock and the KL curve.)
 constexpr int kMinDifferenceCellsWidth = 150;
 constexpr int kMinDifferenceCellsHeight = 100;
+// The Router tab's expert load keeps this much between its axes: with 160 px for the whole plot its bars had ~80 px at
+// 1024x700.
+constexpr int kMinRouterBarsHeight = 160;
 // The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window, so
 // two there, and on a taller window as many as fit in 8 % of its height.
 constexpr int kChipRows = 2;
@@ -358,6 +361,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
         if (const auto* js = tabs->widget(i)->findChild<LinePlot*>("compareJs"); js && js->isVisible()) {
             EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
                 << name.toStdString() << ": the JS curve's data area";
+        }
+        if (const auto* load = tabs->widget(i)->findChild<QCustomPlot*>("routerLoad"); load && load->isVisible()) {
+            EXPECT_GE(load->axisRect()->rect().height(), kMinRouterBarsHeight)
+                << name.toStdString() << ": the expert load's bars";
         }
         // (On a model it cannot change, a note takes the place of the curve and the tables.)
         if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
