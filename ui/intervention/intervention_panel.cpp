@@ -2,6 +2,7 @@
 #include "intervention/intervention_panel.h"
 
 #include "controller/attention_provider.h"
+#include "export/figure_export.h"
 #include "intervention/ablation_labels.h"
 #include "intervention/intervention_runner.h"
 #include "intervention/topk_table.h"
@@ -171,7 +172,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     // Shares, not pixels (setSizes scales them to the splitter): the map's cells need the height more than the curve,
     // which reads at its minimum (the map gets all but the curve's minimum at 1024x700).
     right->setSizes({ 2 * kShare, 3 * kShare });
-    right->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(right);
@@ -180,6 +180,9 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
+    // File > Export figure draws the whole diff, not its right half: once the all-heads map moved beside the list, the
+    // curve and the difference map alone were exported without it.
+    split->setObjectName(kFigureObjectName);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
