@@ -374,6 +374,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_GE(cells->width(), kMinDifferenceCellsWidth) << name.toStdString() << ": the difference map's cells";
             EXPECT_GE(cells->height(), kMinDifferenceCellsHeight)
                 << name.toStdString() << ": the difference map's cells";
+            // The all-heads map grows with the tab: at a fixed 180 px it was a thumbnail beside an empty list at
+            // 2560x1440.
+            EXPECT_GE(intervene->headChangeView()->height(), intervene->height() / 4)
+                << name.toStdString() << ": the all-heads map";
             // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
             for (const int column : { kTopClean, kTopChanged })
                 expectCellsRead(*intervene->topTable(), column, name.toStdString() + " top-k table");

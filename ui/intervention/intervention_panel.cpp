@@ -157,14 +157,17 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     auto* top = new QWidget;
     auto* topLayout = new QHBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addLayout(continuationAndList, 1);
-    topLayout->addWidget(m_headChange);
-    top->setFixedHeight(kHeadChangeHeight); // the table below takes the rest
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(top);
-    leftLayout->addWidget(m_table, 1);
+    topLayout->addLayout(continuationAndList, 2);
+    topLayout->addWidget(m_headChange, 1);
+    // A third of the height over the table, at least the map's minimum: at a fixed 180 px the map stayed a thumbnail
+    // of ~100 x 100 px of cells beside an empty list at 2560x1440.
+    auto* left = new QSplitter(Qt::Vertical);
+    left->addWidget(top);
+    left->addWidget(m_table);
+    left->setChildrenCollapsible(false);
+    left->setSizes({ kShare, 2 * kShare });
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 2);
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(m_kl);
     right->addWidget(m_difference);
