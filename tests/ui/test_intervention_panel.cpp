@@ -2,9 +2,11 @@
 // Issue 18, the GUI part: on the demo decoder a head is ablated from the All heads grid's context menu; the Intervene
 // tab's diff (KL per position, top next tokens, the head's attention difference) equals two whole prefills through
 // the engine API (what `attnscope-cli ablate` runs), the grid marks the head, and Ctrl+Z gives back the unmodified
-// run's numbers exactly; a hidden tab builds no head's difference. AS_INTERVENTION_SCREENSHOTS=DIR saves the tab at
-// 1024x700 and 1280x800.
+// run's numbers exactly; a hidden tab builds no head's difference; the exported figure holds the whole diff.
+// AS_INTERVENTION_SCREENSHOTS=DIR saves the tab at 1024x700 and 1280x800, and the exported figure.
 #include "demo_models.h"
+#include "export/export_menu.h"
+#include "export/figure_export.h"
 #include "intervention/continuation.h"
 #include "intervention/intervention_panel.h"
 #include "intervention/intervention_runner.h"
@@ -15,18 +17,23 @@
 #include "plots/heatmap_view.h"
 #include "session/decode_timeline.h"
 #include "session/session.h"
+#include "support/shared_data.h"
 #include "widgets/head_grid_view.h"
 #include "window_screenshots.h"
 
 #include <QApplication>
 #include <QContextMenuEvent>
+#include <QImage>
 #include <QListWidget>
 #include <QMenu>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+
+#include <qcustomplot.h>
 
 #include <gtest/gtest.h>
 
@@ -242,6 +249,53 @@ TEST(InterventionPanel, DiffShowsTheChangedContinuationAndEveryHead)
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kTimeoutMs);
     EXPECT_EQ(panel->result()->changedContinuation, panel->result()->cleanContinuation);
     EXPECT_TRUE(panel->continuationText().contains("the same")) << panel->continuationText().toStdString();
+}
+
+// File > Export figure on the tab draws the whole diff: the all-heads map beside the list as well as the KL curve and
+// the difference map. Once that map moved beside the list, the export drew the curve and the difference map alone.
+TEST(InterventionPanel, TheExportedFigureHoldsTheAllHeadsMapTheCurveAndTheDifference)
+{
+    MainWindow window;
+    ASSERT_NO_FATAL_FAILURE(openDemo(window));
+    InterventionPanel* panel = window.interventionPanel();
+    window.tabs()->setCurrentWidget(panel);
+    panel->addAblation({ { { 2, 0 } }, AblationMode::Zero, 0.0f });
+    QTRY_VERIFY_WITH_TIMEOUT(
+        panel->result() && !panel->result()->ablations.empty() && panel->differenceView()->snapshot(), kTimeoutMs);
+    panel->headChangeView()->flushRedraw();
+    panel->differenceView()->flushRedraw();
+    const QWidget* figure = panel->findChild<QWidget*>(kFigureObjectName);
+    ASSERT_NE(figure, nullptr);
+    // AS_INTERVENTION_SCREENSHOTS=DIR keeps the figure for a look.
+    const QString dir = qEnvironmentVariableIsSet("AS_INTERVENTION_SCREENSHOTS")
+        ? qEnvironmentVariable("AS_INTERVENTION_SCREENSHOTS")
+        : QString::fromStdString(test::makeTempDir("intervene-figure"));
+    const QString path = dir + "/intervene-figure.png";
+    window.findChild<ExportMenu*>()->exportFigure(path, 96);
+    const QImage image = QImage(path).convertToFormat(QImage::Format_RGB32);
+    ASSERT_EQ(image.size(), figure->size()) << "at 96 dpi a logical pixel is a pixel";
+    for (QWidget* view :
+        std::initializer_list<QWidget*> { panel->headChangeView(), panel->klPlot(), panel->differenceView() }) {
+        const std::string name = view->objectName().toStdString();
+        ASSERT_TRUE(figure->isAncestorOf(view)) << name << " is not in the figure";
+        // Compared on the plots: a grab draws the views' frames a shade apart from the export.
+        QWidget* plot = view->findChild<QCustomPlot*>();
+        ASSERT_NE(plot, nullptr) << name;
+        const QRect where(plot->mapTo(figure, QPoint()), plot->size());
+        ASSERT_TRUE(image.rect().contains(where)) << name;
+        // What the tab shows there, not a blank: the figure's pixels are the plot's own drawing.
+        const QImage shown = plot->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QSet<QRgb> colours;
+        int same = 0;
+        for (int y = 0; y < where.height(); ++y)
+            for (int x = 0; x < where.width(); ++x) {
+                const QRgb pixel = image.pixel(where.x() + x, where.y() + y);
+                colours.insert(pixel);
+                same += pixel == shown.pixel(x, y) ? 1 : 0;
+            }
+        EXPECT_GT(colours.size(), 20) << name << ": cells, curve, axes and labels";
+        EXPECT_EQ(same, where.width() * where.height()) << name;
+    }
 }
 
 // A head switch while the tab is hidden builds no difference (a 2,048-token head is 4M cells, and the selected head

@@ -76,6 +76,9 @@ constexpr int kMinCurveHeight = 95;
 // leaves under the Input dock and the KL curve.)
 constexpr int kMinDifferenceCellsWidth = 150;
 constexpr int kMinDifferenceCellsHeight = 100;
+// The Router tab's expert load keeps this much between its axes: with 160 px for the whole plot its bars had ~80 px at
+// 1024x700.
+constexpr int kMinRouterBarsHeight = 160;
 // The rows of a long input's chips the Input dock shows before they scroll: five took ~130 px of a 700 px window, so
 // two there, and on a taller window as many as fit in 8 % of its height.
 constexpr int kChipRows = 2;
@@ -359,6 +362,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_GE(js->plot()->axisRect()->rect().height(), kMinCurveHeight)
                 << name.toStdString() << ": the JS curve's data area";
         }
+        if (const auto* load = tabs->widget(i)->findChild<QCustomPlot*>("routerLoad"); load && load->isVisible()) {
+            EXPECT_GE(load->axisRect()->rect().height(), kMinRouterBarsHeight)
+                << name.toStdString() << ": the expert load's bars";
+        }
         // (On a model it cannot change, a note takes the place of the curve and the tables.)
         if (const auto* intervene = qobject_cast<InterventionPanel*>(tabs->widget(i));
             intervene && !intervene->views()->showsNote()) {
@@ -367,6 +374,10 @@ void checkEveryTab(MainWindow& window, const QString& model)
             EXPECT_GE(cells->width(), kMinDifferenceCellsWidth) << name.toStdString() << ": the difference map's cells";
             EXPECT_GE(cells->height(), kMinDifferenceCellsHeight)
                 << name.toStdString() << ": the difference map's cells";
+            // The all-heads map grows with the tab: at a fixed 180 px it was a thumbnail beside an empty list at
+            // 2560x1440.
+            EXPECT_GE(intervene->headChangeView()->height(), intervene->height() / 4)
+                << name.toStdString() << ": the all-heads map";
             // Both lists of next tokens read whole: at 1024 px they read "˽Once 0.784, ˽One 0.15…".
             for (const int column : { kTopClean, kTopChanged })
                 expectCellsRead(*intervene->topTable(), column, name.toStdString() + " top-k table");

@@ -2,6 +2,7 @@
 #include "intervention/intervention_panel.h"
 
 #include "controller/attention_provider.h"
+#include "export/figure_export.h"
 #include "intervention/ablation_labels.h"
 #include "intervention/intervention_runner.h"
 #include "intervention/topk_table.h"
@@ -156,14 +157,17 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     auto* top = new QWidget;
     auto* topLayout = new QHBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addLayout(continuationAndList, 1);
-    topLayout->addWidget(m_headChange);
-    top->setFixedHeight(kHeadChangeHeight); // the table below takes the rest
-    auto* left = new QWidget;
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(top);
-    leftLayout->addWidget(m_table, 1);
+    topLayout->addLayout(continuationAndList, 2);
+    topLayout->addWidget(m_headChange, 1);
+    // A third of the height over the table, at least the map's minimum: at a fixed 180 px the map stayed a thumbnail
+    // of ~100 x 100 px of cells beside an empty list at 2560x1440.
+    auto* left = new QSplitter(Qt::Vertical);
+    left->addWidget(top);
+    left->addWidget(m_table);
+    left->setChildrenCollapsible(false);
+    left->setSizes({ kShare, 2 * kShare });
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 2);
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(m_kl);
     right->addWidget(m_difference);
@@ -171,7 +175,6 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     // Shares, not pixels (setSizes scales them to the splitter): the map's cells need the height more than the curve,
     // which reads at its minimum (the map gets all but the curve's minimum at 1024x700).
     right->setSizes({ 2 * kShare, 3 * kShare });
-    right->setObjectName("exportFigure"); // what File > Export figure draws for this tab
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
     split->addWidget(right);
@@ -180,6 +183,9 @@ InterventionPanel::InterventionPanel(EngineController* engine, const std::string
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
+    // File > Export figure draws the whole diff, not its right half: once the all-heads map moved beside the list, the
+    // curve and the difference map alone were exported without it.
+    split->setObjectName(kFigureObjectName);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);

@@ -15,6 +15,13 @@
 
 namespace attn::ui {
 
+namespace {
+// The load bars keep 160 px between their axes: at a 160 px minimum for the whole plot its title, tick labels and axis
+// title left them ~80 px at 1024x700, where a share of 0.25 and one of 0.3 looked alike. Those take ~90 px.
+constexpr int kLoadBarsHeight = 160;
+constexpr int kLoadFrameHeight = 90;
+} // namespace
+
 RouterView::RouterView(QWidget* parent)
     : QWidget(parent)
     , m_layer(new QSpinBox)
@@ -43,15 +50,18 @@ RouterView::RouterView(QWidget* parent)
     m_map->setInterpolate(false);
     scale->setDataRange(QCPRange(0, 1));
     scale->axis()->setLabel(tr("gate weight"));
-    // No zero lines: across the map the y axis's ran through the middle of expert 0's row.
-    for (QCPAxis* axis : { m_gates->xAxis, m_gates->yAxis })
+    // No zero lines: across the map the y axis's ran through the middle of expert 0's row, and over the load the x
+    // axis's through expert 0's bar.
+    for (QCPAxis* axis : { m_gates->xAxis, m_gates->yAxis, m_load->xAxis })
         axis->grid()->setZeroLinePen(Qt::NoPen);
     m_gates->xAxis->setLabel(tr("token"));
     m_gates->yAxis->setLabel(tr("expert"));
+    m_gates->setObjectName("routerGates");
+    m_load->setObjectName("routerLoad");
     m_bars = new QCPBars(m_load->xAxis, m_load->yAxis);
     m_load->xAxis->setLabel(tr("expert"));
     m_load->yAxis->setLabel(tr("share of tokens"));
-    m_load->setMinimumHeight(160);
+    m_load->setMinimumHeight(kLoadBarsHeight + kLoadFrameHeight);
     m_bars->setPen(QPen(QColor("#1f77b4")));
     m_bars->setBrush(QColor(31, 119, 180, 120));
     // Titles say what each plot is: the window has no other words for them.
