@@ -72,8 +72,8 @@ struct ScalePlusMin {
 };
 
 /// BF16 is float32's upper half: each word zero-extended and shifted into place, 8 at a time, exact like the scalar
-/// widening. That one, at this build's baseline SSE2 through a stack copy, was 10 % of the CPU samples of a 512-token
-/// bf16 prefill, which widens every weight once (bench/README.md, branch fam13).
+/// widening (baseline SSE2, through a stack copy), which a prefill runs over every bf16 weight once: 3.5 % of a
+/// 512-token prefill's CPU samples with it, 2.5 % with this (bench/README.md, branch fam13).
 AS_AVX2 void rowBf16(const uint8_t* src, float* y, int64_t count)
 {
     int64_t i = 0;
