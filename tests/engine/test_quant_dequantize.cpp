@@ -4,6 +4,7 @@
 #include "core/npy.h"
 #include "io/gguf.h"
 #include "quant/dequantize.h"
+#include "quant/dequantize_avx2.h"
 #include "support/shared_data.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +94,29 @@ TEST(QuantDequantize, TheAvx2RowsEqualTheScalarCodeBitForBitOnRandomBlocks)
             differing += bitsOf(fast[static_cast<size_t>(i)]) != bitsOf(portable[static_cast<size_t>(i)]);
         EXPECT_EQ(differing, 0);
     }
+}
+
+TEST(QuantDequantize, Bf16WidensEightAtATimeWithTheScalarBitsFromAnyByteOffset)
+{
+    // A prefill widens every bf16 weight once (backend/cpu_packed_matmul.cpp): on AVX2 CPUs by vector shifts, at
+    // any byte offset of the mapping, with a scalar tail; every 16-bit pattern (NaNs, infinities, subnormals) stays.
+    if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2";
+    ASSERT_NE(avx2DequantizeRow(GgmlType::BF16), nullptr);
+    std::vector<uint8_t> bytes(2 * 65536 + 1 + 2 * 7);
+    for (size_t i = 0; i + 1 < bytes.size(); i += 2) { // all 65,536 words, then 7 more for the tail
+        const auto word = static_cast<uint16_t>(i / 2);
+        std::memcpy(&bytes[i + 1], &word, 2);
+    }
+    const int64_t n = 65536 + 7;
+    std::vector<float> fast(static_cast<size_t>(n)), portable(static_cast<size_t>(n));
+    dequantizeRow(GgmlType::BF16, bytes.data() + 1, fast.data(), n);
+    dequantizeRowPortable(GgmlType::BF16, bytes.data() + 1, portable.data(), n);
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; ++i)
+        differing += bitsOf(fast[static_cast<size_t>(i)]) != bitsOf(portable[static_cast<size_t>(i)]);
+    EXPECT_EQ(differing, 0);
+    EXPECT_EQ(bitsOf(fast[0x3f80]), 0x3f800000u);
+    EXPECT_EQ(bitsOf(fast[65536 + 6]), 6u << 16);
 }
 
 TEST(QuantDequantize, Bf16IsTheUpperHalfOfFloat32)
