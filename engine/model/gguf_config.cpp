@@ -153,9 +153,15 @@ ModelConfig ggufModelConfig(const GgufFile& g)
     c.ropeTheta = g.getFloat(p + "rope.freq_base").value_or(10000.0);
     const bool gpt2 = *arch == "gpt2"; // learned positions, GELU (tanh form)
     c.ropeStyle = gpt2 ? RopeStyle::None : RopeStyle::RotateHalf; // llama's Q/K permutation is undone on load
-    if (c.headDim > 0)
-        c.partialRotaryFactor
-            = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
+    if (c.headDim > 0) {
+        const int64_t rotary = positive(g, p + "rope.dimension_count", c.headDim);
+        // Checked here: a rotation wider than the head, or of no pair, was refused only by the first forward.
+        if (c.ropeStyle != RopeStyle::None && (rotary < 2 || rotary > c.headDim))
+            throw Error(g.path(),
+                p + "rope.dimension_count = " + std::to_string(rotary) + " is outside 2.." + std::to_string(c.headDim)
+                    + " (the head size)");
+        c.partialRotaryFactor = static_cast<double>(rotary) / static_cast<double>(c.headDim);
+    }
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
     readLongRope(g, p, c);
     readScaling(g, p, c);

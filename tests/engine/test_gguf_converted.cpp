@@ -217,5 +217,14 @@ TEST(GgufConverted, HeadCountsNoTensorBacksAreRefusedBeforeTheySizeAnything)
         "the K/V row count is too large (2 x 4611686018427387904 does not fit in 64 bits)");
 }
 
+TEST(GgufConverted, ARotationWiderThanTheHeadIsRefusedWhenTheFileIsRead)
+{
+    // 4 heads of 8: a rotation of 64 dimensions (or of 0) loaded, and only the first forward refused it, unnamed.
+    for (const uint32_t rotary : { 64u, 0u })
+        expectRefusal(
+            ggufRefusal("llama", { { "rope.dimension_count", rotary }, { "vocab_size", 1 } }, "token_embd.weight"),
+            "llama.rope.dimension_count = " + std::to_string(rotary) + " is outside 2..8 (the head size)");
+}
+
 } // namespace
 } // namespace attn
