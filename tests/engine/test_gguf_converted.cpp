@@ -9,6 +9,7 @@
 #include "model_test_util.h"
 #include "support/gguf_writer.h"
 
+#include <cmath>
 #include <map>
 #include <regex>
 
@@ -161,8 +162,10 @@ TEST(GgufConverted, Gemma2TakesLlamaCppsQueryScaleCapsAndAlternatingWindows)
 }
 
 /// The error loading a GGUF of `arch` with one tensor `tensor` [1, 32] and uint32 keys (named without the "ARCH."
-/// prefix): 1 layer of width 32, 4 heads and a feed-forward of 64, each replaced by `keys` where they name it.
-std::string ggufRefusal(const std::string& arch, const std::map<std::string, uint32_t>& keys, const std::string& tensor)
+/// prefix): 1 layer of width 32, 4 heads and a feed-forward of 64, each replaced by `keys` where they name it, and
+/// the float32 keys `floats`.
+std::string ggufRefusal(const std::string& arch, const std::map<std::string, uint32_t>& keys, const std::string& tensor,
+    const std::map<std::string, float>& floats = {})
 {
     std::map<std::string, uint32_t> all { { "block_count", 1 }, { "embedding_length", 32 },
         { "attention.head_count", 4 }, { "feed_forward_length", 64 } };
@@ -172,6 +175,8 @@ std::string ggufRefusal(const std::string& arch, const std::map<std::string, uin
     w.string("general.architecture", arch);
     for (const auto& [key, value] : all)
         w.u32(arch + "." + key, value);
+    for (const auto& [key, value] : floats)
+        w.f32(arch + "." + key, value);
     w.tensor(tensor, Tensor({ 1, 32 }));
     const std::string path = test::makeTempDir("refused-gguf") + "/refused.gguf";
     w.save(path);
@@ -224,6 +229,18 @@ TEST(GgufConverted, ARotationWiderThanTheHeadIsRefusedWhenTheFileIsRead)
         expectRefusal(
             ggufRefusal("llama", { { "rope.dimension_count", rotary }, { "vocab_size", 1 } }, "token_embd.weight"),
             "llama.rope.dimension_count = " + std::to_string(rotary) + " is outside 2..8 (the head size)");
+}
+
+TEST(GgufConverted, ARopeBaseOrNormEpsilonThatCannotRunIsRefusedWhenTheFileIsRead)
+{
+    // A RoPE base of NaN or 0, or a NaN epsilon, loaded and made every logit NaN.
+    for (const float base : { 0.0f, std::nanf("") })
+        expectRefusal(
+            ggufRefusal("llama", { { "vocab_size", 1 } }, "token_embd.weight", { { "rope.freq_base", base } }),
+            "llama.rope.freq_base must be a finite number above 1, got " + std::to_string(base));
+    expectRefusal(ggufRefusal("llama", { { "vocab_size", 1 } }, "token_embd.weight",
+                      { { "attention.layer_norm_rms_epsilon", -1.0f } }),
+        "the norm epsilon must be a finite number of at least 0, got -1.000000");
 }
 
 } // namespace
