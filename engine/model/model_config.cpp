@@ -102,9 +102,10 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
         c.headDim = c.hiddenSize / c.numHeads;
     }
     // The attention's width sizes the projections, whose row counts the loaders add and multiply (phi3's fused
-    // [q | k | v] holds three): 2^31 rows is past every model and keeps that arithmetic inside 64 bits.
+    // [q | k | v] holds three): 2^31 rows is past every model and keeps that arithmetic inside 64 bits. The RNN
+    // family's one "head" is its hidden state, which its loader checks in its own words.
     const auto width = checkedMul(c.numHeads, c.headDim);
-    if (c.headDim <= 0 || !width || *width > (int64_t(1) << 31))
+    if (family.selfAttention && (c.headDim <= 0 || !width || *width > (int64_t(1) << 31)))
         throw Error(source,
             std::to_string(c.numHeads) + " heads of head_dim " + std::to_string(c.headDim)
                 + ": head_dim must be positive and the heads at most 2^31 rows in all");
