@@ -241,7 +241,7 @@ int64_t GgufTensorInfo::rows() const
 {
     int64_t r = 1;
     for (size_t i = 1; i < ne.size(); ++i)
-        r *= ne[i]; // bounded when parsed
+        r *= ne[i]; // at most INT64_MAX: checked when parsed
     return r;
 }
 
@@ -314,13 +314,16 @@ void GgufFile::parse()
         const auto dims = in.read<uint32_t>("the dimension count of " + about);
         if (dims < 1 || dims > kMaxDims)
             throw Error(file, about + " has " + std::to_string(dims) + " dimensions (1 to 4 are possible)");
-        uint64_t numel = 1;
+        uint64_t numel = 1, rows = 1;
         for (uint32_t d = 0; d < dims; ++d) {
             const auto n = in.read<uint64_t>("the shape of " + about);
             if (n > static_cast<uint64_t>(INT64_MAX)) throw Error(file, about + " has a negative dimension");
             numel = checkedMul(numel, n, file, "the element count of " + about);
+            // Checked on its own: rows of length 0 make every element count 0, whatever the row count.
+            if (d > 0) rows = checkedMul(rows, n, file, "the row count of " + about);
             t.ne.push_back(static_cast<int64_t>(n));
         }
+        if (rows > static_cast<uint64_t>(INT64_MAX)) throw Error(file, "the row count of " + about + " is too large");
         if (numel > static_cast<uint64_t>(INT64_MAX))
             throw Error(file, "the element count of " + about + " is too large");
         const auto typeNumber = in.read<uint32_t>("the type of " + about);
@@ -335,7 +338,6 @@ void GgufFile::parse()
                 about + ": its row length " + std::to_string(t.ne[0]) + " is not a multiple of the "
                     + std::to_string(traits->blockSize) + "-element blocks of " + traits->name);
         const uint64_t blocks = static_cast<uint64_t>(t.ne[0] / traits->blockSize);
-        const uint64_t rows = t.ne[0] == 0 ? 0 : numel / static_cast<uint64_t>(t.ne[0]);
         // Checked: a row of 2^62 float32 elements is 2^64 bytes, which would wrap to a small size that fits the file.
         const uint64_t rowBytes
             = checkedMul(blocks, static_cast<uint64_t>(traits->blockBytes), file, "the row size of " + about);

@@ -5,6 +5,7 @@
 #include "model/gguf_model.h"
 #include "quant/dequantize.h"
 
+#include <cmath>
 #include <filesystem>
 
 namespace attn {
@@ -153,9 +154,21 @@ ModelConfig ggufModelConfig(const GgufFile& g)
     c.ropeTheta = g.getFloat(p + "rope.freq_base").value_or(10000.0);
     const bool gpt2 = *arch == "gpt2"; // learned positions, GELU (tanh form)
     c.ropeStyle = gpt2 ? RopeStyle::None : RopeStyle::RotateHalf; // llama's Q/K permutation is undone on load
-    if (c.headDim > 0)
-        c.partialRotaryFactor
-            = static_cast<double>(positive(g, p + "rope.dimension_count", c.headDim)) / static_cast<double>(c.headDim);
+    // Checked as config.json's are: NaN or 0 here ran, and every logit came out NaN.
+    if (c.ropeStyle != RopeStyle::None && !(c.ropeTheta > 1.0 && std::isfinite(c.ropeTheta)))
+        throw Error(g.path(), p + "rope.freq_base must be a finite number above 1, got " + std::to_string(c.ropeTheta));
+    if (!(c.normEps >= 0 && std::isfinite(c.normEps)))
+        throw Error(
+            g.path(), "the norm epsilon must be a finite number of at least 0, got " + std::to_string(c.normEps));
+    if (c.headDim > 0) {
+        const int64_t rotary = positive(g, p + "rope.dimension_count", c.headDim);
+        // Checked here: a rotation wider than the head, or of no pair, was refused only by the first forward.
+        if (c.ropeStyle != RopeStyle::None && (rotary < 2 || rotary > c.headDim))
+            throw Error(g.path(),
+                p + "rope.dimension_count = " + std::to_string(rotary) + " is outside 2.." + std::to_string(c.headDim)
+                    + " (the head size)");
+        c.partialRotaryFactor = static_cast<double>(rotary) / static_cast<double>(c.headDim);
+    }
     c.slidingWindow = positive(g, p + "attention.sliding_window", 0);
     readLongRope(g, p, c);
     readScaling(g, p, c);

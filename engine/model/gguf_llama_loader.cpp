@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // GGUF llama (incl. Mixtral-style experts) / qwen2 / gemma / gemma2 / phi3 (llama.cpp tensor names, llama-arch.cpp
 // LLM_TENSOR_*) -> LlamaWeights, and the architecture dispatch of GGUF models.
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/memory_budget.h"
 #include "io/gguf.h"
@@ -77,6 +78,7 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
     const ModelConfig& c = source.config;
     refuseUnsupported(*file, c);
     GgufWeights r(file);
+    // Each factor is at most 2^31 (gguf_config.cpp), so the products fit; phi3's fused rows are a checked sum.
     const int64_t D = c.hiddenSize, qDim = c.numHeads * c.headDim, kvDim = c.numKvHeads * c.headDim;
     const int64_t V = c.vocabSize;
     // convert_hf_to_gguf.py permutes Q and K of llama (not of qwen2, whose RoPE llama.cpp runs as NEOX = HF's
@@ -85,6 +87,15 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
     const bool permuted = c.modelType == "llama";
     const bool fused = c.modelType == "phi3";
     const bool sandwich = c.modelType == "gemma2"; // post-attention and post-feed-forward norms too
+    const int64_t qkvRows = fused
+        ? addOrThrow(qDim, mulOrThrow(2, kvDim, file->path(), "the K/V row count"), file->path(), "the QKV row count")
+        : 0;
+    if (permuted) {
+        // The row orders take 8 bytes per row: the first layer's tensors must show those rows before the head counts
+        // of the metadata alone size them (8 heads of 2^28 would ask for 16 GiB of a file of kilobytes).
+        r.expect("blk.0.attn_q.weight", { qDim, D });
+        r.expect("blk.0.attn_k.weight", { kvDim, D });
+    }
     const std::vector<int64_t> qOrder = permuted ? unpermuteRopeRows(c.numHeads, c.headDim) : std::vector<int64_t> {};
     const std::vector<int64_t> kOrder = permuted ? unpermuteRopeRows(c.numKvHeads, c.headDim) : std::vector<int64_t> {};
     LlamaWeights w;
@@ -94,7 +105,7 @@ std::shared_ptr<LlamaModel> loadGgufLlama(const ModelSource& source, const std::
         LlamaLayerWeights lw;
         lw.attnNorm.weight = r.dense(p + "attn_norm.weight", { D });
         if (fused) { // phi3: [q | k | v] and [gate | up], as in HF's checkpoint
-            const Tensor qkv = r.matrix(p + "attn_qkv.weight", qDim + 2 * kvDim, D);
+            const Tensor qkv = r.matrix(p + "attn_qkv.weight", qkvRows, D);
             lw.wq = packedRows(qkv, 0, qDim);
             lw.wk = packedRows(qkv, qDim, kvDim);
             lw.wv = packedRows(qkv, qDim + kvDim, kvDim);

@@ -29,10 +29,10 @@ public:
     /// Throws Error listing the tensors of the file that were not taken.
     void expectAllUsed() const;
     const GgufFile& file() const { return *m_file; }
-
-private:
+    /// The tensor `name`, which must have `shape` (it counts as used); throws Error naming the file otherwise.
     const struct GgufTensorInfo& expect(const std::string& name, const Shape& shape);
 
+private:
     std::shared_ptr<const GgufFile> m_file;
     std::set<std::string> m_used;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/model_config.h"
 
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/input_file.h"
 #include "io/json_input.h"
@@ -100,6 +101,14 @@ ModelConfig parseHfConfigText(const std::string& text, const std::string& source
                     + std::to_string(c.numHeads));
         c.headDim = c.hiddenSize / c.numHeads;
     }
+    // The attention's width sizes the projections, whose row counts the loaders add and multiply (phi3's fused
+    // [q | k | v] holds three): 2^31 rows is past every model and keeps that arithmetic inside 64 bits. The RNN
+    // family's one "head" is its hidden state, which its loader checks in its own words.
+    const auto width = checkedMul(c.numHeads, c.headDim);
+    if (family.selfAttention && (c.headDim <= 0 || !width || *width > (int64_t(1) << 31)))
+        throw Error(source,
+            std::to_string(c.numHeads) + " heads of head_dim " + std::to_string(c.headDim)
+                + ": head_dim must be positive and the heads at most 2^31 rows in all");
     positive(c.numKvHeads, "num_key_value_heads");
     if (c.numHeads % c.numKvHeads != 0)
         throw Error(source, "num_attention_heads " + std::to_string(c.numHeads) + " is not a multiple of num_key_value_heads "

@@ -7,6 +7,8 @@
 #include "tokenizer/llama2c_tokenizer.h"
 #include "tokenizer/wordpiece_tokenizer.h"
 
+#include <cmath>
+
 namespace attn {
 namespace {
 
@@ -15,6 +17,7 @@ const std::string kSpace = "\xE2\x96\x81"; // U+2581, SentencePiece's visible sp
 /// llama.cpp's token types (llama_token_type): CONTROL and USER_DEFINED pieces are matched verbatim in the text.
 constexpr int64_t kControl = 3;
 constexpr int64_t kUserDefined = 4;
+constexpr int64_t kLastTokenType = 6; // BYTE
 
 std::string replaceAll(std::string s, const std::string& from, const std::string& to)
 {
@@ -58,7 +61,12 @@ AddedTokens addedTokens(const GgufFile& g, const std::vector<std::string>& piece
             "tokenizer.ggml.token_type has " + std::to_string(types->size()) + " entries for "
                 + std::to_string(pieces.size()) + " tokens");
     for (size_t id = 0; id < pieces.size(); ++id) {
-        const auto type = static_cast<int64_t>((*types)[id]);
+        // Compared as read: a float32 array may hold 1e30 or NaN, whose conversion to an integer is undefined.
+        const double type = (*types)[id];
+        if (!(type >= 0 && type <= kLastTokenType) || type != std::floor(type))
+            throw Error(g.path(),
+                "tokenizer.ggml.token_type[" + std::to_string(id) + "] = " + std::to_string(type)
+                    + " is not a llama.cpp token type (0 to " + std::to_string(kLastTokenType) + ")");
         if ((type == kControl || type == kUserDefined) && !pieces[id].empty())
             added.add(pieces[id], static_cast<int64_t>(id), type == kControl);
     }

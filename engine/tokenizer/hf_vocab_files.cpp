@@ -24,6 +24,14 @@ nlohmann::json parseJson(const std::string& path)
     return parseUntrustedJson(readText(path), path, "JSON");
 }
 
+/// A token id as the file writes it. nlohmann's get<int64_t> would cast a float: 1.5 silently to 1, and 1e300,
+/// outside int64's range, with undefined behaviour.
+int64_t integerId(const nlohmann::json& v, const std::string& path, const std::string& what)
+{
+    if (!v.is_number_integer()) throw Error(path, what + " is " + describeJson(v) + ", not an integer id");
+    return v.get<int64_t>();
+}
+
 /// Puts `piece` at `id`, growing the table; two pieces for one id is an error. `idLimit` is the number of tokens the
 /// file defines: every id must lie below it (or a hole would remain), so a huge id is refused before any allocation.
 void placePiece(
@@ -164,7 +172,8 @@ void readPostProcessor(const nlohmann::json& pp, BpeTokenizer::Spec& spec, const
         return;
     }
     if (type == "RobertaProcessing" || type == "BertProcessing") {
-        const int64_t cls = pp.at("cls").at(1).get<int64_t>(), sep = pp.at("sep").at(1).get<int64_t>();
+        const int64_t cls = integerId(pp.at("cls").at(1), path, type + "'s cls id");
+        const int64_t sep = integerId(pp.at("sep").at(1), path, type + "'s sep id");
         spec.prefix = { cls };
         spec.suffix = { sep };
         spec.pairMiddle
@@ -174,7 +183,14 @@ void readPostProcessor(const nlohmann::json& pp, BpeTokenizer::Spec& spec, const
     if (type == "TemplateProcessing") {
         const auto specialIds = [&](const nlohmann::json& item) {
             const std::string name = item.at("SpecialToken").at("id").get<std::string>();
-            return pp.at("special_tokens").at(name).at("ids").get<std::vector<int64_t>>();
+            const std::string what = "special token '" + name.substr(0, 40) + "'";
+            const nlohmann::json& list = pp.at("special_tokens").at(name).at("ids");
+            if (!list.is_array())
+                throw Error(path, "the ids of " + what + " are " + describeJson(list) + ", not a list");
+            std::vector<int64_t> ids;
+            for (const auto& id : list)
+                ids.push_back(integerId(id, path, "an id of " + what));
+            return ids;
         };
         const auto split = [&](const nlohmann::json& tmpl, std::vector<std::vector<int64_t>>& parts) {
             parts.assign(1, {});
@@ -265,8 +281,8 @@ std::unique_ptr<Tokenizer> loadTokenizerJson(const std::string& path, const HfTo
         HfTokenizerConfig withAdded = cfg;
         part = "added_tokens";
         for (const auto& a : j.value("added_tokens", nlohmann::json::array()))
-            withAdded.addedTokens.push_back(
-                { a.at("id").get<int64_t>(), a.at("content").get<std::string>(), a.value("special", false), path });
+            withAdded.addedTokens.push_back({ integerId(a.at("id"), path, "an added token's id"),
+                a.at("content").get<std::string>(), a.value("special", false), path });
         std::map<std::string, std::string> defaults;
         if (model.contains("unk_token") && model["unk_token"].is_string())
             defaults["unk_token"] = model["unk_token"].get<std::string>();

@@ -9,6 +9,8 @@
 #include "model_test_util.h"
 #include "support/gguf_writer.h"
 
+#include <cmath>
+#include <map>
 #include <regex>
 
 namespace attn {
@@ -159,17 +161,22 @@ TEST(GgufConverted, Gemma2TakesLlamaCppsQueryScaleCapsAndAlternatingWindows)
     EXPECT_EQ(large.windowOfLayer(1), 0);
 }
 
-/// The error loading a llama GGUF with `keys` (uint32) and one tensor `tensor` [1, 32] gives.
-std::string llamaRefusal(const std::vector<std::pair<std::string, uint32_t>>& keys, const std::string& tensor)
+/// The error loading a GGUF of `arch` with one tensor `tensor` [1, 32] and uint32 keys (named without the "ARCH."
+/// prefix): 1 layer of width 32, 4 heads and a feed-forward of 64, each replaced by `keys` where they name it, and
+/// the float32 keys `floats`.
+std::string ggufRefusal(const std::string& arch, const std::map<std::string, uint32_t>& keys, const std::string& tensor,
+    const std::map<std::string, float>& floats = {})
 {
-    GgufWriter w;
-    w.string("general.architecture", "llama");
-    for (const auto& [key, value] :
-        { std::pair<std::string, uint32_t> { "llama.block_count", 1 }, { "llama.embedding_length", 32 },
-            { "llama.attention.head_count", 4 }, { "llama.feed_forward_length", 64 } })
-        w.u32(key, value);
+    std::map<std::string, uint32_t> all { { "block_count", 1 }, { "embedding_length", 32 },
+        { "attention.head_count", 4 }, { "feed_forward_length", 64 } };
     for (const auto& [key, value] : keys)
-        w.u32(key, value);
+        all[key] = value;
+    GgufWriter w;
+    w.string("general.architecture", arch);
+    for (const auto& [key, value] : all)
+        w.u32(arch + "." + key, value);
+    for (const auto& [key, value] : floats)
+        w.f32(arch + "." + key, value);
     w.tensor(tensor, Tensor({ 1, 32 }));
     const std::string path = test::makeTempDir("refused-gguf") + "/refused.gguf";
     w.save(path);
@@ -181,22 +188,59 @@ std::string llamaRefusal(const std::vector<std::pair<std::string, uint32_t>>& ke
     return "loaded";
 }
 
+void expectRefusal(const std::string& message, const std::string& part)
+{
+    EXPECT_NE(message.find(part), std::string::npos) << message;
+    EXPECT_NE(message.find("refused.gguf"), std::string::npos) << message; // names the file
+}
+
 TEST(GgufConverted, UnsupportedExpertLayoutsAndHalfALongRopeAreRefusedByName)
 {
-    const std::vector<std::pair<std::string, uint32_t>> moe { { "llama.expert_count", 4 },
-        { "llama.expert_used_count", 2 } };
-    const auto expectRefusal = [](const std::string& message, const std::string& part) {
-        EXPECT_NE(message.find(part), std::string::npos) << message;
-        EXPECT_NE(message.find("refused.gguf"), std::string::npos) << message; // names the file
-    };
-    expectRefusal(llamaRefusal(moe, "blk.0.ffn_gate.0.weight"), "experts stored one tensor each");
+    const std::map<std::string, uint32_t> moe { { "expert_count", 4 }, { "expert_used_count", 2 } };
+    expectRefusal(ggufRefusal("llama", moe, "blk.0.ffn_gate.0.weight"), "experts stored one tensor each");
     auto shared = moe;
-    shared.emplace_back("llama.expert_shared_count", 1);
-    expectRefusal(llamaRefusal(shared, "blk.0.ffn_gate_inp_shexp.weight"), "shared experts");
-    expectRefusal(llamaRefusal({ { "llama.expert_count", 4 }, { "llama.expert_used_count", 5 } }, "token_embd.weight"),
+    shared.emplace("expert_shared_count", 1);
+    expectRefusal(ggufRefusal("llama", shared, "blk.0.ffn_gate_inp_shexp.weight"), "shared experts");
+    expectRefusal(ggufRefusal("llama", { { "expert_count", 4 }, { "expert_used_count", 5 } }, "token_embd.weight"),
         "expert_used_count = 5 must be in 1..llama.expert_count (4");
     // longrope itself runs (check_gguf_families.py holds it to a NumPy Phi-3); one list without the other is refused
-    expectRefusal(llamaRefusal({}, "rope_factors_long.weight"), "longrope needs both");
+    expectRefusal(ggufRefusal("llama", {}, "rope_factors_long.weight"), "longrope needs both");
+}
+
+TEST(GgufConverted, HeadCountsNoTensorBacksAreRefusedBeforeTheySizeAnything)
+{
+    // 8 heads of 2^28: llama's Q/K row orders (8 bytes a row) asked for 2 x 16 GiB before any tensor was read.
+    expectRefusal(ggufRefusal("llama",
+                      { { "attention.head_count", 8 }, { "attention.key_length", 1u << 28 }, { "vocab_size", 1 } },
+                      "blk.0.attn_q.weight"),
+        "tensor 'blk.0.attn_q.weight' has shape [1, 32], expected [2147483648, 32]");
+    // 2^31 heads of 2^31: phi3's fused rows q + 2 kv (3 x 2^62) overflowed int64 (undefined behaviour).
+    expectRefusal(
+        ggufRefusal("phi3",
+            { { "attention.head_count", 1u << 31 }, { "attention.key_length", 1u << 31 }, { "vocab_size", 1 } },
+            "blk.0.attn_qkv.weight"),
+        "the K/V row count is too large (2 x 4611686018427387904 does not fit in 64 bits)");
+}
+
+TEST(GgufConverted, ARotationWiderThanTheHeadIsRefusedWhenTheFileIsRead)
+{
+    // 4 heads of 8: a rotation of 64 dimensions (or of 0) loaded, and only the first forward refused it, unnamed.
+    for (const uint32_t rotary : { 64u, 0u })
+        expectRefusal(
+            ggufRefusal("llama", { { "rope.dimension_count", rotary }, { "vocab_size", 1 } }, "token_embd.weight"),
+            "llama.rope.dimension_count = " + std::to_string(rotary) + " is outside 2..8 (the head size)");
+}
+
+TEST(GgufConverted, ARopeBaseOrNormEpsilonThatCannotRunIsRefusedWhenTheFileIsRead)
+{
+    // A RoPE base of NaN or 0, or a NaN epsilon, loaded and made every logit NaN.
+    for (const float base : { 0.0f, std::nanf("") })
+        expectRefusal(
+            ggufRefusal("llama", { { "vocab_size", 1 } }, "token_embd.weight", { { "rope.freq_base", base } }),
+            "llama.rope.freq_base must be a finite number above 1, got " + std::to_string(base));
+    expectRefusal(ggufRefusal("llama", { { "vocab_size", 1 } }, "token_embd.weight",
+                      { { "attention.layer_norm_rms_epsilon", -1.0f } }),
+        "the norm epsilon must be a finite number of at least 0, got -1.000000");
 }
 
 } // namespace

@@ -9,7 +9,10 @@
 #include "tokenizer/llama2c_tokenizer.h"
 #include "tokenizer/tokenizer_loader.h"
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace attn {
@@ -161,6 +164,34 @@ TEST(GgufTokenizers, Gpt2VocabOnlyFileTokenizesLikeLlamaCppsReference)
 TEST(GgufTokenizers, BertVocabOnlyFileTokenizesLikeLlamaCppsReference)
 {
     expectReferenceTokenizations(test::sharedPath("models/bert-uncased-wordpiece-vocab/ggml-vocab-bert-bge.gguf"));
+}
+
+TEST(GgufTokenizers, ATokenTypeThatIsNoTypeIsRefusedByIndex)
+{
+    // The bge vocabulary's token types as float32 (element type 6, same width), the first one 1e30: converting it to an
+    // integer was undefined behaviour. The array's header follows its length-prefixed key.
+    std::ifstream in(
+        test::sharedPath("models/bert-uncased-wordpiece-vocab/ggml-vocab-bert-bge.gguf"), std::ios::binary);
+    std::string bytes { std::istreambuf_iterator<char>(in), {} };
+    const std::string key = "tokenizer.ggml.token_type";
+    const uint64_t keyLength = key.size();
+    const size_t array = bytes.find(std::string(reinterpret_cast<const char*>(&keyLength), 8) + key) + 8 + key.size();
+    const uint32_t float32 = 6;
+    const float huge = 1e30f;
+    std::memcpy(bytes.data() + array + 4, &float32, 4);
+    std::memcpy(bytes.data() + array + 16, &huge, 4);
+    const std::string path = test::makeTempDir("gguf-token-type") + "/bge.gguf";
+    std::ofstream(path, std::ios::binary) << bytes;
+    try {
+        (void)loadGgufTokenizer(path);
+        ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+        EXPECT_NE(
+            std::string(e.what()).find(path + ": tokenizer.ggml.token_type[0] = 1000000015047466219876688855040."),
+            std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("is not a llama.cpp token type (0 to 6)"), std::string::npos) << e.what();
+    }
 }
 
 TEST(GgufTokenizers, StoriesVocabEqualsItsLlama2cTokenizer)

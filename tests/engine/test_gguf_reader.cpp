@@ -215,6 +215,15 @@ TEST_F(GgufDefects, ShapesAndOffsetsAreChecked)
     std::memcpy(wide.data() + dimsAt + 12, &oneRow, sizeof oneRow);
     std::string e = errorOf(wide);
     EXPECT_NE(e.find("the row size of tensor 'token_embd.weight' overflows 64 bits"), std::string::npos) << e;
+    // Rows of length 0 over 2^40 x 2^40 rows: 0 elements, but the row count (what rows() and numel() multiply,
+    // `info` sums) is 2^80. A third dimension is inserted after the second.
+    std::string empty = with<uint32_t>(dimsAt, 3);
+    const uint64_t zero = 0, tall = uint64_t(1) << 40;
+    std::memcpy(empty.data() + dimsAt + 4, &zero, 8);
+    std::memcpy(empty.data() + dimsAt + 12, &tall, 8);
+    empty.insert(dimsAt + 20, reinterpret_cast<const char*>(&tall), 8);
+    e = errorOf(empty);
+    EXPECT_NE(e.find("the row count of tensor 'token_embd.weight' overflows 64 bits"), std::string::npos) << e;
     const size_t offsetAt = dimsAt + 4 + 2 * 8 + 4;
     e = errorOf(with<uint64_t>(offsetAt, uint64_t(1) << 30));
     EXPECT_NE(e.find("tensor 'token_embd.weight': its data"), std::string::npos) << e;

@@ -115,6 +115,17 @@ TEST(ModelConfig, NonPositiveHeads)
         "number of attention heads must be positive");
 }
 
+TEST(ModelConfig, AttentionWiderThan2p31RowsIsRefused)
+{
+    // 2^32 heads of 2^32 wrap 64 bits in every loader's heads x head_dim; a negative head_dim made negative shapes.
+    EXPECT_CONTAINS(configError(R"({"model_type": "llama", "num_hidden_layers": 1, "num_attention_heads": 4294967296,
+        "hidden_size": 32, "head_dim": 4294967296, "intermediate_size": 64, "vocab_size": 10})"),
+        "cfg.json: 4294967296 heads of head_dim 4294967296: head_dim must be positive and the heads at most 2^31 rows");
+    EXPECT_CONTAINS(configError(R"({"model_type": "llama", "num_hidden_layers": 1, "num_attention_heads": 4,
+        "hidden_size": 32, "head_dim": -8, "intermediate_size": 64, "vocab_size": 10})"),
+        "4 heads of head_dim -8: head_dim must be positive");
+}
+
 TEST(ModelConfig, NegativeLayers)
 {
     EXPECT_CONTAINS(configError(R"({"model_type": "gpt2", "n_layer": -1, "n_head": 4, "n_embd": 32, "vocab_size": 10})"),

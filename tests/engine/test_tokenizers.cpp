@@ -6,6 +6,7 @@
 #include "model/model_source.h"
 #include "support/shared_data.h"
 #include "tokenizer/gpt2_pretokenizer.h"
+#include "tokenizer/hf_vocab_files.h"
 #include "tokenizer/llama2c_tokenizer.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/tokenizer_loader.h"
@@ -523,6 +524,30 @@ TEST_F(TokenizerErrors, UnsupportedTokenizerJson)
     writeFile(dir + "/tokenizer.json", R"({"model": {"type": "Unigram", "vocab": []}})");
     const std::string msg = errorOf([&] { loadFolder(dir); });
     EXPECT_TRUE(contains(msg, dir + "/tokenizer.json: model type 'Unigram' is not supported")) << msg;
+}
+
+TEST_F(TokenizerErrors, TokenIdsThatAreNotIntegersAreRefusedByName)
+{
+    // nlohmann's get<int64_t> casts a float: 1.5 became id 1 silently, and 1e300, outside int64, was undefined
+    // behaviour (what fuzz_tokenizer's UBSan reports).
+    const std::string path = dir + "/tokenizer.json";
+    const auto errorWith = [&](const std::string& added, const std::string& post) {
+        writeFile(path,
+            R"({"pre_tokenizer": {"type": "ByteLevel"}, "added_tokens": [)" + added
+                + R"(], "model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}, "post_processor": )" + post
+                + "}");
+        return errorOf([&] { loadTokenizerJson(path, {}); });
+    };
+    std::string msg = errorWith(R"({"id": 1.5, "content": "b"})", "null");
+    EXPECT_TRUE(contains(msg, path + ": an added token's id is the number 1.5, not an integer id")) << msg;
+    msg = errorWith("", R"({"type": "RobertaProcessing", "sep": ["b", 1e300], "cls": ["a", 0]})");
+    EXPECT_TRUE(contains(msg, path + ": RobertaProcessing's sep id is the number 1e+300, not an integer id")) << msg;
+    const std::string tmpl = R"({"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A"}},
+        {"SpecialToken": {"id": "b"}}], "special_tokens": {"b": {"ids": )";
+    msg = errorWith("", tmpl + "[1e300]}}}");
+    EXPECT_TRUE(contains(msg, path + ": an id of special token 'b' is the number 1e+300, not an integer id")) << msg;
+    msg = errorWith("", tmpl + "1}}}");
+    EXPECT_TRUE(contains(msg, path + ": the ids of special token 'b' are the number 1, not a list")) << msg;
 }
 
 } // namespace

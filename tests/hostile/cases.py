@@ -611,7 +611,7 @@ CASES = [
     Case("tokjson_added_token_id_string", tok_json_case(lambda tj: edited(
         tj, added_tokens=[{"id": "5", "content": "<x>", "special": True}])),
          TOK + ["--tokenizer", "{dir}/tokenizer.json"],
-         "unexpected structure of tokenizer.json's 'added_tokens': type must be number, but is string"),
+         "tokenizer.json: an added token's id is \"5\", not an integer id"),
     Case("tokjson_merge_100k_chars", tok_json_case(lambda tj: tj["model"]["merges"].append("x" * 100000)),
          TOK + ["--tokenizer", "{dir}/tokenizer.json"], 'merge "' + "x" * 40 + '..." is not "LEFT RIGHT"'),
     Case("tokjson_is_an_array", tok_json_case(lambda tj: "[1, 2]"), TOK + ["--tokenizer", "{dir}/tokenizer.json"],
