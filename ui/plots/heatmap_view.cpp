@@ -573,6 +573,14 @@ HeatmapView::AxisLabels HeatmapView::axisLabels() const
 
 void HeatmapView::updateAxisLabels()
 {
+    // New content or range at the same size: the margins the new labels make must be allowed to re-space them again
+    // (a redraw after two re-spacings left the Compare tab's query labels spaced for the rect before it).
+    m_respacings = 0;
+    spaceAxisLabels();
+}
+
+void HeatmapView::spaceAxisLabels()
+{
     m_labels = axisLabels();
     m_plot->xAxis->setTicker(tokenTicker(m_snapshot->tokens(), m_plot->xAxis->range(), m_labels.keyStep));
     m_plot->xAxis->setTickLabelRotation(m_labels.turned ? kKeyLabelDegrees : 0);
@@ -594,7 +602,7 @@ void HeatmapView::labelsAfterLayout()
     }
     if (m_respacings >= 2) return;
     ++m_respacings;
-    updateAxisLabels();
+    spaceAxisLabels();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

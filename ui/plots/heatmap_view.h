@@ -127,7 +127,9 @@ private:
     };
     /// The spacing at which labels fit the axis rect as laid out now.
     AxisLabels axisLabels() const;
+    /// Spaces the labels for new content or a new range: labelsAfterLayout() may then re-space them twice again.
     void updateAxisLabels();
+    void spaceAxisLabels();
     void labelsAfterLayout();
     void resetZoom();
     /// The options button's text counts the options switched on.
@@ -171,7 +173,9 @@ private:
     int64_t m_shownQueries = -1; ///< the shape the zoom was last reset for
     int64_t m_shownKeys = -1;
     AxisLabels m_labels; ///< the spacing the axes' tickers were made for
-    QSize m_respacedSize; ///< the plot size labelsAfterLayout() last spaced the labels for, and how often
+    /// The plot size labelsAfterLayout() last spaced the labels for, and how often since that size or the content
+    /// or range last changed.
+    QSize m_respacedSize;
     int m_respacings = 0;
 };
 
