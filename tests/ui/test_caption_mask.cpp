@@ -51,9 +51,9 @@ template <class W> W* child(QWidget& panel, const char* name)
     return w;
 }
 
-TEST(CaptionPanel, AMaskedHeadShowsTheEnginesMaskedCaptionAndItsDiffAndUndoRestoresItExactly)
+/// `window` at 1280x800 with the demo captioner open, its first sample captioned to three words.
+void captionThreeWords(MainWindow& window)
 {
-    MainWindow window;
     window.resize(1280, 800);
     window.show();
     window.openModel(kDemo);
@@ -63,6 +63,14 @@ TEST(CaptionPanel, AMaskedHeadShowsTheEnginesMaskedCaptionAndItsDiffAndUndoResto
         panel->step();
         QTRY_VERIFY_WITH_TIMEOUT(panel->state()->words.size() == n, kTimeoutMs);
     }
+}
+
+TEST(CaptionPanel, AMaskedHeadShowsTheEnginesMaskedCaptionAndItsDiffAndUndoRestoresItExactly)
+{
+    MainWindow window;
+    CaptionPanel* panel = window.captionPanel();
+    captionThreeWords(window);
+    ASSERT_TRUE(panel->state() && panel->state()->words.size() == 3u);
     const CaptionPtr unmasked = panel->state();
     EXPECT_FALSE(unmasked->comparison.has_value());
     EXPECT_TRUE(panel->diffText()->isHidden());
@@ -165,15 +173,9 @@ std::vector<std::vector<float>> teacherForcedHead(
 TEST(CaptionPanel, TheDifferenceMapShowsTheSelectedWordsAttentionWithTheMaskMinusWithout)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    window.openModel(kDemo);
     CaptionPanel* panel = window.captionPanel();
-    QTRY_VERIFY_WITH_TIMEOUT(panel->state() != nullptr, kTimeoutMs);
-    for (size_t n = 1; n <= 3; ++n) {
-        panel->step();
-        QTRY_VERIFY_WITH_TIMEOUT(panel->state()->words.size() == n, kTimeoutMs);
-    }
+    captionThreeWords(window);
+    ASSERT_TRUE(panel->state() && panel->state()->words.size() == 3u);
     const PatchMapView* map = panel->diffMap();
     EXPECT_TRUE(map->isHidden()) << "no mask, no difference";
 
