@@ -58,7 +58,8 @@ std::shared_ptr<const EncoderOutput> encodeImage(
 }
 
 CaptionRun::CaptionRun(std::shared_ptr<const VisionEncoderDecoderModel> model,
-    std::shared_ptr<const EncoderOutput> encoding, const CaptionOptions& options)
+    std::shared_ptr<const EncoderOutput> encoding, const CaptionOptions& options,
+    std::shared_ptr<const EncoderOutput> unmasked)
     : m_model(std::move(model))
     , m_encoding(std::move(encoding))
     , m_options(options)
@@ -68,6 +69,7 @@ CaptionRun::CaptionRun(std::shared_ptr<const VisionEncoderDecoderModel> model,
     if (m_model->decoderStartToken() < 0)
         throw Error(m_model->config().source, "no decoder_start_token_id: cannot start a caption");
     m_states.push_back(makeBeamDecoder(m_model, m_encoding, m_options.headMask));
+    if (unmasked) m_unmaskedStates.push_back(makeBeamDecoder(m_model, std::move(unmasked)));
     if (m_options.strategy == CaptionStrategy::Beam) {
         BeamOptions beam;
         beam.width = m_options.beamWidth;
@@ -111,7 +113,15 @@ bool CaptionRun::step()
     for (float l : out.logits)
         sum += std::exp(static_cast<double>(l - top));
     const double p = std::exp(static_cast<double>(out.logits[static_cast<size_t>(token)] - top)) / sum;
-    m_words.push_back({ token, static_cast<float>(p), std::move(out.crossAttention) });
+    CaptionWord word { token, static_cast<float>(p), std::move(out.crossAttention), {} };
+    if (!m_unmaskedStates.empty()) {
+        // The word chosen under the mask, fed to the unmodified decoder after the same words: its attention for the
+        // same word, not for whatever word the unmodified model would have chosen.
+        std::unique_ptr<BeamDecoder> unmaskedState = m_unmaskedStates.back()->clone();
+        word.unmaskedCrossAttention = unmaskedState->step(fed).crossAttention;
+        m_unmaskedStates.push_back(std::move(unmaskedState));
+    }
+    m_words.push_back(std::move(word));
     m_states.push_back(std::move(state));
     return true;
 }
@@ -121,6 +131,7 @@ void CaptionRun::back()
     if (m_words.empty()) return;
     m_words.pop_back();
     m_states.pop_back();
+    if (!m_unmaskedStates.empty()) m_unmaskedStates.pop_back();
     m_sampler.restoreState(m_samplerStates.back());
     m_samplerStates.pop_back();
 }

@@ -46,6 +46,10 @@ struct CaptionWord {
     int64_t token = 0;
     float probability = 0.0f; ///< the model's softmax probability of this token at its step
     Tensor crossAttention; ///< [decoder layers, heads, S]: the step's query over the encoder tokens
+    /// With CaptionRun's unmasked encoding: the cross-attention [decoder layers, heads, S] of the unmodified model at
+    /// the same step after the same words (teacher-forced), which the Caption tab's difference map subtracts from
+    /// crossAttention; empty otherwise.
+    Tensor unmaskedCrossAttention;
 };
 
 /// The encoding of preprocessed `pixels` [channels, H, W] with the encoder rows of `headMask` applied (empty: the
@@ -57,8 +61,10 @@ class CaptionRun {
 public:
     /// Beam options search the whole caption here (beams branch KV caches) and step() then reveals it word by word.
     /// Throws Error for a beam width or token limit below 1.
+    /// With `unmasked` (the image's encoding by the unmodified encoder), every step also feeds its token to the
+    /// decoder without the head mask and keeps that decoder's cross-attention as the word's unmaskedCrossAttention.
     CaptionRun(std::shared_ptr<const VisionEncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> encoding,
-        const CaptionOptions& options);
+        const CaptionOptions& options, std::shared_ptr<const EncoderOutput> unmasked = nullptr);
 
     /// Generates the next word; false (nothing changes) when finished.
     bool step();
@@ -75,6 +81,7 @@ private:
     CaptionOptions m_options;
     Sampler m_sampler;
     std::vector<std::unique_ptr<BeamDecoder>> m_states; ///< m_states[i]: the decoder fed the start token + i words
+    std::vector<std::unique_ptr<BeamDecoder>> m_unmaskedStates; ///< the same without the mask; empty without one
     std::vector<uint64_t> m_samplerStates; ///< the sampler before word i was drawn
     std::vector<int64_t> m_beamTokens; ///< Beam: the best hypothesis
     std::vector<CaptionWord> m_words;

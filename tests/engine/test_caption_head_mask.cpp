@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Captioning under a head mask (CaptionOptions::headMask, encodeImage): the steps of CaptionRun apply the decoder rows
 // of the mask as greedyDecode does with the same intervention, encodeImage applies the encoder rows, a mask of ones is
-// the unmasked caption bit for bit, and a removed cross-attention head's weights are exactly zero in every word.
+// the unmasked caption bit for bit, and a removed cross-attention head's weights are exactly zero in every word. With
+// the unmasked encoding a run also keeps each word's cross-attention through the unmodified model (the Caption tab's
+// difference map): equal to its own under a mask of ones, the unmodified decoder teacher-forced on the masked words.
 #include "model_test_util.h"
 
 #include "intervention/intervention.h"
@@ -121,6 +123,74 @@ TEST(CaptionHeadMask, AMaskOfAnotherShapeIsRefused)
     CaptionOptions wrong;
     wrong.headMask = Tensor({ 6, 3 });
     EXPECT_THROW(wholeCaption(c, pixels, wrong), Error);
+}
+
+/// A caption under `options`' mask that also steps the unmodified decoder (CaptionRun's unmasked encoding).
+std::vector<CaptionWord> comparedCaption(const Captioner& c, const Tensor& pixels, const CaptionOptions& options)
+{
+    CaptionRun run(
+        c.model, encodeImage(*c.model, pixels, options.headMask, {}), options, encodeImage(*c.model, pixels, {}, {}));
+    while (run.step()) { }
+    return run.words();
+}
+
+TEST(CaptionHeadMask, UnderAMaskOfOnesEveryWordsUnmaskedCrossAttentionIsItsOwnBitForBit)
+{
+    const Captioner c = loadCaptioner(kDemo);
+    CaptionOptions ones;
+    ones.headMask = onesMask(c.model->headRows());
+    const std::vector<CaptionWord> words = comparedCaption(c, demoPixels(c), ones);
+    ASSERT_GT(words.size(), 3u);
+    for (size_t w = 0; w < words.size(); ++w) {
+        ASSERT_FALSE(words[w].unmaskedCrossAttention.empty()) << "word " << w;
+        EXPECT_EQ(words[w].unmaskedCrossAttention.shape(), words[w].crossAttention.shape()) << "word " << w;
+        EXPECT_EQ(words[w].unmaskedCrossAttention.storage(), words[w].crossAttention.storage()) << "word " << w;
+    }
+    // Without the unmasked encoding nothing extra is computed.
+    EXPECT_TRUE(wholeCaption(c, demoPixels(c), ones).front().unmaskedCrossAttention.empty());
+}
+
+TEST(CaptionHeadMask, TheUnmaskedCrossAttentionIsTheUnmodifiedModelTeacherForcedOnTheMaskedWords)
+{
+    const Captioner c = loadCaptioner(kDemo);
+    const Tensor pixels = demoPixels(c);
+    const Seq2SeqHeadRows rows = c.model->headRows();
+    CaptionOptions masked;
+    masked.headMask = onesMask(rows);
+    masked.headMask.at({ rows.crossRow(1), 0 }) = 0.0f; // changes the caption: "a blue cross above a green circle"
+    const std::vector<CaptionWord> words = comparedCaption(c, pixels, masked);
+    ASSERT_GT(words.size(), 3u);
+
+    // Independently: the unmodified decoder fed the start token and the masked caption's words in one prefill.
+    std::vector<int64_t> fed { c.model->decoderStartToken() };
+    for (size_t w = 0; w + 1 < words.size(); ++w)
+        fed.push_back(words[w].token);
+    KvCache cache = c.model->newDecoderCache();
+    const Seq2SeqStepResult plain = c.model->decode(*encodeImage(*c.model, pixels, {}, {}), cache, fed, {});
+    const int64_t L = c.model->decoderLayers(), H = rows.heads, T = static_cast<int64_t>(fed.size());
+    ASSERT_EQ(L, 2) << "layer 1 is the last";
+    const int64_t S = words.front().crossAttention.dim(2);
+    double headMass = 0.0;
+    for (size_t w = 0; w < words.size(); ++w)
+        for (int64_t l = 0; l < L; ++l)
+            for (int64_t h = 0; h < H; ++h)
+                for (int64_t s = 0; s < S; ++s) {
+                    const size_t i = static_cast<size_t>((l * H + h) * S + s);
+                    const float want = plain.crossAttention[static_cast<size_t>(l)]
+                                           .data()[(h * T + static_cast<int64_t>(w)) * S + s];
+                    const float unmasked = words[w].unmaskedCrossAttention.storage()[i];
+                    const float withMask = words[w].crossAttention.storage()[i];
+                    EXPECT_NEAR(unmasked, want, 1e-5) << "word " << w << " layer " << l << " head " << h;
+                    if (l == 1 && h == 0) {
+                        EXPECT_EQ(withMask, 0.0f);
+                        headMass += unmasked;
+                    } else {
+                        // Nothing before the last layer's cross-attention depends on it, and its other heads'
+                        // queries come from the same words: only the removed head's map changes.
+                        EXPECT_EQ(withMask, unmasked) << "word " << w << " layer " << l << " head " << h;
+                    }
+                }
+    EXPECT_NEAR(headMass, static_cast<double>(words.size()), 1e-4) << "each removed row held a whole softmax";
 }
 
 } // namespace

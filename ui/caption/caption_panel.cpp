@@ -26,6 +26,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace attn::ui {
 
 namespace {
@@ -65,6 +67,7 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     , m_caption(new QLabel)
     , m_diff(new QLabel)
     , m_map(new PatchMapView)
+    , m_diffMap(new PatchMapView)
     , m_strip(new CaptionStrip)
 {
     m_style.opacity = kDefaultOpacityPercent / 100.0;
@@ -79,6 +82,10 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     m_diff->setWordWrap(true);
     m_map->setStyle(m_style);
     m_map->setMinimumSize(240, 240);
+    m_diffMap->setObjectName("captionDiffMap");
+    m_diffMap->setMinimumSize(240, 240);
+    m_diffMap->setToolTip(tr("How the head mask changed the selected word's cross-attention: with the mask minus "
+                             "without it, for the same word after the same words (red: more attention, blue: less)"));
     m_strip->setStyle(m_style, false);
 
     auto* stripArea = new QScrollArea;
@@ -93,7 +100,10 @@ CaptionPanel::CaptionPanel(EngineController* engine, QWidget* parent)
     layout->addWidget(buildMaskBar());
     layout->addWidget(m_caption);
     layout->addWidget(m_diff);
-    layout->addWidget(m_map, 1);
+    auto* maps = new QHBoxLayout;
+    maps->addWidget(m_map, 1);
+    maps->addWidget(m_diffMap, 1);
+    layout->addLayout(maps, 1);
     layout->addWidget(new QLabel(tr("Every word so far with its cross-attention (click one to show it large):")));
     layout->addWidget(stripArea);
 
@@ -477,6 +487,7 @@ void CaptionPanel::redraw()
         m_map->setMessage(QString(), tr("No image yet"));
         m_strip->setState(nullptr, 0, -1);
         m_diff->hide();
+        showDifferenceMap();
         return;
     }
     showComparison();
@@ -507,6 +518,30 @@ void CaptionPanel::redraw()
     }
     m_strip->setState(m_state, layer(), head());
     m_strip->setSelected(m_selected);
+    showDifferenceMap();
+}
+
+void CaptionPanel::showDifferenceMap()
+{
+    const bool shown = m_state && m_state->comparison.has_value();
+    m_diffMap->setVisible(shown);
+    // Side by side the two maps' titles take the same two lines, so that both images start at the same height.
+    m_map->setReservedTitleLines(shown ? 2 : 1);
+    m_diffMap->setReservedTitleLines(2);
+    if (!shown) return;
+    m_diffMap->setStyle({ Colormap::Diverging, m_style.opacity, m_style.smooth });
+    if (m_selected < 0 || !m_state->hasDifference()) {
+        m_diffMap->setMessage(tr("Change under the head mask"), tr("Step to see how each word's attention changes"));
+        return;
+    }
+    const auto word = static_cast<size_t>(m_selected);
+    std::vector<float> difference = m_state->patchDifference(word, layer(), head());
+    const bool unchanged = std::all_of(difference.begin(), difference.end(), [](float v) { return v == 0.0f; });
+    m_diffMap->setContent(m_state->image, m_state->grid, std::move(difference),
+        tr("“%1” with the mask − without: decoder layer %2, %3%4")
+            .arg(m_state->wordTexts[word])
+            .arg(layer())
+            .arg(m_head->currentText(), unchanged ? tr(" (unchanged)") : tr(" (red: more, blue: less)")));
 }
 
 namespace {

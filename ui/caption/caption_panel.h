@@ -25,8 +25,9 @@ class PatchMapView;
 /// image is shown large (a decoder layer, one head or the mean of the heads; opacity and smoothing as in the Vision
 /// tab), and the strip below holds every word so far with its own small map; click a word to show it large.
 /// A head mask removes or scales heads of the encoder, the decoder's self-attention or its cross-attention (HF
-/// head_mask): the caption re-runs under it at the same length, and the whole caption with and without it is shown
-/// word by word; Undo steps back through the mask's changes.
+/// head_mask): the caption re-runs under it at the same length, the whole caption with and without it is shown word by
+/// word, and beside the selected word's map how the mask changed it (the same word after the same words through the
+/// unmodified model subtracted); Undo steps back through the mask's changes.
 /// Every request goes through the one engine controller (its caption request kind): no thread or model here.
 class CaptionPanel : public QWidget {
     Q_OBJECT
@@ -56,6 +57,8 @@ public:
     const std::vector<CaptionMaskEntry>& headMask() const { return m_mask; }
     /// The whole caption without and with the mask, changed words marked; hidden without a mask.
     const QLabel* diffText() const { return m_diff; }
+    /// The selected word's cross-attention with the mask minus without it (diverging scale); hidden without a mask.
+    const PatchMapView* diffMap() const { return m_diffMap; }
 
     CaptionPtr state() const { return m_state; }
     int selectedWord() const { return m_selected; }
@@ -79,6 +82,7 @@ private:
     void rerunMasked();
     void showMask();
     void showComparison();
+    void showDifferenceMap();
     void show(CaptionPtr state);
     void redraw();
     void chooseImage();
@@ -121,6 +125,7 @@ private:
     QLabel* m_caption;
     QLabel* m_diff;
     PatchMapView* m_map;
+    PatchMapView* m_diffMap;
     CaptionStrip* m_strip;
 };
 

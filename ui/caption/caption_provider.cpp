@@ -82,7 +82,7 @@ private:
     }
 
     /// A fresh run under `options` (its head mask on the encoder too), stepped to `replay` words; with a mask also
-    /// both whole captions, for the difference view.
+    /// both whole captions and each word's unmasked cross-attention, for the difference views.
     void start(const CaptionOptions& options, int64_t replay, const ProgressFn& progress)
     {
         m_comparison.reset();
@@ -92,7 +92,8 @@ private:
             if (!m_masked.encoding || m_masked.mask.storage() != options.headMask.storage()
                 || m_masked.mask.shape() != options.headMask.shape())
                 m_masked = { options.headMask, encode(m_image.pixels, options.headMask, progress) };
-            m_run = std::make_unique<CaptionRun>(m_captioner.model, m_masked.encoding, options);
+            // The unmasked encoding too: each word's cross-attention without the mask, for the difference map.
+            m_run = std::make_unique<CaptionRun>(m_captioner.model, m_masked.encoding, options, m_encoding);
             // Each Apply and Undo changes only the mask: the unmasked caption of this image stays what it was.
             if (!m_unmasked || !sameButMask(m_unmasked->options, options)) {
                 CaptionOptions unmasked = options;

@@ -6,20 +6,44 @@
 
 namespace attn::ui {
 
-std::vector<float> CaptionState::patchMap(size_t word, int64_t layer, int64_t head) const
+namespace {
+
+/// `cross` [layers, heads, S] of one word over `s`'s patches: head `head`, or the mean of the heads for head < 0.
+std::vector<float> patchMapOf(const CaptionState& s, const Tensor& cross, int64_t layer, int64_t head)
 {
-    if (word >= words.size()) throw Error("caption word " + std::to_string(word) + " does not exist");
-    if (layer < 0 || layer >= layers) throw Error("decoder layer " + std::to_string(layer) + " does not exist");
-    if (head >= heads) throw Error("decoder head " + std::to_string(head) + " does not exist");
-    const Tensor& cross = words[word].crossAttention; // [layers, heads, S]
-    const int64_t S = cross.dim(2), P = grid.patches();
+    if (layer < 0 || layer >= s.layers) throw Error("decoder layer " + std::to_string(layer) + " does not exist");
+    if (head >= s.heads) throw Error("decoder head " + std::to_string(head) + " does not exist");
+    const int64_t S = cross.dim(2), P = s.grid.patches();
     std::vector<float> map(static_cast<size_t>(P), 0.0f);
-    const int64_t first = head < 0 ? 0 : head, last = head < 0 ? heads : head + 1;
+    const int64_t first = head < 0 ? 0 : head, last = head < 0 ? s.heads : head + 1;
     for (int64_t h = first; h < last; ++h) {
-        const float* row = cross.data() + (layer * heads + h) * S + prefixTokens;
+        const float* row = cross.data() + (layer * s.heads + h) * S + s.prefixTokens;
         for (int64_t p = 0; p < P; ++p)
             map[static_cast<size_t>(p)] += row[p] / static_cast<float>(last - first);
     }
+    return map;
+}
+
+} // namespace
+
+std::vector<float> CaptionState::patchMap(size_t word, int64_t layer, int64_t head) const
+{
+    if (word >= words.size()) throw Error("caption word " + std::to_string(word) + " does not exist");
+    return patchMapOf(*this, words[word].crossAttention, layer, head);
+}
+
+bool CaptionState::hasDifference() const
+{
+    return !words.empty() && !words.front().unmaskedCrossAttention.empty();
+}
+
+std::vector<float> CaptionState::patchDifference(size_t word, int64_t layer, int64_t head) const
+{
+    if (!hasDifference()) throw Error("the caption has no head mask to show the difference of");
+    std::vector<float> map = patchMap(word, layer, head);
+    const std::vector<float> unmasked = patchMapOf(*this, words[word].unmaskedCrossAttention, layer, head);
+    for (size_t p = 0; p < map.size(); ++p)
+        map[p] -= unmasked[p];
     return map;
 }
 

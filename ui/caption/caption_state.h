@@ -60,6 +60,11 @@ struct CaptionState {
     /// Word w's cross-attention over the patches in `layer`: head h, or the mean of the heads for h < 0.
     /// Throws Error for a word, layer or head outside the state.
     std::vector<float> patchMap(size_t word, int64_t layer, int64_t head) const;
+    /// Whether the words carry the unmodified model's cross-attention (with a head mask).
+    bool hasDifference() const;
+    /// patchMap with the mask minus the same map of the unmodified model for the same word after the same words
+    /// (positive: the mask moved attention onto the patch). Throws Error as patchMap does, and without hasDifference().
+    std::vector<float> patchDifference(size_t word, int64_t layer, int64_t head) const;
 };
 using CaptionPtr = std::shared_ptr<const CaptionState>;
 

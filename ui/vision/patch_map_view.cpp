@@ -97,11 +97,31 @@ QRect PatchMapView::imageRect() const
     const int titleHeight = m_title.isEmpty()
         ? 0
         : static_cast<int>(std::max<qsizetype>(m_reservedTitleLines, titleLines().size())) * fontMetrics().height() + 4;
-    const QRect area = rect().adjusted(2, titleHeight, -2, -2);
+    const QRect area = rect().adjusted(2, titleHeight, -2, -2 - (hasScaleBar() ? scaleBarRect().height() + 2 : 0));
     if (m_image.isNull() || area.width() <= 0 || area.height() <= 0) return area;
     const QSize fitted = m_image.size().scaled(area.size(), Qt::KeepAspectRatio);
     return QRect(area.x() + (area.width() - fitted.width()) / 2, area.y() + (area.height() - fitted.height()) / 2,
         fitted.width(), fitted.height());
+}
+
+bool PatchMapView::hasScaleBar() const
+{
+    return m_style.colormap == Colormap::Diverging && m_message.isEmpty() && !m_values.empty();
+}
+
+QRect PatchMapView::scaleBarRect() const
+{
+    const int h = fontMetrics().height();
+    return QRect(2, height() - 2 - h, width() - 4, h);
+}
+
+QStringList PatchMapView::scaleLabels() const
+{
+    if (!hasScaleBar()) return {};
+    const float scale = signedPatchScale(m_values);
+    // U+2212 minus: a hyphen reads as a dash next to the bar.
+    return { QStringLiteral("\u2212%1").arg(scale, 0, 'g', 2), QStringLiteral("0"),
+        QStringLiteral("+%1").arg(scale, 0, 'g', 2) };
 }
 
 QSize PatchMapView::sizeHint() const
@@ -140,6 +160,7 @@ void PatchMapView::paintEvent(QPaintEvent*)
             painter.drawLine(QPointF(target.left(), target.y() + r * cellH),
                 QPointF(target.x() + target.width(), target.y() + r * cellH));
     }
+    if (hasScaleBar()) paintScaleBar(painter);
     if (m_selected >= 0 && m_selected < m_grid.patches()) {
         painter.setPen(QPen(QColor(255, 40, 40), 2));
         painter.setBrush(Qt::NoBrush);
@@ -147,6 +168,27 @@ void PatchMapView::paintEvent(QPaintEvent*)
         const double c = static_cast<double>(m_selected % m_grid.cols);
         painter.drawRect(QRectF(target.x() + c * cellW, target.y() + r * cellH, cellW, cellH));
     }
+}
+
+void PatchMapView::paintScaleBar(QPainter& painter) const
+{
+    // [−max] [blue … white … red] [+max] under the image, the 0 tick at the bar's white middle.
+    const QRect row = scaleBarRect();
+    const QStringList labels = scaleLabels();
+    const int labelWidth
+        = std::max(fontMetrics().horizontalAdvance(labels[0]), fontMetrics().horizontalAdvance(labels[2])) + 4;
+    const QRect bar = row.adjusted(labelWidth, row.height() / 4, -labelWidth, -row.height() / 4);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(row, Qt::AlignLeft | Qt::AlignVCenter, labels[0]);
+    painter.drawText(row, Qt::AlignRight | Qt::AlignVCenter, labels[2]);
+    if (bar.width() <= 0) return;
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    for (const auto& [t, color] : colormapStops(Colormap::Diverging))
+        gradient.setColorAt(t, color);
+    painter.fillRect(bar, gradient);
+    painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    const int middle = bar.center().x();
+    painter.drawLine(middle, bar.top() - 2, middle, bar.bottom() + 2);
 }
 
 void PatchMapView::mousePressEvent(QMouseEvent* event)

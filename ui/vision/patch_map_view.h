@@ -9,6 +9,8 @@
 
 #include <vector>
 
+class QPainter;
+
 namespace attn::ui {
 
 /// The image with per-patch values as a colour overlay, the patch grid and the selected patch outlined.
@@ -40,6 +42,9 @@ public:
     /// The title as painted at the current width: wrapped between words onto at most two lines, the second elided
     /// only where even two lines cannot hold it.
     QStringList titleLines() const;
+    /// Under Colormap::Diverging the values are signed and a scale bar under the image gives its ends:
+    /// "−max |value|", "0" and "+max |value|" (empty under the other maps).
+    QStringList scaleLabels() const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -52,6 +57,10 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
 
 private:
+    bool hasScaleBar() const;
+    QRect scaleBarRect() const;
+    void paintScaleBar(QPainter& painter) const;
+
     QImage m_image;
     PatchGrid m_grid;
     std::vector<float> m_values;
