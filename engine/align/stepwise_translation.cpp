@@ -64,4 +64,11 @@ void StepwiseTranslation::reset()
     m_states.clear();
 }
 
+void StepwiseTranslation::useBackend(const std::shared_ptr<Backend>& backend)
+{
+    m_start->useBackend(backend);
+    for (const std::unique_ptr<BeamDecoder>& state : m_states)
+        state->useBackend(backend); // a step clones the last state, which back() may make any of them
+}
+
 } // namespace attn

@@ -29,6 +29,8 @@ public:
     void back();
     /// Back to no target token.
     void reset();
+    /// The steps from now on run on `backend` (BeamDecoder::useBackend); the ones taken stay as they are.
+    void useBackend(const std::shared_ptr<Backend>& backend);
 
     /// Generated ids, EOS included when chosen.
     const std::vector<int64_t>& tokens() const { return m_tokens; }

@@ -17,10 +17,11 @@ namespace {
 class TransformerBeamDecoder final : public BeamDecoder {
 public:
     TransformerBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model, std::shared_ptr<const EncoderOutput> enc,
-        const Tensor& headMask)
+        const Tensor& headMask, std::shared_ptr<Backend> backend)
         : m_model(std::move(model))
         , m_encoding(std::move(enc))
         , m_intervention(maskOnly(headMask))
+        , m_backend(std::move(backend))
         , m_cache(m_model->newDecoderCache())
         , m_crossKeys(std::make_shared<const CrossKeys>(CrossKeys { m_encoding, crossScale(*m_model) }))
     {
@@ -31,6 +32,7 @@ public:
         ForwardOptions options;
         options.wantQueryKeys = true;
         options.intervention = m_intervention.get();
+        options.backend = m_backend.get();
         const Seq2SeqStepResult r = m_model->decode(*m_encoding, m_cache, { token }, options);
         BeamStepOutput out;
         out.logits = r.logits.storage();
@@ -46,6 +48,7 @@ public:
         return out;
     }
     std::shared_ptr<const CrossKeys> crossKeys() const override { return m_crossKeys; }
+    void useBackend(std::shared_ptr<Backend> backend) override { m_backend = std::move(backend); }
 
 private:
     static std::shared_ptr<const Intervention> maskOnly(const Tensor& headMask)
@@ -65,6 +68,7 @@ private:
     std::shared_ptr<const EncoderDecoderModel> m_model;
     std::shared_ptr<const EncoderOutput> m_encoding;
     std::shared_ptr<const Intervention> m_intervention; ///< null: the unmodified model (shared by the clones)
+    std::shared_ptr<Backend> m_backend; ///< null: the CPU attention core
     KvCache m_cache;
     std::shared_ptr<const CrossKeys> m_crossKeys;
 };
@@ -193,9 +197,10 @@ std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptio
 }
 
 std::unique_ptr<BeamDecoder> makeBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model,
-    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask)
+    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask, std::shared_ptr<Backend> backend)
 {
-    return std::make_unique<TransformerBeamDecoder>(std::move(model), std::move(encoding), headMask);
+    return std::make_unique<TransformerBeamDecoder>(
+        std::move(model), std::move(encoding), headMask, std::move(backend));
 }
 
 std::unique_ptr<BeamDecoder> makeBeamDecoder(

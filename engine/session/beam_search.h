@@ -9,6 +9,7 @@
 
 namespace attn {
 
+class Backend;
 class EncoderDecoderModel;
 struct EncoderOutput;
 class RnnSeq2SeqModel;
@@ -38,6 +39,9 @@ public:
     virtual BeamStepOutput step(int64_t token) = 0;
     /// The keys every step's crossQueries meet; null for a decoder whose attention is no query-key product (RNN).
     virtual std::shared_ptr<const CrossKeys> crossKeys() const { return nullptr; }
+    /// Later steps (of this state and of its later clones) run on `backend` (null: the CPU), which the decoder keeps
+    /// alive: a state kept across engine jobs then follows View > Compute backend. The RNN runs on the CPU always.
+    virtual void useBackend(std::shared_ptr<Backend> /*backend*/) { }
 };
 
 struct BeamOptions {
@@ -63,9 +67,10 @@ struct BeamHypothesis {
 std::vector<BeamHypothesis> beamSearch(const BeamDecoder& start, const BeamOptions& options);
 
 /// `headMask`: empty, or the model's [rows, heads] mask (Seq2SeqHeadRows) that every step's decode() applies; the
-/// encoding should have been made under the same mask (its encoder rows).
+/// encoding should have been made under the same mask (its encoder rows). The steps run on `backend` (null: the CPU).
 std::unique_ptr<BeamDecoder> makeBeamDecoder(std::shared_ptr<const EncoderDecoderModel> model,
-    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask = {});
+    std::shared_ptr<const EncoderOutput> encoding, const Tensor& headMask = {},
+    std::shared_ptr<Backend> backend = nullptr);
 std::unique_ptr<BeamDecoder> makeBeamDecoder(
     std::shared_ptr<const RnnSeq2SeqModel> model, std::shared_ptr<const RnnEncoding> encoding);
 

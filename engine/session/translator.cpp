@@ -192,12 +192,15 @@ int64_t Translator::maxNewTokens() const
     return m_rnn ? m_rnn->maxLength() : 64;
 }
 
-std::unique_ptr<BeamDecoder> Translator::decoder(const std::vector<int64_t>& sourceIds) const
+std::unique_ptr<BeamDecoder> Translator::decoder(
+    const std::vector<int64_t>& sourceIds, const std::shared_ptr<Backend>& backend) const
 {
     if (m_rnn) return makeBeamDecoder(m_rnn, std::make_shared<const RnnEncoding>(m_rnn->encode(sourceIds)));
     EncoderInput input;
     input.tokens = sourceIds;
-    return makeBeamDecoder(m_transformer, m_transformer->encode(input, {}));
+    ForwardOptions options;
+    options.backend = backend.get();
+    return makeBeamDecoder(m_transformer, m_transformer->encode(input, options), {}, backend);
 }
 
 std::string Translator::describe() const

@@ -46,7 +46,10 @@ public:
     int64_t eosToken() const;
     /// The generation cap: the RNN's max length, else 64 new tokens.
     int64_t maxNewTokens() const;
-    std::unique_ptr<BeamDecoder> decoder(const std::vector<int64_t>& sourceIds) const;
+    /// The decoder before any target token: the source encoded, and every step to come, on `backend` (null: the
+    /// CPU; the RNN runs on the CPU always).
+    std::unique_ptr<BeamDecoder> decoder(
+        const std::vector<int64_t>& sourceIds, const std::shared_ptr<Backend>& backend = nullptr) const;
     std::string describe() const;
     /// The transformer encoder-decoder; null for an RNN seq2seq model.
     const std::shared_ptr<const EncoderDecoderModel>& transformer() const { return m_transformer; }

@@ -27,6 +27,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <functional>
 #include <optional>
 
 #include <gtest/gtest.h>
@@ -268,6 +269,86 @@ TEST(OneEngine, TheAlignmentTabDerivesItsCrossAttentionOnTheChosenBackend)
     ASSERT_TRUE(test::showAndWait(
         panel, [&] { panel.setAggregation(head); }, kTimeoutMs));
     expectShown(head);
+}
+
+/// The alignment runs `controller` delivers, in order.
+struct DeliveredRuns {
+    explicit DeliveredRuns(AlignmentController& controller)
+    {
+        QObject::connect(
+            &controller, &AlignmentController::ready, [this](AlignmentRunPtr run) { runs.push_back(run); });
+        QObject::connect(&controller, &AlignmentController::failed,
+            [](const QString& message) { ADD_FAILURE() << message.toStdString(); });
+    }
+    /// Runs `request` and waits for the run it delivers.
+    AlignmentRunPtr after(const std::function<void()>& request)
+    {
+        const size_t before = runs.size();
+        request();
+        EXPECT_TRUE(QTest::qWaitFor([&] { return runs.size() > before; }, kTimeoutMs));
+        return runs.size() > before ? runs.back() : nullptr;
+    }
+    std::vector<AlignmentRunPtr> runs;
+};
+
+/// `shown` and `cpu` hold the same hypotheses: the same target pieces, and every layer's and head's cross-attention
+/// rows within the backends' tolerance.
+void expectSameRun(const AlignmentRun& shown, const AlignmentRun& cpu)
+{
+    ASSERT_EQ(shown.hypotheses.size(), cpu.hypotheses.size());
+    for (size_t i = 0; i < cpu.hypotheses.size(); ++i) {
+        const AlignmentHypothesis &a = shown.hypotheses[i], &b = cpu.hypotheses[i];
+        EXPECT_EQ(a.label, b.label);
+        ASSERT_EQ(a.target.ids, b.target.ids) << b.label;
+        ASSERT_NE(a.cross, nullptr) << b.label;
+        for (int64_t l = 0; l < b.layers(); ++l)
+            for (int64_t h = 0; h < b.heads(); ++h) {
+                const Tensor x = *a.cross->rows(l, h, 0, a.length()), y = *b.cross->rows(l, h, 0, b.length());
+                ASSERT_EQ(x.shape(), y.shape());
+                EXPECT_LE(test::maxAbsDiff(x.data(), y.data(), x.numel()), kBackendTolerance)
+                    << b.label << " layer " << l << " head " << h;
+            }
+    }
+}
+
+TEST(OneEngine, TheAlignmentTabTranslatesOnTheChosenBackend)
+{
+    // The Alignment tab's own forward, not only its attention: the encoder, the teacher-forced reference, the beams
+    // and every step-by-step decoding step run on the backend chosen under View > Compute backend. A run's
+    // cross-attention is derived lazily, when a matrix is read, so until then only the forward submits to the device.
+    EngineController engine;
+    chooseBackend(engine, BackendChoice::Cpu, "cpu");
+    AlignmentController controller(&engine);
+    DeliveredRuns delivered(controller);
+    const QString demo = demoPath("demo-translate-marian");
+    QSignalSpy available(&controller, &AlignmentController::available);
+    controller.open(demo);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return available.count() == 1; }, kTimeoutMs));
+    ASSERT_TRUE(available.at(0).at(0).toBool());
+    const std::string source = "the white tree follows a car .", reference = "le arbre blanc suit une voiture .";
+    const QString sourceText = QString::fromStdString(source);
+    // Step-by-step decoding started on the CPU follows a later choice of Vulkan: its decoder is kept across jobs.
+    ASSERT_NE(delivered.after([&] { controller.step(sourceText); }), nullptr);
+    chooseBackend(engine, BackendChoice::Vulkan, "vulkan");
+    const uint64_t beforeStep = test::engineSubmits(engine, &controller);
+    const AlignmentRunPtr stepped = delivered.after([&] { controller.step(sourceText); });
+    ASSERT_NE(stepped, nullptr);
+    EXPECT_GT(test::engineSubmits(engine, &controller), beforeStep)
+        << "the decoding step ran on the CPU chosen before, not on Vulkan";
+
+    const uint64_t beforeAlign = test::engineSubmits(engine, &controller);
+    const AlignmentRunPtr aligned
+        = delivered.after([&] { controller.align(sourceText, QString::fromStdString(reference), 2); });
+    ASSERT_NE(aligned, nullptr);
+    EXPECT_GT(test::engineSubmits(engine, &controller), beforeAlign) << "the alignment's forward ran on the CPU";
+
+    const Translator translator(demo.toStdString());
+    expectSameRun(*aligned, *runAlignment(translator, source, reference, 2));
+    StepwiseTranslation cpuSteps(translator.decoder(translator.source(source).ids), translator.startToken(),
+        translator.eosToken(), translator.maxNewTokens());
+    cpuSteps.step();
+    cpuSteps.step();
+    expectSameRun(*stepped, stepwiseRun(translator, translator.source(source), cpuSteps));
 }
 
 TEST(OneEngine, TheVisionTabClassifiesOnTheChosenBackend)

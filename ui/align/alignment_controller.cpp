@@ -124,7 +124,7 @@ void AlignmentController::align(const QString& source, const QString& reference,
             AlignmentRunPtr run = runAlignment(*models.translator, src, ref, beamWidth, context.backend());
             if (!models.reverse) return run;
             auto withReverse = std::make_shared<AlignmentRun>(*run);
-            addReverseLinks(*withReverse, *models.reverse);
+            addReverseLinks(*withReverse, *models.reverse, context.backend());
             return withReverse;
         },
         [this, id](const auto& outcome) { deliver(id, outcome); });
@@ -135,11 +135,11 @@ void AlignmentController::addReverse(AlignmentRunPtr run)
     if (!m_hasReverse || !run || run->empty()) return;
     const quint64 id = ++m_alignId;
     runJob<AlignmentRunPtr>(
-        [run](EngineContext&, Models& models) -> AlignmentRunPtr {
+        [run](EngineContext& context, Models& models) -> AlignmentRunPtr {
             auto withReverse = std::make_shared<AlignmentRun>(*run);
             if (!models.reverse || (run->stepwise && !run->hypotheses[0].finished))
                 return withReverse; // unloaded meanwhile, or its words are not all there yet
-            addReverseLinks(*withReverse, *models.reverse);
+            addReverseLinks(*withReverse, *models.reverse, context.backend());
             return withReverse;
         },
         [this, id](const auto& outcome) { deliver(id, outcome); });
@@ -210,16 +210,18 @@ void AlignmentController::decode(const QString& source, Move move)
             if (!translator) throw Error("no translation model is open");
             if (restart || !models.translation) {
                 models.source = translator->source(src);
-                models.translation = std::make_unique<StepwiseTranslation>(translator->decoder(models.source.ids),
-                    translator->startToken(), translator->eosToken(), translator->maxNewTokens());
+                models.translation
+                    = std::make_unique<StepwiseTranslation>(translator->decoder(models.source.ids, context.backend()),
+                        translator->startToken(), translator->eosToken(), translator->maxNewTokens());
             }
             StepwiseTranslation& translation = *models.translation;
+            translation.useBackend(context.backend()); // the one chosen since the last step
             if (move == Move::Step && !translation.finished()) translation.step();
             if (move == Move::Back) translation.back();
             if (move == Move::Reset) translation.reset();
             auto run = std::make_shared<AlignmentRun>(
                 stepwiseRun(*translator, models.source, translation, context.backend()));
-            if (models.reverse && translation.finished()) addReverseLinks(*run, *models.reverse);
+            if (models.reverse && translation.finished()) addReverseLinks(*run, *models.reverse, context.backend());
             return run;
         },
         [this, id](const auto& outcome) {

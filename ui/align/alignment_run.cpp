@@ -77,8 +77,8 @@ void keepAttention(AlignmentHypothesis& hyp, const std::shared_ptr<const CrossKe
         hyp.steps = std::move(rows);
 }
 
-/// Teacher-forces `target` after `source`; the attention row of target piece j is the one of the step that predicts
-/// it (fed the piece before). The score is the reference's log-probability.
+/// Teacher-forces `target` after `source` on `backend`; the attention row of target piece j is the one of the step that
+/// predicts it (fed the piece before). The score is the reference's log-probability.
 AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSide& source, AlignedSide target,
     const std::shared_ptr<Backend>& backend)
 {
@@ -87,7 +87,7 @@ AlignmentHypothesis teacherForced(const Translator& translator, const AlignedSid
     forced.target = std::move(target);
     forced.text = translator.text(forced.target.ids);
     forced.finished = true;
-    const std::unique_ptr<BeamDecoder> decoder = translator.decoder(source.ids);
+    const std::unique_ptr<BeamDecoder> decoder = translator.decoder(source.ids, backend);
     const std::shared_ptr<const CrossKeys> keys = decoder->crossKeys();
     std::vector<Tensor> queries, rows;
     int64_t next = translator.startToken();
@@ -123,7 +123,7 @@ AlignmentRunPtr runAlignment(const Translator& translator, const std::string& so
     if (!reference.empty())
         run->hypotheses.push_back(teacherForced(translator, run->source, translator.target(reference), backend));
     if (beamWidth > 0) {
-        const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids);
+        const std::unique_ptr<BeamDecoder> start = translator.decoder(run->source.ids, backend);
         BeamOptions options;
         options.width = beamWidth;
         options.maxNewTokens = translator.maxNewTokens();
@@ -162,16 +162,15 @@ AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const
     return run;
 }
 
-void addReverseLinks(AlignmentRun& run, const Translator& reverse)
+void addReverseLinks(AlignmentRun& run, const Translator& reverse, const std::shared_ptr<Backend>& backend)
 {
     const int64_t sourceWords = static_cast<int64_t>(run.source.words.size());
     for (AlignmentHypothesis& hyp : run.hypotheses) {
         const int64_t targetWords = static_cast<int64_t>(hyp.target.words.size());
         // The words, not the text: a generated text may carry markers (the RNN's "<EOS>") that are no words.
         const AlignedSide reverseSource = reverse.source(joinWords(hyp.target.words));
-        // Read once, here: on the CPU attention core.
         const AlignmentHypothesis back
-            = teacherForced(reverse, reverseSource, reverse.target(joinWords(run.source.words)), nullptr);
+            = teacherForced(reverse, reverseSource, reverse.target(joinWords(run.source.words)), backend);
         AlignmentAggregation lastLayerMean;
         lastLayerMean.layer = std::max<int64_t>(back.layers() - 1, 0);
         const Tensor m = wordMatrix(back, reverseSource, lastLayerMean); // [source words, target words]

@@ -66,8 +66,8 @@ Tensor wordMatrix(const AlignmentHypothesis& hyp, const AlignedSide& source, con
     const std::function<bool()>& stop = {});
 
 /// Runs `translator` on `sourceText`: with a non-empty `reference` it is teacher-forced (first hypothesis), and
-/// beam search of `beamWidth` adds its beams (none when beamWidth is 0). A transformer's cross-attention is derived on
-/// `backend` (null: the CPU attention core).
+/// beam search of `beamWidth` adds its beams (none when beamWidth is 0). A transformer's encoder and decoder steps run,
+/// and its cross-attention is derived, on `backend` (null: the CPU attention core).
 AlignmentRunPtr runAlignment(const Translator& translator, const std::string& sourceText, const std::string& reference,
     int64_t beamWidth, const std::shared_ptr<Backend>& backend = nullptr);
 
@@ -77,7 +77,8 @@ AlignmentRun stepwiseRun(const Translator& translator, AlignedSide source, const
     const std::shared_ptr<Backend>& backend = nullptr);
 
 /// Fills every hypothesis' reverseLinks: `reverse` (translating target -> source) teacher-forces the source words
-/// after the hypothesis' target words. Throws Error when it splits the sentences into other words than `run`'s model.
-void addReverseLinks(AlignmentRun& run, const Translator& reverse);
+/// after the hypothesis' target words on `backend`, as runAlignment does. Throws Error when it splits the sentences
+/// into other words than `run`'s model.
+void addReverseLinks(AlignmentRun& run, const Translator& reverse, const std::shared_ptr<Backend>& backend = nullptr);
 
 } // namespace attn::ui
