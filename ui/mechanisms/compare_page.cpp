@@ -111,7 +111,6 @@ ComparePage::ComparePage(QWidget* parent)
     mapsLayout->setContentsMargins(0, 0, 0, 0);
     mapsLayout->addWidget(m_exact, 1);
     mapsLayout->addWidget(m_variantTabs, 1);
-    maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
