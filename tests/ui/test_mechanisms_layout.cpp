@@ -12,6 +12,7 @@
 #include "support/shared_data.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QFontMetrics>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -137,6 +138,19 @@ TEST(MechanismsLayout, EveryPageAndTabReadsAt1024x700And1280x800)
             }
         }
     }
+    // The tab hides the Input and Model docks; opened again beside it (View menu), the window keeps 1024 px and the
+    // Exact vs variant page still reads. Its bar of colour controls and hints once asked for 936 px.
+    window.resize(1024, 700);
+    panel.pages()->setCurrentIndex(0);
+    for (const char* name : { "inputDock", "modelDock" }) {
+        auto* dock = window.findChild<QDockWidget*>(name);
+        ASSERT_NE(dock, nullptr) << name;
+        dock->show();
+    }
+    settle(window);
+    EXPECT_EQ(window.size(), QSize(1024, 700)) << "the window grew with the docks open";
+    expectShownPanelsRead(*panel.pages()->currentWidget(), "1024x700 with the docks open, compare");
+    if (!dir.isEmpty()) window.grab().save(QDir(dir).filePath("mechanisms-1024x700-docks-compare.png"));
 }
 
 } // namespace
