@@ -63,19 +63,8 @@ void expectFigureOf(const QString& path, qsizetype panels)
 TEST(MechanismsFigure, ExportDrawsEveryPanelOfTheAskedPageWhetherInFrontOrNot)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, test::kMechanismsTimeoutMs);
-    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, test::kMechanismsTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(test::showStoriesHeadOnTheTab(window));
     MechanismsPanel& panel = *window.mechanismsPanel();
-    window.tabs()->setCurrentWidget(&panel);
-    panel.setSynthetic(false);
-    panel.setHead(2, 5);
-    ASSERT_NE(test::computeAndWait(panel, "window:4"), nullptr); // every page's part
     panel.pages()->setCurrentIndex(kExactVsVariant);
     QTest::qWait(100);
     auto* figure = panel.findChild<MechanismsFigure*>();

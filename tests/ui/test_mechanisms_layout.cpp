@@ -94,19 +94,8 @@ void settle(QWidget& window)
 TEST(MechanismsLayout, EveryPageAndTabReadsAt1024x700And1280x800)
 {
     MainWindow window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    QSignalSpy shown(&window, &MainWindow::snapshotShown);
-    window.openModel(QString::fromStdString(test::sharedPath("models/stories260K/stories260K.bin")));
-    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, test::kMechanismsTimeoutMs);
-    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, test::kMechanismsTimeoutMs);
+    ASSERT_NO_FATAL_FAILURE(test::showStoriesHeadOnTheTab(window));
     MechanismsPanel& panel = *window.mechanismsPanel();
-    window.tabs()->setCurrentWidget(&panel);
-    panel.setSynthetic(false);
-    panel.setHead(2, 5);
-    ASSERT_NE(test::computeAndWait(panel, "window:4"), nullptr); // every page's part
     const QString dir = qEnvironmentVariable("AS_LAYOUT_SCREENSHOTS");
     const char* names[] = { "compare", "scale", "linear", "flash", "gqa", "positions", "entropy" };
     ASSERT_EQ(panel.pages()->count(), static_cast<int>(std::size(names)));
