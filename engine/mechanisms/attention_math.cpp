@@ -67,6 +67,11 @@ ModelAttention modelAttention(const HeadInputs& inputs)
         Mat out = probs * inputs.v;
         return { std::move(probs), std::move(out) };
     }
+    return kernelAttention(inputs, inputs.scale, inputs.bias);
+}
+
+ModelAttention kernelAttention(const HeadInputs& inputs, double scale, const Mat& bias)
+{
     // The inputs hold float32 values (the model's q, k, v and T5 bias, or float32 draws): exact as float.
     auto tensor = [](const Mat& m) {
         Tensor t({ 1, m.rows(), m.cols() });
@@ -75,13 +80,13 @@ ModelAttention modelAttention(const HeadInputs& inputs)
         return t;
     };
     AttentionOptions options;
-    options.scale = static_cast<float>(inputs.scale);
+    options.scale = static_cast<float>(scale);
     options.mask.causal = inputs.causal;
     options.mask.slidingWindow = inputs.slidingWindow;
-    Tensor bias;
-    if (inputs.bias.size()) {
-        bias = tensor(inputs.bias);
-        options.mask.bias = &bias;
+    Tensor biasTensor;
+    if (bias.size()) {
+        biasTensor = tensor(bias);
+        options.mask.bias = &biasTensor;
     }
     const AttentionResult a = multiHeadAttention(tensor(inputs.q), tensor(inputs.k), tensor(inputs.v), options);
     return { matrixOf(a.probs.data(), inputs.tokens(), inputs.keyCount()),

@@ -32,6 +32,11 @@ struct ModelAttention {
 };
 ModelAttention modelAttention(const HeadInputs& inputs);
 
+/// The engine's float32 kernel (multiHeadAttention) on the head's q, k, v and mask, with the score scale `scale` and
+/// the additive score bias `bias` ([T, keys]; empty: none) in place of the head's own: the ALiBi what-if computed in
+/// float32 as the model computes its own attention. For heads that score q k^T.
+ModelAttention kernelAttention(const HeadInputs& inputs, double scale, const Mat& bias);
+
 /// The row softmax of the head's scores over the entries `keep` allows and its output: maskedSoftmax(exactScores(
 /// inputs), keep) and that times v, with each score and each product term computed only where `keep` allows (a
 /// sparsity pattern keeps a few keys per row; the dense [T, T] score and output products took most of a 4,096-token

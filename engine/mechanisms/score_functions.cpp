@@ -82,20 +82,42 @@ MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec
         r.out = std::move(model.out);
         return r;
     }
+    // ALiBi runs on the model's float32 kernel like the exact head; the fitted scores below have no such kernel (q W
+    // k^T from a float64 fit, tanh features) and stay float64. Neither case needs the head's own [T, T] scores.
+    switch (spec.kind) {
+    case MechanismKind::Unscaled:
+        if (in.q.cols() != in.k.cols())
+            throw Error("variant 'unscaled' needs queries and keys of one width; this head's are "
+                + std::to_string(in.q.cols()) + " and " + std::to_string(in.k.cols()));
+        r.notes["scores"] = in.bias.size() ? "q k^T + the model's position bias, without the score scale"
+                                           : "q k^T without the 1/sqrt(d_k) scale";
+        // float64: without the scale the scores are sqrt(d_k) times larger, and float32 ones put the weights 1.1e-6
+        // from the float64 softmax on stories260K, past the NumPy reference's 1e-6.
+        r.probs = maskedSoftmax(dotScores(in, in.q, in.k, 1.0), modelKeepMask(in));
+        r.out = r.probs * in.v;
+        return r;
+    case MechanismKind::Alibi: {
+        const int64_t head = std::max<int64_t>(in.head, 0);
+        Mat bias = alibiMatrix(in.tokens(), in.numHeads, head);
+        r.numbers["alibi_slope"] = alibiSlopes(in.numHeads)[static_cast<size_t>(head)];
+        r.notes["scores"] = "q k^T * scale + slope * (j - i), ALiBi (Press et al.) added to the head's own q, k "
+                            "(bias.npy), the slope of this head among the layer's heads";
+        // ALiBi takes the place of a T5 head's own position bias: both say how far the key is.
+        ModelAttention a = kernelAttention(in, in.scale, bias);
+        r.arrays.push_back({ "bias", std::move(bias), {} });
+        r.probs = std::move(a.probs);
+        r.out = std::move(a.out);
+        return r;
+    }
+    default:
+        break;
+    }
     const KeepMask keep = modelKeepMask(in);
     const Mat own = exactScores(in);
     const std::string target
         = learned ? "the model's own " + learnedScoreName(in.learned.kind) + " scores" : "the model's scaled scores";
     Mat scores;
     switch (spec.kind) {
-    case MechanismKind::Unscaled:
-        if (in.q.cols() != in.k.cols())
-            throw Error("variant 'unscaled' needs queries and keys of one width; this head's are "
-                + std::to_string(in.q.cols()) + " and " + std::to_string(in.k.cols()));
-        scores = dotScores(in, in.q, in.k, 1.0);
-        r.notes["scores"] = in.bias.size() ? "q k^T + the model's position bias, without the score scale"
-                                           : "q k^T without the 1/sqrt(d_k) scale";
-        break;
     case MechanismKind::General: {
         r.notes["scores"] = "Luong general q W k^T";
         if (!useLearned(in, LearnedScoreKind::General, r)) {
@@ -123,17 +145,6 @@ MechanismResult runScoreFunction(const HeadInputs& in, const MechanismSpec& spec
                 + target + " over the visible entries";
         }
         scores = tanhScores(r.arrays.back().values, in.q, in.k);
-        break;
-    }
-    case MechanismKind::Alibi: {
-        const int64_t head = std::max<int64_t>(in.head, 0);
-        const Mat bias = alibiMatrix(in.tokens(), in.numHeads, head);
-        // ALiBi takes the place of a T5 head's own position bias: both say how far the key is.
-        scores = in.q * in.k.transpose() * in.scale + bias;
-        r.arrays.push_back({ "bias", bias, {} });
-        r.numbers["alibi_slope"] = alibiSlopes(in.numHeads)[static_cast<size_t>(head)];
-        r.notes["scores"] = "q k^T * scale + slope * (j - i), ALiBi (Press et al.) added to the head's own q, k "
-                            "(bias.npy), the slope of this head among the layer's heads";
         break;
     }
     default:

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "mechanisms_test_support.h"
 
+#include "main_window.h"
 #include "mechanisms/mechanisms_panel.h"
 #include "plots/heatmap_view.h"
+#include "support/shared_data.h"
 
 #include <QPixmap>
 #include <QSignalSpy>
@@ -20,6 +22,23 @@ using ui::HeatmapMatrix;
 using ui::HeatmapView;
 using ui::MechanismsPanel;
 using ui::MechanismsPtr;
+
+void showStoriesHeadOnTheTab(ui::MainWindow& window)
+{
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy shown(&window, &ui::MainWindow::snapshotShown);
+    window.openModel(QString::fromStdString(sharedPath("models/stories260K/stories260K.bin")));
+    QTRY_VERIFY_WITH_TIMEOUT(window.summary() != nullptr, kMechanismsTimeoutMs);
+    window.setInputText("Once upon a time, there was a little girl named Lily. She liked to play.");
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, kMechanismsTimeoutMs);
+    MechanismsPanel& panel = *window.mechanismsPanel();
+    window.tabs()->setCurrentWidget(&panel);
+    panel.setSynthetic(false);
+    panel.setHead(2, 5);
+    ASSERT_NE(computeAndWait(panel, "window:4"), nullptr); // every page's part
+}
 
 MechanismsPtr computeAndWait(MechanismsPanel& panel, const QString& variant)
 {

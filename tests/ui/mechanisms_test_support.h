@@ -12,12 +12,17 @@ class QWidget;
 
 namespace attn::ui {
 class HeatmapView;
+class MainWindow;
 class MechanismsPanel;
 } // namespace attn::ui
 
 namespace attn::test {
 
 inline constexpr int kMechanismsTimeoutMs = 60000;
+
+/// Shows `window` at 1280x800 with stories260K run on a short story, the Mechanisms tab in front on layer 2 head 5,
+/// and waits for window:4 on every page.
+void showStoriesHeadOnTheTab(ui::MainWindow& window);
 
 /// Asks the panel for `variant` on every page and waits for its answer (null, with a failure, when none comes).
 ui::MechanismsPtr computeAndWait(ui::MechanismsPanel& panel, const QString& variant);

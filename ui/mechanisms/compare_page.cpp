@@ -79,8 +79,11 @@ ComparePage::ComparePage(QWidget* parent)
     bar->addWidget(colormap);
     bar->addWidget(new QLabel(tr("Scale:")));
     bar->addWidget(scale);
-    bar->addWidget(new QLabel(tr("Difference: diverging about 0. Wheel zooms, drag pans, hover reads.")));
-    bar->addStretch(1);
+    // Wrapped: on one line it set the page's minimum to 936 px, and with the Input and Model docks opened beside the
+    // tab the window grew past 1024 px.
+    auto* hint = new QLabel(tr("Difference: diverging about 0. Wheel zooms, drag pans, hover reads."));
+    hint->setWordWrap(true);
+    bar->addWidget(hint, 1);
 
     m_metrics = new QTableWidget(0, 2);
     m_metrics->setObjectName("mechanismMetrics");
@@ -111,7 +114,6 @@ ComparePage::ComparePage(QWidget* parent)
     mapsLayout->setContentsMargins(0, 0, 0, 0);
     mapsLayout->addWidget(m_exact, 1);
     mapsLayout->addWidget(m_variantTabs, 1);
-    maps->setObjectName("exportFigure"); // what File > Export figure draws for this tab
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

@@ -23,7 +23,6 @@ EntropyPage::EntropyPage(QWidget* parent)
     , m_ablate(new QPushButton(tr("Ablate on the Intervene tab")))
     , m_pruning(new QPushButton(tr("Importance and pruning…")))
 {
-    m_map->setObjectName("exportFigure");
     m_map->setControlsVisible(false); // a table of heads, not attention: no first-token or mask options
     m_flags->setWordWrap(true);
     m_flags->setTextInteractionFlags(Qt::TextSelectableByMouse);

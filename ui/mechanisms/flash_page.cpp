@@ -34,7 +34,6 @@ FlashPage::FlashPage(QWidget* parent)
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
     m_running = new LinePlot;
-    m_running->setObjectName("exportFigure");
     m_bytes = new LinePlot;
     // The running max and sum wander with the head, and the byte curves end in the top right corner where the
     // legend would sit: both legends go under the axes, off the data.

@@ -25,7 +25,6 @@ GqaPage::GqaPage(QWidget* parent)
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft); // at the top when it is all the page shows
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table = new QTableWidget(0, 5);
-    m_table->setObjectName("exportFigure");
     m_table->setHorizontalHeaderLabels({ tr("query head"), tr("model KV head"), tr("pooled group"),
         tr("KL(pooled ‖ exact)"), tr("output rel. error") });
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);

@@ -30,7 +30,6 @@ LinearPage::LinearPage(QWidget* parent)
     , m_error(new LinePlot)
     , m_note(new QLabel)
 {
-    m_error->setObjectName("exportFigure");
     m_note->setWordWrap(true);
     m_note->setAlignment(Qt::AlignTop | Qt::AlignLeft); // at the top when it is all the page shows
     auto* layout = new QVBoxLayout(this);

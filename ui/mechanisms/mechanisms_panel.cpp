@@ -2,6 +2,7 @@
 #include "mechanisms/mechanisms_panel.h"
 
 #include "core/error.h"
+#include "export/figure_export.h"
 #include "mechanisms/compare_page.h"
 #include "mechanisms/entropy_page.h"
 #include "mechanisms/flash_page.h"
@@ -10,11 +11,13 @@
 #include "mechanisms/mechanism.h"
 #include "mechanisms/mechanisms_cache.h"
 #include "mechanisms/mechanisms_export.h"
+#include "mechanisms/mechanisms_figure.h"
 #include "mechanisms/positions_page.h"
 #include "mechanisms/scale_page.h"
 #include "model/family_registry.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -22,6 +25,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QShowEvent>
 #include <QSpinBox>
 #include <QStackedWidget>
@@ -106,7 +110,8 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_run = new QPushButton(tr("Run"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_export = new QPushButton(tr("Export data…"));
-    m_export->setToolTip(tr("Every panel of every page into a folder: heatmaps as .npy and CSV, plots as CSV"));
+    m_export->setToolTip(tr("Every panel of every page into a folder: heatmaps as .npy and CSV, plots as CSV, and "
+                            "each page's figure as PNG"));
     m_export->setEnabled(false);
     m_status = new QLabel;
     m_status->setObjectName("mechanismStatus");
@@ -168,6 +173,8 @@ MechanismsPanel::MechanismsPanel(EngineController* controller, QWidget* parent)
     m_pages->addTab(m_gqa, tr("GQA / MQA"));
     m_pages->addTab(m_positions, tr("Positions"));
     m_pages->addTab(m_entropy, tr("Head entropy"));
+    m_figure = new MechanismsFigure(this);
+    m_figure->setObjectName(kFigureObjectName); // File > Export figure draws the page in front, every panel of it
 
     // Empty heatmaps and plots before the first result would only show default axes: say what the tab does instead.
     m_placeholder
@@ -462,6 +469,7 @@ unsigned MechanismsPanel::shownPart() const
 void MechanismsPanel::pageShown(int index)
 {
     QWidget* page = m_pages->widget(index);
+    showFigureOf(index);
     if (!m_result || !page || m_filled.contains(page)) return;
     if (m_result->parts & partOf(page)) return fillPage(page);
     page->setEnabled(false); // the last head's figures, greyed until this one's arrive
@@ -479,6 +487,29 @@ void MechanismsPanel::fillPage(QWidget* page)
     if (page == m_entropy) m_entropy->showResult(*m_result);
     page->setEnabled(true);
     m_filled << page;
+    if (page == m_pages->currentWidget()) showFigureOf(m_pages->currentIndex());
+}
+
+void MechanismsPanel::showFigureOf(int index)
+{
+    QString title = m_pages->tabText(index);
+    if (m_result) {
+        title += tr(": %1 on %2")
+                     .arg(QString::fromStdString(m_result->request.variant),
+                         QString::fromStdString(m_result->inputs.origin));
+        if (m_result->inputs.layer >= 0)
+            title += tr(", layer %1 head %2").arg(m_result->inputs.layer).arg(m_result->inputs.head);
+    }
+    m_figure->setPage(m_pages->widget(index), title);
+}
+
+void MechanismsPanel::exportPageFigure(int index, const QString& path, int dpi)
+{
+    if (index < 0 || index >= m_pages->count())
+        throw Error("export " + path.toStdString() + ": there is no Mechanisms page " + std::to_string(index));
+    showFigureOf(index);
+    const auto restore = qScopeGuard([this] { showFigureOf(m_pages->currentIndex()); });
+    exportWidget(*m_figure, path, figureFormatFromPath(path), { m_figure->size(), dpi });
 }
 
 void MechanismsPanel::showResult(MechanismsPtr result)
@@ -519,8 +550,12 @@ void MechanismsPanel::chooseExport()
 void MechanismsPanel::writeExport(const QString& dir)
 {
     try {
-        const QStringList files = exportMechanismsData(*m_pages, dir);
-        m_status->setText(tr("wrote %1 files (.npy, .csv) to %2").arg(files.size()).arg(dir.toHtmlEscaped()));
+        QStringList files = exportMechanismsData(*m_pages, dir);
+        for (int p = 0; p < m_pages->count(); ++p) {
+            files << QDir(dir).filePath("mechanisms_" + fileStem(m_pages->tabText(p)) + ".png");
+            exportPageFigure(p, files.back());
+        }
+        m_status->setText(tr("wrote %1 files (.npy, .csv, .png) to %2").arg(files.size()).arg(dir.toHtmlEscaped()));
     } catch (const Error& e) {
         showFailure(QString::fromStdString(e.what()));
     }

@@ -23,6 +23,7 @@ class QTimer;
 namespace attn::ui {
 
 class ComparePage;
+class MechanismsFigure;
 class EntropyPage;
 class FlashPage;
 class GqaPage;
@@ -62,6 +63,10 @@ public:
     /// Sends a request for every page and fills them all with its result (what an export writes).
     void computeEveryPage();
 
+    /// Page `index`'s figure (every panel it shows: MechanismsFigure) into `path` (.png, .svg or .pdf), whether the
+    /// page is in front or not. Throws Error naming the file when it cannot be written.
+    void exportPageFigure(int index, const QString& path, int dpi = 96);
+
     MechanismsPtr result() const { return m_result; }
     QString status() const;
     QTabWidget* pages() const { return m_pages; }
@@ -89,6 +94,8 @@ private:
     void pageShown(int index);
     /// Gives `page` the result (the pages cost the GUI thread their widgets' work: only those looked at get it).
     void fillPage(QWidget* page);
+    /// The figure (File > Export figure's) shows page `index`, titled with the result's variant and head.
+    void showFigureOf(int index);
     void showResult(MechanismsPtr result);
     void showFailure(const QString& message);
     /// The model offers heads from `source`: layer and head ranges, and the input picker on "Model head".
@@ -138,6 +145,7 @@ private:
     QStackedWidget* m_shown = nullptr; ///< what to do until the first result, then the pages
     QLabel* m_placeholder = nullptr;
     QTabWidget* m_pages = nullptr;
+    MechanismsFigure* m_figure = nullptr;
     ComparePage* m_compare = nullptr;
     ScalePage* m_scale = nullptr;
     FlashPage* m_flash = nullptr;

@@ -23,7 +23,6 @@ ScalePage::ScalePage(QWidget* parent)
     , m_dk(new QSlider(Qt::Horizontal))
     , m_readout(new QLabel)
 {
-    m_entropy->setObjectName("exportFigure");
     // Where the curves pass depends on T and the head: the legends go under the axes. The two d_k plots show the
     // same series; each keeps its legend, so that their axes line up and either one exported alone reads.
     for (LinePlot* plot : { m_entropy, m_max, m_temperature })
