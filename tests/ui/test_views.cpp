@@ -274,6 +274,40 @@ TEST(HeatmapView, AShortMapAfterALongOneGetsItsOwnLayoutBack)
     expectLabelsApart(plot->yAxis, "short again");
 }
 
+// The same maps switched back and forth at one size, as the Compare and Mechanisms maps are while a run refreshes
+// them: each switch's new labels change the margins, which must re-space them again every time, not only on the first
+// two switches after a resize (the third kept the long map's row spacing: labels 12.75 px apart where a line is 14).
+TEST(HeatmapView, EverySwitchOfContentAtOneSizeGetsItsOwnLayout)
+{
+    HeatmapView view;
+    view.setControlsVisible(false);
+    view.resize(420, 332);
+    const SnapshotPtr small = matrixSnapshot(Mat::Random(15, 4).cwiseAbs(), indexChips("q", 15), indexChips("k", 4));
+    const SnapshotPtr wide
+        = matrixSnapshot(Mat::Random(15, 60).cwiseAbs(), indexChips("q", 15), indexChips("keyword", 60));
+    view.setSnapshot(small);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    view.flushRedraw();
+    QCustomPlot* plot = settledPlot(view);
+    const int smallHeight = plot->axisRect()->height();
+    for (int round = 0; round < 4; ++round) {
+        const std::string where = "round " + std::to_string(round);
+        view.setSnapshot(wide);
+        view.flushRedraw();
+        plot = settledPlot(view);
+        EXPECT_NE(plot->xAxis->tickLabelRotation(), 0) << where << ": the long map's keys turned";
+        expectLabelsApart(plot->xAxis, where + " long keys");
+        expectLabelsApart(plot->yAxis, where + " long queries");
+        view.setSnapshot(small);
+        view.flushRedraw();
+        plot = settledPlot(view);
+        EXPECT_EQ(plot->xAxis->tickLabelRotation(), 0) << where << ": the short map's keys flat again";
+        EXPECT_EQ(plot->axisRect()->height(), smallHeight) << where << ": the long map's margin kept";
+        EXPECT_EQ(plot->yAxis->tickVector().size(), 15) << where << ": rows thinned for the long map's data area";
+    }
+}
+
 TEST(HeatmapView, IndexLabelsOfANarrowMapAreNotRepeated)
 {
     // The Intervene tab's layers x heads map: labels "0".."7" thinned to every second one read "2", not "2 2".
