@@ -240,9 +240,11 @@ TEST(HeatmapView, TokenLabelsOfANarrowMapDoNotOverlapAndFollowResizes)
     EXPECT_EQ(plot->xAxis->tickVector().size(), narrow);
 }
 
-// Compare's maps at one size shown a short input, a long one, then the short one again: the short one's layout (flat
-// key labels, every row labelled) must come back, not keep the long one's turned-label margin.
-TEST(HeatmapView, AShortMapAfterALongOneGetsItsOwnLayoutBack)
+// Compare's maps at one size shown a short input, a long one, then the short one again, back and forth as a run
+// refreshes them: the short one's layout (flat key labels, every row labelled) must come back, not keep the long one's
+// turned-label margin, and each switch's new labels change the margins, which must re-space them every time, not only
+// on the first two switches after a resize (the third kept the long map's row spacing: 12.75 px where a line is 14).
+TEST(HeatmapView, EverySwitchOfContentAtOneSizeGetsItsOwnLayout)
 {
     HeatmapView view;
     view.setControlsVisible(false);
@@ -258,53 +260,23 @@ TEST(HeatmapView, AShortMapAfterALongOneGetsItsOwnLayoutBack)
     ASSERT_EQ(plot->xAxis->tickLabelRotation(), 0) << "the case this test is about: flat key labels";
     ASSERT_EQ(plot->yAxis->tickVector().size(), 15) << "the case this test is about: every row labelled";
     const int height = plot->axisRect()->height();
-
-    view.setSnapshot(wide);
-    view.flushRedraw();
-    plot = settledPlot(view);
-    ASSERT_NE(plot->xAxis->tickLabelRotation(), 0) << "the case this test is about: turned key labels";
-    ASSERT_LT(plot->axisRect()->height(), height) << "the case this test is about: a taller bottom margin";
-
-    view.setSnapshot(small);
-    view.flushRedraw();
-    plot = settledPlot(view);
-    EXPECT_EQ(plot->xAxis->tickLabelRotation(), 0);
-    EXPECT_EQ(plot->axisRect()->height(), height) << "the long map's margin kept";
-    EXPECT_EQ(plot->yAxis->tickVector().size(), 15) << "rows thinned for the long map's smaller data area";
-    expectLabelsApart(plot->yAxis, "short again");
-}
-
-// The same maps switched back and forth at one size, as the Compare and Mechanisms maps are while a run refreshes
-// them: each switch's new labels change the margins, which must re-space them again every time, not only on the first
-// two switches after a resize (the third kept the long map's row spacing: labels 12.75 px apart where a line is 14).
-TEST(HeatmapView, EverySwitchOfContentAtOneSizeGetsItsOwnLayout)
-{
-    HeatmapView view;
-    view.setControlsVisible(false);
-    view.resize(420, 332);
-    const SnapshotPtr small = matrixSnapshot(Mat::Random(15, 4).cwiseAbs(), indexChips("q", 15), indexChips("k", 4));
-    const SnapshotPtr wide
-        = matrixSnapshot(Mat::Random(15, 60).cwiseAbs(), indexChips("q", 15), indexChips("keyword", 60));
-    view.setSnapshot(small);
-    view.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
-    view.flushRedraw();
-    QCustomPlot* plot = settledPlot(view);
-    const int smallHeight = plot->axisRect()->height();
     for (int round = 0; round < 4; ++round) {
         const std::string where = "round " + std::to_string(round);
         view.setSnapshot(wide);
         view.flushRedraw();
         plot = settledPlot(view);
-        EXPECT_NE(plot->xAxis->tickLabelRotation(), 0) << where << ": the long map's keys turned";
+        ASSERT_NE(plot->xAxis->tickLabelRotation(), 0) << where << ": the case this test is about: turned key labels";
+        ASSERT_LT(plot->axisRect()->height(), height) << where << ": the case this test is about: a taller margin";
         expectLabelsApart(plot->xAxis, where + " long keys");
         expectLabelsApart(plot->yAxis, where + " long queries");
+
         view.setSnapshot(small);
         view.flushRedraw();
         plot = settledPlot(view);
-        EXPECT_EQ(plot->xAxis->tickLabelRotation(), 0) << where << ": the short map's keys flat again";
-        EXPECT_EQ(plot->axisRect()->height(), smallHeight) << where << ": the long map's margin kept";
+        EXPECT_EQ(plot->xAxis->tickLabelRotation(), 0) << where;
+        EXPECT_EQ(plot->axisRect()->height(), height) << where << ": the long map's margin kept";
         EXPECT_EQ(plot->yAxis->tickVector().size(), 15) << where << ": rows thinned for the long map's data area";
+        expectLabelsApart(plot->yAxis, where + " short again");
     }
 }
 
